@@ -1,0 +1,14 @@
+//! The network model: topology description and builders, packets, output ports with their
+//! queue disciplines, and the assembled [`Network`] the simulation forwards packets through.
+
+pub mod network;
+pub mod packet;
+pub mod port;
+pub mod queue;
+pub mod topo;
+pub mod topology;
+
+pub use network::Network;
+pub use packet::{Packet, PacketArena, PacketKind};
+pub use port::Port;
+pub use topology::{NodeKind, Topology};

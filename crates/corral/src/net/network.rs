@@ -1,0 +1,76 @@
+//! The assembled network: nodes with their ports, built from a [`Topology`] and the switch
+//! and host queue settings. Port ids are global; each link contributes two ports.
+
+use super::port::Port;
+use super::queue::QueueDisc;
+use super::topology::{NodeKind, Topology};
+use crate::ids::{NodeId, PortId};
+
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    /// Local port index -> global port.
+    pub ports: Vec<PortId>,
+    pub static_div: u32,
+}
+
+pub struct Network {
+    pub nodes: Vec<Node>,
+    pub ports: Vec<Port>,
+    /// Host index -> node.
+    pub hosts: Vec<NodeId>,
+    /// Node -> host index, for hosts.
+    pub host_index: Vec<Option<u32>>,
+}
+
+impl Network {
+    /// Builds ports for every link end. `queue_for(kind)` makes the discipline of an output
+    /// port on a node of that kind.
+    pub fn build(topo: &Topology, mut queue_for: impl FnMut(NodeKind) -> QueueDisc) -> Network {
+        let mut degree = vec![0usize; topo.nodes.len()];
+        for l in &topo.links {
+            degree[l.a.idx()] += 1;
+            degree[l.b.idx()] += 1;
+        }
+        let mut nodes: Vec<Node> = topo
+            .nodes
+            .iter()
+            .map(|n| Node { name: n.name.clone(), kind: n.kind, ports: Vec::new(), static_div: n.static_div })
+            .collect();
+        let mut ports = Vec::with_capacity(topo.links.len() * 2);
+        for l in &topo.links {
+            let pa = PortId(ports.len() as u32);
+            let pb = PortId(pa.0 + 1);
+            for (me, peer, peer_port) in [(l.a, l.b, pb), (l.b, l.a, pa)] {
+                let local = nodes[me.idx()].ports.len() as u16;
+                let q = queue_for(nodes[me.idx()].kind);
+                ports.push(Port::new(me, local, peer, peer_port, l.rate, l.delay, q, degree[me.idx()]));
+                nodes[me.idx()].ports.push(PortId(ports.len() as u32 - 1));
+            }
+        }
+        let mut host_index = vec![None; nodes.len()];
+        for (i, h) in topo.hosts.iter().enumerate() {
+            host_index[h.idx()] = Some(i as u32);
+        }
+        Network { nodes, ports, hosts: topo.hosts.clone(), host_index }
+    }
+
+    pub fn port(&self, node: NodeId, local: usize) -> Option<PortId> {
+        self.nodes.get(node.idx())?.ports.get(local).copied()
+    }
+
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
+    }
+
+    /// `"tor0:2"` -> global port id.
+    pub fn port_by_name(&self, spec: &str) -> Option<PortId> {
+        let (node, port) = spec.rsplit_once(':')?;
+        self.port(self.node_by_name(node)?, port.parse().ok()?)
+    }
+
+    /// Host `i`'s NIC port (hosts have a single port).
+    pub fn host_port(&self, host: u32) -> PortId {
+        self.nodes[self.hosts[host as usize].idx()].ports[0]
+    }
+}

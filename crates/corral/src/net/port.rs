@@ -1,0 +1,105 @@
+//! An output port: one end of a full-duplex link. It holds the queue discipline, serializes
+//! one packet at a time at the link rate (store-and-forward), and keeps the counters the
+//! metrics report, including the consecutive-drop runs per input port that the TCP Outcast
+//! paper (section 4, Fig. 11) uses to show port blackout.
+
+use super::queue::QueueDisc;
+use crate::ids::{NodeId, PortId};
+use crate::units::{Rate, Time};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct PortStats {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub ecn_marks: u64,
+    pub max_queue_bytes: u64,
+}
+
+pub struct Port {
+    pub node: NodeId,
+    /// Index of this port within its node.
+    pub local: u16,
+    /// The node at the other end of the link.
+    pub peer: NodeId,
+    /// The peer's port on the same link: where packets sent here arrive.
+    pub peer_port: PortId,
+    pub rate: Rate,
+    pub delay: Time,
+    pub queue: QueueDisc,
+    /// The wire is busy serializing until this time.
+    pub busy_until: Time,
+    pub stats: PortStats,
+    /// Current run of consecutive drops per input port of this node (index = local input
+    /// port; the last slot is the node's own traffic, e.g. a host's transport).
+    drop_run: Vec<u32>,
+    /// Histogram of finished runs: (input slot, run length) -> episodes.
+    pub run_histogram: BTreeMap<(u16, u32), u64>,
+}
+
+impl Port {
+    pub fn new(node: NodeId, local: u16, peer: NodeId, peer_port: PortId, rate: Rate, delay: Time, queue: QueueDisc, node_ports: usize) -> Port {
+        Port {
+            node,
+            local,
+            peer,
+            peer_port,
+            rate,
+            delay,
+            queue,
+            busy_until: Time::ZERO,
+            stats: PortStats::default(),
+            drop_run: vec![0; node_ports + 1],
+            run_histogram: BTreeMap::new(),
+        }
+    }
+
+    /// Slot of the node's own traffic in the per-input-port tables.
+    pub fn local_slot(&self) -> u16 {
+        (self.drop_run.len() - 1) as u16
+    }
+
+    /// Records the fate of a packet that arrived from input slot `input`.
+    #[inline]
+    pub fn note_arrival(&mut self, input: u16, dropped: bool) {
+        let run = &mut self.drop_run[input as usize];
+        if dropped {
+            *run += 1;
+        } else if *run > 0 {
+            let len = std::mem::take(run);
+            *self.run_histogram.entry((input, len)).or_insert(0) += 1;
+        }
+    }
+
+    /// Closes the runs still open at the end of the run, so every drop is in the histogram.
+    pub fn flush_runs(&mut self) {
+        for input in 0..self.drop_run.len() {
+            let len = std::mem::take(&mut self.drop_run[input]);
+            if len > 0 {
+                *self.run_histogram.entry((input as u16, len)).or_insert(0) += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::BufferSize;
+
+    #[test]
+    fn drop_runs_are_per_input_port() {
+        let q = QueueDisc::taildrop(BufferSize::Packets(1));
+        let mut p = Port::new(NodeId(0), 0, NodeId(1), PortId(1), Rate(1), Time::ZERO, q, 2);
+        // Input 0: drop, drop, accept -> one run of 2. Input 1: drop (interleaved) -> run of 1 at flush.
+        p.note_arrival(0, true);
+        p.note_arrival(1, true);
+        p.note_arrival(0, true);
+        p.note_arrival(0, false);
+        p.flush_runs();
+        assert_eq!(p.run_histogram.get(&(0, 2)), Some(&1));
+        assert_eq!(p.run_histogram.get(&(1, 1)), Some(&1));
+        assert_eq!(p.run_histogram.len(), 2);
+    }
+}

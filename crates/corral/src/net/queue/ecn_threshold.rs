@@ -1,0 +1,54 @@
+//! Drop-tail FIFO that sets ECN Congestion Experienced on ECN-capable packets when the
+//! instantaneous queue on arrival exceeds a threshold K: the switch marking DCTCP assumes
+//! (RFC 8257 section 3.1; Alizadeh et al., SIGCOMM 2010, section 3.1). Non-ECT packets are
+//! never marked; packets that do not fit are dropped as in drop-tail.
+
+use super::{exceeds, fits, Admit, Arrival, Fifo};
+use crate::units::BufferSize;
+
+pub struct EcnThreshold {
+    pub(super) fifo: Fifo,
+    limit: BufferSize,
+    threshold: BufferSize,
+}
+
+impl EcnThreshold {
+    pub fn new(limit: BufferSize, threshold: BufferSize) -> EcnThreshold {
+        EcnThreshold { fifo: Fifo::default(), limit, threshold }
+    }
+
+    pub fn enqueue(&mut self, a: Arrival) -> Admit {
+        let (bytes, pkts) = (self.fifo.bytes(), self.fifo.len() as u64);
+        if !fits(self.limit, bytes, pkts, a.size) {
+            return Admit::Drop;
+        }
+        let mark = a.ect && exceeds(self.threshold, bytes, pkts);
+        self.fifo.push(a.pkt, a.size);
+        Admit::Accept { mark }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::PktId;
+
+    #[test]
+    fn marks_only_above_threshold_and_only_ect() {
+        let mut q = EcnThreshold::new(BufferSize::Packets(10), BufferSize::Packets(2));
+        let a = |i, ect| Arrival { pkt: PktId(i), size: 1500, ect };
+        assert_eq!(q.enqueue(a(0, true)), Admit::Accept { mark: false });
+        assert_eq!(q.enqueue(a(1, true)), Admit::Accept { mark: false });
+        assert_eq!(q.enqueue(a(2, true)), Admit::Accept { mark: false }); // 2 queued: not above K
+        assert_eq!(q.enqueue(a(3, true)), Admit::Accept { mark: true }); // 3 queued > K
+        assert_eq!(q.enqueue(a(4, false)), Admit::Accept { mark: false });
+    }
+
+    #[test]
+    fn still_drops_when_full() {
+        let mut q = EcnThreshold::new(BufferSize::Packets(1), BufferSize::Packets(0));
+        let a = |i| Arrival { pkt: PktId(i), size: 1500, ect: true };
+        assert_eq!(q.enqueue(a(0)), Admit::Accept { mark: false });
+        assert_eq!(q.enqueue(a(1)), Admit::Drop);
+    }
+}

@@ -1,0 +1,35 @@
+//! First-in first-out packet storage with byte accounting, shared by the FIFO disciplines.
+
+use crate::ids::PktId;
+use std::collections::VecDeque;
+
+#[derive(Default)]
+pub struct Fifo {
+    q: VecDeque<(PktId, u32)>,
+    bytes: u64,
+}
+
+impl Fifo {
+    pub fn push(&mut self, pkt: PktId, size: u32) {
+        self.bytes += size as u64;
+        self.q.push_back((pkt, size));
+    }
+
+    pub fn pop(&mut self) -> Option<(PktId, u32)> {
+        let (p, s) = self.q.pop_front()?;
+        self.bytes -= s as u64;
+        Some((p, s))
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+}

@@ -1,0 +1,54 @@
+//! Drop-tail FIFO: an arriving packet that does not fit in the buffer is dropped. This is the
+//! discipline of commodity switches that the TCP Outcast paper (NSDI 2012, sections 2 and 4)
+//! shows causes port blackout.
+
+use super::{fits, Admit, Arrival, Fifo};
+use crate::units::BufferSize;
+
+pub struct TailDrop {
+    pub(super) fifo: Fifo,
+    limit: BufferSize,
+}
+
+impl TailDrop {
+    pub fn new(limit: BufferSize) -> TailDrop {
+        TailDrop { fifo: Fifo::default(), limit }
+    }
+
+    pub fn enqueue(&mut self, a: Arrival) -> Admit {
+        if !fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size) {
+            return Admit::Drop;
+        }
+        self.fifo.push(a.pkt, a.size);
+        Admit::Accept { mark: false }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::PktId;
+
+    fn arr(i: u32, size: u32) -> Arrival {
+        Arrival { pkt: PktId(i), size, ect: true }
+    }
+
+    #[test]
+    fn drops_when_bytes_would_overflow() {
+        let mut q = TailDrop::new(BufferSize::Bytes(3000));
+        assert_eq!(q.enqueue(arr(0, 1500)), Admit::Accept { mark: false });
+        assert_eq!(q.enqueue(arr(1, 1500)), Admit::Accept { mark: false });
+        assert_eq!(q.enqueue(arr(2, 40)), Admit::Drop);
+        assert_eq!(q.fifo.pop(), Some((PktId(0), 1500)));
+        assert_eq!(q.enqueue(arr(3, 1500)), Admit::Accept { mark: false });
+        assert_eq!(q.fifo.bytes(), 3000);
+    }
+
+    #[test]
+    fn packet_limit_counts_packets_not_bytes() {
+        let mut q = TailDrop::new(BufferSize::Packets(2));
+        assert_eq!(q.enqueue(arr(0, 9000)), Admit::Accept { mark: false });
+        assert_eq!(q.enqueue(arr(1, 9000)), Admit::Accept { mark: false });
+        assert_eq!(q.enqueue(arr(2, 40)), Admit::Drop);
+    }
+}

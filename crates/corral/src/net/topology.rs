@@ -1,0 +1,63 @@
+//! A topology as data: named nodes and full-duplex links. Builders in [`super::topo`] turn a
+//! few parameters into one; [`super::Network`] turns it into ports and queues.
+//!
+//! Port numbering is the order in which a node's links were added, which each builder
+//! documents (for example a fat-tree ToR numbers its host ports first, then its uplinks).
+
+use crate::ids::NodeId;
+use crate::units::{Rate, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+    /// Divisor for static (destination-bits) routing at this switch: the uplink chosen is
+    /// `(destination host index / static_div) mod (number of candidates)`. A fat-tree ToR uses
+    /// 1 (the last bit for k = 4), an aggregation switch k/2 (the second-last bit).
+    pub static_div: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub a: NodeId,
+    pub b: NodeId,
+    pub rate: Rate,
+    pub delay: Time,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Topology {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    /// Host index -> node. Host `hN` has index N.
+    pub hosts: Vec<NodeId>,
+}
+
+impl Topology {
+    pub fn add_host(&mut self) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(NodeSpec { name: format!("h{}", self.hosts.len()), kind: NodeKind::Host, static_div: 1 });
+        self.hosts.push(id);
+        id
+    }
+
+    pub fn add_switch(&mut self, name: String, static_div: u32) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(NodeSpec { name, kind: NodeKind::Switch, static_div });
+        id
+    }
+
+    pub fn link(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: Time) {
+        self.links.push(LinkSpec { a, b, rate, delay });
+    }
+
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
+    }
+}

@@ -1,0 +1,101 @@
+//! Equal-cost shortest-path next hops from every node to every host, found by one
+//! breadth-first search per destination host. Paths never transit a host.
+
+use crate::ids::{NodeId, PortId};
+use crate::net::{Network, NodeKind};
+use std::collections::VecDeque;
+
+pub struct RouteTable {
+    hosts: usize,
+    /// (node * hosts + dst) -> range in `ports`.
+    offsets: Vec<u32>,
+    ports: Vec<PortId>,
+    /// (node * hosts + dst) -> hop count, u32::MAX if unreachable.
+    dist: Vec<u32>,
+}
+
+impl RouteTable {
+    pub fn build(net: &Network) -> RouteTable {
+        let n = net.nodes.len();
+        let h = net.hosts.len();
+        let mut dist = vec![u32::MAX; n * h];
+        for (d, &dst) in net.hosts.iter().enumerate() {
+            let mut q = VecDeque::from([dst]);
+            dist[dst.idx() * h + d] = 0;
+            while let Some(u) = q.pop_front() {
+                // Only the destination itself may be a host on a path.
+                if u != dst && net.nodes[u.idx()].kind == NodeKind::Host {
+                    continue;
+                }
+                let du = dist[u.idx() * h + d];
+                for &p in &net.nodes[u.idx()].ports {
+                    let v = net.ports[p.idx()].peer;
+                    if dist[v.idx() * h + d] == u32::MAX {
+                        dist[v.idx() * h + d] = du + 1;
+                        q.push_back(v);
+                    }
+                }
+            }
+        }
+        let mut offsets = Vec::with_capacity(n * h + 1);
+        let mut ports = Vec::new();
+        for u in 0..n {
+            for d in 0..h {
+                offsets.push(ports.len() as u32);
+                let du = dist[u * h + d];
+                if du == 0 || du == u32::MAX {
+                    continue;
+                }
+                for &p in &net.nodes[u].ports {
+                    let v = net.ports[p.idx()].peer;
+                    let via_ok = net.nodes[v.idx()].kind == NodeKind::Switch || v == net.hosts[d];
+                    if via_ok && dist[v.idx() * h + d] == du - 1 {
+                        ports.push(p);
+                    }
+                }
+            }
+        }
+        offsets.push(ports.len() as u32);
+        RouteTable { hosts: h, offsets, ports, dist }
+    }
+
+    /// Equal-cost output ports at `node` toward host `dst`.
+    #[inline]
+    pub fn candidates(&self, node: NodeId, dst: u32) -> &[PortId] {
+        let i = node.idx() * self.hosts + dst as usize;
+        &self.ports[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Hop count (links) from `node` to host `dst`, if reachable.
+    pub fn hops(&self, node: NodeId, dst: u32) -> Option<u32> {
+        let d = self.dist[node.idx() * self.hosts + dst as usize];
+        (d != u32::MAX).then_some(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::queue::QueueDisc;
+    use crate::net::topo::fat_tree::FatTreeConfig;
+    use crate::units::{BufferSize, Rate, Time};
+
+    fn k4() -> Network {
+        let topo = FatTreeConfig { k: 4, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) }.build();
+        Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)))
+    }
+
+    #[test]
+    fn fat_tree_hop_counts_and_multipath() {
+        let net = k4();
+        let rt = RouteTable::build(&net);
+        let h = |i: usize| net.hosts[i];
+        assert_eq!(rt.hops(h(1), 0), Some(2)); // same ToR
+        assert_eq!(rt.hops(h(2), 0), Some(4)); // same pod
+        assert_eq!(rt.hops(h(4), 0), Some(6)); // other pod
+        let tor1 = net.node_by_name("tor2").unwrap(); // pod 1
+        assert_eq!(rt.candidates(tor1, 0).len(), 2); // two uplinks
+        let tor0 = net.node_by_name("tor0").unwrap();
+        assert_eq!(rt.candidates(tor0, 0), &[net.port(tor0, 0).unwrap()]);
+    }
+}

@@ -1,0 +1,233 @@
+//! Scenario files: the typed TOML schema ([`Scenario`]), loading with `--set` overrides and
+//! key-path errors ([`load`]), cross-checks against the built network ([`validate`]), and the
+//! expansion of `[[flows]]` entries into concrete flows ([`flows`]).
+//!
+//! Parsing and validation are separate steps: serde checks types, units and unknown keys;
+//! `validate()` checks values and references (hosts, ports, routes).
+
+pub mod flows;
+pub mod load;
+pub mod overrides;
+pub mod suggest;
+pub mod validate;
+
+use crate::net::topo::TopologyConfig;
+use crate::route::RoutingConfig;
+use crate::transport::TcpConfig;
+use crate::units::{BufferSize, Time};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub use load::load;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Scenario name, reported in summary.json (default "scenario").
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// The one seed every random stream derives from (default 1).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time to run.
+    pub duration: Time,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    #[serde(default)]
+    pub host: HostConfig,
+    #[serde(default = "default_routing")]
+    pub routing: RoutingConfig,
+    #[serde(default)]
+    pub transport: TcpConfig,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_routing() -> RoutingConfig {
+    RoutingConfig::Ecmp
+}
+
+/// The queue discipline of switch output ports.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    /// Drop-tail FIFO.
+    Taildrop,
+    /// Drop-tail FIFO with ECN marking above `ecn_threshold` (DCTCP-style).
+    Ecn,
+}
+
+/// `[switch]`: every switch output port.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    /// Buffer per output port, bytes ("16KB") or packets ("32pkt") (default "100pkt").
+    #[serde(serialize_with = "ser_buffer")]
+    pub buffer: BufferSize,
+    /// Queue discipline (default "taildrop").
+    pub queue: QueueKind,
+    /// Marking threshold K for queue = "ecn", bytes or packets.
+    #[serde(serialize_with = "ser_opt_buffer")]
+    pub ecn_threshold: Option<BufferSize>,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig { buffer: BufferSize::Packets(100), queue: QueueKind::Taildrop, ecn_threshold: None }
+    }
+}
+
+/// `[host]`: host NIC queues.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// NIC queue limit (default "1000pkt"; ns-3 devices default to 100 packets, Linux txqueuelen to 1000).
+    #[serde(serialize_with = "ser_buffer")]
+    pub buffer: BufferSize,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { buffer: BufferSize::Packets(1000) }
+    }
+}
+
+/// One or several host names.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Hosts {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Hosts {
+    pub fn names(&self) -> Vec<&str> {
+        match self {
+            Hosts::One(s) => vec![s.as_str()],
+            Hosts::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// How much a flow sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowSize {
+    Unbounded,
+    Bytes(u64),
+}
+
+impl<'de> Deserialize<'de> for FlowSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Str(String),
+            Int(i64),
+        }
+        use serde::de::Error;
+        let raw = Raw::deserialize(d).map_err(|_| D::Error::custom("expected \"unbounded\" or a size like \"10MB\""))?;
+        match raw {
+            Raw::Str(s) if s == "unbounded" => Ok(FlowSize::Unbounded),
+            Raw::Str(s) => {
+                let b = crate::units::parse_bytes(&s).map_err(|e| D::Error::custom(format!("{e}, or \"unbounded\"")))?;
+                Ok(FlowSize::Bytes(b.0))
+            }
+            Raw::Int(i) if i > 0 => Ok(FlowSize::Bytes(i as u64)),
+            Raw::Int(i) => Err(D::Error::custom(format!("expected a positive size, got {i}"))),
+        }
+    }
+}
+
+impl Serialize for FlowSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSize::Unbounded => s.serialize_str("unbounded"),
+            FlowSize::Bytes(b) => s.serialize_str(&format!("{b}B")),
+        }
+    }
+}
+
+/// Traffic patterns that generate many flows from one entry.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    /// Every host sends one flow to a distinct other host (a random derangement).
+    Permutation,
+}
+
+/// One `[[flows]]` entry: explicit `src`/`dst`, or a `pattern`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Sending host, or a list of them (one flow each).
+    pub src: Option<Hosts>,
+    /// Receiving host, or a list (paired with `src`, or all-to-one when `src` has one more... see docs).
+    pub dst: Option<Hosts>,
+    /// A traffic pattern instead of src/dst.
+    pub pattern: Option<Pattern>,
+    /// Bytes to send, or "unbounded" (default "unbounded").
+    #[serde(default = "default_size")]
+    pub size: FlowSize,
+    /// Start time (default "0s").
+    #[serde(default)]
+    pub start: Time,
+    /// Each flow starts a uniform random delay in [0, jitter) later (default "0s").
+    #[serde(default)]
+    pub jitter: Time,
+    /// Flows per (src, dst) pair (default 1).
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Label carried into flows.parquet (default "").
+    #[serde(default)]
+    pub tag: String,
+}
+
+fn default_size() -> FlowSize {
+    FlowSize::Unbounded
+}
+fn default_count() -> u32 {
+    1
+}
+
+/// `[metrics]`: what to record.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Goodput sampling interval (default "1ms").
+    pub interval: Time,
+    /// Ports whose queue length is sampled, as "node:port" (default none).
+    pub queue_ports: Vec<String>,
+    /// Queue sampling interval (default "10us").
+    pub queue_interval: Time,
+    /// Record every drop in drops.parquet (default true).
+    pub record_drops: bool,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig { interval: Time::from_ms(1), queue_ports: Vec::new(), queue_interval: Time::from_us(10), record_drops: true }
+    }
+}
+
+fn ser_buffer<S: Serializer>(b: &BufferSize, s: S) -> Result<S::Ok, S::Error> {
+    match b {
+        BufferSize::Bytes(n) => s.serialize_str(&format!("{n}B")),
+        BufferSize::Packets(n) => s.serialize_str(&format!("{n}pkt")),
+    }
+}
+
+fn ser_opt_buffer<S: Serializer>(b: &Option<BufferSize>, s: S) -> Result<S::Ok, S::Error> {
+    match b {
+        Some(b) => ser_buffer(b, s),
+        None => s.serialize_none(),
+    }
+}

@@ -1,0 +1,192 @@
+//! Congestion controllers behind one trait.
+//!
+//! The TCP sender ([`crate::transport::sender`]) owns the loss-recovery mechanics (dupack
+//! counting, NewReno fast recovery, RTO, once-per-window ECN reaction) and asks the
+//! controller only how the window moves. Each controller is one file; every hook has a
+//! default that does what RFC 5681 Reno would do, so a controller overrides only what it
+//! changes. The per-packet path dispatches through the closed enum [`AnyCc`], never a
+//! `Box<dyn>` per flow.
+
+pub mod cubic;
+pub mod dctcp;
+pub mod newreno;
+
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+/// The window state shared by the sender and its controller, in bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcState {
+    /// Congestion window (bytes).
+    pub cwnd: u64,
+    /// Slow-start threshold (bytes).
+    pub ssthresh: u64,
+    /// Sender maximum segment size (bytes).
+    pub mss: u64,
+    /// Bytes acked since the last congestion-avoidance increase (RFC 5681 byte counting).
+    pub ca_acked: u64,
+}
+
+impl CcState {
+    pub fn new(mss: u64, initial_window_segments: u64) -> CcState {
+        CcState { cwnd: mss * initial_window_segments, ssthresh: u64::MAX, mss, ca_acked: 0 }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// RFC 5681 section 3.1: slow start grows by at most one MSS per ACK, congestion
+    /// avoidance by one MSS per window of bytes acked.
+    pub fn reno_increase(&mut self, acked: u64) {
+        if self.in_slow_start() {
+            self.cwnd += acked.min(self.mss);
+        } else {
+            self.ca_acked += acked;
+            if self.ca_acked >= self.cwnd {
+                self.ca_acked -= self.cwnd;
+                self.cwnd += self.mss;
+            }
+        }
+    }
+
+    /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+    pub fn half_flight(&self, flight: u64) -> u64 {
+        (flight / 2).max(2 * self.mss)
+    }
+}
+
+/// One congestion controller. Hooks are called by the TCP sender:
+/// - `on_ack` for every ACK that advances `snd_una` outside fast recovery (window growth);
+/// - `on_feedback` for every ACK, with the bytes it acked and its ECN-Echo flag;
+/// - `on_loss` when fast retransmit starts (sets ssthresh; the sender then inflates cwnd);
+/// - `on_ecn` at most once per window of data when ECN-Echo arrives;
+/// - `on_timeout` on a retransmission timeout;
+/// - `on_recovery_exit` when a full ACK ends fast recovery.
+pub trait CongestionControl {
+    fn on_ack(&mut self, st: &mut CcState, acked: u64, _now: Time, _srtt: Time) {
+        st.reno_increase(acked);
+    }
+
+    fn on_feedback(&mut self, _acked: u64, _ece: bool, _snd_una: u64, _snd_nxt: u64) {}
+
+    fn on_loss(&mut self, st: &mut CcState, flight: u64, _now: Time) {
+        st.ssthresh = st.half_flight(flight);
+    }
+
+    fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
+        self.on_loss(st, flight, now);
+        st.cwnd = st.ssthresh.max(st.mss);
+        st.ca_acked = 0;
+    }
+
+    fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {
+        self.on_loss(st, flight, now);
+        st.cwnd = st.mss;
+        st.ca_acked = 0;
+    }
+
+    fn on_recovery_exit(&mut self, _st: &mut CcState, _now: Time) {}
+}
+
+/// Which controller a flow uses, with its settings (scenario key `transport.cc`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CcConfig {
+    /// TCP NewReno (RFC 5681 window growth, RFC 6582 recovery).
+    Newreno,
+    /// CUBIC (RFC 9438).
+    Cubic(cubic::CubicConfig),
+    /// DCTCP (RFC 8257).
+    Dctcp(dctcp::DctcpConfig),
+}
+
+/// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.
+impl<'de> Deserialize<'de> for CcConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::scenario::load::{by_kind, typed};
+        use serde::de::Error;
+        let v = match toml::Value::deserialize(d)? {
+            toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
+            other => other,
+        };
+        by_kind(v, &["newreno", "cubic", "dctcp"], |kind, v| {
+            Ok(match kind {
+                "newreno" => {
+                    typed::<NoKeys>(v, "")?;
+                    CcConfig::Newreno
+                }
+                "cubic" => CcConfig::Cubic(typed(v, "")?),
+                _ => CcConfig::Dctcp(typed(v, "")?),
+            })
+        })
+        .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoKeys {}
+
+impl CcConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcConfig::Newreno => "newreno",
+            CcConfig::Cubic(_) => "cubic",
+            CcConfig::Dctcp(_) => "dctcp",
+        }
+    }
+
+    /// DCTCP needs the receiver to echo every CE mark (RFC 8257 section 3.2); the others use
+    /// RFC 3168 classic echo, latched until CWR.
+    pub fn accurate_ecn(&self) -> bool {
+        matches!(self, CcConfig::Dctcp(_))
+    }
+
+    pub fn build(&self) -> AnyCc {
+        match self {
+            CcConfig::Newreno => AnyCc::NewReno(newreno::NewReno),
+            CcConfig::Cubic(c) => AnyCc::Cubic(cubic::Cubic::new(c.clone())),
+            CcConfig::Dctcp(c) => AnyCc::Dctcp(dctcp::Dctcp::new(c.clone())),
+        }
+    }
+}
+
+/// Closed set of controllers for static dispatch on the per-packet path.
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    NewReno(newreno::NewReno),
+    Cubic(cubic::Cubic),
+    Dctcp(dctcp::Dctcp),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::NewReno($c) => $e,
+            AnyCc::Cubic($c) => $e,
+            AnyCc::Dctcp($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for AnyCc {
+    fn on_ack(&mut self, st: &mut CcState, acked: u64, now: Time, srtt: Time) {
+        dispatch!(self, c => c.on_ack(st, acked, now, srtt))
+    }
+    fn on_feedback(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        dispatch!(self, c => c.on_feedback(acked, ece, snd_una, snd_nxt))
+    }
+    fn on_loss(&mut self, st: &mut CcState, flight: u64, now: Time) {
+        dispatch!(self, c => c.on_loss(st, flight, now))
+    }
+    fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
+        dispatch!(self, c => c.on_ecn(st, flight, now))
+    }
+    fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {
+        dispatch!(self, c => c.on_timeout(st, flight, now))
+    }
+    fn on_recovery_exit(&mut self, st: &mut CcState, now: Time) {
+        dispatch!(self, c => c.on_recovery_exit(st, now))
+    }
+}

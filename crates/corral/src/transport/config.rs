@@ -1,0 +1,74 @@
+//! `[transport]` settings of a scenario, with the defaults used when a key is absent.
+
+use super::cc::CcConfig;
+use crate::error::{ensure, Result};
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Congestion controller: `"newreno"`, `"cubic"`, `"dctcp"`, or a table with `kind` and
+    /// the controller's settings (default newreno).
+    pub cc: CcConfig,
+    /// Maximum segment size, payload bytes (default 1460).
+    pub mss: u32,
+    /// IP + TCP header bytes added to every segment and ACK (default 40).
+    pub header: u32,
+    /// Initial congestion window in segments (default 10, RFC 6928).
+    pub initial_window: u32,
+    /// Minimum retransmission timeout (default 200ms; RFC 6298 says 1s, Linux uses 200ms).
+    pub min_rto: Time,
+    /// Maximum retransmission timeout (default 60s, RFC 6298 2.5).
+    pub max_rto: Time,
+    /// RTO before the first RTT sample (default 1s, RFC 6298 2.1).
+    pub initial_rto: Time,
+    /// Send an ACK every this many full segments (default 1: ACK every segment; 2 is RFC
+    /// 5681's delayed ACK).
+    pub delayed_ack: u32,
+    /// Longest an ACK is held back (default 40us; applies only when delayed_ack > 1).
+    pub delayed_ack_timeout: Time,
+    /// Negotiate ECN: data is sent ECN-capable and the receiver echoes CE (default false;
+    /// DCTCP needs it).
+    pub ecn: bool,
+    /// Receiver window limit in bytes (default: unlimited).
+    pub receive_window: Option<u64>,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: CcConfig::Newreno,
+            mss: 1460,
+            header: 40,
+            initial_window: 10,
+            min_rto: Time::from_ms(200),
+            max_rto: Time::from_ms(60_000),
+            initial_rto: Time::from_ms(1000),
+            delayed_ack: 1,
+            delayed_ack_timeout: Time::from_us(40),
+            ecn: false,
+            receive_window: None,
+        }
+    }
+}
+
+impl TcpConfig {
+    pub fn validate(&self) -> Result<()> {
+        ensure(self.mss >= 64 && self.mss <= 65_000, "transport.mss", || format!("must be between 64 and 65000 bytes, got {}", self.mss))?;
+        ensure(self.initial_window >= 1, "transport.initial_window", || format!("must be at least 1 segment, got {}", self.initial_window))?;
+        ensure(self.delayed_ack >= 1, "transport.delayed_ack", || format!("must be at least 1 (1 = ACK every segment), got {}", self.delayed_ack))?;
+        ensure(self.min_rto > Time::ZERO, "transport.min_rto", || "must be positive".into())?;
+        ensure(self.max_rto >= self.min_rto, "transport.max_rto", || "must be at least transport.min_rto".into())?;
+        ensure(self.initial_rto > Time::ZERO, "transport.initial_rto", || "must be positive".into())?;
+        if let CcConfig::Dctcp(c) = &self.cc {
+            ensure(self.ecn, "transport.ecn", || "must be true when transport.cc is dctcp (DCTCP needs ECN)".into())?;
+            ensure(c.g > 0.0 && c.g <= 1.0, "transport.cc.g", || format!("must be in (0, 1], got {}", c.g))?;
+        }
+        if let CcConfig::Cubic(c) = &self.cc {
+            ensure(c.beta > 0.0 && c.beta < 1.0, "transport.cc.beta", || format!("must be in (0, 1), got {}", c.beta))?;
+            ensure(c.c > 0.0, "transport.cc.c", || format!("must be positive, got {}", c.c))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,193 @@
+//! TCP receiver: reassembly with cumulative ACKs, delayed ACKs (RFC 5681 section 4.2: ACK at
+//! least every `delayed_ack` full segments or after a timeout, at once for out-of-order data or
+//! data that fills a hole) and ECN echo. Classic ECN (RFC 3168 section 6.1.3) latches ECE
+//! from a CE mark until a segment with CWR arrives; DCTCP's accurate echo (RFC 8257 section
+//! 3.2) reports each CE mark, sending an immediate ACK whenever the CE state changes while
+//! ACKs are held back.
+
+use crate::units::Time;
+
+/// An ACK the receiver asks to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckOut {
+    pub ack: u64,
+    pub ece: bool,
+    pub ts_echo: Time,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    rcv_nxt: u64,
+    /// Disjoint, sorted byte ranges [start, end) received above `rcv_nxt`.
+    ooo: Vec<(u64, u64)>,
+    ack_every: u32,
+    /// In-order segments received but not yet acknowledged.
+    pending: u32,
+    /// Timestamp of the earliest unacknowledged segment (RFC 7323 section 4.3).
+    pending_ts: Time,
+    accurate_ecn: bool,
+    ce_state: bool,
+    ece_latched: bool,
+}
+
+impl TcpReceiver {
+    pub fn new(ack_every: u32, accurate_ecn: bool) -> TcpReceiver {
+        TcpReceiver { rcv_nxt: 0, ooo: Vec::new(), ack_every: ack_every.max(1), pending: 0, pending_ts: Time::ZERO, accurate_ecn, ce_state: false, ece_latched: false }
+    }
+
+    /// Bytes delivered in order to the application.
+    pub fn delivered(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    fn ece(&self) -> bool {
+        if self.accurate_ecn {
+            self.ce_state
+        } else {
+            self.ece_latched
+        }
+    }
+
+    fn ack(&mut self, ts_echo: Time) -> AckOut {
+        self.pending = 0;
+        AckOut { ack: self.rcv_nxt, ece: self.ece(), ts_echo }
+    }
+
+    /// Stores `[seq, seq+len)`; returns whether it advanced `rcv_nxt` and whether it was
+    /// out of order (a gap remains below it) or a duplicate.
+    fn store(&mut self, seq: u64, len: u64) -> (bool, bool) {
+        let end = seq + len;
+        if end <= self.rcv_nxt {
+            return (false, true);
+        }
+        if seq > self.rcv_nxt {
+            let i = self.ooo.partition_point(|&(s, _)| s < seq);
+            self.ooo.insert(i, (seq, end));
+            // Merge overlapping neighbours.
+            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+            for &(s, e) in &self.ooo {
+                match merged.last_mut() {
+                    Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                    _ => merged.push((s, e)),
+                }
+            }
+            self.ooo = merged;
+            return (false, true);
+        }
+        self.rcv_nxt = end;
+        let mut drained = 0;
+        for &(s, e) in &self.ooo {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            drained += 1;
+        }
+        let filled_hole = drained > 0 || !self.ooo.is_empty();
+        self.ooo.drain(..drained);
+        (true, filled_hole)
+    }
+
+    /// A data segment arrived. ACKs to send now are pushed onto `out`; the return value says
+    /// whether the delayed-ACK timer should be armed.
+    pub fn on_data(&mut self, seq: u64, len: u32, ce: bool, cwr: bool, ts: Time, out: &mut Vec<AckOut>) -> bool {
+        if self.accurate_ecn {
+            if ce != self.ce_state && self.pending > 0 {
+                let ts = self.pending_ts;
+                out.push(self.ack(ts));
+            }
+            self.ce_state = ce;
+        } else {
+            if cwr {
+                self.ece_latched = false;
+            }
+            if ce {
+                self.ece_latched = true;
+            }
+        }
+        let (advanced, irregular) = self.store(seq, len as u64);
+        if !advanced || irregular {
+            let ts = if self.pending > 0 { self.pending_ts } else { ts };
+            out.push(self.ack(ts));
+            return false;
+        }
+        if self.pending == 0 {
+            self.pending_ts = ts;
+        }
+        self.pending += 1;
+        if self.pending >= self.ack_every {
+            let ts = self.pending_ts;
+            out.push(self.ack(ts));
+            return false;
+        }
+        true
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timer(&mut self) -> Option<AckOut> {
+        (self.pending > 0).then(|| {
+            let ts = self.pending_ts;
+            self.ack(ts)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(r: &mut TcpReceiver, seq: u64, ce: bool) -> (Vec<AckOut>, bool) {
+        let mut out = Vec::new();
+        let arm = r.on_data(seq, 100, ce, false, Time(seq), &mut out);
+        (out, arm)
+    }
+
+    #[test]
+    fn reassembles_out_of_order_and_acks_at_once() {
+        let mut r = TcpReceiver::new(2, false);
+        let (out, arm) = data(&mut r, 0, false);
+        assert!(out.is_empty() && arm, "first segment waits for a second one");
+        let (out, _) = data(&mut r, 200, false); // gap at 100
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].ack, 100);
+        let (out, _) = data(&mut r, 100, false); // fills the hole
+        assert_eq!(out[0].ack, 300);
+        assert_eq!(r.delivered(), 300);
+        let (out, _) = data(&mut r, 0, false); // duplicate
+        assert_eq!(out[0].ack, 300);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_timer() {
+        let mut r = TcpReceiver::new(2, false);
+        assert!(data(&mut r, 0, false).0.is_empty());
+        let (out, arm) = data(&mut r, 100, false);
+        assert_eq!((out[0].ack, arm), (200, false));
+        data(&mut r, 200, false);
+        assert_eq!(r.on_delack_timer().map(|a| a.ack), Some(300));
+        assert_eq!(r.on_delack_timer(), None);
+    }
+
+    #[test]
+    fn classic_ecn_latches_until_cwr() {
+        let mut r = TcpReceiver::new(1, false);
+        assert!(data(&mut r, 0, true).0[0].ece);
+        assert!(data(&mut r, 100, false).0[0].ece, "ECE stays latched");
+        let mut out = Vec::new();
+        r.on_data(200, 100, false, true, Time(0), &mut out);
+        assert!(!out[0].ece, "CWR clears the latch");
+    }
+
+    #[test]
+    fn accurate_ecn_acks_immediately_on_ce_change() {
+        let mut r = TcpReceiver::new(2, true);
+        assert!(data(&mut r, 0, false).0.is_empty());
+        let (out, _) = data(&mut r, 100, true);
+        // The held-back ACK for segment 0 goes out with ECE = 0 first...
+        assert_eq!(out[0], AckOut { ack: 100, ece: false, ts_echo: Time(0) });
+        // ...and the CE segment is then held as the first of a new pair.
+        assert_eq!(out.len(), 1);
+        let (out, _) = data(&mut r, 200, true);
+        assert_eq!((out[0].ack, out[0].ece), (300, true));
+    }
+}

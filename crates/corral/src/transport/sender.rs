@@ -1,0 +1,376 @@
+//! TCP sender: byte sequence numbers, the congestion window from a [`cc`](super::cc)
+//! controller, SACK-less NewReno fast retransmit and fast recovery (RFC 6582 section 3.2,
+//! "Impatient" timer variant: only the first partial ACK restarts the timer), retransmission
+//! timeouts with go-back-N (RFC 6298 section 5, RFC 5681 section 3.1), and ECN reaction at
+//! most once per window of data with CWR on the next new segment (RFC 3168 section 6.1.2).
+
+use super::cc::{AnyCc, CcState, CongestionControl};
+use super::rtt::RttEstimator;
+use super::TcpConfig;
+use crate::units::Time;
+
+/// A segment the sender asks to put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    pub retransmit: bool,
+    /// Congestion Window Reduced: the sender has reacted to ECN-Echo.
+    pub cwr: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_cuts: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    mss: u64,
+    /// Bytes to send; `None` = unbounded.
+    size: Option<u64>,
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Highest sequence number sent so far (plus one).
+    snd_max: u64,
+    pub cc_state: CcState,
+    cc: AnyCc,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover`: snd_max when the last loss recovery started.
+    recover: Option<u64>,
+    partial_ack_seen: bool,
+    ecn: bool,
+    /// snd_max at the last ECN reaction; the next reaction waits until it is acked.
+    ecn_recover: Option<u64>,
+    send_cwr: bool,
+    rtt: RttEstimator,
+    rto_deadline: Option<Time>,
+    rwnd: u64,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: &TcpConfig, size: Option<u64>) -> TcpSender {
+        let mss = cfg.mss as u64;
+        TcpSender {
+            mss,
+            size,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cc_state: CcState::new(mss, cfg.initial_window as u64),
+            cc: cfg.cc.build(),
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_ack_seen: false,
+            ecn: cfg.ecn,
+            ecn_recover: None,
+            send_cwr: false,
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rto_deadline: None,
+            rwnd: cfg.receive_window.unwrap_or(u64::MAX),
+            stats: SenderStats::default(),
+        }
+    }
+
+    fn limit(&self) -> u64 {
+        self.size.unwrap_or(u64::MAX)
+    }
+
+    /// All bytes of a sized flow are acknowledged.
+    pub fn finished(&self) -> bool {
+        self.size.is_some_and(|s| self.snd_una >= s)
+    }
+
+    /// When the retransmission timer expires, if it is running.
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    pub fn rto(&self) -> Time {
+        self.rtt.rto()
+    }
+
+    pub fn cc(&self) -> &AnyCc {
+        &self.cc
+    }
+
+    fn flight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    fn arm_timer(&mut self, now: Time) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// Sends the initial window.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.send_available(now, out);
+    }
+
+    /// Sends new (or, after a timeout, resent) segments while the window allows.
+    fn send_available(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let wnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss);
+        let limit = self.limit();
+        while self.snd_nxt < limit {
+            let len = self.mss.min(limit - self.snd_nxt);
+            if self.snd_nxt + len > self.snd_una + wnd {
+                break;
+            }
+            let retransmit = self.snd_nxt < self.snd_max;
+            let cwr = !retransmit && std::mem::take(&mut self.send_cwr);
+            out.push(Segment { seq: self.snd_nxt, len: len as u32, retransmit, cwr });
+            self.stats.segments_sent += 1;
+            self.stats.retransmits += retransmit as u64;
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            if self.rto_deadline.is_none() {
+                self.arm_timer(now);
+            }
+        }
+    }
+
+    fn retransmit_una(&mut self, out: &mut Vec<Segment>) {
+        let len = self.mss.min(self.limit() - self.snd_una);
+        out.push(Segment { seq: self.snd_una, len: len as u32, retransmit: true, cwr: false });
+        self.stats.segments_sent += 1;
+        self.stats.retransmits += 1;
+    }
+
+    /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
+    fn react_to_ecn(&mut self, now: Time) -> bool {
+        if self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+            return false;
+        }
+        let flight = self.flight();
+        self.cc.on_ecn(&mut self.cc_state, flight, now);
+        self.ecn_recover = Some(self.snd_max);
+        self.send_cwr = true;
+        self.stats.ecn_cuts += 1;
+        true
+    }
+
+    /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece` and the echoed send
+    /// timestamp `ts_echo`; pushes any segments to send onto `out`.
+    pub fn on_ack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time, out: &mut Vec<Segment>) {
+        let ece = ece && self.ecn;
+        let ack = ack.min(self.snd_max);
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.rtt.sample(now.saturating_sub(ts_echo));
+            self.cc.on_feedback(acked, ece, self.snd_una, self.snd_nxt);
+            let cut = ece && self.react_to_ecn(now);
+            let mut restart_timer = true;
+            if self.in_recovery {
+                if self.recover.is_some_and(|r| ack >= r) {
+                    // Full ACK (RFC 6582 3.2 step 3): deflate and leave recovery.
+                    let st = &mut self.cc_state;
+                    st.cwnd = st.ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss);
+                    self.in_recovery = false;
+                    self.dupacks = 0;
+                    self.cc.on_recovery_exit(&mut self.cc_state, now);
+                } else {
+                    // Partial ACK (step 4): resend the next hole, deflate by the amount acked.
+                    self.retransmit_una(out);
+                    let st = &mut self.cc_state;
+                    st.cwnd = st.cwnd.saturating_sub(acked) + if acked >= st.mss { st.mss } else { 0 };
+                    st.cwnd = st.cwnd.max(st.mss);
+                    restart_timer = !std::mem::replace(&mut self.partial_ack_seen, true);
+                }
+            } else {
+                self.dupacks = 0;
+                if !cut {
+                    let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
+                    self.cc.on_ack(&mut self.cc_state, acked, now, srtt);
+                }
+            }
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else if restart_timer {
+                self.arm_timer(now);
+            }
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.cc.on_feedback(0, ece, self.snd_una, self.snd_nxt);
+            if ece {
+                self.react_to_ecn(now);
+            }
+            self.dupacks += 1;
+            if self.in_recovery {
+                self.cc_state.cwnd += self.mss;
+            } else if self.dupacks == 3 && self.recover.is_none_or(|r| self.snd_una > r) {
+                self.enter_fast_recovery(now, out);
+            }
+        }
+        self.send_available(now, out);
+    }
+
+    /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery.
+    fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let flight = self.flight();
+        self.cc.on_loss(&mut self.cc_state, flight, now);
+        self.recover = Some(self.snd_max);
+        self.ecn_recover = Some(self.snd_max);
+        self.in_recovery = true;
+        self.partial_ack_seen = false;
+        self.stats.fast_recoveries += 1;
+        self.retransmit_una(out);
+        self.cc_state.cwnd = self.cc_state.ssthresh + 3 * self.mss;
+    }
+
+    /// The retransmission timer fired at `now` (the caller checks `now >= rto_deadline`).
+    pub fn on_rto(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.timeouts += 1;
+        let flight = self.snd_max - self.snd_una;
+        self.cc.on_timeout(&mut self.cc_state, flight, now);
+        self.recover = Some(self.snd_max);
+        self.ecn_recover = Some(self.snd_max);
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.snd_nxt = self.snd_una;
+        self.rtt.back_off();
+        self.arm_timer(now);
+        self.send_available(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn cfg() -> TcpConfig {
+        TcpConfig { mss: MSS as u32, initial_window: 10, min_rto: Time::from_ms(2), ..TcpConfig::default() }
+    }
+
+    fn t(us: u64) -> Time {
+        Time::from_us(us)
+    }
+
+    /// A sender with 10 segments in flight and one RTT sample of 100us.
+    fn primed() -> (TcpSender, Vec<Segment>) {
+        let mut s = TcpSender::new(&cfg(), None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 10);
+        out.clear();
+        (s, out)
+    }
+
+    #[test]
+    fn fast_retransmit_on_third_duplicate_ack() {
+        let (mut s, mut out) = primed();
+        s.on_ack(t(100), MSS, false, t(0), &mut out); // segment 0 acked; slow start sends 2
+        assert_eq!(out.len(), 2);
+        out.clear();
+        for i in 0..2 {
+            s.on_ack(t(101 + i), MSS, false, t(0), &mut out);
+            assert!(!s.in_recovery());
+        }
+        assert!(out.is_empty());
+        s.on_ack(t(103), MSS, false, t(0), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[0], Segment { seq: MSS, len: MSS as u32, retransmit: true, cwr: false });
+        // flight was 11 segments -> ssthresh 5.5 segments, cwnd = ssthresh + 3 MSS.
+        assert_eq!(s.cc_state.ssthresh, 5500);
+        assert_eq!(s.cc_state.cwnd, 8500);
+        assert_eq!(s.stats.fast_recoveries, 1);
+    }
+
+    #[test]
+    fn dupacks_inflate_and_full_ack_exits_recovery() {
+        let (mut s, mut out) = primed();
+        for i in 0..3 {
+            s.on_ack(t(100 + i), 0, false, t(0), &mut out);
+        }
+        assert!(s.in_recovery());
+        let cwnd = s.cc_state.cwnd;
+        s.on_ack(t(104), 0, false, t(0), &mut out);
+        assert_eq!(s.cc_state.cwnd, cwnd + MSS);
+        out.clear();
+        // Partial ACK: the next hole is resent at once.
+        s.on_ack(t(200), 2 * MSS, false, t(100), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[0].seq, 2 * MSS);
+        assert!(out[0].retransmit);
+        // Full ACK covering everything sent before recovery started.
+        let recover = 10 * MSS;
+        s.on_ack(t(300), recover, false, t(200), &mut out);
+        assert!(!s.in_recovery());
+        assert!(s.cc_state.cwnd <= s.cc_state.ssthresh);
+    }
+
+    #[test]
+    fn rto_backs_off_then_resets_on_new_ack() {
+        let (mut s, mut out) = primed();
+        s.on_ack(t(100), MSS, false, t(0), &mut out);
+        out.clear();
+        let rto = s.rto();
+        assert_eq!(rto, Time::from_ms(2)); // min_rto dominates a 100us RTT
+        let d = s.rto_deadline().unwrap();
+        s.on_rto(d, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.cc_state.cwnd, MSS);
+        assert_eq!(out, vec![Segment { seq: MSS, len: MSS as u32, retransmit: true, cwr: false }]);
+        assert_eq!(s.rto(), Time::from_ms(4));
+        assert_eq!(s.rto_deadline(), Some(d + Time::from_ms(4)));
+        let d2 = s.rto_deadline().unwrap();
+        out.clear();
+        s.on_rto(d2, &mut out);
+        assert_eq!(s.rto(), Time::from_ms(8));
+        // A new ACK with an RTT sample resets the backoff.
+        s.on_ack(d2 + t(100), 2 * MSS, false, d2, &mut out);
+        assert_eq!(s.rto(), Time::from_ms(2));
+    }
+
+    #[test]
+    fn ecn_echo_cuts_once_per_window_and_sets_cwr() {
+        let mut c = cfg();
+        c.ecn = true;
+        let mut s = TcpSender::new(&c, None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        out.clear();
+        s.on_ack(t(100), MSS, true, t(0), &mut out);
+        assert_eq!(s.stats.ecn_cuts, 1);
+        assert_eq!(s.cc_state.cwnd, 4500); // NewReno halves the 9 segments still in flight
+        assert!(out.is_empty(), "flight exceeds the reduced window");
+        s.on_ack(t(101), 2 * MSS, true, t(0), &mut out);
+        assert_eq!(s.stats.ecn_cuts, 1, "second ECE in the same window is ignored");
+        s.on_ack(t(102), 6 * MSS, false, t(0), &mut out);
+        assert_eq!(out[0].seq, 10 * MSS);
+        assert!(out[0].cwr, "first new segment after the cut carries CWR");
+        assert!(out[1..].iter().all(|seg| !seg.cwr));
+    }
+
+    #[test]
+    fn sized_flow_finishes_and_stops_timer() {
+        let mut s = TcpSender::new(&cfg(), Some(2500));
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.iter().map(|x| x.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
+        s.on_ack(t(100), 2500, false, t(0), &mut out);
+        assert!(s.finished());
+        assert_eq!(s.rto_deadline(), None);
+    }
+}

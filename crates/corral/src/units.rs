@@ -1,0 +1,302 @@
+//! Units as newtypes: simulated [`Time`] in integer picoseconds, link [`Rate`] in bit/s,
+//! sizes in [`Bytes`], and switch buffer limits ([`BufferSize`]) in bytes or packets.
+//!
+//! Every quantity a scenario file gives is a string with a unit (`"10Gbps"`, `"5us"`,
+//! `"16KB"`, `"32pkt"`); parsing lives here so that every module gets the same rules:
+//! decimal prefixes (K = 1000, M = 10^6, G = 10^9) for rates and bytes, binary ones spelled
+//! `KiB`/`MiB`/`GiB`. Simulated time never touches floating point on the event path.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Simulated time, in picoseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const MAX: Time = Time(u64::MAX);
+    pub const PS_PER_SEC: u64 = 1_000_000_000_000;
+
+    pub const fn from_ps(ps: u64) -> Time {
+        Time(ps)
+    }
+    pub const fn from_ns(ns: u64) -> Time {
+        Time(ns * 1_000)
+    }
+    pub const fn from_us(us: u64) -> Time {
+        Time(us * 1_000_000)
+    }
+    pub const fn from_ms(ms: u64) -> Time {
+        Time(ms * 1_000_000_000)
+    }
+    pub fn ps(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / Self::PS_PER_SEC as f64
+    }
+    pub fn saturating_sub(self, other: Time) -> Time {
+        Time(self.0.saturating_sub(other.0))
+    }
+}
+
+impl std::ops::Add for Time {
+    type Output = Time;
+    fn add(self, o: Time) -> Time {
+        Time(self.0 + o.0)
+    }
+}
+
+impl std::ops::Sub for Time {
+    type Output = Time;
+    fn sub(self, o: Time) -> Time {
+        Time(self.0 - o.0)
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}s", self.as_secs_f64())
+    }
+}
+
+/// A link or sending rate in bits per second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+    /// Time to serialize `bytes` onto a link of this rate, rounded up to a whole picosecond.
+    pub fn tx_time(self, bytes: u64) -> Time {
+        let num = bytes as u128 * 8 * Time::PS_PER_SEC as u128;
+        let r = self.0 as u128;
+        Time(num.div_ceil(r) as u64)
+    }
+}
+
+/// A size in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+/// A per-port buffer limit: either bytes or whole packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferSize {
+    Bytes(u64),
+    Packets(u64),
+}
+
+impl BufferSize {
+    pub fn is_zero(self) -> bool {
+        matches!(self, BufferSize::Bytes(0) | BufferSize::Packets(0))
+    }
+}
+
+/// Splits `"12.5Gbps"` into (12.5, "Gbps"). The number must be non-negative and finite.
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .unwrap_or(s.len());
+    // 'e' may start a unit, not an exponent; back off until the number parses.
+    let mut cut = end;
+    while cut > 0 {
+        if let Ok(v) = s[..cut].parse::<f64>() {
+            return Some((v, s[cut..].trim()));
+        }
+        cut -= 1;
+    }
+    None
+}
+
+fn checked_scale(v: f64, scale: f64, what: &str, s: &str) -> Result<u64, String> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("expected a non-negative {what}, got \"{s}\""));
+    }
+    let x = (v * scale).round();
+    if x > u64::MAX as f64 / 2.0 {
+        return Err(format!("{what} \"{s}\" is too large"));
+    }
+    Ok(x as u64)
+}
+
+/// Parses a duration such as `"5us"`, `"0.5s"`, `"2ms"`, `"100ns"`, `"250ps"`.
+pub fn parse_time(s: &str) -> Result<Time, String> {
+    let expected = "expected a duration like \"5us\" (units: ps, ns, us, ms, s)";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    let scale = match unit {
+        "ps" => 1.0,
+        "ns" => 1e3,
+        "us" | "µs" => 1e6,
+        "ms" => 1e9,
+        "s" | "sec" => 1e12,
+        _ => return Err(format!("{expected}, got \"{s}\"")),
+    };
+    Ok(Time(checked_scale(v, scale, "duration", s)?))
+}
+
+/// Parses a rate such as `"1Gbps"`, `"100Mbps"`, `"40Gbps"`, `"9600bps"`.
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let expected = "expected a rate like \"10Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "bps" => 1.0,
+        "kbps" => 1e3,
+        "mbps" => 1e6,
+        "gbps" => 1e9,
+        "tbps" => 1e12,
+        _ => return Err(format!("{expected}, got \"{s}\"")),
+    };
+    let r = checked_scale(v, scale, "rate", s)?;
+    if r == 0 {
+        return Err(format!("expected a positive rate, got \"{s}\""));
+    }
+    Ok(Rate(r))
+}
+
+fn byte_scale(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "B" | "" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+/// Parses a size such as `"16KB"`, `"1.5MB"`, `"64KiB"`, `"1460B"`.
+pub fn parse_bytes(s: &str) -> Result<Bytes, String> {
+    let expected = "expected a size like \"16KB\" (units: B, KB, MB, GB, KiB, MiB, GiB)";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    let scale = byte_scale(unit).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    Ok(Bytes(checked_scale(v, scale, "size", s)?))
+}
+
+/// Parses a buffer limit: a size (`"16KB"`) or a packet count (`"32pkt"`, `"32packets"`).
+pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
+    let expected = "expected a buffer size like \"16KB\" or a packet count like \"32pkt\"";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    if matches!(unit, "pkt" | "pkts" | "packet" | "packets") {
+        if v.fract() != 0.0 {
+            return Err(format!("{expected}: packet counts are whole numbers, got \"{s}\""));
+        }
+        return Ok(BufferSize::Packets(checked_scale(v, 1.0, "packet count", s)?));
+    }
+    let scale = byte_scale(unit).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    Ok(BufferSize::Bytes(checked_scale(v, scale, "buffer size", s)?))
+}
+
+/// A TOML value that is either a string with a unit or a bare non-negative integer.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StrOrInt {
+    Str(String),
+    Int(i64),
+}
+
+fn de_with<'de, D, T>(d: D, parse: fn(&str) -> Result<T, String>, int: Option<fn(u64) -> T>, what: &str) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    use serde::de::Error;
+    let raw = StrOrInt::deserialize(d).map_err(|e| {
+        let msg = e.to_string();
+        // Keep serde's own "missing field" report; replace type errors with what is expected.
+        D::Error::custom(if msg.starts_with("missing field") { msg } else { format!("expected {what} as a string with a unit") })
+    })?;
+    match raw {
+        StrOrInt::Str(s) => parse(&s).map_err(D::Error::custom),
+        StrOrInt::Int(i) => match int {
+            Some(f) if i >= 0 => Ok(f(i as u64)),
+            Some(_) => Err(D::Error::custom(format!("expected a non-negative {what}, got {i}"))),
+            None => Err(D::Error::custom(format!("expected {what} as a string with a unit (like \"5us\"), got the bare number {i}"))),
+        },
+    }
+}
+
+impl<'de> Deserialize<'de> for Time {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de_with(d, parse_time, None, "a duration")
+    }
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de_with(d, parse_rate, None, "a rate")
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de_with(d, parse_bytes, Some(Bytes), "a size")
+    }
+}
+
+impl<'de> Deserialize<'de> for BufferSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de_with(d, parse_buffer, Some(BufferSize::Packets), "a buffer size")
+    }
+}
+
+// Serialized exactly, in a form the parsers read back.
+impl Serialize for Time {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}ps", self.0))
+    }
+}
+
+impl Serialize for Rate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}bps", self.0))
+    }
+}
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}B", self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_times() {
+        assert_eq!(parse_time("5us").unwrap(), Time::from_us(5));
+        assert_eq!(parse_time("0.5s").unwrap(), Time::from_ms(500));
+        assert_eq!(parse_time("2ms").unwrap(), Time::from_ms(2));
+        assert_eq!(parse_time("100 ns").unwrap(), Time::from_ns(100));
+        assert!(parse_time("5").is_err());
+        assert!(parse_time("5 parsecs").is_err());
+        assert!(parse_time("-1us").is_err());
+    }
+
+    #[test]
+    fn parses_rates_and_sizes() {
+        assert_eq!(parse_rate("1Gbps").unwrap(), Rate(1_000_000_000));
+        assert_eq!(parse_rate("2.5Gbps").unwrap(), Rate(2_500_000_000));
+        assert!(parse_rate("-1Gbps").is_err());
+        assert!(parse_rate("0Gbps").is_err());
+        assert!(parse_rate("1GB").is_err());
+        assert_eq!(parse_bytes("16KB").unwrap(), Bytes(16_000));
+        assert_eq!(parse_bytes("64KiB").unwrap(), Bytes(65_536));
+        assert_eq!(parse_buffer("32pkt").unwrap(), BufferSize::Packets(32));
+        assert_eq!(parse_buffer("16KB").unwrap(), BufferSize::Bytes(16_000));
+        assert!(parse_buffer("1.5pkt").is_err());
+    }
+
+    #[test]
+    fn tx_time_rounds_up() {
+        // 1500 B at 1 Gbps = 12 us exactly.
+        assert_eq!(Rate(1_000_000_000).tx_time(1500), Time::from_us(12));
+        // 1 B at 3 bps = 8/3 s, rounded up to the picosecond.
+        assert_eq!(Rate(3).tx_time(1).0, 2_666_666_666_667);
+    }
+}

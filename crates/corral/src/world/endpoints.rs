@@ -1,0 +1,154 @@
+//! Transport glue: flow starts, delivery of packets to the TCP receiver or sender at the
+//! destination host, turning their segments and ACKs into packets on the host NIC, and the
+//! retransmission and delayed-ACK timers (one live event per flow; a timer that moved later is
+//! re-armed when its stale event fires).
+
+use super::{Event, Simulation};
+use crate::ids::{FlowId, NodeId, PktId};
+use crate::net::{Packet, PacketKind};
+use crate::transport::AckOut;
+
+impl Simulation {
+    pub(super) fn on_flow_start(&mut self, flow: FlowId) {
+        let now = self.events.now();
+        let mut segs = std::mem::take(&mut self.seg_buf);
+        self.flows[flow.idx()].sender.start(now, &mut segs);
+        self.send_segments(flow, &mut segs);
+        self.seg_buf = segs;
+        self.sync_rto(flow);
+    }
+
+    fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<crate::transport::Segment>) {
+        let now = self.events.now();
+        let (src, dst) = {
+            let d = &self.flows[flow.idx()].def;
+            (d.src, d.dst)
+        };
+        let nic = self.net.host_port(src);
+        let slot = self.net.ports[nic.idx()].local_slot();
+        for s in segs.drain(..) {
+            let size = s.len + self.header;
+            let pkt = self.arena.alloc(Packet {
+                flow,
+                kind: PacketKind::Data,
+                seq: s.seq,
+                payload: s.len,
+                size,
+                dst_host: dst,
+                ect: self.ect,
+                ce: false,
+                ece: false,
+                cwr: s.cwr,
+                ts: now,
+            });
+            self.counts.sent += 1;
+            self.counts.sent_bytes += size as u64;
+            self.enqueue(nic, pkt, slot);
+        }
+    }
+
+    fn send_ack(&mut self, flow: FlowId, a: AckOut) {
+        let (src, dst) = {
+            let d = &self.flows[flow.idx()].def;
+            (d.src, d.dst)
+        };
+        let nic = self.net.host_port(dst);
+        let slot = self.net.ports[nic.idx()].local_slot();
+        let pkt = self.arena.alloc(Packet {
+            flow,
+            kind: PacketKind::Ack,
+            seq: a.ack,
+            payload: 0,
+            size: self.header,
+            dst_host: src,
+            ect: false,
+            ce: false,
+            ece: a.ece,
+            cwr: false,
+            ts: a.ts_echo,
+        });
+        self.counts.sent += 1;
+        self.counts.sent_bytes += self.header as u64;
+        self.enqueue(nic, pkt, slot);
+    }
+
+    /// A packet reached a host: it must be the packet's destination.
+    pub(super) fn deliver(&mut self, node: NodeId, pkt: PktId) {
+        let now = self.events.now();
+        let p = self.arena.get(pkt).clone();
+        self.arena.free(pkt);
+        debug_assert_eq!(self.net.host_index[node.idx()], Some(p.dst_host));
+        self.counts.delivered += 1;
+        self.counts.delivered_bytes += p.size as u64;
+        let flow = p.flow;
+        match p.kind {
+            PacketKind::Data => {
+                self.counts.data_delivered += 1;
+                let mut acks = std::mem::take(&mut self.ack_buf);
+                let f = &mut self.flows[flow.idx()];
+                let arm = f.receiver.on_data(p.seq, p.payload, p.ce, p.cwr, p.ts, &mut acks);
+                if f.finish.is_none() && f.def.size.is_some_and(|s| f.receiver.delivered() >= s) {
+                    f.finish = Some(now);
+                }
+                if arm && !f.delack_armed {
+                    f.delack_armed = true;
+                    let at = now + self.scenario.transport.delayed_ack_timeout;
+                    self.events.schedule(at, Event::DelAck { flow });
+                }
+                for a in acks.drain(..) {
+                    self.send_ack(flow, a);
+                }
+                self.ack_buf = acks;
+            }
+            PacketKind::Ack => {
+                let mut segs = std::mem::take(&mut self.seg_buf);
+                self.flows[flow.idx()].sender.on_ack(now, p.seq, p.ece, p.ts, &mut segs);
+                self.send_segments(flow, &mut segs);
+                self.seg_buf = segs;
+                self.sync_rto(flow);
+            }
+        }
+    }
+
+    /// Makes sure an event is scheduled no later than the sender's timer deadline.
+    fn sync_rto(&mut self, flow: FlowId) {
+        let f = &mut self.flows[flow.idx()];
+        if let Some(deadline) = f.sender.rto_deadline() {
+            if f.rto_event_at.is_none_or(|t| deadline < t) {
+                f.rto_event_at = Some(deadline);
+                self.events.schedule(deadline, Event::Rto { flow });
+            }
+        }
+    }
+
+    pub(super) fn on_rto_event(&mut self, flow: FlowId) {
+        let now = self.events.now();
+        let f = &mut self.flows[flow.idx()];
+        if f.rto_event_at != Some(now) {
+            return; // superseded by an earlier event
+        }
+        f.rto_event_at = None;
+        match f.sender.rto_deadline() {
+            None => {}
+            Some(d) if d > now => {
+                f.rto_event_at = Some(d);
+                self.events.schedule(d, Event::Rto { flow });
+            }
+            Some(_) => {
+                let mut segs = std::mem::take(&mut self.seg_buf);
+                f.sender.on_rto(now, &mut segs);
+                self.send_segments(flow, &mut segs);
+                self.seg_buf = segs;
+                self.sync_rto(flow);
+            }
+        }
+    }
+
+    pub(super) fn on_delack(&mut self, flow: FlowId) {
+        let f = &mut self.flows[flow.idx()];
+        f.delack_armed = false;
+        if let Some(a) = f.receiver.on_delack_timer() {
+            self.send_ack(flow, a);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Moving packets: switches look up equal-cost candidates and let the router pick one; an
+//! output port transmits at once when idle or hands the packet to its queue discipline, which
+//! accepts, marks or drops it. Serialization takes size/rate; the packet arrives at the peer
+//! one propagation delay after its last bit left.
+
+use super::{Event, Simulation};
+use crate::ids::{PktId, PortId};
+use crate::net::queue::{Admit, Arrival};
+use crate::net::{NodeKind, PacketKind};
+
+impl Simulation {
+    pub(super) fn on_arrive(&mut self, ingress: PortId, pkt: PktId) {
+        let port = &self.net.ports[ingress.idx()];
+        let (node, in_slot) = (port.node, port.local);
+        if self.net.nodes[node.idx()].kind == NodeKind::Host {
+            self.deliver(node, pkt);
+            return;
+        }
+        let (dst, flow) = {
+            let p = self.arena.get(pkt);
+            (p.dst_host, p.flow)
+        };
+        let out = {
+            let cands = self.routes.candidates(node, dst);
+            let div = self.net.nodes[node.idx()].static_div;
+            self.router.choose(node, div, cands, flow, dst)
+        };
+        self.enqueue(out, pkt, in_slot);
+    }
+
+    /// Offers `pkt`, which came in through input slot `in_slot` of the port's node, to the
+    /// output port `out`.
+    pub(super) fn enqueue(&mut self, out: PortId, pkt: PktId, in_slot: u16) {
+        let now = self.events.now();
+        let (size, ect) = {
+            let p = self.arena.get(pkt);
+            (p.size, p.ect)
+        };
+        let port = &mut self.net.ports[out.idx()];
+        if port.queue.is_empty() && port.busy_until <= now {
+            port.note_arrival(in_slot, false);
+            self.transmit(out, pkt, size);
+            return;
+        }
+        let was_empty = port.queue.is_empty();
+        match port.queue.enqueue(Arrival { pkt, size, ect }) {
+            Admit::Accept { mark } => {
+                port.note_arrival(in_slot, false);
+                port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queue.bytes());
+                if mark {
+                    port.stats.ecn_marks += 1;
+                    self.arena.get_mut(pkt).ce = true;
+                }
+                if was_empty {
+                    let at = port.busy_until;
+                    self.events.schedule(at, Event::Dequeue { port: out });
+                }
+            }
+            Admit::Drop => {
+                port.note_arrival(in_slot, true);
+                port.stats.drops += 1;
+                let p = self.arena.get(pkt);
+                self.counts.dropped += 1;
+                self.counts.dropped_bytes += p.size as u64;
+                if self.metrics.record_drops {
+                    let in_port = if in_slot == port.local_slot() { None } else { Some(in_slot) };
+                    let seq = if p.kind == PacketKind::Data { p.seq } else { u64::MAX };
+                    self.metrics.drops.push(now, out, in_port, p.flow, seq);
+                }
+                self.arena.free(pkt);
+            }
+        }
+    }
+
+    fn transmit(&mut self, out: PortId, pkt: PktId, size: u32) {
+        let now = self.events.now();
+        let port = &mut self.net.ports[out.idx()];
+        let done = now + port.rate.tx_time(size as u64);
+        port.busy_until = done;
+        port.stats.tx_packets += 1;
+        port.stats.tx_bytes += size as u64;
+        let arrive = done + port.delay;
+        let ingress = port.peer_port;
+        self.events.schedule(arrive, Event::Arrive { port: ingress, pkt });
+    }
+
+    pub(super) fn on_dequeue(&mut self, out: PortId) {
+        let Some((pkt, size)) = self.net.ports[out.idx()].queue.dequeue() else { return };
+        self.transmit(out, pkt, size);
+        let port = &self.net.ports[out.idx()];
+        if !port.queue.is_empty() {
+            let at = port.busy_until;
+            self.events.schedule(at, Event::Dequeue { port: out });
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The simulation: a network, its routes, the flows' TCP endpoints and the metric
+//! collectors, driven by one event queue. Split by concern: packet forwarding through ports
+//! ([`forward`]), transport endpoints and their timers ([`endpoints`]), periodic sampling
+//! ([`sampling`]) and the final tables ([`results`]).
+
+mod endpoints;
+mod forward;
+pub mod results;
+mod sampling;
+
+use crate::error::{config_err, Result};
+use crate::ids::{FlowId, PktId, PortId};
+use crate::metrics::Metrics;
+use crate::net::queue::QueueDisc;
+use crate::net::{Network, NodeKind, PacketArena};
+use crate::route::{RouteTable, Router};
+use crate::scenario::flows::{expand, FlowDef};
+use crate::scenario::{QueueKind, Scenario};
+use crate::sim::EventQueue;
+use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
+use crate::units::Time;
+
+/// Everything that can happen.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A packet has fully arrived (store-and-forward) at the node owning `port`, through it.
+    Arrive { port: PortId, pkt: PktId },
+    /// `port` finished serializing; it starts on the next queued packet.
+    Dequeue { port: PortId },
+    FlowStart { flow: FlowId },
+    /// A flow's retransmission timer may have expired.
+    Rto { flow: FlowId },
+    /// A flow's delayed-ACK timer expired.
+    DelAck { flow: FlowId },
+    SampleThroughput,
+    SampleQueues,
+}
+
+/// One TCP connection: its definition, both endpoints and timer bookkeeping.
+pub struct Flow {
+    pub def: FlowDef,
+    pub hops: u32,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    /// Time of the live retransmission-timer event, if one is scheduled.
+    rto_event_at: Option<Time>,
+    delack_armed: bool,
+    pub finish: Option<Time>,
+}
+
+/// Packet counters for the conservation check: sent = delivered + dropped + in flight.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PacketCounts {
+    pub sent: u64,
+    pub delivered: u64,
+    pub data_delivered: u64,
+    pub dropped: u64,
+    pub sent_bytes: u64,
+    pub delivered_bytes: u64,
+    pub dropped_bytes: u64,
+}
+
+pub struct Simulation {
+    pub scenario: Scenario,
+    pub net: Network,
+    routes: RouteTable,
+    router: Router,
+    pub flows: Vec<Flow>,
+    events: EventQueue<Event>,
+    arena: PacketArena,
+    pub metrics: Metrics,
+    pub counts: PacketCounts,
+    /// Ports whose queues are sampled.
+    queue_ports: Vec<PortId>,
+    header: u32,
+    ect: bool,
+    /// Scratch buffers reused by the transport glue (no per-event allocation).
+    seg_buf: Vec<Segment>,
+    ack_buf: Vec<AckOut>,
+    finalized: bool,
+}
+
+impl Simulation {
+    /// Builds the network and flows of a validated scenario; reference errors (unknown hosts,
+    /// ports, unroutable pairs) are reported here, before any event runs.
+    pub fn new(scenario: Scenario) -> Result<Simulation> {
+        let topo = scenario.topology.build();
+        let sw = scenario.switch.clone();
+        let host_buf = scenario.host.buffer;
+        let net = Network::build(&topo, |kind| match (kind, sw.queue) {
+            (NodeKind::Host, _) => QueueDisc::taildrop(host_buf),
+            (NodeKind::Switch, QueueKind::Taildrop) => QueueDisc::taildrop(sw.buffer),
+            (NodeKind::Switch, QueueKind::Ecn) => QueueDisc::ecn_threshold(sw.buffer, sw.ecn_threshold.expect("validated")),
+        });
+        let routes = RouteTable::build(&net);
+        let router = Router::new(&scenario.routing, scenario.seed, net.nodes.len());
+        let defs = expand(&scenario, &net, &routes)?;
+        let queue_ports = scenario
+            .metrics
+            .queue_ports
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                net.port_by_name(spec).ok_or_else(|| {
+                    config_err(format!("metrics.queue_ports[{i}]"), format!("unknown port \"{spec}\"; expected \"node:port\" with a node name of this topology and a port number it has"))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let tcp = &scenario.transport;
+        let flows = defs
+            .into_iter()
+            .map(|def| Flow {
+                hops: routes.hops(net.hosts[def.src as usize], def.dst).expect("expand checked routes"),
+                sender: TcpSender::new(tcp, def.size),
+                receiver: TcpReceiver::new(tcp.delayed_ack, tcp.cc.accurate_ecn()),
+                rto_event_at: None,
+                delack_armed: false,
+                finish: None,
+                def,
+            })
+            .collect::<Vec<_>>();
+        let mut events = EventQueue::new();
+        for (i, f) in flows.iter().enumerate() {
+            events.schedule(f.def.start, Event::FlowStart { flow: FlowId(i as u32) });
+        }
+        events.schedule(scenario.metrics.interval.min(scenario.duration), Event::SampleThroughput);
+        if !queue_ports.is_empty() {
+            events.schedule(Time::ZERO, Event::SampleQueues);
+        }
+        let metrics = Metrics::new(flows.len(), scenario.metrics.record_drops);
+        Ok(Simulation {
+            header: tcp.header,
+            ect: tcp.ecn,
+            net,
+            routes,
+            router,
+            flows,
+            events,
+            arena: PacketArena::default(),
+            metrics,
+            counts: PacketCounts::default(),
+            queue_ports,
+            seg_buf: Vec::with_capacity(64),
+            ack_buf: Vec::with_capacity(4),
+            finalized: false,
+            scenario,
+        })
+    }
+
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    pub fn duration(&self) -> Time {
+        self.scenario.duration
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events.events_processed()
+    }
+
+    /// Packets queued or on a wire right now.
+    pub fn packets_in_flight(&self) -> u64 {
+        self.arena.live() as u64
+    }
+
+    /// Runs every event up to and including time `until` (capped at the scenario duration);
+    /// finalizes the metrics once the duration is reached.
+    pub fn run_until(&mut self, until: Time) {
+        let until = until.min(self.scenario.duration);
+        while let Some(t) = self.events.peek_time() {
+            if t > until {
+                break;
+            }
+            let (_, ev) = self.events.pop().expect("peeked");
+            self.dispatch(ev);
+        }
+        if until >= self.scenario.duration {
+            self.finalize();
+        }
+    }
+
+    pub fn run(&mut self) {
+        self.run_until(self.scenario.duration);
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finalized
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive { port, pkt } => self.on_arrive(port, pkt),
+            Event::Dequeue { port } => self.on_dequeue(port),
+            Event::FlowStart { flow } => self.on_flow_start(flow),
+            Event::Rto { flow } => self.on_rto_event(flow),
+            Event::DelAck { flow } => self.on_delack(flow),
+            Event::SampleThroughput => self.sample_throughput(),
+            Event::SampleQueues => self.sample_queues(),
+        }
+    }
+
+    fn finalize(&mut self) {
+        if self.finalized {
+            return;
+        }
+        self.finalized = true;
+        for p in &mut self.net.ports {
+            p.flush_runs();
+        }
+    }
+}

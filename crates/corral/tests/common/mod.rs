@@ -1,0 +1,50 @@
+//! Helpers shared by the scenario tests.
+#![allow(dead_code)]
+
+use corral::Simulation;
+
+/// Loads a scenario from TOML text (with overrides), runs it to the end, checks packet and
+/// byte conservation, and returns the finished simulation.
+pub fn run(text: &str, overrides: &[&str]) -> Simulation {
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let sc = corral::scenario::load(text, &ov, "test").unwrap_or_else(|e| panic!("scenario: {e}"));
+    let mut sim = Simulation::new(sc).unwrap_or_else(|e| panic!("build: {e}"));
+    sim.run();
+    assert_conserved(&sim);
+    sim
+}
+
+/// Every packet sent is delivered, dropped, or still queued / on a wire.
+pub fn assert_conserved(sim: &Simulation) {
+    let c = &sim.counts;
+    assert_eq!(c.sent, c.delivered + c.dropped + sim.packets_in_flight(), "packet conservation: {c:?}");
+    assert!(c.sent_bytes >= c.delivered_bytes + c.dropped_bytes, "byte conservation: {c:?}");
+}
+
+/// Utilization of output port `node:port` over the run.
+pub fn utilization(sim: &Simulation, spec: &str) -> f64 {
+    let p = sim.net.port_by_name(spec).unwrap_or_else(|| panic!("no port {spec}"));
+    let port = &sim.net.ports[p.idx()];
+    port.stats.tx_bytes as f64 * 8.0 / (port.rate.bps() as f64 * sim.duration().as_secs_f64())
+}
+
+pub fn dumbbell(senders: u32, rate: &str, flows: usize, extra: &str) -> String {
+    let srcs: Vec<String> = (0..flows).map(|i| format!("\"h{}\"", i % senders as usize)).collect();
+    format!(
+        r#"
+name = "dumbbell"
+duration = "100ms"
+[topology]
+kind = "dumbbell"
+senders = {senders}
+receivers = 1
+link_rate = "{rate}"
+link_delay = "5us"
+[[flows]]
+src = [{}]
+dst = "h{senders}"
+{extra}
+"#,
+        srcs.join(", ")
+    )
+}
