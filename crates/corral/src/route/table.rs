@@ -66,6 +66,18 @@ impl RouteTable {
         &self.ports[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 
+    /// Unloaded one-way delay from `node` to host `dst` for a packet of `size` bytes along
+    /// the first equal-cost path: serialization plus propagation at every hop.
+    pub fn base_delay(&self, net: &Network, mut node: NodeId, dst: u32, size: u64) -> crate::units::Time {
+        let mut total = crate::units::Time::ZERO;
+        while let Some(&p) = self.candidates(node, dst).first() {
+            let port = &net.ports[p.idx()];
+            total = total + port.rate.tx_time(size) + port.delay;
+            node = port.peer;
+        }
+        total
+    }
+
     /// Hop count (links) from `node` to host `dst`, if reachable.
     pub fn hops(&self, node: NodeId, dst: u32) -> Option<u32> {
         let d = self.dist[node.idx() * self.hosts + dst as usize];

@@ -36,6 +36,8 @@ pub struct Scenario {
     pub switch: SwitchConfig,
     #[serde(default)]
     pub host: HostConfig,
+    #[serde(default)]
+    pub network: NetworkConfig,
     #[serde(default = "default_routing")]
     pub routing: RoutingConfig,
     #[serde(default)]
@@ -86,18 +88,36 @@ impl Default for SwitchConfig {
     }
 }
 
-/// `[host]`: host NIC queues.
+/// `[network]`: properties of every link.
+#[derive(Clone, Debug, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    /// Clock tolerance of transmitters in parts per million (default 0). Each output port
+    /// serializes at its nominal rate times (1 + e), e drawn uniformly from [-ppm, +ppm] from
+    /// the seed: real ports are clocked separately (IEEE 802.3 allows +-100 ppm), so the
+    /// phases of back-to-back packet trains on two input ports drift past each other, as the
+    /// TCP Outcast paper describes for port blackout (section 4.1, Fig. 9).
+    pub clock_ppm: f64,
+}
+
+/// `[host]`: host NIC queues and send-side processing.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
     /// NIC queue limit (default "1000pkt"; ns-3 devices default to 100 packets, Linux txqueuelen to 1000).
     #[serde(serialize_with = "ser_buffer")]
     pub buffer: BufferSize,
+    /// Host processing jitter: every packet a host's transport emits (data or ACK) reaches the
+    /// NIC a uniform random delay in [0, send_jitter) later, in order (default "0s": off).
+    /// Real hosts have such jitter; without it, identical links and packet sizes lock arrivals
+    /// into fixed phases (Floyd and Jacobson, "On Traffic Phase Effects in Packet-Switched
+    /// Gateways", 1992, who add random processing time for the same reason).
+    pub send_jitter: Time,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { buffer: BufferSize::Packets(1000) }
+        HostConfig { buffer: BufferSize::Packets(1000), send_jitter: Time::ZERO }
     }
 }
 

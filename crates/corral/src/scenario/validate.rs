@@ -11,6 +11,8 @@ impl Scenario {
         ensure(self.duration > Time::ZERO, "duration", || "must be positive, got 0".into())?;
         self.topology.validate()?;
         ensure(!self.switch.buffer.is_zero(), "switch.buffer", || "must be positive: a zero buffer drops every packet that has to wait".into())?;
+        let ppm = self.network.clock_ppm;
+        ensure((0.0..=1000.0).contains(&ppm), "network.clock_ppm", || format!("must be between 0 and 1000, got {ppm}"))?;
         ensure(!self.host.buffer.is_zero(), "host.buffer", || "must be positive".into())?;
         match (self.switch.queue, self.switch.ecn_threshold) {
             (QueueKind::Ecn, None) => return Err(config_err("switch.ecn_threshold", "required when switch.queue = \"ecn\" (e.g. \"65pkt\")")),

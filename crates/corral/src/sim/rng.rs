@@ -24,6 +24,8 @@ pub mod stream {
     pub const SPRAY: u64 = 2;
     pub const WORKLOAD: u64 = 3;
     pub const ECMP: u64 = 4;
+    pub const HOST_JITTER: u64 = 5;
+    pub const LINK_CLOCK: u64 = 6;
 }
 
 impl Rng {

@@ -33,6 +33,10 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Receiver window limit in bytes (default: unlimited).
     pub receive_window: Option<u64>,
+    /// Flows start as established connections: the RTT estimator already holds one sample,
+    /// the unloaded round trip of the path, as the SYN handshake would give (default true).
+    /// With false, the first RTO is `initial_rto` until the first ACK arrives.
+    pub handshake_rtt: bool,
 }
 
 impl Default for TcpConfig {
@@ -49,6 +53,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout: Time::from_us(40),
             ecn: false,
             receive_window: None,
+            handshake_rtt: true,
         }
     }
 }

@@ -101,6 +101,11 @@ impl TcpSender {
         self.in_recovery
     }
 
+    /// Records an RTT sample taken before data flows (the connection handshake).
+    pub fn seed_rtt(&mut self, rtt: Time) {
+        self.rtt.sample(rtt);
+    }
+
     pub fn rto(&self) -> Time {
         self.rtt.rto()
     }

@@ -24,8 +24,6 @@ impl Simulation {
             let d = &self.flows[flow.idx()].def;
             (d.src, d.dst)
         };
-        let nic = self.net.host_port(src);
-        let slot = self.net.ports[nic.idx()].local_slot();
         for s in segs.drain(..) {
             let size = s.len + self.header;
             let pkt = self.arena.alloc(Packet {
@@ -43,8 +41,25 @@ impl Simulation {
             });
             self.counts.sent += 1;
             self.counts.sent_bytes += size as u64;
-            self.enqueue(nic, pkt, slot);
+            self.emit(src, pkt);
         }
+    }
+
+    /// Hands a packet from host `host`'s transport to its NIC, after the host's processing
+    /// jitter when one is configured.
+    fn emit(&mut self, host: u32, pkt: PktId) {
+        let nic = self.net.host_port(host);
+        let jitter = self.scenario.host.send_jitter;
+        if jitter == crate::units::Time::ZERO {
+            let slot = self.net.ports[nic.idx()].local_slot();
+            self.enqueue(nic, pkt, slot);
+            return;
+        }
+        let now = self.events.now();
+        let (rng, last) = &mut self.host_jitter[host as usize];
+        let at = (now + crate::units::Time(rng.below(jitter.0))).max(*last);
+        *last = at;
+        self.events.schedule(at, Event::NicEnqueue { port: nic, pkt });
     }
 
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
@@ -52,8 +67,6 @@ impl Simulation {
             let d = &self.flows[flow.idx()].def;
             (d.src, d.dst)
         };
-        let nic = self.net.host_port(dst);
-        let slot = self.net.ports[nic.idx()].local_slot();
         let pkt = self.arena.alloc(Packet {
             flow,
             kind: PacketKind::Ack,
@@ -69,7 +82,7 @@ impl Simulation {
         });
         self.counts.sent += 1;
         self.counts.sent_bytes += self.header as u64;
-        self.enqueue(nic, pkt, slot);
+        self.emit(dst, pkt);
     }
 
     /// A packet reached a host: it must be the packet's destination.

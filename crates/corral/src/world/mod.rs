@@ -16,6 +16,7 @@ use crate::net::{Network, NodeKind, PacketArena};
 use crate::route::{RouteTable, Router};
 use crate::scenario::flows::{expand, FlowDef};
 use crate::scenario::{QueueKind, Scenario};
+use crate::sim::rng::{stream, Rng};
 use crate::sim::EventQueue;
 use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
 use crate::units::Time;
@@ -32,6 +33,8 @@ pub enum Event {
     Rto { flow: FlowId },
     /// A flow's delayed-ACK timer expired.
     DelAck { flow: FlowId },
+    /// A host's packet reaches its NIC queue after the host's processing jitter.
+    NicEnqueue { port: PortId, pkt: PktId },
     SampleThroughput,
     SampleQueues,
 }
@@ -74,6 +77,9 @@ pub struct Simulation {
     queue_ports: Vec<PortId>,
     header: u32,
     ect: bool,
+    /// Per-host processing jitter: random stream and the time the last packet reaches the
+    /// NIC (packets keep their order).
+    host_jitter: Vec<(Rng, Time)>,
     /// Scratch buffers reused by the transport glue (no per-event allocation).
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
@@ -92,6 +98,14 @@ impl Simulation {
             (NodeKind::Switch, QueueKind::Taildrop) => QueueDisc::taildrop(sw.buffer),
             (NodeKind::Switch, QueueKind::Ecn) => QueueDisc::ecn_threshold(sw.buffer, sw.ecn_threshold.expect("validated")),
         });
+        let mut net = net;
+        if scenario.network.clock_ppm > 0.0 {
+            let ppb = (scenario.network.clock_ppm * 1000.0) as u64;
+            for (i, p) in net.ports.iter_mut().enumerate() {
+                let offset = Rng::stream(scenario.seed, stream::LINK_CLOCK, i as u64).below(2 * ppb + 1) as i128 - ppb as i128;
+                p.rate = crate::units::Rate((p.rate.0 as i128 + p.rate.0 as i128 * offset / 1_000_000_000) as u64);
+            }
+        }
         let routes = RouteTable::build(&net);
         let router = Router::new(&scenario.routing, scenario.seed, net.nodes.len());
         let defs = expand(&scenario, &net, &routes)?;
@@ -111,7 +125,14 @@ impl Simulation {
             .into_iter()
             .map(|def| Flow {
                 hops: routes.hops(net.hosts[def.src as usize], def.dst).expect("expand checked routes"),
-                sender: TcpSender::new(tcp, def.size),
+                sender: {
+                    let mut s = TcpSender::new(tcp, def.size);
+                    if tcp.handshake_rtt {
+                        let h = tcp.header as u64;
+                        s.seed_rtt(routes.base_delay(&net, net.hosts[def.src as usize], def.dst, h) + routes.base_delay(&net, net.hosts[def.dst as usize], def.src, h));
+                    }
+                    s
+                },
                 receiver: TcpReceiver::new(tcp.delayed_ack, tcp.cc.accurate_ecn()),
                 rto_event_at: None,
                 delack_armed: false,
@@ -128,6 +149,7 @@ impl Simulation {
             events.schedule(Time::ZERO, Event::SampleQueues);
         }
         let metrics = Metrics::new(flows.len(), scenario.metrics.record_drops);
+        let host_jitter = (0..net.hosts.len() as u64).map(|h| (Rng::stream(scenario.seed, stream::HOST_JITTER, h), Time::ZERO)).collect();
         Ok(Simulation {
             header: tcp.header,
             ect: tcp.ecn,
@@ -140,6 +162,7 @@ impl Simulation {
             metrics,
             counts: PacketCounts::default(),
             queue_ports,
+            host_jitter,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(4),
             finalized: false,
@@ -195,6 +218,10 @@ impl Simulation {
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::Rto { flow } => self.on_rto_event(flow),
             Event::DelAck { flow } => self.on_delack(flow),
+            Event::NicEnqueue { port, pkt } => {
+                let slot = self.net.ports[port.idx()].local_slot();
+                self.enqueue(port, pkt, slot);
+            }
             Event::SampleThroughput => self.sample_throughput(),
             Event::SampleQueues => self.sample_queues(),
         }

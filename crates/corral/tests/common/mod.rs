@@ -48,3 +48,38 @@ dst = "h{senders}"
         srcs.join(", ")
     )
 }
+
+/// Loads and builds a scenario without running it.
+pub fn build(text: &str, overrides: &[&str]) -> Simulation {
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let sc = corral::scenario::load(text, &ov, "test").unwrap_or_else(|e| panic!("scenario: {e}"));
+    Simulation::new(sc).unwrap_or_else(|e| panic!("build: {e}"))
+}
+
+/// The port statistics of `node:port`.
+pub fn port_stats<'a>(sim: &'a Simulation, spec: &str) -> &'a corral::net::port::PortStats {
+    let p = sim.net.port_by_name(spec).unwrap_or_else(|| panic!("no port {spec}"));
+    &sim.net.ports[p.idx()].stats
+}
+
+/// Mean of the sampled queue length (packets, bytes) of `node:port`, over samples taken at or
+/// after `from_s` seconds.
+pub fn mean_queue(sim: &Simulation, spec: &str, from_s: f64) -> (f64, f64) {
+    let p = sim.net.port_by_name(spec).unwrap_or_else(|| panic!("no port {spec}"));
+    let q = &sim.metrics.queues;
+    let (mut n, mut pk, mut by) = (0u64, 0u64, 0u64);
+    for i in 0..q.time.len() {
+        if q.port[i] == p && q.time[i].as_secs_f64() >= from_s {
+            n += 1;
+            pk += q.packets[i];
+            by += q.bytes[i];
+        }
+    }
+    assert!(n > 0, "no queue samples for {spec} after {from_s}s");
+    (pk as f64 / n as f64, by as f64 / n as f64)
+}
+
+/// In-order bytes delivered to each flow's receiver.
+pub fn delivered(sim: &Simulation) -> Vec<f64> {
+    sim.flows.iter().map(|f| f.receiver.delivered() as f64).collect()
+}
