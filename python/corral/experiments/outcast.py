@@ -1,0 +1,360 @@
+"""TCP Outcast reproduction (Prakash et al., NSDI 2012, Case I: Figs. 3 and 11).
+
+One 2-hop flow (a sender under the receiver's ToR) and 2, 6 or 12 6-hop flows (senders in
+other pods) send to one host of a k=4 fat-tree; they meet at the ToR's taildrop output port
+towards the receiver. The paper finds the lone 2-hop flow gets 2x (6 flows) and 7x (12
+flows) less throughput than the average 6-hop flow, because taildrop "port blackouts" drop
+runs of consecutive packets from its input port and push it into timeouts.
+
+For every case and seed this module runs the shipped scenario and measures, from the result
+tables only: the ratio of the 2-hop flow's goodput to the mean 6-hop goodput, the
+bottleneck's utilization, the drop-run distribution at the bottleneck per input-port class,
+and timeouts. A sweep repeats the 12-flow case over switch buffers and routing schemes.
+Outputs: table.md/csv, sweep.md/csv, summary.json, four PNGs and runs/<case>/ folders.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from rich import box
+from rich.table import Table
+
+from .. import ScenarioError, __version__
+from ..outdir import atomic_dir
+from ..results import Results
+from . import outcast_figures as figures
+from .runner import Job, run_jobs
+
+SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "outcast"))
+CASES = ("case1_2", "case1_6", "case1_12")
+SWEEP_CASE = "case1_12"
+SWEEP_BUFFERS = ("16KB", "32pkt", "64pkt", "128pkt")
+SWEEP_ROUTING = ("static", "ecmp", "spray")
+FEW_TAG, MANY_TAG = "2-hop", "6-hop"
+QUICK_DURATION = "0.2s"
+# Sec. 3.2.1: "the aggregate throughput of flow 1 is 2x and 7x worse than the average
+# throughput of the six and twelve 6-hop flows"; the two-flow case gives no single number.
+PAPER_RATIO = {"case1_6": 1 / 2, "case1_12": 1 / 7}
+
+
+@dataclass
+class Report:
+    """Everything the reproduction measured: one row per run, plus aggregates."""
+
+    runs: pl.DataFrame  # one row per (case, buffer, routing, seed)
+    flows: pl.DataFrame  # goodput of every flow of the base cases, per seed
+    drop_hist: pl.DataFrame  # case, seed, port_class, run_length, episodes
+    cases: pl.DataFrame  # table.csv
+    sweep: pl.DataFrame  # sweep.csv
+    timeline: dict[str, Results]  # seed-1 Results of each base case
+    seeds: list[int]
+    quick: bool
+    overrides: tuple[str, ...] = ()  # extra --set applied to every run
+
+
+# ---------------------------------------------------------------- measuring one run
+
+
+def measure(job: Job, res: Results) -> dict[str, Any]:
+    """The per-run numbers the experiment needs, from the run's result tables."""
+    flows = res.flows
+    few = flows.filter(pl.col("tag") == FEW_TAG)
+    many = flows.filter(pl.col("tag") == MANY_TAG)
+    if few.height != 1 or many.height == 0:
+        raise ScenarioError(f"flows: the outcast experiment needs one {FEW_TAG!r} flow and some {MANY_TAG!r} flows")
+    receiver = few["dst"][0]
+    bottleneck = res.ports.filter(pl.col("peer") == receiver)
+    if bottleneck.height != 1:
+        raise ScenarioError(f"topology: the outcast experiment needs one switch port towards {receiver}")
+    node, port = bottleneck["node"][0], bottleneck["port"][0]
+    runs = res.drop_runs.filter((pl.col("node") == node) & (pl.col("port") == port))
+    runs = runs.with_columns(
+        port_class=pl.when(pl.col("in_node") == few["src"][0]).then(pl.lit(FEW_TAG)).otherwise(pl.lit(MANY_TAG))
+    )
+    g_few, g_many = few["goodput_bps"][0], many["goodput_bps"].mean()
+    labels = {k: v for k, v in job.labels.items() if k != "keep"}
+    row = {
+        **labels,
+        "n_many": many.height,
+        "bottleneck": f"{node}:{port}",
+        "ratio": g_few / g_many if g_many else math.nan,
+        "goodput_few_bps": g_few,
+        "goodput_many_mean_bps": g_many,
+        "fair_share_bps": bottleneck["rate_bps"][0] / flows.height,
+        "utilization": bottleneck["utilization"][0],
+        "timeouts_few": few["timeouts"][0],
+        "timeouts_many_mean": many["timeouts"].mean(),
+        "drops_few": _dropped(runs, FEW_TAG),
+        "drops_many": _dropped(runs, MANY_TAG),
+    }
+    return {
+        **labels,
+        "row": row,
+        "flows": flows.select("flow_id", "tag", "src", "goodput_bps", "timeouts"),
+        "drop_hist": runs.group_by("port_class", "run_length").agg(pl.col("episodes").sum()),
+        "results": res if job.labels.get("keep") else None,
+    }
+
+
+def _dropped(runs: pl.DataFrame, port_class: str) -> int:
+    sub = runs.filter(pl.col("port_class") == port_class)
+    return int((sub["run_length"] * sub["episodes"]).sum())
+
+
+# ---------------------------------------------------------------- the experiment
+
+
+def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list[Job]:
+    """The base cases, then the buffer x routing sweep of the 12-flow case.
+
+    `overrides` apply to every run (after the seed, before the sweep's own settings).
+    """
+    extra = (*overrides, *((f"duration={QUICK_DURATION}",) if quick else ()))
+    out = []
+    for case in CASES:
+        for seed in seeds:
+            labels = {"case": case, "buffer": None, "routing": None, "seed": seed, "keep": seed == seeds[0]}
+            out.append(Job(SCENARIO_DIR / f"{case}.toml", (f"seed={seed}", *extra), labels))
+    for buffer in SWEEP_BUFFERS:
+        for routing in SWEEP_ROUTING:
+            for seed in seeds:
+                settings = (f"seed={seed}", *extra, f"switch.buffer={buffer}", f"routing.kind={routing}")
+                labels = {"case": SWEEP_CASE, "buffer": buffer, "routing": routing, "seed": seed}
+                out.append(Job(SCENARIO_DIR / f"{SWEEP_CASE}.toml", settings, labels))
+    return out
+
+
+def reproduce(
+    out_dir: str | Path,
+    *,
+    seeds: int = 5,
+    quick: bool = False,
+    overrides: tuple[str, ...] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Run the reproduction and write its folder `out_dir` (atomically)."""
+    seed_list = [1] if quick else list(range(1, seeds + 1))
+    overrides = tuple(overrides)
+    measured = run_jobs(jobs(seed_list, quick, overrides), measure, progress=progress)
+    report = aggregate(measured, seed_list, quick, overrides)
+    with atomic_dir(out_dir) as tmp:
+        write(report, tmp)
+    return report
+
+
+def aggregate(
+    measured: list[dict[str, Any]], seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()
+) -> Report:
+    runs = pl.DataFrame([m["row"] for m in measured], infer_schema_length=None)
+    base = [m for m in measured if m["buffer"] is None]
+    flows = pl.concat(m["flows"].with_columns(case=pl.lit(m["case"]), seed=pl.lit(m["seed"])) for m in base)
+    drop_hist = pl.concat(
+        m["drop_hist"].with_columns(case=pl.lit(m["case"]), seed=pl.lit(m["seed"]))
+        for m in base
+    ).select("case", "seed", "port_class", "run_length", "episodes")
+    timeline = {m["case"]: m["results"] for m in base if m["results"] is not None}
+    return Report(
+        runs=runs,
+        flows=flows,
+        drop_hist=drop_hist,
+        cases=case_table(runs.filter(pl.col("buffer").is_null()), drop_hist),
+        sweep=sweep_table(runs.filter(pl.col("buffer").is_not_null())),
+        timeline=timeline,
+        seeds=seeds,
+        quick=quick,
+        overrides=overrides,
+    )
+
+
+def case_table(runs: pl.DataFrame, drop_hist: pl.DataFrame) -> pl.DataFrame:
+    """table.csv: one row per case, means over seeds."""
+    drops = drop_hist.group_by("case", "port_class").agg(
+        mean_run=(pl.col("run_length") * pl.col("episodes")).sum() / pl.col("episodes").sum(),
+        max_run=pl.col("run_length").filter(pl.col("episodes") > 0).max(),
+        episodes_per_seed=pl.col("episodes").sum() / len(runs["seed"].unique()),
+    )
+    table = runs.group_by("case", maintain_order=True).agg(
+        n_6hop=pl.col("n_many").first(),
+        seeds=pl.len(),
+        ratio_mean=pl.col("ratio").mean(),
+        ratio_std=pl.col("ratio").std(),
+        goodput_2hop_mbps=pl.col("goodput_few_bps").mean() / 1e6,
+        goodput_6hop_mean_mbps=pl.col("goodput_many_mean_bps").mean() / 1e6,
+        fair_share_mbps=pl.col("fair_share_bps").mean() / 1e6,
+        utilization=pl.col("utilization").mean(),
+        timeouts_2hop=pl.col("timeouts_few").mean(),
+        timeouts_6hop_mean=pl.col("timeouts_many_mean").mean(),
+    )
+    for cls, name in ((FEW_TAG, "2hop"), (MANY_TAG, "6hop")):
+        part = drops.filter(pl.col("port_class") == cls).select(
+            "case",
+            pl.col("mean_run").alias(f"drop_run_mean_{name}"),
+            pl.col("max_run").alias(f"drop_run_max_{name}"),
+            pl.col("episodes_per_seed").alias(f"drop_episodes_{name}"),
+        )
+        table = table.join(part, on="case", how="left", maintain_order="left")
+    paper = pl.DataFrame({"case": list(PAPER_RATIO), "paper_ratio": list(PAPER_RATIO.values())})
+    return table.join(paper, on="case", how="left", maintain_order="left")
+
+
+def sweep_table(runs: pl.DataFrame) -> pl.DataFrame:
+    """sweep.csv: one row per buffer x routing, means over seeds, in sweep order."""
+    return runs.group_by("buffer", "routing", maintain_order=True).agg(
+        seeds=pl.len(),
+        ratio_mean=pl.col("ratio").mean(),
+        ratio_std=pl.col("ratio").std(),
+        utilization=pl.col("utilization").mean(),
+        timeouts_2hop=pl.col("timeouts_few").mean(),
+        timeouts_6hop_mean=pl.col("timeouts_many_mean").mean(),
+    )
+
+
+# ---------------------------------------------------------------- outputs
+
+
+def write(report: Report, out: Path) -> None:
+    report.cases.write_csv(out / "table.csv", float_precision=4)
+    report.sweep.write_csv(out / "sweep.csv", float_precision=4)
+    (out / "table.md").write_text(case_markdown(report))
+    (out / "sweep.md").write_text(sweep_markdown(report))
+    figures.throughput_bars(report.flows, report.cases, out / "throughput_bars.png")
+    figures.drop_runs(
+        report.drop_hist.filter(pl.col("case") == SWEEP_CASE), len(report.seeds), out / "drop_runs.png"
+    )
+    figures.throughput_time(report.timeline, out / "throughput_time.png")
+    figures.sweep(report.sweep, out / "sweep.png")
+    summary = {
+        "experiment": "outcast",
+        "paper": "Prakash et al., The TCP Outcast Problem, NSDI 2012, Case I (Figs. 3, 11)",
+        "corral_version": __version__,
+        "seeds": report.seeds,
+        "quick": report.quick,
+        "overrides": list(report.overrides),
+        "cases": report.cases.to_dicts(),
+        "sweep": report.sweep.to_dicts(),
+        "drop_runs": report.drop_hist.sort("case", "seed", "port_class", "run_length").to_dicts(),
+        "runs": report.runs.to_dicts(),
+    }
+    (out / "summary.json").write_text(json.dumps(_finite(summary), indent=2, default=str) + "\n")
+    for case, res in report.timeline.items():
+        res.write(out / "runs" / case)
+
+
+def _finite(x: Any) -> Any:
+    """`x` with NaN and infinities replaced by None, so that summary.json is valid JSON."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
+def _num(x: Any, fmt: str = ".2f") -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
+
+
+def _pm(mean: Any, std: Any) -> str:
+    return _num(mean) + ("" if std is None or math.isnan(std) else f" ± {std:.2f}")
+
+
+CASE_COLUMNS = (
+    ("case", "case"),
+    ("6-hop flows", "n_6hop"),
+    ("seeds", "seeds"),
+    ("ratio 2-hop / 6-hop", None),
+    ("paper", "paper_ratio"),
+    ("2-hop Mbps", "goodput_2hop_mbps"),
+    ("6-hop mean Mbps", "goodput_6hop_mean_mbps"),
+    ("utilization", "utilization"),
+    ("drop run 2-hop mean / max", None),
+    ("drop run 6-hop mean / max", None),
+    ("timeouts 2-hop / 6-hop mean", None),
+)
+
+
+def case_rows(cases: pl.DataFrame) -> list[list[str]]:
+    """The cells of the case table, as text, shared by markdown and rich output."""
+    rows = []
+    for r in cases.iter_rows(named=True):
+        rows.append([
+            r["case"],
+            str(r["n_6hop"]),
+            str(r["seeds"]),
+            _pm(r["ratio_mean"], r["ratio_std"]),
+            _num(r["paper_ratio"]),
+            _num(r["goodput_2hop_mbps"], ".1f"),
+            _num(r["goodput_6hop_mean_mbps"], ".1f"),
+            _num(r["utilization"], ".3f"),
+            f"{_num(r['drop_run_mean_2hop'])} / {_num(r['drop_run_max_2hop'], 'd')}",
+            f"{_num(r['drop_run_mean_6hop'])} / {_num(r['drop_run_max_6hop'], 'd')}",
+            f"{_num(r['timeouts_2hop'], '.1f')} / {_num(r['timeouts_6hop_mean'], '.1f')}",
+        ])
+    return rows
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def case_markdown(report: Report) -> str:
+    seeds = f"seeds {report.seeds[0]}..{report.seeds[-1]}" + (", quick (0.2 s)" if report.quick else "")
+    seeds += "".join(f", --set {o}" for o in report.overrides)
+    return (
+        f"# TCP Outcast, Case I ({seeds})\n\n"
+        "ratio = goodput of the 2-hop flow / mean goodput of the 6-hop flows (mean ± std over seeds);\n"
+        "drop runs are consecutive drops at the bottleneck port per input-port class.\n\n"
+        + _markdown([c[0] for c in CASE_COLUMNS], case_rows(report.cases))
+    )
+
+
+def sweep_markdown(report: Report) -> str:
+    header = ["buffer \\ routing", *SWEEP_ROUTING]
+    cells = {(r["buffer"], r["routing"]): _pm(r["ratio_mean"], r["ratio_std"]) for r in report.sweep.iter_rows(named=True)}
+    rows = [[b, *(cells.get((b, r), "–") for r in SWEEP_ROUTING)] for b in SWEEP_BUFFERS]
+    return (
+        f"# TCP Outcast sweep: {SWEEP_CASE}, ratio 2-hop / mean 6-hop goodput\n\n"
+        + _markdown(header, rows)
+    )
+
+
+RICH_HEADERS = ("6-hop\nflows", "ratio", "paper", "2-hop\nMbps", "6-hop\nMbps", "util",
+                "run\n2-hop", "run\n6-hop", "timeouts")
+
+
+def rich_tables(report: Report) -> list[Table]:
+    """The case table and the sweep, for printing to a terminal."""
+    seeds = f"{len(report.seeds)} seed(s)" + (", quick" if report.quick else "")
+    seeds += "".join(f", {o}" for o in report.overrides)
+    cases = Table(
+        title=f"TCP Outcast, Case I ({seeds}): ratio = 2-hop / mean 6-hop goodput",
+        caption="run = consecutive drops at the bottleneck, mean / max; timeouts = 2-hop / 6-hop mean",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+    )
+    for name in RICH_HEADERS:
+        cases.add_column(name, justify="right")
+    for r, row in zip(report.cases.iter_rows(named=True), case_rows(report.cases)):
+        del row[0], row[1]  # case name and seeds: the 6-hop count and the title say it
+        row[-1] = f"{_num(r['timeouts_2hop'], '.0f')}/{_num(r['timeouts_6hop_mean'], '.0f')}"
+        cases.add_row(*(cell.replace(" / ", "/").replace(" ± ", "±") for cell in row))
+    sweep = Table(title=f"Sweep ({SWEEP_CASE}): ratio by buffer x routing", box=box.SIMPLE_HEAD)
+    sweep.add_column("buffer")
+    for r in SWEEP_ROUTING:
+        sweep.add_column(r, justify="right")
+    cells = {(r["buffer"], r["routing"]): _pm(r["ratio_mean"], r["ratio_std"]) for r in report.sweep.iter_rows(named=True)}
+    for b in SWEEP_BUFFERS:
+        sweep.add_row(b, *(cells.get((b, r), "–") for r in SWEEP_ROUTING))
+    return [cases, sweep]

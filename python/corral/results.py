@@ -1,0 +1,67 @@
+"""The `Results` of one run: polars tables, a summary dict, and writing them to a folder.
+
+`Results.write(out_dir)` produces the documented run folder (see README_columns.md):
+one Parquet file per table, `summary.json`, `scenario.json` (the effective scenario after
+overrides) and PNG plots. Parquet files hold no timestamps or statistics, so the same
+scenario and seed give byte-identical files. The folder appears only once complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .tables import TABLES, to_frame
+from .outdir import atomic_dir
+
+
+@dataclass
+class Results:
+    """Everything one simulation run produced."""
+
+    flows: pl.DataFrame
+    throughput: pl.DataFrame
+    queues: pl.DataFrame
+    drops: pl.DataFrame
+    drop_runs: pl.DataFrame
+    ports: pl.DataFrame
+    summary: dict[str, Any]
+    scenario: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_core(
+        cls, raw: dict[str, Any], scenario: dict[str, Any], wall_time_s: float
+    ) -> Results:
+        """Wrap the dict returned by `_core.Simulation.results()`."""
+        frames = {name: to_frame(name, raw.get(name)) for name in TABLES}
+        summary = dict(raw.get("summary", {}))
+        summary["wall_time_s"] = wall_time_s
+        events = summary.get("events")
+        summary["events_per_s"] = events / wall_time_s if events and wall_time_s > 0 else None
+        return cls(**frames, summary=summary, scenario=scenario)
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """The result tables by name, in the documented order."""
+        return {name: getattr(self, name) for name in TABLES}
+
+    def write(self, out_dir: str | os.PathLike, *, plots: bool = True) -> Path:
+        """Write the run folder `out_dir` (replacing it only once everything is written)."""
+        with atomic_dir(out_dir) as tmp:
+            for name, frame in self.tables().items():
+                frame.write_parquet(tmp / f"{name}.parquet", statistics=False)
+            _write_json(tmp / "summary.json", self.summary)
+            _write_json(tmp / "scenario.json", self.scenario)
+            if plots:
+                from . import plots as plotting  # matplotlib is slow to import
+
+                plotting.write_run_plots(self, tmp)
+        return Path(out_dir)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,184 @@
+"""Malformed scenarios and overrides must fail early with a ScenarioError naming the key.
+
+Each case starts from one valid k=4 fat-tree scenario and breaks one thing. The error must
+name the offending key path (list indices may be written `flows[0]` or `flows.0`), and
+unknown keys must suggest the nearest valid name. The CLI must turn the same errors into
+`error: ...` on stderr, exit status 2, no traceback and no output folder.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import corral
+from corral import plots
+from conftest import TINY, corral_cli
+
+VALID = """
+name = "bad-input"
+seed = 1
+duration = "10ms"
+
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "1Gbps"
+link_delay = "1us"
+
+[switch]
+buffer = "16KB"
+queue = "taildrop"
+
+[routing]
+kind = "static"
+
+[transport]
+cc = "newreno"
+mss = 1460
+
+[[flows]]
+src = "h1"
+dst = "h0"
+size = "unbounded"
+
+[metrics]
+queue_ports = ["tor0:0"]
+"""
+
+
+def edit(old: str, new: str) -> str:
+    assert old in VALID, old
+    return VALID.replace(old, new, 1)
+
+
+# (id, scenario text, overrides, substrings the message must contain)
+CASES = [
+    ("unit-typo-rate", edit('"1Gbps"', '"1Gbs"'), [], ["topology.link_rate"]),
+    ("negative-rate", edit('"1Gbps"', '"-1Gbps"'), [], ["topology.link_rate"]),
+    ("odd-k", edit("k = 4", "k = 3"), [], ["topology.k"]),
+    ("unknown-top-level-key", 'duraton = "1s"\n' + VALID, [], ["duraton", "did you mean", "duration"]),
+    ("unknown-nested-key", edit('buffer = "16KB"', 'bufer = "16KB"'), [], ["switch.bufer", "did you mean", "buffer"]),
+    ("unknown-host-dst", edit('dst = "h0"', 'dst = "h99"'), [], ["flows.0.dst", "h99"]),
+    ("unknown-host-in-list", edit('src = "h1"', 'src = ["h1", "h16"]'), [], ["flows.0.src", "h16"]),
+    ("switch-as-src", edit('src = "h1"', 'src = "tor0"'), [], ["flows.0.src", "tor0"]),
+    ("zero-buffer", edit('buffer = "16KB"', 'buffer = "0KB"'), [], ["switch.buffer"]),
+    ("duration-missing", edit('duration = "10ms"', ""), [], ["duration"]),
+    ("duration-zero", edit('duration = "10ms"', 'duration = "0s"'), [], ["duration"]),
+    ("duration-bad-unit", edit('duration = "10ms"', 'duration = "10 parsecs"'), [], ["duration"]),
+    ("bad-cc", edit('cc = "newreno"', 'cc = "newrenoo"'), [], ["transport.cc", "newrenoo"]),
+    ("ecn-without-threshold", edit('queue = "taildrop"', 'queue = "ecn"'), [], ["switch.ecn_threshold"]),
+    ("unknown-routing", edit('kind = "static"', 'kind = "ecmpp"'), [], ["routing.kind", "ecmp"]),
+    ("unknown-topology", edit('kind = "fat_tree"', 'kind = "fattree"'), [], ["topology.kind", "fat_tree"]),
+    ("bad-flow-size", edit('size = "unbounded"', 'size = "10XB"'), [], ["flows.0.size"]),
+    ("tiny-mss", edit("mss = 1460", "mss = 10"), [], ["transport.mss"]),
+    ("bad-queue-port", edit('["tor0:0"]', '["tor0:9"]'), [], ["metrics.queue_ports", "tor0:9"]),
+    ("override-without-equals", VALID, ["topology.k"], ["topology.k", "key=value"]),
+    ("override-unknown-key", VALID, ["topology.kk=4"], ["topology.kk", "did you mean"]),
+    ("override-bad-value", VALID, ["switch.buffer=16KiBB"], ["switch.buffer"]),
+    ("override-bad-index", VALID, ["flows.3.size=1MB"], ["flows"]),
+]
+
+
+def normalize(message: str) -> str:
+    """`flows[0].src[1]` -> `flows.0.src.1`, so either spelling of list indices matches."""
+    return re.sub(r"\[(\d+)\]", r".\1", message)
+
+
+@pytest.mark.parametrize("text,overrides,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_scenario_names_the_key(text: str, overrides: list[str], expected: list[str]) -> None:
+    with pytest.raises(corral.ScenarioError) as info:
+        corral.run(text, overrides=overrides)
+    message = normalize(str(info.value))
+    for part in expected:
+        assert part.lower() in message.lower(), f"{part!r} not in error message {message!r}"
+
+
+def test_invalid_toml_names_the_source(tmp_path: Path) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text(VALID.replace('k = 4', 'k = = 4'))
+    with pytest.raises(corral.ScenarioError) as info:
+        corral.run(path)
+    assert "broken.toml" in str(info.value)
+
+
+def test_scenario_error_is_a_value_error() -> None:
+    assert issubclass(corral.ScenarioError, ValueError)
+    assert issubclass(corral.SimulationError, RuntimeError)
+
+
+def test_missing_file_raises_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        corral.run(tmp_path / "nope.toml")
+    with pytest.raises(FileNotFoundError):
+        corral.run(str(tmp_path / "nope.toml"))
+
+
+# ------------------------------------------------------------------------------ CLI
+
+
+def assert_user_error(proc, *expected: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stderr.startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    for part in expected:
+        assert part in normalize(proc.stderr), proc.stderr
+
+
+def test_cli_bad_scenario_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(edit("k = 4", "k = 3"))
+    out = tmp_path / "out"
+    assert_user_error(corral_cli("run", bad, "-o", out), "topology.k")
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.toml"], "no temporary folder left behind"
+
+
+def test_cli_bad_override_exits_2(tiny_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert_user_error(corral_cli("run", tiny_file, "-o", out, "--set", "topology.senders"), "topology.senders")
+    assert_user_error(corral_cli("run", tiny_file, "-o", out, "--set", "topology.sendrs=3"), "did you mean")
+    assert not out.exists()
+
+
+def test_cli_missing_file_exits_2(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert_user_error(corral_cli("run", tmp_path / "missing.toml", "-o", out), "missing.toml")
+    assert not out.exists()
+
+
+def test_cli_failed_run_keeps_previous_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "flows.parquet").write_text("previous result")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(TINY.replace('"20ms"', '"0s"'))
+    assert_user_error(corral_cli("run", bad, "-o", out), "duration")
+    assert (out / "flows.parquet").read_text() == "previous result"
+
+
+def test_cli_unknown_experiment_exits_2(tmp_path: Path) -> None:
+    assert_user_error(corral_cli("reproduce", "outcats", "-o", tmp_path / "x"), "outcats")
+    assert not (tmp_path / "x").exists()
+
+
+def test_cli_reproduce_bad_override_exits_2(tmp_path: Path) -> None:
+    out = tmp_path / "x"
+    proc = corral_cli("reproduce", "outcast", "-o", out, "--quick", "--set", "switch.bufer=1KB")
+    assert_user_error(proc, "switch.bufer")
+    assert not out.exists()
+
+
+def test_failure_while_writing_leaves_no_folder(tmp_path: Path, monkeypatch) -> None:
+    res = corral.run(TINY)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(plots, "write_run_plots", broken)
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="disk full"):
+        res.write(out)
+    assert list(tmp_path.iterdir()) == [], "neither the folder nor its temporary sibling may remain"

@@ -1,0 +1,156 @@
+"""The run folder: every documented file and column, determinism, and --set overrides."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import corral
+from conftest import TINY, corral_cli
+from corral.tables import SCHEMAS, to_frame
+
+PARQUET = [f"{name}.parquet" for name in SCHEMAS]
+SUMMARY_KEYS = {
+    "scenario", "seed", "corral_version", "sim_time_s", "events", "packets_sent",
+    "packets_delivered", "data_packets_delivered", "packets_dropped", "packets_in_flight",
+    "jain_index", "wall_time_s", "events_per_s",
+}
+
+
+def documented_schema(frame: pl.DataFrame, table: str) -> dict:
+    """The frame's leading columns (the documented ones; a newer core may append more)."""
+    return dict(list(frame.schema.items())[: len(SCHEMAS[table])])
+
+
+@pytest.fixture(scope="module")
+def run_dirs(tmp_path_factory) -> tuple[Path, Path]:
+    """The tiny scenario run twice through the CLI into two folders."""
+    base = tmp_path_factory.mktemp("outputs")
+    scenario = base / "tiny.toml"
+    scenario.write_text(TINY)
+    dirs = base / "run1", base / "run2"
+    for out in dirs:
+        proc = corral_cli("run", scenario, "-o", out)
+        assert proc.returncode == 0, proc.stderr
+    return dirs
+
+
+def test_all_files_exist(run_dirs) -> None:
+    out = run_dirs[0]
+    expected = {*PARQUET, "summary.json", "scenario.json", "throughput_bars.png", "throughput_time.png"}
+    assert expected <= {p.name for p in out.iterdir()}
+
+
+@pytest.mark.parametrize("table", list(SCHEMAS))
+def test_parquet_has_documented_columns_and_dtypes(run_dirs, table: str) -> None:
+    frame = pl.read_parquet(run_dirs[0] / f"{table}.parquet")
+    assert documented_schema(frame, table) == SCHEMAS[table]
+
+
+def test_summary_json(run_dirs) -> None:
+    summary = json.loads((run_dirs[0] / "summary.json").read_text())
+    assert SUMMARY_KEYS <= set(summary)
+    assert summary["scenario"] == "tiny" and summary["seed"] == 1
+    assert summary["sim_time_s"] == pytest.approx(0.020)
+    assert summary["corral_version"] == corral.__version__
+    scenario = json.loads((run_dirs[0] / "scenario.json").read_text())
+    assert scenario["duration"] and scenario["topology"]["kind"] == "dumbbell"
+
+
+def test_same_scenario_and_seed_gives_identical_parquet(run_dirs) -> None:
+    first, second = run_dirs
+    for name in PARQUET:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_tables_are_consistent(run_dirs) -> None:
+    out = run_dirs[0]
+    flows = pl.read_parquet(out / "flows.parquet")
+    throughput = pl.read_parquet(out / "throughput.parquet")
+    ports = pl.read_parquet(out / "ports.parquet")
+    summary = json.loads((out / "summary.json").read_text())
+    assert flows.height == 2
+    assert flows["tag"].to_list() == ["long", "long"]
+    assert (flows["bytes_delivered"] > 0).all()
+    assert flows["size_bytes"].is_null().all()  # unbounded
+    assert flows["finish_s"].is_null().all()  # unbounded flows never finish
+    # the interval samples add up to what each flow delivered by the end of the run
+    per_flow = throughput.group_by("flow_id").agg(pl.col("bytes").sum()).sort("flow_id")
+    assert per_flow["bytes"].to_list() == flows.sort("flow_id")["bytes_delivered"].to_list()
+    assert throughput["time_s"].max() == pytest.approx(0.020)
+    # a packet counts in tx_bytes once it starts serializing, so a port may exceed 100% by
+    # at most one in-flight packet (1500 B plus headers) at the end of the run
+    one_packet = 8 * 1600 / (ports["rate_bps"] * summary["sim_time_s"])
+    assert ((ports["utilization"] >= 0) & (ports["utilization"] <= 1.0 + one_packet)).all()
+    # every packet sent was delivered, dropped, or is still on its way
+    assert summary["packets_sent"] == (
+        summary["packets_delivered"] + summary["packets_dropped"] + summary["packets_in_flight"]
+    )
+
+
+def test_set_override_changes_the_result(tiny_file: Path, tmp_path: Path, run_dirs) -> None:
+    out = tmp_path / "short"
+    proc = corral_cli("run", tiny_file, "-o", out, "--set", "duration=10ms", "--set", "seed=7")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sim_time_s"] == pytest.approx(0.010)
+    assert summary["seed"] == 7
+    assert json.loads((out / "scenario.json").read_text())["seed"] == 7
+    assert (out / "flows.parquet").read_bytes() != (run_dirs[0] / "flows.parquet").read_bytes()
+
+
+def test_cli_prints_a_summary(tiny_file: Path, tmp_path: Path) -> None:
+    proc = corral_cli("run", tiny_file, "-o", tmp_path / "o", "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    assert "tiny" in proc.stdout and "Jain" in proc.stdout
+    assert not list((tmp_path / "o").glob("*.png"))
+
+
+def test_rerun_replaces_the_folder(tiny_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "stale.txt").write_text("old")
+    assert corral_cli("run", tiny_file, "-o", out).returncode == 0
+    assert not (out / "stale.txt").exists()
+    assert (out / "flows.parquet").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o", "tiny.toml"]
+
+
+def test_version_command() -> None:
+    proc = corral_cli("version")
+    assert proc.returncode == 0 and corral.__version__ in proc.stdout
+
+
+# ------------------------------------------------------------------------------ Python API
+
+
+def test_run_api_returns_typed_frames_and_reports_progress() -> None:
+    calls: list[tuple[int, int]] = []
+    res = corral.run(TINY, overrides=["switch.buffer=100000pkt"], progress=lambda n, d: calls.append((n, d)))
+    assert isinstance(res, corral.Results)
+    for name, frame in res.tables().items():
+        assert documented_schema(frame, name) == SCHEMAS[name]
+    # a buffer this large drops nothing, and the empty table keeps its schema
+    assert res.drops.height == 0 and res.drops.schema == pl.Schema(SCHEMAS["drops"])
+    duration = calls[-1][1]
+    assert calls[-1][0] >= duration == round(0.020e12)
+    assert 90 <= len(calls) <= 101
+    assert [n for n, _ in calls] == sorted(n for n, _ in calls)
+    assert res.summary["wall_time_s"] > 0 and res.summary["events_per_s"] > 0
+
+
+def test_runs_are_deterministic_in_memory() -> None:
+    a, b = corral.run(TINY), corral.run(TINY)
+    for name in SCHEMAS:
+        assert a.tables()[name].equals(b.tables()[name]), name
+    c = corral.run(TINY, overrides=["seed=2", "flows.0.jitter=50us"])
+    assert not a.flows.equals(c.flows)
+
+
+def test_empty_tables_keep_their_schema() -> None:
+    for name, schema in SCHEMAS.items():
+        assert to_frame(name, {}).schema == pl.Schema(schema)
+        assert to_frame(name, None).height == 0
