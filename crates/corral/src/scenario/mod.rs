@@ -113,11 +113,17 @@ pub struct HostConfig {
     /// into fixed phases (Floyd and Jacobson, "On Traffic Phase Effects in Packet-Switched
     /// Gateways", 1992, who add random processing time for the same reason).
     pub send_jitter: Time,
+    /// Host backpressure like Linux TCP Small Queues: a flow hands new data segments to the
+    /// NIC only while fewer than `small_queue` packets wait there (plus the one on the wire);
+    /// the rest of its window waits in the socket and goes out as the NIC drains, so a sender
+    /// never overflows its own NIC (default 2; 0 turns backpressure off and lets the window
+    /// fill the NIC queue up to `buffer`).
+    pub small_queue: u32,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { buffer: BufferSize::Packets(1000), send_jitter: Time::ZERO }
+        HostConfig { buffer: BufferSize::Packets(1000), send_jitter: Time::ZERO, small_queue: 2 }
     }
 }
 

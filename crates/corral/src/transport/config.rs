@@ -31,7 +31,9 @@ pub struct TcpConfig {
     /// Negotiate ECN: data is sent ECN-capable and the receiver echoes CE (default false;
     /// DCTCP needs it).
     pub ecn: bool,
-    /// Receiver window limit in bytes (default: unlimited).
+    /// Receiver window limit in bytes (default: unlimited). Note that a long SACK-less NewReno
+    /// recovery inflates cwnd by one MSS per duplicate ACK, so with no limit a flow can send
+    /// far beyond the pipe while one hole per RTT is repaired.
     pub receive_window: Option<u64>,
     /// Flows start as established connections: the RTT estimator already holds one sample,
     /// the unloaded round trip of the path, as the SYN handshake would give (default true).

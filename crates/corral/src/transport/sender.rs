@@ -51,6 +51,9 @@ pub struct TcpSender {
     rtt: RttEstimator,
     rto_deadline: Option<Time>,
     rwnd: u64,
+    /// New segments the sender may still hand to its host now (host NIC backpressure);
+    /// `u64::MAX` when unlimited. Retransmissions in fast recovery are not counted.
+    credit: u64,
     pub stats: SenderStats,
 }
 
@@ -75,6 +78,7 @@ impl TcpSender {
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             rto_deadline: None,
             rwnd: cfg.receive_window.unwrap_or(u64::MAX),
+            credit: u64::MAX,
             stats: SenderStats::default(),
         }
     }
@@ -127,11 +131,28 @@ impl TcpSender {
         self.send_available(now, out);
     }
 
+    /// Limits how many segments the next call may emit (`u64::MAX` = no limit).
+    pub fn set_credit(&mut self, segments: u64) {
+        self.credit = segments;
+    }
+
+    /// Whether the window would let another segment go out now.
+    pub fn can_send(&self) -> bool {
+        let wnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss);
+        let len = self.mss.min(self.limit().saturating_sub(self.snd_nxt));
+        len > 0 && self.snd_nxt + len <= self.snd_una + wnd
+    }
+
+    /// Sends what the window allows: called when host backpressure lifts.
+    pub fn resume(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.send_available(now, out);
+    }
+
     /// Sends new (or, after a timeout, resent) segments while the window allows.
     fn send_available(&mut self, now: Time, out: &mut Vec<Segment>) {
         let wnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss);
         let limit = self.limit();
-        while self.snd_nxt < limit {
+        while self.snd_nxt < limit && self.credit > 0 {
             let len = self.mss.min(limit - self.snd_nxt);
             if self.snd_nxt + len > self.snd_una + wnd {
                 break;
@@ -141,6 +162,7 @@ impl TcpSender {
             out.push(Segment { seq: self.snd_nxt, len: len as u32, retransmit, cwr });
             self.stats.segments_sent += 1;
             self.stats.retransmits += retransmit as u64;
+            self.credit = self.credit.saturating_sub(1);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
             if self.rto_deadline.is_none() {
@@ -366,6 +388,20 @@ mod tests {
         assert_eq!(out[0].seq, 10 * MSS);
         assert!(out[0].cwr, "first new segment after the cut carries CWR");
         assert!(out[1..].iter().all(|seg| !seg.cwr));
+    }
+
+    #[test]
+    fn credit_limits_new_segments_until_resumed() {
+        let mut s = TcpSender::new(&cfg(), None);
+        let mut out = Vec::new();
+        s.set_credit(2);
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 2, "only two segments may go to the NIC");
+        assert!(s.can_send(), "the window still has room");
+        s.set_credit(3);
+        s.resume(t(1), &mut out);
+        assert_eq!(out.len(), 5);
+        assert_eq!(out[4].seq, 4 * MSS);
     }
 
     #[test]

@@ -11,14 +11,18 @@ use crate::transport::AckOut;
 impl Simulation {
     pub(super) fn on_flow_start(&mut self, flow: FlowId) {
         let now = self.events.now();
+        let room = self.nic_room(self.flows[flow.idx()].def.src);
         let mut segs = std::mem::take(&mut self.seg_buf);
-        self.flows[flow.idx()].sender.start(now, &mut segs);
+        let s = &mut self.flows[flow.idx()].sender;
+        s.set_credit(room);
+        s.start(now, &mut segs);
         self.send_segments(flow, &mut segs);
         self.seg_buf = segs;
         self.sync_rto(flow);
+        self.block_if_limited(flow);
     }
 
-    fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<crate::transport::Segment>) {
+    pub(super) fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<crate::transport::Segment>) {
         let now = self.events.now();
         let (src, dst) = {
             let d = &self.flows[flow.idx()].def;
@@ -43,23 +47,6 @@ impl Simulation {
             self.counts.sent_bytes += size as u64;
             self.emit(src, pkt);
         }
-    }
-
-    /// Hands a packet from host `host`'s transport to its NIC, after the host's processing
-    /// jitter when one is configured.
-    fn emit(&mut self, host: u32, pkt: PktId) {
-        let nic = self.net.host_port(host);
-        let jitter = self.scenario.host.send_jitter;
-        if jitter == crate::units::Time::ZERO {
-            let slot = self.net.ports[nic.idx()].local_slot();
-            self.enqueue(nic, pkt, slot);
-            return;
-        }
-        let now = self.events.now();
-        let (rng, last) = &mut self.host_jitter[host as usize];
-        let at = (now + crate::units::Time(rng.below(jitter.0))).max(*last);
-        *last = at;
-        self.events.schedule(at, Event::NicEnqueue { port: nic, pkt });
     }
 
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
@@ -114,17 +101,21 @@ impl Simulation {
                 self.ack_buf = acks;
             }
             PacketKind::Ack => {
+                let room = self.nic_room(self.flows[flow.idx()].def.src);
                 let mut segs = std::mem::take(&mut self.seg_buf);
-                self.flows[flow.idx()].sender.on_ack(now, p.seq, p.ece, p.ts, &mut segs);
+                let s = &mut self.flows[flow.idx()].sender;
+                s.set_credit(room);
+                s.on_ack(now, p.seq, p.ece, p.ts, &mut segs);
                 self.send_segments(flow, &mut segs);
                 self.seg_buf = segs;
                 self.sync_rto(flow);
+                self.block_if_limited(flow);
             }
         }
     }
 
     /// Makes sure an event is scheduled no later than the sender's timer deadline.
-    fn sync_rto(&mut self, flow: FlowId) {
+    pub(super) fn sync_rto(&mut self, flow: FlowId) {
         let f = &mut self.flows[flow.idx()];
         if let Some(deadline) = f.sender.rto_deadline() {
             if f.rto_event_at.is_none_or(|t| deadline < t) {
@@ -148,11 +139,16 @@ impl Simulation {
                 self.events.schedule(d, Event::Rto { flow });
             }
             Some(_) => {
+                let src = f.def.src;
+                let room = self.nic_room(src);
                 let mut segs = std::mem::take(&mut self.seg_buf);
-                f.sender.on_rto(now, &mut segs);
+                let s = &mut self.flows[flow.idx()].sender;
+                s.set_credit(room);
+                s.on_rto(now, &mut segs);
                 self.send_segments(flow, &mut segs);
                 self.seg_buf = segs;
                 self.sync_rto(flow);
+                self.block_if_limited(flow);
             }
         }
     }

@@ -92,5 +92,8 @@ impl Simulation {
             let at = port.busy_until;
             self.events.schedule(at, Event::Dequeue { port: out });
         }
+        if let Some(host) = self.net.host_index[port.node.idx()] {
+            self.on_nic_drain(host);
+        }
     }
 }

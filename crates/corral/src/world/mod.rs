@@ -5,6 +5,7 @@
 
 mod endpoints;
 mod forward;
+mod hosts;
 pub mod results;
 mod sampling;
 
@@ -48,6 +49,8 @@ pub struct Flow {
     /// Time of the live retransmission-timer event, if one is scheduled.
     rto_event_at: Option<Time>,
     delack_armed: bool,
+    /// Waiting for room in its host's NIC queue.
+    blocked: bool,
     pub finish: Option<Time>,
 }
 
@@ -77,9 +80,8 @@ pub struct Simulation {
     queue_ports: Vec<PortId>,
     header: u32,
     ect: bool,
-    /// Per-host processing jitter: random stream and the time the last packet reaches the
-    /// NIC (packets keep their order).
-    host_jitter: Vec<(Rng, Time)>,
+    /// Host send paths: jitter and backpressure state.
+    hosts: Vec<hosts::HostState>,
     /// Scratch buffers reused by the transport glue (no per-event allocation).
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
@@ -136,6 +138,7 @@ impl Simulation {
                 receiver: TcpReceiver::new(tcp.delayed_ack, tcp.cc.accurate_ecn()),
                 rto_event_at: None,
                 delack_armed: false,
+                blocked: false,
                 finish: None,
                 def,
             })
@@ -149,7 +152,7 @@ impl Simulation {
             events.schedule(Time::ZERO, Event::SampleQueues);
         }
         let metrics = Metrics::new(flows.len(), scenario.metrics.record_drops);
-        let host_jitter = (0..net.hosts.len() as u64).map(|h| (Rng::stream(scenario.seed, stream::HOST_JITTER, h), Time::ZERO)).collect();
+        let hosts = (0..net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
         Ok(Simulation {
             header: tcp.header,
             ect: tcp.ecn,
@@ -162,7 +165,7 @@ impl Simulation {
             metrics,
             counts: PacketCounts::default(),
             queue_ports,
-            host_jitter,
+            hosts,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(4),
             finalized: false,
@@ -218,10 +221,7 @@ impl Simulation {
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::Rto { flow } => self.on_rto_event(flow),
             Event::DelAck { flow } => self.on_delack(flow),
-            Event::NicEnqueue { port, pkt } => {
-                let slot = self.net.ports[port.idx()].local_slot();
-                self.enqueue(port, pkt, slot);
-            }
+            Event::NicEnqueue { port, pkt } => self.on_nic_enqueue(port, pkt),
             Event::SampleThroughput => self.sample_throughput(),
             Event::SampleQueues => self.sample_queues(),
         }

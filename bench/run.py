@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""corral benchmark: wall time, event rate and packet rate of two reference scenarios.
+
+    python bench/run.py              # both cases, median of 3 runs each
+    python bench/run.py --runs 5     # more repetitions
+    python bench/run.py --case fat_tree_k8_dctcp --json out.json
+
+Cases:
+  (a) outcast_case1_12   TCP Outcast Case I, 12 six-hop flows + 1 two-hop flow into one
+                         16 KB drop-tail port of a k=4 fat-tree, 1 Gbps, 0.5 s simulated
+                         (python/corral/scenarios/outcast/case1_12.toml).
+  (b) fat_tree_k8_dctcp  k=8 fat-tree (128 hosts), 10 Gbps, DCTCP, permutation of 128
+                         long-lived flows, ECMP, 100 ms simulated (bench/fat_tree_k8_dctcp.toml);
+                         compared with htsim's published 2.8 s median for the same setup.
+
+Each run goes through the installed native module directly (corral._core), as the Python
+API does: build the simulation, run it to the end, collect the result tables. Timed phases:
+  build   = core.Simulation(text, [], path)
+  run     = sim.run_until(sim.duration_ps)       (the event loop, GIL released)
+  results = sim.results()                         (tables and summary handed to Python)
+  total   = build + run + results
+Rates use the run phase ("events/s" = events processed / run seconds) and, in the total
+column, the whole run. Nothing is written to disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HTSIM_MEDIAN_S = 2.8  # htsim's published median wall time for case (b)
+
+CASES = {
+    "outcast_case1_12": ROOT / "python" / "corral" / "scenarios" / "outcast" / "case1_12.toml",
+    "fat_tree_k8_dctcp": ROOT / "bench" / "fat_tree_k8_dctcp.toml",
+}
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def nproc() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def one_run(core, text: str, path: Path) -> dict:
+    t0 = time.perf_counter()
+    sim = core.Simulation(text, [], str(path))
+    t1 = time.perf_counter()
+    sim.run_until(sim.duration_ps)
+    t2 = time.perf_counter()
+    res = sim.results()
+    t3 = time.perf_counter()
+    s = res["summary"]
+    assert sim.finished, "the run did not reach its duration"
+    # Packet conservation, as the Rust tests check it.
+    assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"], s
+    return {
+        "build_s": t1 - t0,
+        "run_s": t2 - t1,
+        "results_s": t3 - t2,
+        "total_s": t3 - t0,
+        "events": sim.events,
+        "summary": s,
+    }
+
+
+def median_by(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def bench_case(core, name: str, path: Path, n: int) -> dict:
+    text = path.read_text()
+    runs = []
+    for i in range(n):
+        r = one_run(core, text, path)
+        runs.append(r)
+        print(f"  run {i + 1}/{n}: run {r['run_s']:.3f} s, total {r['total_s']:.3f} s", file=sys.stderr, flush=True)
+    # Simulated outputs are deterministic: every repetition must agree.
+    for r in runs[1:]:
+        assert r["summary"] == runs[0]["summary"], "repeated runs disagree: nondeterminism"
+    s = runs[0]["summary"]
+    run_s = median_by(runs, "run_s")
+    total_s = median_by(runs, "total_s")
+    out = {
+        "case": name,
+        "scenario": str(path.relative_to(ROOT)),
+        "runs": n,
+        "sim_time_s": s["sim_time_s"],
+        "flows": s["flows"],
+        "events": runs[0]["events"],
+        "packets_sent": s["packets_sent"],
+        "packets_delivered": s["packets_delivered"],
+        "data_packets_delivered": s["data_packets_delivered"],
+        "packets_dropped": s["packets_dropped"],
+        "jain_index": s["jain_index"],
+        "median_build_s": median_by(runs, "build_s"),
+        "median_run_s": run_s,
+        "median_results_s": median_by(runs, "results_s"),
+        "median_total_s": total_s,
+        "all_run_s": [r["run_s"] for r in runs],
+        "all_total_s": [r["total_s"] for r in runs],
+        "events_per_s": runs[0]["events"] / run_s,
+        "data_packets_delivered_per_s": s["data_packets_delivered"] / run_s,
+        "packets_delivered_per_s": s["packets_delivered"] / run_s,
+        "data_packets_delivered_per_s_total": s["data_packets_delivered"] / total_s,
+        "packets_delivered_per_s_total": s["packets_delivered"] / total_s,
+        "sim_seconds_per_wall_second": s["sim_time_s"] / run_s,
+    }
+    if name == "fat_tree_k8_dctcp":
+        out["htsim_median_s"] = HTSIM_MEDIAN_S
+        out["speedup_vs_htsim_total"] = HTSIM_MEDIAN_S / total_s
+        out["speedup_vs_htsim_run"] = HTSIM_MEDIAN_S / run_s
+    return out
+
+
+def fmt_rate(x: float) -> str:
+    for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= div:
+            return f"{x / div:.2f} {unit}/s"
+    return f"{x:.1f} /s"
+
+
+def report(machine: dict, results: list[dict]) -> str:
+    lines = [
+        "corral benchmark",
+        f"  machine : {machine['cpu']}, nproc {machine['nproc']}, {machine['platform']}",
+        f"  python  : {machine['python']}, corral {machine['corral']}",
+        "",
+    ]
+    for r in results:
+        lines += [
+            f"[{r['case']}] {r['scenario']}: {r['flows']} flows, {r['sim_time_s']:g} s simulated, median of {r['runs']}",
+            f"  wall time      run {r['median_run_s']:.3f} s   total {r['median_total_s']:.3f} s"
+            f"   (build {r['median_build_s'] * 1e3:.1f} ms, results {r['median_results_s'] * 1e3:.1f} ms)",
+            f"  runs (run s)   {', '.join(f'{x:.3f}' for x in r['all_run_s'])}",
+            f"  events         {r['events']:,}  -> {fmt_rate(r['events_per_s'])}",
+            f"  data packets   {r['data_packets_delivered']:,} delivered -> {fmt_rate(r['data_packets_delivered_per_s'])}"
+            f" (total wall: {fmt_rate(r['data_packets_delivered_per_s_total'])})",
+            f"  all packets    {r['packets_delivered']:,} delivered (data + ACKs) -> {fmt_rate(r['packets_delivered_per_s'])}"
+            f" (total wall: {fmt_rate(r['packets_delivered_per_s_total'])})",
+            f"  dropped        {r['packets_dropped']:,};  Jain index {r['jain_index']:.3f};"
+            f"  {r['sim_seconds_per_wall_second']:.3f} simulated s per wall s",
+        ]
+        if "htsim_median_s" in r:
+            lines.append(
+                f"  vs htsim       published median {r['htsim_median_s']} s -> corral is "
+                f"{r['speedup_vs_htsim_total']:.2f}x faster (total), {r['speedup_vs_htsim_run']:.2f}x (event loop only);"
+                " different machines, compare with care"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3, help="repetitions per case (median reported; default 3)")
+    ap.add_argument("--case", choices=sorted(CASES), action="append", help="run only this case (repeatable)")
+    ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
+    args = ap.parse_args()
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+
+    try:
+        import corral._core as core
+    except ImportError as e:
+        print(f"cannot import corral._core ({e}); install the package first: cd {ROOT} && pip install -e .", file=sys.stderr)
+        return 1
+
+    machine = {
+        "cpu": cpu_model(),
+        "nproc": nproc(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "corral": core.version() if hasattr(core, "version") else "?",
+    }
+    results = []
+    for name in args.case or list(CASES):
+        print(f"{name}: {args.runs} runs ...", file=sys.stderr, flush=True)
+        results.append(bench_case(core, name, CASES[name], args.runs))
+    print(report(machine, results))
+    if args.json:
+        args.json.write_text(json.dumps({"machine": machine, "results": results}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+//! Host-side send path between a flow's transport and its NIC: processing jitter (packets
+//! reach the NIC a random delay later, in order) and small-queue backpressure (a flow hands
+//! new segments to the NIC only while few packets wait there; blocked flows resume round-robin
+//! as the NIC drains, like Linux TCP Small Queues).
+
+use super::{Event, Simulation};
+use crate::ids::{FlowId, PktId};
+use crate::sim::rng::{stream, Rng};
+use crate::units::Time;
+use std::collections::VecDeque;
+
+pub struct HostState {
+    jitter_rng: Rng,
+    /// When the last packet reaches the NIC: jittered packets keep their order.
+    last_ready: Time,
+    /// Packets emitted but still in the jitter delay, not yet in the NIC queue.
+    pending: u32,
+    /// Flows waiting for NIC room, served round-robin.
+    blocked: VecDeque<FlowId>,
+}
+
+impl HostState {
+    pub fn new(seed: u64, host: u64) -> HostState {
+        HostState { jitter_rng: Rng::stream(seed, stream::HOST_JITTER, host), last_ready: Time::ZERO, pending: 0, blocked: VecDeque::new() }
+    }
+}
+
+impl Simulation {
+    /// New segments host `host` may hand to its NIC now.
+    pub(super) fn nic_room(&self, host: u32) -> u64 {
+        let limit = self.scenario.host.small_queue as u64;
+        if limit == 0 {
+            return u64::MAX;
+        }
+        let nic = self.net.host_port(host);
+        let waiting = self.net.ports[nic.idx()].queue.packets() + self.hosts[host as usize].pending as u64;
+        limit.saturating_sub(waiting)
+    }
+
+    /// After a sender call: a flow whose window still allows sending was stopped by the NIC
+    /// and waits for room.
+    pub(super) fn block_if_limited(&mut self, flow: FlowId) {
+        let f = &mut self.flows[flow.idx()];
+        if self.scenario.host.small_queue > 0 && !f.blocked && f.sender.can_send() {
+            f.blocked = true;
+            self.hosts[f.def.src as usize].blocked.push_back(flow);
+        }
+    }
+
+    /// Host `host`'s NIC started sending a queued packet: blocked flows get the room.
+    pub(super) fn on_nic_drain(&mut self, host: u32) {
+        let mut turns = self.hosts[host as usize].blocked.len();
+        while turns > 0 {
+            turns -= 1;
+            let room = self.nic_room(host);
+            if room == 0 {
+                break;
+            }
+            let Some(flow) = self.hosts[host as usize].blocked.pop_front() else { break };
+            self.flows[flow.idx()].blocked = false;
+            let now = self.events.now();
+            let mut segs = std::mem::take(&mut self.seg_buf);
+            let s = &mut self.flows[flow.idx()].sender;
+            s.set_credit(room);
+            s.resume(now, &mut segs);
+            self.send_segments(flow, &mut segs);
+            self.seg_buf = segs;
+            self.sync_rto(flow);
+            self.block_if_limited(flow);
+        }
+    }
+
+    /// Hands a packet from host `host`'s transport to its NIC, after the host's processing
+    /// jitter when one is configured.
+    pub(super) fn emit(&mut self, host: u32, pkt: PktId) {
+        let nic = self.net.host_port(host);
+        let jitter = self.scenario.host.send_jitter;
+        if jitter == Time::ZERO {
+            let slot = self.net.ports[nic.idx()].local_slot();
+            self.enqueue(nic, pkt, slot);
+            return;
+        }
+        let now = self.events.now();
+        let h = &mut self.hosts[host as usize];
+        let at = (now + Time(h.jitter_rng.below(jitter.0))).max(h.last_ready);
+        h.last_ready = at;
+        h.pending += 1;
+        self.events.schedule(at, Event::NicEnqueue { port: nic, pkt });
+    }
+
+    /// A jittered packet reaches its host's NIC queue.
+    pub(super) fn on_nic_enqueue(&mut self, nic: crate::ids::PortId, pkt: PktId) {
+        let port = &self.net.ports[nic.idx()];
+        let (slot, node) = (port.local_slot(), port.node);
+        if let Some(h) = self.net.host_index[node.idx()] {
+            self.hosts[h as usize].pending -= 1;
+        }
+        self.enqueue(nic, pkt, slot);
+    }
+}

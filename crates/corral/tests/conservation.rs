@@ -1,0 +1,242 @@
+//! Packet conservation on every topology kind, routing policy and congestion controller, and a
+//! property test over random small networks: every packet sent is delivered, dropped, or
+//! still queued / on a wire / in a host's send path at the end, and no queue ever holds more
+//! than its buffer.
+
+mod common;
+
+use corral::Simulation;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+
+/// Bookkeeping checks beyond `common::assert_conserved`, exact (tolerance: none):
+/// - the per-port drop counters add up to the global drop count;
+/// - with no host send jitter, every packet a host sent was transmitted, dropped, or is still
+///   queued at its NIC (nothing waits between the transport and the NIC);
+/// - the packets delivered to hosts are at most those switches transmitted toward hosts;
+/// - every flow's in-order bytes delivered fit within the payload bytes delivered.
+fn assert_books_balance(sim: &Simulation) {
+    common::assert_conserved(sim);
+    let c = &sim.counts;
+    let port_drops: u64 = sim.net.ports.iter().map(|p| p.stats.drops).sum();
+    assert_eq!(port_drops, c.dropped, "per-port drops vs global drop count");
+    let is_host = |n: corral::ids::NodeId| sim.net.host_index[n.idx()].is_some();
+    if sim.scenario.host.send_jitter == corral::units::Time::ZERO {
+        let nic: u64 = (0..sim.net.hosts.len() as u32)
+            .map(|h| {
+                let p = &sim.net.ports[sim.net.host_port(h).idx()];
+                p.stats.tx_packets + p.stats.drops + p.queue.packets()
+            })
+            .sum();
+        assert_eq!(nic, c.sent, "host NIC accounting vs packets sent");
+    }
+    let to_hosts: u64 = sim.net.ports.iter().filter(|p| !is_host(p.node) && is_host(p.peer)).map(|p| p.stats.tx_packets).sum();
+    assert!(c.delivered <= to_hosts, "delivered {} > transmitted toward hosts {to_hosts}", c.delivered);
+    let goodput_bytes: u64 = sim.flows.iter().map(|f| f.receiver.delivered()).sum();
+    assert!(goodput_bytes <= c.delivered_bytes, "in-order payload {goodput_bytes} > bytes delivered {}", c.delivered_bytes);
+}
+
+const TOPOLOGIES: [(&str, &str); 4] = [
+    ("dumbbell", "kind = \"dumbbell\"\nsenders = 4\nreceivers = 4\nlink_rate = \"10Gbps\"\nbottleneck_rate = \"10Gbps\""),
+    ("fat_tree", "kind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\""),
+    (
+        "leaf_spine",
+        "kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\nhost_rate = \"10Gbps\"\nfabric_rate = \"10Gbps\"",
+    ),
+    (
+        "three_tier",
+        "kind = \"three_tier\"\ncores = 2\naggs = 4\nedges = 4\nhosts_per_edge = 4\nhost_rate = \"10Gbps\"\nedge_rate = \"10Gbps\"\ncore_rate = \"10Gbps\"",
+    ),
+];
+
+fn matrix_scenario(topology: &str, routing: &str, cc: &str) -> String {
+    let (queue, transport) = match cc {
+        "dctcp" => ("queue = \"ecn\"\necn_threshold = \"20pkt\"", "cc = \"dctcp\"\necn = true"),
+        other => ("queue = \"taildrop\"", if other == "cubic" { "cc = \"cubic\"" } else { "cc = \"newreno\"" }),
+    };
+    format!(
+        r#"
+name = "conservation"
+seed = 11
+duration = "10ms"
+[topology]
+{topology}
+[switch]
+buffer = "50pkt"
+{queue}
+[routing]
+kind = "{routing}"
+[transport]
+{transport}
+min_rto = "1ms"
+[[flows]]
+pattern = "permutation"
+jitter = "50us"
+[[flows]]
+src = "h1"
+dst = "h0"
+size = "200KB"
+start = "1ms"
+[metrics]
+interval = "1ms"
+"#
+    )
+}
+
+// Every topology kind x routing (static, ecmp, spray) x cc (newreno, cubic, dctcp with an ECN
+// queue): 36 runs of 10 ms, a random permutation of unbounded flows plus one 200 KB flow that
+// overlaps h0's incoming permutation flow. Small (50-packet) buffers so that drops happen.
+// Tolerance: exact packet conservation and bookkeeping (assert_books_balance); every flow
+// delivered data; a finished 200 KB flow delivered exactly 200 KB (and at least one run
+// finished it); the whole matrix saw drops, and every dctcp run saw ECN marks.
+#[test]
+fn conservation_on_every_topology_routing_and_cc() {
+    let (mut total_drops, mut finished) = (0, 0);
+    for (name, topology) in TOPOLOGIES {
+        for routing in ["static", "ecmp", "spray"] {
+            for cc in ["newreno", "cubic", "dctcp"] {
+                let sim = common::run(&matrix_scenario(topology, routing, cc), &[]);
+                let what = format!("{name}/{routing}/{cc}");
+                assert_books_balance(&sim);
+                assert!(sim.flows.len() >= 9, "{what}: {} flows", sim.flows.len());
+                for (i, f) in sim.flows.iter().enumerate() {
+                    assert!(f.receiver.delivered() > 0, "{what}: flow {i} delivered nothing");
+                }
+                // The 200 KB flow competes with h0's permutation flow and need not finish in
+                // 9 ms; when it has finished, every byte arrived.
+                let last = sim.flows.last().unwrap();
+                if last.finish.is_some() {
+                    assert_eq!(last.receiver.delivered(), 200_000, "{what}: the finished 200 KB flow");
+                    finished += 1;
+                }
+                if cc == "dctcp" {
+                    let marks: u64 = sim.net.ports.iter().map(|p| p.stats.ecn_marks).sum();
+                    assert!(marks > 0, "{what}: no ECN marks");
+                }
+                total_drops += sim.counts.dropped;
+                eprintln!("{what}: sent {} delivered {} dropped {} in flight {}", sim.counts.sent, sim.counts.delivered, sim.counts.dropped, sim.packets_in_flight());
+            }
+        }
+    }
+    assert!(total_drops > 0, "no drops anywhere: the matrix does not exercise drop accounting");
+    assert!(finished > 0, "no 200 KB flow finished anywhere");
+    eprintln!("200 KB flow finished in {finished} of 36 runs; {total_drops} drops in all");
+}
+
+/// One random small scenario for the property test.
+#[derive(Debug, Clone)]
+struct Case {
+    topology: String,
+    switch_buffer: String,
+    host_buffer: String,
+    ecn: Option<u32>,
+    cc: &'static str,
+    routing: &'static str,
+    flows: Vec<(u32, u32, Option<u32>)>,
+    permutation: bool,
+    send_jitter_ns: u32,
+    clock_ppm: u32,
+    seed: u64,
+    duration_us: u32,
+}
+
+impl Case {
+    fn text(&self) -> String {
+        let mut s = format!(
+            "seed = {}\nduration = \"{}us\"\n[topology]\n{}\n[switch]\nbuffer = \"{}\"\n",
+            self.seed, self.duration_us, self.topology, self.switch_buffer
+        );
+        match self.ecn {
+            Some(k) => s += &format!("queue = \"ecn\"\necn_threshold = \"{k}pkt\"\n"),
+            None => s += "queue = \"taildrop\"\n",
+        }
+        s += &format!("[host]\nbuffer = \"{}\"\nsend_jitter = \"{}ns\"\n", self.host_buffer, self.send_jitter_ns);
+        s += &format!("[network]\nclock_ppm = {}\n", self.clock_ppm);
+        s += &format!("[routing]\nkind = \"{}\"\n", self.routing);
+        s += &format!("[transport]\ncc = \"{}\"\necn = {}\nmin_rto = \"1ms\"\n", self.cc, self.ecn.is_some() || self.cc == "dctcp");
+        if self.permutation {
+            s += "[[flows]]\npattern = \"permutation\"\njitter = \"20us\"\n";
+        }
+        for &(src, dst, size) in &self.flows {
+            let size = size.map_or("\"unbounded\"".to_string(), |b| format!("\"{b}B\""));
+            s += &format!("[[flows]]\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nsize = {size}\njitter = \"50us\"\n");
+        }
+        s
+    }
+}
+
+fn buffer_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![(2u32..120).prop_map(|p| format!("{p}pkt")), (1600u32..150_000).prop_map(|b| format!("{b}B"))]
+}
+
+fn case_strategy() -> impl Strategy<Value = Case> {
+    let rate = prop::sample::select(vec!["1Gbps", "10Gbps", "40Gbps"]);
+    let dumbbell = (1u32..6, 1u32..4, rate.clone(), rate.clone()).prop_map(|(s, r, a, b)| {
+        (format!("kind = \"dumbbell\"\nsenders = {s}\nreceivers = {r}\nlink_rate = \"{a}\"\nbottleneck_rate = \"{b}\""), s + r)
+    });
+    let fat_tree = (prop::sample::select(vec![2u32, 4]), rate).prop_map(|(k, a)| (format!("kind = \"fat_tree\"\nk = {k}\nlink_rate = \"{a}\""), k * k * k / 4));
+    let topo = prop_oneof![dumbbell, fat_tree];
+    (
+        topo,
+        buffer_strategy(),
+        buffer_strategy(),
+        prop::option::of(1u32..40),
+        prop::sample::select(vec!["newreno", "cubic", "dctcp"]),
+        prop::sample::select(vec!["static", "ecmp", "spray"]),
+        prop::collection::vec((any::<u32>(), any::<u32>(), prop::option::of(1000u32..300_000)), 1..8),
+        any::<bool>(),
+        prop::sample::select(vec![0u32, 500, 3000]),
+        prop::sample::select(vec![0u32, 100]),
+        0u64..(1 << 40),
+        1000u32..4000,
+    )
+        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, routing, raw_flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us)| {
+            // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.
+            let ecn = if cc == "dctcp" { Some(ecn.unwrap_or(10)) } else { ecn };
+            let flows = raw_flows
+                .into_iter()
+                .map(|(a, b, size)| {
+                    let src = a % hosts;
+                    let dst = (src + 1 + b % (hosts - 1)) % hosts;
+                    (src, dst, size)
+                })
+                .collect();
+            Case { topology, switch_buffer, host_buffer, ecn, cc, routing, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
+        })
+}
+
+/// Largest packet the scenario can put on the wire: mss (default 1460) + header (40).
+const MAX_PACKET: u64 = 1500;
+
+fn limit_bytes(spec: &str) -> u64 {
+    match corral::units::parse_buffer(spec).unwrap() {
+        corral::units::BufferSize::Bytes(b) => b,
+        corral::units::BufferSize::Packets(p) => p * MAX_PACKET,
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 24, rng_seed: RngSeed::Fixed(0x0c0441), failure_persistence: None, ..Config::default() })]
+
+    // Tolerance: exact. Conservation and bookkeeping as in assert_books_balance, and no
+    // port's queue ever exceeded its limit: max_queue_bytes <= the byte limit (when the
+    // buffer is in packets, <= packets * 1500, the largest packet).
+    #[test]
+    fn random_small_networks_conserve_packets_and_respect_buffers(case in case_strategy()) {
+        let sim = common::run(&case.text(), &[]);
+        assert_books_balance(&sim);
+        let switch_limit = limit_bytes(&case.switch_buffer);
+        let host_limit = limit_bytes(&case.host_buffer);
+        for p in &sim.net.ports {
+            let host = sim.net.host_index[p.node.idx()].is_some();
+            let limit = if host { host_limit } else { switch_limit };
+            prop_assert!(
+                p.stats.max_queue_bytes <= limit,
+                "{}:{} queued {} B, limit {} B ({})",
+                sim.net.nodes[p.node.idx()].name, p.local, p.stats.max_queue_bytes, limit,
+                if host { &case.host_buffer } else { &case.switch_buffer }
+            );
+        }
+        prop_assert!(sim.counts.sent > 0);
+    }
+}
