@@ -73,7 +73,8 @@ fn quoted(msg: &str) -> Vec<&str> {
 
 /// Rewrites a serde message into the key path and a plain explanation.
 fn describe(path: &str, msg: &str) -> Error {
-    let msg = msg.trim();
+    // The TOML deserializer appends "in `table`" lines; the path already says where.
+    let msg = msg.trim().lines().next().unwrap_or_default();
     if let Some(rest) = msg.strip_prefix(MARK) {
         if let Some((inner_path, inner_msg)) = rest.split_once(MARK) {
             return describe(&join(path, inner_path), inner_msg);
@@ -135,6 +136,8 @@ dst = "h2"
     fn unknown_keys_suggest_the_nearest() {
         let e = err(&OK.replace("senders", "sendrs"));
         assert!(e.starts_with("topology.sendrs: unknown key; did you mean `senders`?"), "{e}");
+        let e = err(&format!("{OK}\n[switch]\nbufer = \"1KB\"\n"));
+        assert!(e.ends_with("(valid keys: buffer, queue, ecn_threshold)"), "{e}");
         let e = err(&format!("duraton = \"1s\"\n{OK}"));
         assert!(e.contains("duraton") && e.contains("did you mean `duration`"), "{e}");
     }

@@ -6,23 +6,30 @@
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
 use crate::net::{Packet, PacketKind};
-use crate::transport::AckOut;
+use crate::transport::{AckOut, Segment, TcpSender};
+use crate::units::Time;
 
 impl Simulation {
     pub(super) fn on_flow_start(&mut self, flow: FlowId) {
+        self.drive_sender(flow, |s, now, out| s.start(now, out));
+    }
+
+    /// Runs one sender step with the NIC room as its credit, sends what it emits, re-arms
+    /// its timer and queues it for NIC room if it was held back.
+    pub(super) fn drive_sender(&mut self, flow: FlowId, step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>)) {
         let now = self.events.now();
         let room = self.nic_room(self.flows[flow.idx()].def.src);
         let mut segs = std::mem::take(&mut self.seg_buf);
         let s = &mut self.flows[flow.idx()].sender;
         s.set_credit(room);
-        s.start(now, &mut segs);
+        step(s, now, &mut segs);
         self.send_segments(flow, &mut segs);
         self.seg_buf = segs;
         self.sync_rto(flow);
         self.block_if_limited(flow);
     }
 
-    pub(super) fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<crate::transport::Segment>) {
+    fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<Segment>) {
         let now = self.events.now();
         let (src, dst) = {
             let d = &self.flows[flow.idx()].def;
@@ -100,22 +107,12 @@ impl Simulation {
                 }
                 self.ack_buf = acks;
             }
-            PacketKind::Ack => {
-                let room = self.nic_room(self.flows[flow.idx()].def.src);
-                let mut segs = std::mem::take(&mut self.seg_buf);
-                let s = &mut self.flows[flow.idx()].sender;
-                s.set_credit(room);
-                s.on_ack(now, p.seq, p.ece, p.ts, &mut segs);
-                self.send_segments(flow, &mut segs);
-                self.seg_buf = segs;
-                self.sync_rto(flow);
-                self.block_if_limited(flow);
-            }
+            PacketKind::Ack => self.drive_sender(flow, |s, now, out| s.on_ack(now, p.seq, p.ece, p.ts, out)),
         }
     }
 
     /// Makes sure an event is scheduled no later than the sender's timer deadline.
-    pub(super) fn sync_rto(&mut self, flow: FlowId) {
+    fn sync_rto(&mut self, flow: FlowId) {
         let f = &mut self.flows[flow.idx()];
         if let Some(deadline) = f.sender.rto_deadline() {
             if f.rto_event_at.is_none_or(|t| deadline < t) {
@@ -138,18 +135,7 @@ impl Simulation {
                 f.rto_event_at = Some(d);
                 self.events.schedule(d, Event::Rto { flow });
             }
-            Some(_) => {
-                let src = f.def.src;
-                let room = self.nic_room(src);
-                let mut segs = std::mem::take(&mut self.seg_buf);
-                let s = &mut self.flows[flow.idx()].sender;
-                s.set_credit(room);
-                s.on_rto(now, &mut segs);
-                self.send_segments(flow, &mut segs);
-                self.seg_buf = segs;
-                self.sync_rto(flow);
-                self.block_if_limited(flow);
-            }
+            Some(_) => self.drive_sender(flow, |s, now, out| s.on_rto(now, out)),
         }
     }
 

@@ -58,15 +58,7 @@ impl Simulation {
             }
             let Some(flow) = self.hosts[host as usize].blocked.pop_front() else { break };
             self.flows[flow.idx()].blocked = false;
-            let now = self.events.now();
-            let mut segs = std::mem::take(&mut self.seg_buf);
-            let s = &mut self.flows[flow.idx()].sender;
-            s.set_credit(room);
-            s.resume(now, &mut segs);
-            self.send_segments(flow, &mut segs);
-            self.seg_buf = segs;
-            self.sync_rto(flow);
-            self.block_if_limited(flow);
+            self.drive_sender(flow, |s, now, out| s.resume(now, out));
         }
     }
 
