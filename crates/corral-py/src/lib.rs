@@ -58,7 +58,7 @@ impl Simulation {
 
     #[getter]
     fn now_ps(&self) -> u64 {
-        self.inner.now().ps()
+        self.inner.reached().ps()
     }
 
     #[getter]

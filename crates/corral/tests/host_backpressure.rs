@@ -22,3 +22,30 @@ fn small_queues_keep_the_sender_from_overflowing_its_nic() {
     let (drops_off, _) = nic_drops(0);
     assert!(drops_off > 0, "without backpressure the NIC queue overflows");
 }
+
+// A flow blocked on NIC room must wake when a jittered packet of another flow goes straight
+// onto an idle wire (regression: it used to stay blocked forever, sending nothing).
+#[test]
+fn blocked_flow_wakes_when_jittered_packets_reach_an_idle_nic() {
+    let text = r#"
+duration = "50ms"
+[topology]
+kind = "dumbbell"
+senders = 1
+receivers = 1
+link_rate = "10Gbps"
+[host]
+send_jitter = "200us"
+small_queue = 2
+[[flows]]
+src = "h0"
+dst = "h1"
+size = "2920B"
+[[flows]]
+src = "h0"
+dst = "h1"
+start = "1us"
+"#;
+    let sim = common::run(text, &[]);
+    assert!(sim.flows[1].receiver.delivered() > 1_000_000, "delivered {}", sim.flows[1].receiver.delivered());
+}

@@ -1,5 +1,6 @@
 //! Per-flow goodput time series: in-order bytes delivered to the receiver in each sampling
-//! interval, one row per (interval end, flow).
+//! interval, one row per (interval end, flow). The last interval ends at the run's end and
+//! may be shorter than the others; `width` holds each row's interval length.
 
 use crate::units::Time;
 
@@ -8,12 +9,14 @@ pub struct ThroughputSeries {
     pub time: Vec<Time>,
     pub flow: Vec<u32>,
     pub bytes: Vec<u64>,
+    pub width: Vec<Time>,
 }
 
 impl ThroughputSeries {
-    pub fn push(&mut self, t: Time, flow: u32, bytes: u64) {
+    pub fn push(&mut self, t: Time, flow: u32, bytes: u64, width: Time) {
         self.time.push(t);
         self.flow.push(flow);
         self.bytes.push(bytes);
+        self.width.push(width);
     }
 }

@@ -165,6 +165,9 @@ impl<'de> Deserialize<'de> for FlowSize {
             Raw::Str(s) if s == "unbounded" => Ok(FlowSize::Unbounded),
             Raw::Str(s) => {
                 let b = crate::units::parse_bytes(&s).map_err(|e| D::Error::custom(format!("{e}, or \"unbounded\"")))?;
+                if b.0 == 0 {
+                    return Err(D::Error::custom("expected a positive size, got 0"));
+                }
                 Ok(FlowSize::Bytes(b.0))
             }
             Raw::Int(i) if i > 0 => Ok(FlowSize::Bytes(i as u64)),

@@ -70,11 +70,10 @@ impl TcpConfig {
         ensure(self.initial_rto > Time::ZERO, "transport.initial_rto", || "must be positive".into())?;
         if let CcConfig::Dctcp(c) = &self.cc {
             ensure(self.ecn, "transport.ecn", || "must be true when transport.cc is dctcp (DCTCP needs ECN)".into())?;
-            ensure(c.g > 0.0 && c.g <= 1.0, "transport.cc.g", || format!("must be in (0, 1], got {}", c.g))?;
+            c.validate().map_err(|m| crate::error::config_err("transport.cc", m))?;
         }
         if let CcConfig::Cubic(c) = &self.cc {
-            ensure(c.beta > 0.0 && c.beta < 1.0, "transport.cc.beta", || format!("must be in (0, 1), got {}", c.beta))?;
-            ensure(c.c > 0.0, "transport.cc.c", || format!("must be positive, got {}", c.c))?;
+            c.validate().map_err(|m| crate::error::config_err("transport.cc", m))?;
         }
         Ok(())
     }

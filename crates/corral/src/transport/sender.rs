@@ -250,7 +250,12 @@ impl TcpSender {
     /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery.
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
         let flight = self.flight();
-        self.cc.on_loss(&mut self.cc_state, flight, now);
+        // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
+        // ssthresh for this congestion event.
+        if !self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+            self.cc.on_loss(&mut self.cc_state, flight, now);
+        }
+        self.send_cwr = self.ecn;
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = true;
@@ -268,7 +273,14 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let flight = self.snd_max - self.snd_una;
-        self.cc.on_timeout(&mut self.cc_state, flight, now);
+        if self.rtt.backoff() == 0 {
+            self.cc.on_timeout(&mut self.cc_state, flight, now);
+        } else {
+            // The same segment timed out again: ssthresh is held (RFC 5681 section 3.1).
+            self.cc_state.cwnd = self.mss;
+            self.cc_state.ca_acked = 0;
+        }
+        self.send_cwr = self.ecn;
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = false;

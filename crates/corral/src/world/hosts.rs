@@ -84,9 +84,11 @@ impl Simulation {
     pub(super) fn on_nic_enqueue(&mut self, nic: crate::ids::PortId, pkt: PktId) {
         let port = &self.net.ports[nic.idx()];
         let (slot, node) = (port.local_slot(), port.node);
+        self.enqueue(nic, pkt, slot);
         if let Some(h) = self.net.host_index[node.idx()] {
             self.hosts[h as usize].pending -= 1;
+            // Room may have opened (the packet went straight to an idle wire).
+            self.on_nic_drain(h);
         }
-        self.enqueue(nic, pkt, slot);
     }
 }

@@ -86,6 +86,8 @@ pub struct Simulation {
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
     finalized: bool,
+    /// Simulated time the run has been advanced to (all events up to it are done).
+    reached: Time,
 }
 
 impl Simulation {
@@ -169,12 +171,19 @@ impl Simulation {
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(4),
             finalized: false,
+            reached: Time::ZERO,
             scenario,
         })
     }
 
+    /// Time of the last event processed.
     pub fn now(&self) -> Time {
         self.events.now()
+    }
+
+    /// Simulated time the run has been advanced to: results cover [0, reached].
+    pub fn reached(&self) -> Time {
+        self.reached
     }
 
     pub fn duration(&self) -> Time {
@@ -194,6 +203,7 @@ impl Simulation {
     /// finalizes the metrics once the duration is reached.
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.scenario.duration);
+        self.reached = self.reached.max(until);
         while let Some(t) = self.events.peek_time() {
             if t > until {
                 break;

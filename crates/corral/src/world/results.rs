@@ -22,7 +22,7 @@ impl Simulation {
     /// Goodput of each flow over its lifetime in the run: from its start to its finish or the
     /// end of the run.
     pub fn flow_goodputs(&self) -> Vec<f64> {
-        let end = self.now().min(self.duration());
+        let end = self.reached();
         self.flows
             .iter()
             .map(|f| {
@@ -62,14 +62,11 @@ impl Simulation {
 
     pub fn throughput_table(&self) -> Table {
         let s = &self.metrics.throughput;
-        let interval = secs(self.scenario.metrics.interval);
-        // The last interval may be shorter when the duration is not a multiple of it.
-        let width = |t: Time| interval.min(secs(t)).max(1e-12);
         Table::default()
             .with("time_s", Column::Float(s.time.iter().map(|&t| secs(t)).collect()))
             .with("flow_id", Column::Int(s.flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
-            .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.time).map(|(&b, &t)| b as f64 * 8.0 / width(t)).collect()))
+            .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12)).collect()))
     }
 
     pub fn queues_table(&self) -> Table {
@@ -131,7 +128,7 @@ impl Simulation {
 
     pub fn ports_table(&self) -> Table {
         let ps = &self.net.ports;
-        let dur = secs(self.now().min(self.duration())).max(1e-12);
+        let dur = secs(self.reached()).max(1e-12);
         Table::default()
             .with("node", Column::Str(ps.iter().map(|p| self.net.nodes[p.node.idx()].name.clone()).collect()))
             .with("port", Column::Int(ps.iter().map(|p| p.local as i64).collect()))
@@ -152,7 +149,7 @@ impl Simulation {
             "scenario": self.scenario.name,
             "seed": self.scenario.seed,
             "corral_version": crate::VERSION,
-            "sim_time_s": secs(self.now().min(self.duration())),
+            "sim_time_s": secs(self.reached()),
             "events": self.events_processed(),
             "flows": self.flows.len(),
             "packets_sent": c.sent,

@@ -7,6 +7,8 @@ impl Simulation {
     pub(super) fn sample_throughput(&mut self) {
         let now = self.events.now();
         let interval = self.scenario.metrics.interval;
+        let width = now - self.metrics.last_sample;
+        self.metrics.last_sample = now;
         for (i, f) in self.flows.iter().enumerate() {
             if f.def.start >= now {
                 continue;
@@ -15,12 +17,13 @@ impl Simulation {
             let last = &mut self.metrics.last_delivered[i];
             let finished_earlier = f.finish.is_some_and(|t| t + interval < now) && delivered == *last;
             if !finished_earlier {
-                self.metrics.throughput.push(now, i as u32, delivered - *last);
+                self.metrics.throughput.push(now, i as u32, delivered - *last, width);
             }
             *last = delivered;
         }
-        let next = now + interval;
-        if next <= self.scenario.duration {
+        // Every interval, and once more at the end of the run if it falls between.
+        let next = (now + interval).min(self.scenario.duration);
+        if next > now {
             self.events.schedule(next, Event::SampleThroughput);
         }
     }
