@@ -84,6 +84,11 @@ def test_two_hop_flow_times_out_more(report) -> None:
     assert row["timeouts_2hop"] > row["timeouts_6hop_mean"], row
 
 
+def test_every_run_conserves_packets(report) -> None:
+    # Exact: packets sent = delivered + dropped + in flight at the end, in every run.
+    assert report.runs["packets_conserved"].all(), report.runs.select("case", "seed", "packets_conserved")
+
+
 def test_bottleneck_stays_busy(report) -> None:
     # The unfairness is not idle capacity: the bottleneck (tor0 port 0, towards h0) is more
     # than 90% utilized in every run.

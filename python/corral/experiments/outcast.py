@@ -94,6 +94,7 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         "timeouts_many_mean": many["timeouts"].mean(),
         "drops_few": _dropped(runs, FEW_TAG),
         "drops_many": _dropped(runs, MANY_TAG),
+        "packets_conserved": _conserved(res.summary),
     }
     return {
         **labels,
@@ -102,6 +103,12 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         "drop_hist": runs.group_by("port_class", "run_length").agg(pl.col("episodes").sum()),
         "results": res if job.labels.get("keep") else None,
     }
+
+
+def _conserved(summary: dict[str, Any]) -> bool:
+    """Packet conservation: every packet sent was delivered, dropped, or is still in flight."""
+    accounted = summary["packets_delivered"] + summary["packets_dropped"] + summary["packets_in_flight"]
+    return summary["packets_sent"] == accounted
 
 
 def _dropped(runs: pl.DataFrame, port_class: str) -> int:
