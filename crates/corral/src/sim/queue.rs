@@ -95,6 +95,7 @@ impl<E> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::Rng;
 
     #[test]
     fn orders_by_time_then_insertion() {
@@ -107,5 +108,33 @@ mod tests {
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
         assert_eq!(q.now(), Time(5));
         assert_eq!(q.events_processed(), 4);
+    }
+
+    #[test]
+    fn matches_a_sorted_reference_under_interleaved_pushes_and_pops() {
+        // Reference: a plain list sorted by (time, sequence).
+        let mut rng = Rng::stream(9, 0, 0);
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(u64, u64)> = Vec::new();
+        let mut seq = 0;
+        for _ in 0..20_000 {
+            if rng.below(3) > 0 || reference.is_empty() {
+                let span = 1u64 << (rng.below(40) + 1);
+                let at = q.now().0 + rng.below(span);
+                q.schedule(Time(at), seq);
+                reference.push((at, seq));
+                seq += 1;
+            } else {
+                reference.sort();
+                let want = reference.remove(0);
+                assert_eq!(q.peek_time(), Some(Time(want.0)));
+                assert_eq!(q.pop(), Some((Time(want.0), want.1)));
+            }
+        }
+        reference.sort();
+        for want in reference {
+            assert_eq!(q.pop(), Some((Time(want.0), want.1)));
+        }
+        assert!(q.pop().is_none() && q.is_empty());
     }
 }
