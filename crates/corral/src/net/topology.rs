@@ -56,8 +56,4 @@ impl Topology {
     pub fn link(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: Time) {
         self.links.push(LinkSpec { a, b, rate, delay });
     }
-
-    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
-    }
 }

@@ -97,10 +97,6 @@ impl TcpSender {
         self.rto_deadline
     }
 
-    pub fn snd_una(&self) -> u64 {
-        self.snd_una
-    }
-
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
