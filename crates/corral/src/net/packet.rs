@@ -30,6 +30,8 @@ pub struct Packet {
     pub ece: bool,
     /// Congestion Window Reduced on a data segment.
     pub cwr: bool,
+    /// Priority class copied from the flow (0 = highest), read by priority queues.
+    pub prio: u8,
     /// Data: time sent (timestamp option). Ack: echo of the data segment's timestamp.
     pub ts: Time,
 }

@@ -19,6 +19,10 @@ pub struct FlowDef {
     pub size: Option<u64>,
     pub start: Time,
     pub tag: String,
+    /// Priority class of the flow's packets (0 = highest).
+    pub priority: u8,
+    /// Weight for weighted fair queueing and rate allocation.
+    pub weight: f64,
 }
 
 fn resolve_host(net: &Network, name: &str, path: &str) -> Result<u32> {
@@ -85,6 +89,8 @@ pub fn expand(sc: &Scenario, net: &Network, routes: &RouteTable) -> Result<Vec<F
                     },
                     start: spec.start + Time(jitter),
                     tag: spec.tag.clone(),
+                    priority: spec.priority,
+                    weight: spec.weight,
                 });
             }
         }

@@ -218,6 +218,17 @@ pub struct FlowSpec {
     /// Label carried into flows.parquet (default "").
     #[serde(default)]
     pub tag: String,
+    /// Priority class carried in every packet of the flow, for priority queues: 0 is the
+    /// highest (default 0).
+    #[serde(default)]
+    pub priority: u8,
+    /// Weight for weighted fair queueing and weighted rate allocation (default 1.0).
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+}
+
+fn default_weight() -> f64 {
+    1.0
 }
 
 fn default_size() -> FlowSize {

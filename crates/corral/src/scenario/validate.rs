@@ -33,6 +33,7 @@ impl Scenario {
                 (None, _, None) => return Err(config_err(at("dst"), "required key is missing (or give a pattern)")),
             }
             ensure(f.count >= 1, &at("count"), || "must be at least 1".into())?;
+            ensure(f.weight.is_finite() && f.weight > 0.0, &at("weight"), || format!("must be a positive number, got {}", f.weight))?;
             ensure(f.start < self.duration, &at("start"), || format!("must be before the end of the run ({})", self.duration))?;
         }
         Ok(())

@@ -31,9 +31,9 @@ impl Simulation {
 
     fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<Segment>) {
         let now = self.events.now();
-        let (src, dst) = {
+        let (src, dst, prio) = {
             let d = &self.flows[flow.idx()].def;
-            (d.src, d.dst)
+            (d.src, d.dst, d.priority)
         };
         for s in segs.drain(..) {
             let size = s.len + self.header;
@@ -48,6 +48,7 @@ impl Simulation {
                 ce: false,
                 ece: false,
                 cwr: s.cwr,
+                prio,
                 ts: now,
             });
             self.counts.sent += 1;
@@ -57,9 +58,9 @@ impl Simulation {
     }
 
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
-        let (src, dst) = {
+        let (src, dst, prio) = {
             let d = &self.flows[flow.idx()].def;
-            (d.src, d.dst)
+            (d.src, d.dst, d.priority)
         };
         let pkt = self.arena.alloc(Packet {
             flow,
@@ -72,6 +73,7 @@ impl Simulation {
             ce: false,
             ece: a.ece,
             cwr: false,
+            prio,
             ts: a.ts_echo,
         });
         self.counts.sent += 1;

@@ -32,9 +32,9 @@ impl Simulation {
     /// output port `out`.
     pub(super) fn enqueue(&mut self, out: PortId, pkt: PktId, in_slot: u16) {
         let now = self.events.now();
-        let (size, ect) = {
+        let (size, ect, flow, prio) = {
             let p = self.arena.get(pkt);
-            (p.size, p.ect)
+            (p.size, p.ect, p.flow, p.prio)
         };
         let port = &mut self.net.ports[out.idx()];
         if port.queue.is_empty() && port.busy_until <= now {
@@ -43,7 +43,7 @@ impl Simulation {
             return;
         }
         let was_empty = port.queue.is_empty();
-        match port.queue.enqueue(Arrival { pkt, size, ect }) {
+        match port.queue.enqueue(Arrival { pkt, size, ect, flow, prio }) {
             Admit::Accept { mark } => {
                 port.note_arrival(in_slot, false);
                 port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queue.bytes());

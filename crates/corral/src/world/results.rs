@@ -45,6 +45,8 @@ impl Simulation {
             .with("src", Column::Str(f.iter().map(|x| self.host_name(x.def.src)).collect()))
             .with("dst", Column::Str(f.iter().map(|x| self.host_name(x.def.dst)).collect()))
             .with("tag", Column::Str(f.iter().map(|x| x.def.tag.clone()).collect()))
+            .with("priority", Column::Int(f.iter().map(|x| x.def.priority as i64).collect()))
+            .with("weight", Column::Float(f.iter().map(|x| x.def.weight).collect()))
             .with("cc", Column::Str(f.iter().map(|_| self.scenario.transport.cc.name().to_string()).collect()))
             .with("hops", Column::Int(f.iter().map(|x| x.hops as i64).collect()))
             .with("size_bytes", Column::OptInt(f.iter().map(|x| x.def.size.map(|s| s as i64)).collect()))

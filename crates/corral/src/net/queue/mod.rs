@@ -8,7 +8,7 @@ pub mod ecn_threshold;
 pub mod fifo;
 pub mod taildrop;
 
-use crate::ids::PktId;
+use crate::ids::{FlowId, PktId};
 use crate::units::BufferSize;
 pub use fifo::Fifo;
 
@@ -27,6 +27,10 @@ pub struct Arrival {
     pub size: u32,
     /// ECN-capable transport.
     pub ect: bool,
+    /// The packet's flow, for per-flow and hashed disciplines.
+    pub flow: FlowId,
+    /// The packet's priority class (0 = highest).
+    pub prio: u8,
 }
 
 pub enum QueueDisc {
