@@ -5,6 +5,7 @@ pub mod network;
 pub mod packet;
 pub mod port;
 pub mod queue;
+pub mod shared_buffer;
 pub mod topo;
 pub mod topology;
 

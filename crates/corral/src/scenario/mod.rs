@@ -66,6 +66,24 @@ pub enum QueueKind {
     Taildrop,
     /// Drop-tail FIFO with ECN marking above `ecn_threshold` (DCTCP-style).
     Ecn,
+    /// Random Early Detection, `[switch.red]`.
+    Red,
+    /// Stochastic Fairness Queueing, `[switch.sfq]`.
+    Sfq,
+    /// Strict priority classes, `[switch.priority]`.
+    Priority,
+    /// Per-flow weighted deficit round robin, `[switch.drr]`.
+    Drr,
+}
+
+/// How a switch's ports share buffer memory.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferModel {
+    /// Each output port has its own `buffer`.
+    PerPort,
+    /// Ports share `shared_buffer` under a dynamic threshold (Choudhury and Hahne).
+    Shared,
 }
 
 /// `[switch]`: every switch output port.
@@ -78,13 +96,44 @@ pub struct SwitchConfig {
     /// Queue discipline (default "taildrop").
     pub queue: QueueKind,
     /// Marking threshold K for queue = "ecn", bytes or packets.
-    #[serde(serialize_with = "ser_opt_buffer")]
+    #[serde(serialize_with = "ser_opt_buffer", skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<BufferSize>,
+    /// RED parameters (queue = "red", or "priority" with class = "red").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red: Option<crate::net::queue::red::RedConfig>,
+    /// SFQ parameters (queue = "sfq").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sfq: Option<crate::net::queue::sfq::SfqConfig>,
+    /// Priority classes (queue = "priority").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<crate::net::queue::priority::PriorityConfig>,
+    /// DRR parameters (queue = "drr").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drr: Option<crate::net::queue::drr::DrrConfig>,
+    /// "per_port" (default) or "shared".
+    pub buffer_model: BufferModel,
+    /// Buffer memory of each switch, shared by its output ports (buffer_model = "shared").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<crate::units::Bytes>,
+    /// Dynamic-threshold factor (buffer_model = "shared"; default 1.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { buffer: BufferSize::Packets(100), queue: QueueKind::Taildrop, ecn_threshold: None }
+        SwitchConfig {
+            buffer: BufferSize::Packets(100),
+            queue: QueueKind::Taildrop,
+            ecn_threshold: None,
+            red: None,
+            sfq: None,
+            priority: None,
+            drr: None,
+            buffer_model: BufferModel::PerPort,
+            shared_buffer: None,
+            alpha: None,
+        }
     }
 }
 
@@ -258,7 +307,7 @@ impl Default for MetricsConfig {
     }
 }
 
-fn ser_buffer<S: Serializer>(b: &BufferSize, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn ser_buffer<S: Serializer>(b: &BufferSize, s: S) -> Result<S::Ok, S::Error> {
     match b {
         BufferSize::Bytes(n) => s.serialize_str(&format!("{n}B")),
         BufferSize::Packets(n) => s.serialize_str(&format!("{n}pkt")),

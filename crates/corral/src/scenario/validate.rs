@@ -2,7 +2,8 @@
 //! ECN queues, well-formed flow entries. References to hosts and ports are checked when the
 //! network is built ([`super::flows`]).
 
-use super::{QueueKind, Scenario};
+use super::{BufferModel, QueueKind, Scenario, SwitchConfig};
+use crate::net::queue::priority::ClassKind;
 use crate::error::{config_err, ensure, Result};
 use crate::units::Time;
 
@@ -14,13 +15,7 @@ impl Scenario {
         let ppm = self.network.clock_ppm;
         ensure((0.0..=1000.0).contains(&ppm), "network.clock_ppm", || format!("must be between 0 and 1000, got {ppm}"))?;
         ensure(!self.host.buffer.is_zero(), "host.buffer", || "must be positive".into())?;
-        match (self.switch.queue, self.switch.ecn_threshold) {
-            (QueueKind::Ecn, None) => return Err(config_err("switch.ecn_threshold", "required when switch.queue = \"ecn\" (e.g. \"65pkt\")")),
-            (QueueKind::Taildrop, Some(_)) => {
-                return Err(config_err("switch.ecn_threshold", "only used when switch.queue = \"ecn\"; remove it or set queue = \"ecn\""))
-            }
-            _ => {}
-        }
+        self.switch.validate()?;
         self.transport.validate()?;
         ensure(self.metrics.interval > Time::ZERO, "metrics.interval", || "must be positive".into())?;
         ensure(self.metrics.queue_interval > Time::ZERO, "metrics.queue_interval", || "must be positive".into())?;
@@ -37,5 +32,75 @@ impl Scenario {
             ensure(f.start < self.duration, &at("start"), || format!("must be before the end of the run ({})", self.duration))?;
         }
         Ok(())
+    }
+}
+
+impl SwitchConfig {
+    /// The discipline sub-tables must match `queue`; the shared-buffer keys need
+    /// buffer_model = "shared".
+    fn validate(&self) -> Result<()> {
+        let class = match (self.queue, &self.priority) {
+            (QueueKind::Priority, Some(p)) => Some(p.class),
+            (QueueKind::Priority, None) => Some(ClassKind::Taildrop),
+            _ => None,
+        };
+        let uses_ecn = self.queue == QueueKind::Ecn || class == Some(ClassKind::Ecn);
+        let uses_red = self.queue == QueueKind::Red || class == Some(ClassKind::Red);
+        match (uses_ecn, self.ecn_threshold) {
+            (true, None) => return Err(config_err("switch.ecn_threshold", "required when switch.queue = \"ecn\" or switch.priority.class = \"ecn\" (e.g. \"65pkt\")")),
+            (false, Some(_)) => {
+                return Err(config_err("switch.ecn_threshold", "only used when switch.queue = \"ecn\" (or priority classes of \"ecn\"); remove it or set queue = \"ecn\""))
+            }
+            _ => {}
+        }
+        let unused = |key: &str, wanted: &str| config_err(format!("switch.{key}"), format!("only used when switch.queue = \"{wanted}\" (queue is \"{}\"); remove it or change switch.queue", self.queue_name()));
+        match &self.red {
+            Some(r) if uses_red => r.validate("switch.red")?,
+            Some(_) => return Err(unused("red", "red")),
+            None => {}
+        }
+        match (&self.sfq, self.queue) {
+            (Some(c), QueueKind::Sfq) => c.validate("switch.sfq")?,
+            (Some(_), _) => return Err(unused("sfq", "sfq")),
+            _ => {}
+        }
+        match (&self.priority, self.queue) {
+            (Some(c), QueueKind::Priority) => c.validate("switch.priority")?,
+            (Some(_), _) => return Err(unused("priority", "priority")),
+            _ => {}
+        }
+        match (&self.drr, self.queue) {
+            (Some(c), QueueKind::Drr) => c.validate("switch.drr")?,
+            (Some(_), _) => return Err(unused("drr", "drr")),
+            _ => {}
+        }
+        match self.buffer_model {
+            BufferModel::Shared => {
+                let Some(b) = self.shared_buffer else {
+                    return Err(config_err("switch.shared_buffer", "required when switch.buffer_model = \"shared\" (e.g. \"1MB\")"));
+                };
+                ensure(b.0 > 0, "switch.shared_buffer", || "must be positive".into())?;
+                if let Some(a) = self.alpha {
+                    ensure(a.is_finite() && a > 0.0, "switch.alpha", || format!("must be a positive number, got {a}"))?;
+                }
+            }
+            BufferModel::PerPort => {
+                let msg = "only used when switch.buffer_model = \"shared\"";
+                ensure(self.shared_buffer.is_none(), "switch.shared_buffer", || msg.into())?;
+                ensure(self.alpha.is_none(), "switch.alpha", || msg.into())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn queue_name(&self) -> &'static str {
+        match self.queue {
+            QueueKind::Taildrop => "taildrop",
+            QueueKind::Ecn => "ecn",
+            QueueKind::Red => "red",
+            QueueKind::Sfq => "sfq",
+            QueueKind::Priority => "priority",
+            QueueKind::Drr => "drr",
+        }
     }
 }

@@ -26,6 +26,10 @@ pub mod stream {
     pub const ECMP: u64 = 4;
     pub const HOST_JITTER: u64 = 5;
     pub const LINK_CLOCK: u64 = 6;
+    /// RED early-drop draws, per (port, class).
+    pub const RED: u64 = 7;
+    /// SFQ hash salts, per port.
+    pub const SFQ: u64 = 8;
 }
 
 impl Rng {

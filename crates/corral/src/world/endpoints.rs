@@ -49,6 +49,7 @@ impl Simulation {
                 ece: false,
                 cwr: s.cwr,
                 prio,
+                in_slot: 0,
                 ts: now,
             });
             self.counts.sent += 1;
@@ -74,6 +75,7 @@ impl Simulation {
             ece: a.ece,
             cwr: false,
             prio,
+            in_slot: 0,
             ts: a.ts_echo,
         });
         self.counts.sent += 1;

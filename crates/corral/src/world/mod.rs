@@ -6,6 +6,7 @@
 mod endpoints;
 mod forward;
 mod hosts;
+mod queues;
 pub mod results;
 mod sampling;
 
@@ -13,10 +14,11 @@ use crate::error::{config_err, Result};
 use crate::ids::{FlowId, PktId, PortId};
 use crate::metrics::Metrics;
 use crate::net::queue::QueueDisc;
-use crate::net::{Network, NodeKind, PacketArena};
+use crate::net::{Network, PacketArena};
 use crate::route::{RouteTable, Router};
 use crate::scenario::flows::{expand, FlowDef};
-use crate::scenario::{QueueKind, Scenario};
+use crate::net::shared_buffer::SharedBuffer;
+use crate::scenario::Scenario;
 use crate::sim::rng::{stream, Rng};
 use crate::sim::EventQueue;
 use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
@@ -76,6 +78,8 @@ pub struct Simulation {
     arena: PacketArena,
     pub metrics: Metrics,
     pub counts: PacketCounts,
+    /// Per node: the switch's shared buffer, when buffer_model = "shared".
+    shared_buffers: Vec<Option<SharedBuffer>>,
     /// Ports whose queues are sampled.
     queue_ports: Vec<PortId>,
     header: u32,
@@ -95,14 +99,9 @@ impl Simulation {
     /// ports, unroutable pairs) are reported here, before any event runs.
     pub fn new(scenario: Scenario) -> Result<Simulation> {
         let topo = scenario.topology.build();
-        let sw = scenario.switch.clone();
         let host_buf = scenario.host.buffer;
-        let net = Network::build(&topo, |kind| match (kind, sw.queue) {
-            (NodeKind::Host, _) => QueueDisc::taildrop(host_buf),
-            (NodeKind::Switch, QueueKind::Taildrop) => QueueDisc::taildrop(sw.buffer),
-            (NodeKind::Switch, QueueKind::Ecn) => QueueDisc::ecn_threshold(sw.buffer, sw.ecn_threshold.expect("validated")),
-        });
-        let mut net = net;
+        // Switch ports get their discipline in `queues::install`, once rates are final.
+        let mut net = Network::build(&topo, |_| QueueDisc::taildrop(host_buf));
         if scenario.network.clock_ppm > 0.0 {
             let ppb = (scenario.network.clock_ppm * 1000.0) as u64;
             for (i, p) in net.ports.iter_mut().enumerate() {
@@ -110,6 +109,7 @@ impl Simulation {
                 p.rate = crate::units::Rate((p.rate.0 as i128 + p.rate.0 as i128 * offset / 1_000_000_000) as u64);
             }
         }
+        let shared_buffers = queues::install(&mut net, &scenario.switch, scenario.seed);
         let routes = RouteTable::build(&net);
         let router = Router::new(&scenario.routing, scenario.seed, net.nodes.len());
         let defs = expand(&scenario, &net, &routes)?;
@@ -167,6 +167,7 @@ impl Simulation {
             metrics,
             counts: PacketCounts::default(),
             queue_ports,
+            shared_buffers,
             hosts,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(4),

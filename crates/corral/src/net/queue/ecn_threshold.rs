@@ -31,12 +31,12 @@ impl EcnThreshold {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{FlowId, PktId};
+    use crate::ids::PktId;
 
     #[test]
     fn marks_only_above_threshold_and_only_ect() {
         let mut q = EcnThreshold::new(BufferSize::Packets(10), BufferSize::Packets(2));
-        let a = |i, ect| Arrival { pkt: PktId(i), size: 1500, ect, flow: FlowId(0), prio: 0 };
+        let a = |i, ect| Arrival { ect, ..Arrival::test(i, 1500) };
         assert_eq!(q.enqueue(a(0, true)), Admit::Accept { mark: false });
         assert_eq!(q.enqueue(a(1, true)), Admit::Accept { mark: false });
         assert_eq!(q.enqueue(a(2, true)), Admit::Accept { mark: false }); // 2 queued: not above K
@@ -47,7 +47,7 @@ mod tests {
     #[test]
     fn still_drops_when_full() {
         let mut q = EcnThreshold::new(BufferSize::Packets(1), BufferSize::Packets(0));
-        let a = |i| Arrival { pkt: PktId(i), size: 1500, ect: true, flow: FlowId(0), prio: 0 };
+        let a = |i| Arrival::test(i, 1500);
         assert_eq!(q.enqueue(a(0)), Admit::Accept { mark: false });
         assert_eq!(q.enqueue(a(1)), Admit::Drop);
     }

@@ -27,10 +27,10 @@ impl TailDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{FlowId, PktId};
+    use crate::ids::PktId;
 
     fn arr(i: u32, size: u32) -> Arrival {
-        Arrival { pkt: PktId(i), size, ect: true, flow: FlowId(0), prio: 0 }
+        Arrival::test(i, size)
     }
 
     #[test]

@@ -1,0 +1,53 @@
+//! Building each switch output port's queue discipline (and each switch's shared buffer)
+//! from `[switch]`. Randomized disciplines get their own stream per port (and class).
+
+use crate::net::queue::priority::{ClassKind, Priority};
+use crate::net::queue::{drr, red, sfq, QueueDisc};
+use crate::net::shared_buffer::SharedBuffer;
+use crate::net::{Network, NodeKind};
+use crate::scenario::{BufferModel, QueueKind, SwitchConfig};
+use crate::sim::rng::{stream, Rng};
+use crate::units::Rate;
+
+/// The discipline of switch port number `port` (global index), serializing at `rate`.
+pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate) -> QueueDisc {
+    let red_cfg = || sw.red.clone().unwrap_or_default();
+    let red_q = |class: usize| QueueDisc::Red(red::Red::new(sw.buffer, red_cfg(), rate, Rng::stream(seed, stream::RED, (port * 8 + class) as u64)));
+    let ecn_q = || QueueDisc::ecn_threshold(sw.buffer, sw.ecn_threshold.expect("validated"));
+    match sw.queue {
+        QueueKind::Taildrop => QueueDisc::taildrop(sw.buffer),
+        QueueKind::Ecn => ecn_q(),
+        QueueKind::Red => red_q(0),
+        QueueKind::Sfq => QueueDisc::Sfq(sfq::Sfq::new(sw.buffer, &sw.sfq.clone().unwrap_or_default(), Rng::stream(seed, stream::SFQ, port as u64))),
+        QueueKind::Drr => QueueDisc::Drr(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default())),
+        QueueKind::Priority => {
+            let cfg = sw.priority.clone().unwrap_or_default();
+            let classes = (0..cfg.classes as usize)
+                .map(|c| match cfg.class {
+                    ClassKind::Taildrop => QueueDisc::taildrop(sw.buffer),
+                    ClassKind::Ecn => ecn_q(),
+                    ClassKind::Red => red_q(c),
+                })
+                .collect();
+            QueueDisc::Priority(Priority::new(classes))
+        }
+    }
+}
+
+/// Replaces every switch port's queue with the configured discipline (after the link rates
+/// are final) and returns the per-node shared buffers (None for hosts and per-port buffers).
+pub fn install(net: &mut Network, sw: &SwitchConfig, seed: u64) -> Vec<Option<SharedBuffer>> {
+    for i in 0..net.ports.len() {
+        if net.nodes[net.ports[i].node.idx()].kind == NodeKind::Switch {
+            let rate = net.ports[i].rate;
+            net.ports[i].queue = switch_queue(sw, seed, i, rate);
+        }
+    }
+    net.nodes
+        .iter()
+        .map(|n| match (n.kind, sw.buffer_model) {
+            (NodeKind::Switch, BufferModel::Shared) => Some(SharedBuffer::new(sw.shared_buffer.expect("validated").0, sw.alpha.unwrap_or(1.0))),
+            _ => None,
+        })
+        .collect()
+}
