@@ -1,0 +1,165 @@
+//! Queue disciplines and the shared buffer in whole scenarios: the TCP Outcast Case I setup
+//! (Prakash et al., NSDI 2012, section 3.2.1 and section 5, Table 2) with SFQ and with RED,
+//! and a shared-buffer switch where one congested port cannot take all the memory
+//! (Choudhury and Hahne 1998).
+
+mod common;
+
+use corral::Simulation;
+
+/// Outcast Case I: fat-tree k=4 at 1 Gbps, 16 KB buffers, static routing; one 2-hop flow
+/// (h1) and twelve 6-hop flows (pods 1-3) to h0, meeting at tor0:0. Same settings as
+/// python/corral/scenarios/outcast/case1_12.toml, 0.3 s.
+fn outcast(seed: u64, switch: &str) -> String {
+    format!(
+        r#"
+name = "outcast-qdisc"
+seed = {seed}
+duration = "0.3s"
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "1Gbps"
+link_delay = "1us"
+[switch]
+buffer = "16KB"
+{switch}
+[host]
+buffer = "1000pkt"
+send_jitter = "12us"
+[routing]
+kind = "static"
+[transport]
+cc = "newreno"
+mss = 1460
+initial_window = 2
+min_rto = "2ms"
+receive_window = 29200
+ecn = false
+[[flows]]
+src = "h1"
+dst = "h0"
+jitter = "100us"
+tag = "2-hop"
+[[flows]]
+src = ["h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15"]
+dst = "h0"
+jitter = "100us"
+tag = "6-hop"
+[metrics]
+interval = "5ms"
+"#
+    )
+}
+
+/// 2-hop goodput over the mean 6-hop goodput.
+fn ratio(sim: &Simulation) -> f64 {
+    let two = sim.flows[0].receiver.delivered() as f64;
+    let six: Vec<f64> = sim.flows[1..].iter().map(|f| f.receiver.delivered() as f64).collect();
+    assert_eq!(six.len(), 12);
+    two / (six.iter().sum::<f64>() / six.len() as f64)
+}
+
+/// Drop-run histogram at tor0:0 over all input ports: run length -> episodes.
+fn runs(sim: &Simulation) -> std::collections::BTreeMap<u32, u64> {
+    let p = sim.net.port_by_name("tor0:0").unwrap();
+    let mut h = std::collections::BTreeMap::new();
+    for (&(_, len), &n) in &sim.net.ports[p.idx()].run_histogram {
+        *h.entry(len).or_insert(0) += n;
+    }
+    h
+}
+
+const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+// SFQ with 4 buckets gives the 2-hop flow about the mean 6-hop share: the issue's band for
+// the ratio is 0.75..1.33 (Table 2 of the paper reports fair shares with SFQ). Tolerance: the
+// mean over 5 seeds must lie in the band; per-seed values are printed.
+#[test]
+fn sfq_removes_the_outcast_effect() {
+    let mut ratios = Vec::new();
+    for seed in SEEDS {
+        let sim = common::run(&outcast(seed, "queue = \"sfq\"\n[switch.sfq]\nbuckets = 4"), &[]);
+        let r = ratio(&sim);
+        eprintln!("sfq seed {seed}: 2-hop/6-hop-mean = {r:.3}, drops {}, runs at tor0:0 {:?}", sim.counts.dropped, runs(&sim));
+        ratios.push(r);
+    }
+    let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+    eprintln!("sfq: mean ratio {mean:.3} over seeds {SEEDS:?}: {ratios:.3?}");
+    assert!((0.75..=1.33).contains(&mean), "sfq mean ratio {mean:.3} outside 0.75..1.33: {ratios:?}");
+}
+
+// RED (paper setting: min 5, max 15 packets, w_q 0.002, max_p 0.1): measured and printed,
+// with the drop-run histogram at tor0:0. Asserted only loosely: early drops exist and most
+// drop runs are single drops.
+#[test]
+fn red_in_the_outcast_setup() {
+    let mut ratios = Vec::new();
+    let (mut single, mut all) = (0u64, 0u64);
+    for seed in SEEDS {
+        let sim = common::run(&outcast(seed, "queue = \"red\"\n[switch.red]\nmin_th = \"5pkt\"\nmax_th = \"15pkt\"\nw_q = 0.002"), &[]);
+        let r = ratio(&sim);
+        let h = runs(&sim);
+        single += h.get(&1).copied().unwrap_or(0);
+        all += h.values().sum::<u64>();
+        eprintln!("red seed {seed}: 2-hop/6-hop-mean = {r:.3}, drops {}, runs at tor0:0 {h:?}", sim.counts.dropped);
+        ratios.push(r);
+    }
+    let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+    eprintln!("red: mean ratio {mean:.3} over seeds {SEEDS:?}: {ratios:.3?}; single-drop runs {single} of {all}");
+    assert!(all > 0, "RED dropped nothing at tor0:0");
+    assert!(single * 2 > all, "most drop runs should be single drops: {single} of {all}");
+}
+
+fn shared_scenario(model: &str) -> String {
+    format!(
+        r#"
+name = "shared-buffer"
+seed = 3
+duration = "20ms"
+[topology]
+kind = "dumbbell"
+senders = 4
+receivers = 1
+link_rate = "10Gbps"
+bottleneck_rate = "1Gbps"
+link_delay = "2us"
+[switch]
+buffer = "200KB"
+{model}
+[transport]
+cc = "newreno"
+receive_window = 1000000
+[[flows]]
+src = ["h0", "h1", "h2"]
+dst = "h4"
+[[flows]]
+src = "h3"
+dst = "h1"
+size = "2MB"
+start = "5ms"
+[metrics]
+interval = "1ms"
+"#
+    )
+}
+
+// A dumbbell whose left switch has a 1 Gbps bottleneck port (sw0:4) congested by three
+// senders. Per-port 200 KB buffers: the bottleneck queue grows to nearly 200 KB. A shared
+// 100 KB memory with alpha = 1: the congested queue stays below alpha/(1+alpha) = half of
+// it (Q < alpha (B - Q)), and a 2 MB flow through another port of the same switch still
+// finishes. Tolerance: exact threshold bound (50 KB); the per-port run must exceed it, so the
+// test can tell the models apart.
+#[test]
+fn one_congested_port_cannot_take_the_whole_shared_buffer() {
+    let per_port = common::run(&shared_scenario("buffer_model = \"per_port\""), &[]);
+    let shared = common::run(&shared_scenario("buffer_model = \"shared\"\nshared_buffer = \"100KB\"\nalpha = 1.0"), &[]);
+    let q_per_port = common::port_stats(&per_port, "sw0:4").max_queue_bytes;
+    let q_shared = common::port_stats(&shared, "sw0:4").max_queue_bytes;
+    eprintln!("bottleneck max queue: per-port {q_per_port} B, shared {q_shared} B; drops per-port {} shared {}", per_port.counts.dropped, shared.counts.dropped);
+    assert!(q_per_port > 100_000, "per-port bottleneck queue only reached {q_per_port} B");
+    assert!(q_shared <= 50_000, "shared: congested queue reached {q_shared} B > alpha/(1+alpha) of 100 KB");
+    assert!(q_shared > 20_000, "shared: congested queue stayed at {q_shared} B");
+    let late = &shared.flows[3];
+    assert!(late.finish.is_some(), "the flow through the other port did not finish: {} B", late.receiver.delivered());
+}
