@@ -70,6 +70,17 @@ fn runs(sim: &Simulation) -> std::collections::BTreeMap<u32, u64> {
     h
 }
 
+/// At tor0:0 (SFQ): the 2-hop flow's bucket and the number of flows hashed to each bucket.
+fn bucket_load(sim: &Simulation) -> (u32, Vec<u32>) {
+    let p = sim.net.port_by_name("tor0:0").unwrap();
+    let corral::net::queue::QueueDisc::Sfq(q) = &sim.net.ports[p.idx()].queue else { panic!("not sfq") };
+    let mut load = vec![0; 4];
+    for f in 0..sim.flows.len() as u32 {
+        load[q.bucket(f) as usize] += 1;
+    }
+    (q.bucket(0), load)
+}
+
 const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
 
 // SFQ with 4 buckets gives the 2-hop flow about the mean 6-hop share: the band for
@@ -81,11 +92,14 @@ fn sfq_removes_the_outcast_effect() {
     for seed in SEEDS {
         let sim = common::run(&outcast(seed, "queue = \"sfq\"\n[switch.sfq]\nbuckets = 4"), &[]);
         let r = ratio(&sim);
-        eprintln!("sfq seed {seed}: 2-hop/6-hop-mean = {r:.3}, drops {}, runs at tor0:0 {:?}", sim.counts.dropped, runs(&sim));
+        eprintln!("sfq seed {seed}: 2-hop/6-hop-mean = {r:.3}, drops {}, runs at tor0:0 {:?}, flows per tor0:0 bucket {:?} (2-hop flow in bucket {})", sim.counts.dropped, runs(&sim), bucket_load(&sim).1, bucket_load(&sim).0);
         ratios.push(r);
     }
     let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
     eprintln!("sfq: mean ratio {mean:.3} over seeds {SEEDS:?}: {ratios:.3?}");
+    // Reported, not asserted: re-salting every 10 ms spreads the luck of the hash over the run.
+    let perturbed: Vec<f64> = SEEDS.iter().map(|&seed| ratio(&common::run(&outcast(seed, "queue = \"sfq\"\n[switch.sfq]\nbuckets = 4\nperturb = \"10ms\""), &[]))).collect();
+    eprintln!("sfq perturb 10ms: mean ratio {:.3}: {perturbed:.3?}", perturbed.iter().sum::<f64>() / perturbed.len() as f64);
     assert!((0.75..=1.33).contains(&mean), "sfq mean ratio {mean:.3} outside 0.75..1.33: {ratios:?}");
 }
 
@@ -147,9 +161,10 @@ interval = "1ms"
 // A dumbbell whose left switch has a 1 Gbps bottleneck port (sw0:4) congested by three
 // senders. Per-port 200 KB buffers: the bottleneck queue grows to nearly 200 KB. A shared
 // 100 KB memory with alpha = 1: the congested queue stays below alpha/(1+alpha) = half of
-// it (Q < alpha (B - Q)), and a 2 MB flow through another port of the same switch still
-// finishes. Tolerance: exact threshold bound (50 KB); the per-port run must exceed it, so the
-// test can tell the models apart.
+// it (Q < alpha (B - Q), checked before the arrival is added, so at most one packet more),
+// and a 2 MB flow through another port of the same switch still finishes. Tolerance: the
+// threshold bound plus one 1500 B packet (51.5 KB); the per-port run must exceed 100 KB, so
+// the test can tell the models apart.
 #[test]
 fn one_congested_port_cannot_take_the_whole_shared_buffer() {
     let per_port = common::run(&shared_scenario("buffer_model = \"per_port\""), &[]);
@@ -158,7 +173,7 @@ fn one_congested_port_cannot_take_the_whole_shared_buffer() {
     let q_shared = common::port_stats(&shared, "sw0:4").max_queue_bytes;
     eprintln!("bottleneck max queue: per-port {q_per_port} B, shared {q_shared} B; drops per-port {} shared {}", per_port.counts.dropped, shared.counts.dropped);
     assert!(q_per_port > 100_000, "per-port bottleneck queue only reached {q_per_port} B");
-    assert!(q_shared <= 50_000, "shared: congested queue reached {q_shared} B > alpha/(1+alpha) of 100 KB");
+    assert!(q_shared <= 51_500, "shared: congested queue reached {q_shared} B > alpha/(1+alpha) of 100 KB");
     assert!(q_shared > 20_000, "shared: congested queue stayed at {q_shared} B");
     let late = &shared.flows[3];
     assert!(late.finish.is_some(), "the flow through the other port did not finish: {} B", late.receiver.delivered());
