@@ -123,6 +123,44 @@ fn conservation_on_every_topology_routing_and_cc() {
     eprintln!("200 KB flow finished in {finished} of 36 runs; {total_drops} drops in all");
 }
 
+// Every switch discipline, with per-port and with shared buffers: a fat-tree (k=4, 10 Gbps)
+// with a permutation plus a 4-to-1 incast to h0 of flows with different priorities and
+// weights, 10 ms, 30-packet buffers so that every discipline drops. Tolerance: exact
+// conservation and bookkeeping (assert_books_balance); every run drops; mark mode marks.
+#[test]
+fn conservation_with_every_queue_discipline_and_buffer_model() {
+    let disciplines = [
+        ("taildrop", ""),
+        ("ecn", "ecn_threshold = \"10pkt\""),
+        ("red", "[switch.red]\nmin_th = \"5pkt\"\nmax_th = \"15pkt\"\nw_q = 0.01"),
+        ("red", "[switch.red]\nmode = \"mark\"\ngentle = true\nw_q = 0.01"),
+        ("sfq", "[switch.sfq]\nbuckets = 4\nperturb = \"1ms\""),
+        ("priority", "[switch.priority]\nclasses = 2\nclass = \"red\"\n[switch.red]\nw_q = 0.01"),
+        ("drr", "[switch.drr]\nquantum = \"1500B\""),
+    ];
+    for (queue, table) in disciplines {
+        for model in ["", "buffer_model = \"shared\"\nshared_buffer = \"150KB\"\nalpha = 0.5"] {
+            let (keys, sub) = match table.find('[') {
+                Some(i) => (&table[..i], &table[i..]),
+                None => (table, ""),
+            };
+            let text = format!(
+                "seed = 5\nduration = \"10ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\n[switch]\nbuffer = \"30pkt\"\nqueue = \"{queue}\"\n{keys}\n{model}\n{sub}\n\
+                 [transport]\necn = true\nmin_rto = \"1ms\"\n[[flows]]\npattern = \"permutation\"\njitter = \"50us\"\npriority = 1\n\
+                 [[flows]]\nsrc = [\"h4\", \"h8\", \"h12\", \"h1\"]\ndst = \"h0\"\njitter = \"50us\"\nweight = 3\n"
+            );
+            let sim = common::run(&text, &[]);
+            assert_books_balance(&sim);
+            let what = format!("{queue} {table:?} {model:?}");
+            assert!(sim.counts.dropped > 0, "{what}: no drops");
+            if table.contains("mark") {
+                assert!(sim.net.ports.iter().map(|p| p.stats.ecn_marks).sum::<u64>() > 0, "{what}: no marks");
+            }
+            eprintln!("{what}: sent {} delivered {} dropped {}", sim.counts.sent, sim.counts.delivered, sim.counts.dropped);
+        }
+    }
+}
+
 /// One random small scenario for the property test.
 #[derive(Debug, Clone)]
 struct Case {
@@ -130,6 +168,10 @@ struct Case {
     switch_buffer: String,
     host_buffer: String,
     ecn: Option<u32>,
+    /// Switch discipline: taildrop (or ecn when `ecn` is set), red, red_mark, sfq, priority, drr.
+    qdisc: &'static str,
+    /// Shared switch buffer (bytes) under a dynamic threshold, or per-port buffers.
+    shared: Option<u32>,
     cc: &'static str,
     routing: &'static str,
     flows: Vec<(u32, u32, Option<u32>)>,
@@ -146,20 +188,37 @@ impl Case {
             "seed = {}\nduration = \"{}us\"\n[topology]\n{}\n[switch]\nbuffer = \"{}\"\n",
             self.seed, self.duration_us, self.topology, self.switch_buffer
         );
-        match self.ecn {
-            Some(k) => s += &format!("queue = \"ecn\"\necn_threshold = \"{k}pkt\"\n"),
-            None => s += "queue = \"taildrop\"\n",
+        s += &match (self.qdisc, self.ecn) {
+            ("taildrop", Some(k)) => format!("queue = \"ecn\"\necn_threshold = \"{k}pkt\"\n"),
+            ("taildrop", None) => "queue = \"taildrop\"\n".to_string(),
+            ("priority", Some(k)) => format!("queue = \"priority\"\necn_threshold = \"{k}pkt\"\n"),
+            ("red_mark", _) => "queue = \"red\"\n".to_string(),
+            (q, _) => format!("queue = \"{q}\"\n"),
+        };
+        if let Some(b) = self.shared {
+            s += &format!("buffer_model = \"shared\"\nshared_buffer = \"{b}B\"\nalpha = 2.0\n");
         }
+        s += &match (self.qdisc, self.ecn) {
+            ("red", _) => "[switch.red]\nmin_th = \"3pkt\"\nmax_th = \"9pkt\"\nw_q = 0.02\ngentle = true\n".to_string(),
+            ("red_mark", _) => "[switch.red]\nmin_th = \"3000B\"\nmax_th = \"12000B\"\nw_q = 0.02\nmode = \"mark\"\n".to_string(),
+            ("sfq", _) => "[switch.sfq]\nbuckets = 4\nperturb = \"200us\"\n".to_string(),
+            ("priority", Some(_)) => "[switch.priority]\nclasses = 2\nclass = \"ecn\"\n".to_string(),
+            ("priority", None) => "[switch.priority]\nclasses = 3\n".to_string(),
+            ("drr", _) => "[switch.drr]\nquantum = \"1000B\"\n".to_string(),
+            _ => String::new(),
+        };
         s += &format!("[host]\nbuffer = \"{}\"\nsend_jitter = \"{}ns\"\n", self.host_buffer, self.send_jitter_ns);
         s += &format!("[network]\nclock_ppm = {}\n", self.clock_ppm);
         s += &format!("[routing]\nkind = \"{}\"\n", self.routing);
-        s += &format!("[transport]\ncc = \"{}\"\necn = {}\nmin_rto = \"1ms\"\n", self.cc, self.ecn.is_some() || self.cc == "dctcp");
+        let ecn = self.ecn.is_some() || self.cc == "dctcp" || self.qdisc == "red_mark";
+        s += &format!("[transport]\ncc = \"{}\"\necn = {ecn}\nmin_rto = \"1ms\"\n", self.cc);
         if self.permutation {
             s += "[[flows]]\npattern = \"permutation\"\njitter = \"20us\"\n";
         }
         for &(src, dst, size) in &self.flows {
             let size = size.map_or("\"unbounded\"".to_string(), |b| format!("\"{b}B\""));
-            s += &format!("[[flows]]\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nsize = {size}\njitter = \"50us\"\n");
+            let (prio, weight) = (src % 4, 1 + dst % 3);
+            s += &format!("[[flows]]\nsrc = \"h{src}\"\ndst = \"h{dst}\"\nsize = {size}\njitter = \"50us\"\npriority = {prio}\nweight = {weight}\n");
         }
         s
     }
@@ -188,9 +247,9 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         prop::sample::select(vec![0u32, 500, 3000]),
         prop::sample::select(vec![0u32, 100]),
         0u64..(1 << 40),
-        1000u32..4000,
+        (1000u32..4000, prop::sample::select(vec!["taildrop", "taildrop", "red", "red_mark", "sfq", "priority", "drr"]), prop::option::of(3000u32..200_000)),
     )
-        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, routing, raw_flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us)| {
+        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, routing, raw_flows, permutation, send_jitter_ns, clock_ppm, seed, (duration_us, qdisc, shared))| {
             // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.
             let ecn = if cc == "dctcp" { Some(ecn.unwrap_or(10)) } else { ecn };
             let flows = raw_flows
@@ -201,7 +260,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                     (src, dst, size)
                 })
                 .collect();
-            Case { topology, switch_buffer, host_buffer, ecn, cc, routing, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
+            Case { topology, switch_buffer, host_buffer, ecn, qdisc, shared, cc, routing, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
         })
 }
 
@@ -220,12 +279,16 @@ proptest! {
 
     // Tolerance: exact. Conservation and bookkeeping as in assert_books_balance, and no
     // port's queue ever exceeded its limit: max_queue_bytes <= the byte limit (when the
-    // buffer is in packets, <= packets * 1500, the largest packet).
+    // buffer is in packets, <= packets * 1500, the largest packet; a priority queue has that
+    // limit per class; a shared buffer also caps every switch queue at its size). Every
+    // discipline (taildrop, ecn, red in drop and mark mode, sfq, priority, drr) and both
+    // buffer models are drawn.
     #[test]
     fn random_small_networks_conserve_packets_and_respect_buffers(case in case_strategy()) {
         let sim = common::run(&case.text(), &[]);
         assert_books_balance(&sim);
-        let switch_limit = limit_bytes(&case.switch_buffer);
+        let classes = match (case.qdisc, case.ecn) { ("priority", Some(_)) => 2, ("priority", None) => 3, _ => 1 };
+        let switch_limit = (limit_bytes(&case.switch_buffer) * classes).min(case.shared.map_or(u64::MAX, u64::from));
         let host_limit = limit_bytes(&case.host_buffer);
         for p in &sim.net.ports {
             let host = sim.net.host_index[p.node.idx()].is_some();
