@@ -77,6 +77,7 @@ CASES = [
     ("red-bad-mode", edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmode = "paint"'), [], ["switch.red.mode"]),
     ("red-unknown-key", edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmin_thresh = "5pkt"'), [], ["switch.red.min_thresh", "min_th"]),
     ("sfq-zero-buckets", edit('queue = "taildrop"', 'queue = "sfq"\n[switch.sfq]\nbuckets = 0'), [], ["switch.sfq.buckets"]),
+    ("sfq-bad-drop", edit('queue = "taildrop"', 'queue = "sfq"\n[switch.sfq]\ndrop = "middle"'), [], ["switch.sfq.drop"]),
     ("sfq-table-with-drr", edit('queue = "taildrop"', 'queue = "drr"\n[switch.sfq]\nbuckets = 4'), [], ["switch.sfq"]),
     ("drr-zero-quantum", edit('queue = "taildrop"', 'queue = "drr"\n[switch.drr]\nquantum = "0B"'), [], ["switch.drr.quantum"]),
     ("priority-too-many-classes", edit('queue = "taildrop"', 'queue = "priority"\n[switch.priority]\nclasses = 9'), [], ["switch.priority.classes"]),

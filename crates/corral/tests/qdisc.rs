@@ -100,6 +100,14 @@ fn sfq_removes_the_outcast_effect() {
     // Reported, not asserted: re-salting every 10 ms spreads the luck of the hash over the run.
     let perturbed: Vec<f64> = SEEDS.iter().map(|&seed| ratio(&common::run(&outcast(seed, "queue = \"sfq\"\n[switch.sfq]\nbuckets = 4\nperturb = \"10ms\""), &[]))).collect();
     eprintln!("sfq perturb 10ms: mean ratio {:.3}: {perturbed:.3?}", perturbed.iter().sum::<f64>() / perturbed.len() as f64);
+    // Reported, not asserted: dropping the oldest packet of the longest bucket (Linux headdrop).
+    for perturb in ["0s", "10ms"] {
+        let head: Vec<f64> = SEEDS
+            .iter()
+            .map(|&seed| ratio(&common::run(&outcast(seed, &format!("queue = \"sfq\"\n[switch.sfq]\nbuckets = 4\ndrop = \"head\"\nperturb = \"{perturb}\"")), &[])))
+            .collect();
+        eprintln!("sfq head drop, perturb {perturb}: mean ratio {:.3}: {head:.3?}", head.iter().sum::<f64>() / head.len() as f64);
+    }
     assert!((0.75..=1.33).contains(&mean), "sfq mean ratio {mean:.3} outside 0.75..1.33: {ratios:?}");
 }
 

@@ -86,8 +86,17 @@ impl Rounds {
 
     /// Removes the last packet of `slot` (a drop); an emptied slot leaves the round.
     pub fn drop_tail(&mut self, slot: u32) -> Option<(PktId, u32)> {
+        self.drop_from(slot, false)
+    }
+
+    /// Removes the oldest packet of `slot` (a drop); an emptied slot leaves the round.
+    pub fn drop_head(&mut self, slot: u32) -> Option<(PktId, u32)> {
+        self.drop_from(slot, true)
+    }
+
+    fn drop_from(&mut self, slot: u32, head: bool) -> Option<(PktId, u32)> {
         let s = &mut self.slots[slot as usize];
-        let (pkt, size) = s.q.pop_back()?;
+        let (pkt, size) = if head { s.q.pop_front()? } else { s.q.pop_back()? };
         s.bytes -= size as u64;
         if s.q.is_empty() {
             s.active = false;

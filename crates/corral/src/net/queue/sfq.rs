@@ -4,7 +4,8 @@
 //! Every `perturb` interval the salt changes, so flows that collided move apart; packets
 //! already queued stay in their bucket, as in Linux. When the buffer overflows, the arrival is
 //! queued and the last packet of the longest bucket (bytes for a byte limit, packets for a
-//! packet limit) is dropped, which may be the arrival itself. The TCP Outcast paper (NSDI 2012,
+//! packet limit) is dropped, which may be the arrival itself; with `drop = "head"` (Linux's
+//! `headdrop`) the bucket's oldest packet is dropped instead. The TCP Outcast paper (NSDI 2012,
 //! section 5, Table 2) uses 4 buckets to show that fair queueing removes the outcast effect.
 
 use super::rounds::Rounds;
@@ -14,6 +15,16 @@ use crate::ids::PktId;
 use crate::sim::rng::{mix64, Rng};
 use crate::units::{BufferSize, Bytes, Time};
 use serde::{Deserialize, Serialize};
+
+/// Which packet of the longest bucket an overflow drops.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SfqDrop {
+    /// The newest (Linux sch_sfq's default).
+    Tail,
+    /// The oldest (Linux `headdrop`): the loss is signalled a queue's worth of time sooner.
+    Head,
+}
 
 /// `[switch.sfq]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -25,11 +36,13 @@ pub struct SfqConfig {
     pub quantum: Bytes,
     /// Re-salt the hash this often (default "0s": never).
     pub perturb: Time,
+    /// "tail" (default) or "head": which end of the longest bucket loses a packet on overflow.
+    pub drop: SfqDrop,
 }
 
 impl Default for SfqConfig {
     fn default() -> Self {
-        SfqConfig { buckets: 4, quantum: Bytes(1500), perturb: Time::ZERO }
+        SfqConfig { buckets: 4, quantum: Bytes(1500), perturb: Time::ZERO, drop: SfqDrop::Tail }
     }
 }
 
@@ -45,6 +58,7 @@ pub struct Sfq {
     pub(super) rounds: Rounds,
     limit: BufferSize,
     perturb: Time,
+    head_drop: bool,
     salt: u64,
     next_perturb: Time,
     rng: Rng,
@@ -53,7 +67,7 @@ pub struct Sfq {
 impl Sfq {
     pub fn new(limit: BufferSize, cfg: &SfqConfig, mut rng: Rng) -> Sfq {
         let salt = rng.next_u64();
-        Sfq { rounds: Rounds::new(cfg.buckets as usize, cfg.quantum.0 as i64), limit, perturb: cfg.perturb, salt, next_perturb: cfg.perturb, rng }
+        Sfq { rounds: Rounds::new(cfg.buckets as usize, cfg.quantum.0 as i64), limit, perturb: cfg.perturb, head_drop: cfg.drop == SfqDrop::Head, salt, next_perturb: cfg.perturb, rng }
     }
 
     /// The bucket of `flow` under the current salt.
@@ -80,7 +94,8 @@ impl Sfq {
         let by_bytes = matches!(self.limit, BufferSize::Bytes(_));
         while self.over() {
             let v = self.rounds.longest(|s| if by_bytes { s.bytes as f64 } else { s.q.len() as f64 }).expect("over the limit means backlogged");
-            let (pkt, size) = self.rounds.drop_tail(v).expect("longest is backlogged");
+            let victim = if self.head_drop { self.rounds.drop_head(v) } else { self.rounds.drop_tail(v) };
+            let (pkt, size) = victim.expect("longest is backlogged");
             if pkt == a.pkt {
                 return Admit::Drop;
             }
@@ -167,6 +182,25 @@ mod tests {
         let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue().map(|(p, _)| p.0)).collect();
         out.sort();
         assert_eq!(out, vec![0, 1, 2, 10]);
+    }
+
+    #[test]
+    fn head_drop_takes_the_oldest_packet_of_the_longest_bucket() {
+        let cfg = SfqConfig { drop: SfqDrop::Head, ..SfqConfig::default() };
+        let mut q = Sfq::new(BufferSize::Packets(3), &cfg, Rng::stream(1, 8, 0));
+        let (a, b) = two_flows(&q);
+        let arr = |i: u32, f: u32| Arrival { flow: FlowId(f), ..Arrival::test(i, 1500) };
+        for i in 0..3 {
+            q.enqueue(arr(i, a));
+        }
+        assert_eq!(q.enqueue(arr(10, b)), Admit::Displace { mark: false });
+        assert_eq!(q.rounds.victims.pop(), Some((PktId(0), 1500)));
+        // Flow a again: its bucket (2 queued + the arrival) is longest; its oldest goes.
+        assert_eq!(q.enqueue(arr(11, a)), Admit::Displace { mark: false });
+        assert_eq!(q.rounds.victims.pop(), Some((PktId(1), 1500)));
+        let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue().map(|(p, _)| p.0)).collect();
+        out.sort();
+        assert_eq!(out, vec![2, 10, 11]);
     }
 
     #[test]
