@@ -135,12 +135,10 @@ mod tests {
     #[test]
     fn weights_one_two_three_get_bytes_one_two_three_within_a_quantum() {
         let mut q = Drr::new(BufferSize::Packets(100_000), &DrrConfig::default());
-        let mut id = 0;
-        for _ in 0..300 {
+        for id in 0..300 {
             for (f, w) in [(0, 1.0), (1, 2.0), (2, 3.0)] {
                 q.enqueue(arr(id * 3 + f, f, w));
             }
-            id += 1;
         }
         let mut served = [0i64; 3];
         for n in 1..=600 {

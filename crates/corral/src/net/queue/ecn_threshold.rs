@@ -31,7 +31,6 @@ impl EcnThreshold {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::PktId;
 
     #[test]
     fn marks_only_above_threshold_and_only_ect() {
