@@ -31,14 +31,10 @@ def study_jobs(seeds: list[int], extra: tuple[str, ...], studies: tuple[Study, .
     for study in studies:
         for variant in study.variants:
             for seed in seeds:
-                labels = {"study": study.key, "variant": variant.label, "seed": seed}
+                labels = {"study": study.key, "variant": variant.label, "seed": seed, "_study": study}
                 overrides = (f"seed={seed}", *extra, *variant.overrides)
                 out.append(Job(SCENARIO_DIR / f"{variant.scenario}.toml", overrides, labels))
     return out
-
-
-def _study(key: str) -> Study:
-    return next(s for s in STUDIES if s.key == key)
 
 
 def _variant(study: Study, label: str) -> Variant:
@@ -68,7 +64,7 @@ def _seconds(value: Any) -> float:
 
 
 def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
-    study = _study(job.labels["study"])
+    study = job.labels["_study"]
     variant = _variant(study, job.labels["variant"])
     flows = res.flows
     few = flows.filter(pl.col("tag") == study.few_tag)
@@ -89,7 +85,7 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
     )
     g_few, g_many = by_tag[study.few_tag], by_tag[study.many_tag]
     out = {
-        **job.labels,
+        **{k: v for k, v in job.labels.items() if not k.startswith("_")},
         "ratio": g_few / g_many if g_many else math.nan,
         "goodput_few_bps": g_few,
         "goodput_many_bps": g_many,
