@@ -3,6 +3,9 @@
     corral run SCENARIO.toml -o DIR [--set key=value ...]   simulate, write the run folder
     corral reproduce outcast -o DIR [--seeds N] [--quick] [--set key=value ...]
                                                             regenerate a paper's results
+    corral sweep SWEEP.toml -o DIR [--scheduler ADDRESS] [--workers N]
+                                                            run a parameter grid on Dask
+    corral compare DIR... -o REPORT [--by KEY ...]          compare sweeps in a report
     corral version
 
 Mistakes in the input (an invalid scenario, a bad override, a missing file) print
@@ -154,6 +157,63 @@ def reproduce(
     for table in module.rich_tables(report):
         out_console.print(table)
     out_console.print(f"written to {out}")
+
+
+@app.command()
+def sweep(
+    sweep_file: Annotated[Path, typer.Argument(help="Sweep TOML file (base scenario, grid, seeds).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Sweep folder; finished runs in it are kept and skipped.")],
+    scheduler: Annotated[
+        Optional[str], typer.Option(help="Address of a running Dask scheduler, e.g. tcp://host:8786.")
+    ] = None,
+    workers: Annotated[
+        Optional[int], typer.Option(min=1, help="Worker processes of the embedded cluster (default: one per CPU).")
+    ] = None,
+) -> None:
+    """Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable)."""
+    from .sweep import SweepError, run_sweep
+
+    if scheduler and workers:
+        raise fail("--workers sizes the embedded cluster; it cannot be used with --scheduler")
+    with user_errors():
+        try:
+            with _sweep_progress() as (bar, update):
+                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update)
+        except SweepError as e:
+            raise fail(str(e)) from None
+    c = result.counts
+    out_console.print(
+        f"{c.total} runs: {c.done} done, {c.skipped} skipped (already complete), {c.failed} failed"
+        + (f", {c.remaining} not run" if c.remaining else "")
+    )
+    for line in result.errors[:10]:
+        err_console.print(f"[red]failed[/red] {line}", highlight=False, markup=True)
+    out_console.print(f"index written to {out / 'index.parquet'}")
+    if c.failed:
+        raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _sweep_progress():
+    """A progress bar for sweeps: done, failed, skipped, remaining, ETA."""
+    from rich.progress import TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("[green]{task.fields[done]} done[/] [red]{task.fields[failed]} failed[/] "
+                   "[dim]{task.fields[skipped]} skipped[/] {task.fields[remaining]} remaining"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=err_console, transient=False, disable=not err_console.is_terminal,
+    )
+    with bar:
+        task = bar.add_task("sweep", total=None, done=0, failed=0, skipped=0, remaining="?")
+
+        def update(c) -> None:
+            # the bar counts runs to do in this invocation, so that the ETA ignores skips
+            bar.update(task, total=c.total - c.skipped, completed=c.done + c.failed,
+                       done=c.done, failed=c.failed, skipped=c.skipped, remaining=c.remaining)
+
+        yield bar, update
 
 
 @app.command()
