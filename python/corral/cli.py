@@ -27,6 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from . import __version__
+from .compare.stats import DEFAULT_BUCKETS
 from ._core import ScenarioError, SimulationError
 
 EXIT_USER_ERROR = 2
@@ -214,6 +215,37 @@ def _sweep_progress():
                        done=c.done, failed=c.failed, skipped=c.skipped, remaining=c.remaining)
 
         yield bar, update
+
+
+@app.command()
+def compare(
+    folders: Annotated[list[Path], typer.Argument(help="Sweep folders (corral sweep) or run folders (corral run).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Report folder (replaced if it exists).")],
+    by: Annotated[
+        Optional[list[str]],
+        typer.Option("--by", help="Group runs by this swept key (repeatable; default: every key that varies)."),
+    ] = None,
+    buckets: Annotated[
+        str, typer.Option(help="Flow-size bucket edges, comma-separated, e.g. 10KB,100KB,1MB.")
+    ] = ",".join(DEFAULT_BUCKETS),
+    plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+) -> None:
+    """Compare runs grouped by swept keys: report.md, plots, CSV/Parquet tables."""
+    from .compare import CompareError
+    from .compare import compare as compare_runs
+
+    with user_errors():
+        try:
+            edges = [b for b in buckets.split(",") if b.strip()]
+            result = compare_runs(folders, out, by=by, buckets=edges, plots=plots)
+        except CompareError as e:
+            raise fail(str(e)) from None
+    by_text = ", ".join(result.by) if result.by else "nothing (one group)"
+    out_console.print(f"{len(result.groups)} group(s) by {by_text}; {len(result.plots)} plots, "
+                      f"{len(result.tables)} tables")
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    out_console.print(f"report written to {out / 'report.md'}")
 
 
 @app.command()
