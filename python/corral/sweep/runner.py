@@ -20,6 +20,7 @@ import logging
 import os
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,7 +191,10 @@ def _execute(client, sweep, text, todo, out, counts, errors, progress) -> None:
             else:  # the task itself never raises: the worker died or the cluster failed
                 exc = fut.exception()
                 message = f"{type(exc).__name__}: {exc}"
-                write_failure(layout.run_dir(out, run.hash), run.record(sweep), message, "", None)
+                try:
+                    write_failure(layout.run_dir(out, run.hash), run.record(sweep), message, "", None)
+                except OSError as write_error:
+                    message += f" (and error.json could not be written: {write_error})"
                 rec = {"status": layout.FAILED, "error": message}
             if rec["status"] == layout.OK:
                 counts.done += 1
@@ -216,10 +220,14 @@ def _client(client, scheduler, workers, processes) -> Iterator[Any]:
             yield c
         return
     n = workers or os.cpu_count() or 1
-    with LocalCluster(
-        n_workers=n, threads_per_worker=1, processes=processes,
-        dashboard_address=None, silence_logs=logging.ERROR,
-    ) as cluster, Client(cluster) as c:
+    with warnings.catch_warnings():
+        # the scheduler's HTTP endpoint falls back to a free port if 8787 is taken; that is fine
+        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+        cluster = LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=processes,
+            dashboard_address=None, silence_logs=logging.ERROR,
+        )
+    with cluster, Client(cluster) as c:
         yield c
 
 

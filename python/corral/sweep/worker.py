@@ -40,7 +40,10 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     except Exception as e:  # noqa: BLE001 -- recorded in error.json, reported, never lost
         wall = time.perf_counter() - start
         message = f"{type(e).__name__}: {e}"
-        write_failure(folder, task["point"], message, traceback.format_exc(), wall)
+        try:
+            write_failure(folder, task["point"], message, traceback.format_exc(), wall)
+        except OSError as write_error:  # still report the run as failed, with both errors
+            message += f" (and error.json could not be written: {write_error})"
         return {"hash": task["hash"], "status": layout.FAILED, "wall_time_s": wall, "error": message}
 
 
