@@ -287,12 +287,11 @@ class _Report:
             metric = "slowdown" if _has(flows, "slowdown") else "fct_s"
             sub = flows.with_columns(pl.col(col).cast(pl.Utf8))
             per_run, spread = stats.summarise(sub, metric, [*GROUP, col])
-            self.table(f"{metric}_by_{col}", spread.rename({"missing": "unfinished"}))
+            spread = self.table(f"{metric}_by_{col}", spread.rename({"missing": "unfinished"}))
             self.md.append(f"## {metric} by flow {col}\n")
             rows = [
                 [r["group"], r[col], r["samples"], r["unfinished"], _num(r["pooled"]), _pm(r["run_mean"], r["run_std"])]
-                for r in spread.filter(pl.col("stat").is_in(["mean", "p99"])).iter_rows(named=True)
-                if r["stat"] == "mean"
+                for r in spread.filter(pl.col("stat") == "mean").iter_rows(named=True)
             ]
             p99 = {(r["group"], r[col]): _num(r["pooled"]) for r in spread.filter(pl.col("stat") == "p99").iter_rows(named=True)}
             rows = [row + [p99.get((row[0], row[1]), "–")] for row in rows]
