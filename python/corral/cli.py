@@ -182,6 +182,10 @@ def sweep(
                 result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update)
         except SweepError as e:
             raise fail(str(e)) from None
+        except KeyboardInterrupt:
+            print(f"interrupted: finished runs are kept and {out / 'index.parquet'} lists them; "
+                  "run the same command again to resume", file=sys.stderr)
+            raise typer.Exit(130) from None
     c = result.counts
     out_console.print(
         f"{c.total} runs: {c.done} done, {c.skipped} skipped (already complete), {c.failed} failed"

@@ -160,6 +160,8 @@ def run_sweep(
             if todo:
                 with _client(client, scheduler, workers, processes) as c:
                     _execute(c, sweep, text, todo, out, counts, errors, progress)
+                # every task has ended: temporary folders of workers killed mid-write can go
+                cleaned += layout.clean_partial(out)
         finally:
             index = build_index(out, sweep, runs)
             write_index(out, index)
@@ -228,7 +230,18 @@ def _client(client, scheduler, workers, processes) -> Iterator[Any]:
             dashboard_address=None, silence_logs=logging.ERROR,
         )
     with cluster, Client(cluster) as c:
+        if processes:
+            # Ctrl-C reaches the whole process group; only this process should handle it
+            # (cancel, rebuild the index, close the cluster), not every worker with a traceback
+            c.run(_ignore_sigint)
         yield c
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    with contextlib.suppress(ValueError):  # not the worker's main thread: leave it
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
