@@ -235,13 +235,14 @@ def test_a_lost_task_is_recorded_from_the_client(tmp_path, client, monkeypatch):
     assert row["status"] == layout.FAILED and "RuntimeError: worker lost" in row["error"]
 
 
-def test_same_sweep_on_one_and_two_worker_processes_is_byte_identical(tmp_path, client):
+def test_same_sweep_on_one_and_two_workers_is_byte_identical(tmp_path, client):
     path = write_sweep(tmp_path)
     one, two, threads = tmp_path / "one", tmp_path / "two", tmp_path / "threads"
-    proc = corral_cli("sweep", path, "-o", one, "--workers", "1")
+    # two worker processes, through the CLI; one in-process worker; the shared 2-thread cluster
+    proc = corral_cli("sweep", path, "-o", two, "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     assert "8 runs: 8 done, 0 skipped" in proc.stdout
-    run_sweep(path, two, workers=2)
+    run_sweep(path, one, workers=1, processes=False)
     run_sweep(path, threads, client=client)
     names = [p.name for p in run_dirs(one)]
     assert len(names) == 8
@@ -257,3 +258,31 @@ def test_same_sweep_on_one_and_two_worker_processes_is_byte_identical(tmp_path, 
     assert len(fcts) == 8  # and the runs really differ from each other
     drop = ["wall_time_s"]
     assert pl.read_parquet(one / layout.INDEX).drop(drop).equals(pl.read_parquet(two / layout.INDEX).drop(drop))
+
+
+def test_scheduler_address_uses_a_running_cluster(tmp_path, client):
+    path = write_sweep(tmp_path, 'scenario = "sized.toml"\nseeds = 2\n')
+    result = run_sweep(path, tmp_path / "out", scheduler=client.scheduler.address)
+    assert (result.counts.done, result.counts.failed) == (2, 0)
+    assert result.index.columns == ["hash", "seed", "status", "wall_time_s", "error"]
+    assert result.index["seed"].to_list() == [1, 2]
+
+
+def test_workers_and_scheduler_together_are_refused(tmp_path):
+    path = write_sweep(tmp_path)
+    proc = corral_cli("sweep", path, "-o", tmp_path / "out", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --workers")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_second_sweep_on_the_same_folder_is_refused_while_one_runs(tmp_path):
+    import fcntl
+
+    path = write_sweep(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / layout.LOCK_FILE, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        with pytest.raises(SweepError, match="another sweep is writing"):
+            run_sweep(path, out, workers=1)
+    assert not (out / layout.RUNS).exists()
