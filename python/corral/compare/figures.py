@@ -30,11 +30,12 @@ def styles(groups: list[str]) -> dict[str, str]:
     return {g: LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)] for i, g in enumerate(groups)}
 
 
-def legend(fig, ax, n_groups: int, **inside) -> None:
-    if n_groups <= LEGEND_INSIDE_MAX:
+def legend(fig, ax, n_groups: int, *, outside: bool = False, **inside) -> None:
+    if n_groups <= LEGEND_INSIDE_MAX and not outside:
         ax.legend(fontsize=8, **inside)
     else:
-        fig.legend(fontsize=8, loc="outside lower center", ncols=2 if n_groups > 8 else 1)
+        handles, labels = ax.get_legend_handles_labels()
+        fig.legend(handles, labels, fontsize=8, loc="outside lower center", ncols=2 if n_groups > 8 else 1)
 
 
 def _finish(ax, title: str, xlabel: str, ylabel: str) -> None:
@@ -69,8 +70,10 @@ def cdf_plot(
 
 def bucket_bars(spread: pl.DataFrame, groups: list[str], buckets: list[str], path: Path, *, ylabel: str) -> Path:
     """One panel per statistic: bars per bucket and group, mean over runs, min-max error bars."""
-    fig, axes = new_figure(10.0, 6.5 + _legend_height(groups), nrows=2, ncols=2)
-    cmap = colors(groups)
+    cmap = colors(groups)  # before dropping groups without sized flows, to keep colours stable
+    present = set(spread["group"].to_list())
+    groups = [g for g in groups if g in present]
+    fig, axes = new_figure(10.0, 6.5 + _legend_height(groups, outside=True), nrows=2, ncols=2)
     width = 0.8 / max(1, len(groups))
     for ax, stat in zip(np.ravel(axes), STATS):
         rows = spread.filter(pl.col("stat") == stat)
@@ -90,7 +93,7 @@ def bucket_bars(spread: pl.DataFrame, groups: list[str], buckets: list[str], pat
         if (rows["run_min"].drop_nulls() > 0).all() and rows["run_min"].drop_nulls().len() > 0:
             ax.set_yscale("log")
         _finish(ax, stat, "flow size", ylabel)
-    legend(fig, np.ravel(axes)[0], len(groups))
+    legend(fig, np.ravel(axes)[0], len(groups), outside=True)
     return save(fig, path)
 
 
@@ -109,9 +112,9 @@ def throughput_plot(agg: pl.DataFrame, groups: list[str], path: Path) -> Path:
     return save(fig, path)
 
 
-def _legend_height(groups: list[str]) -> float:
+def _legend_height(groups: list[str], *, outside: bool = False) -> float:
     """Extra figure height (inches) for a legend below the axes."""
-    if len(groups) <= LEGEND_INSIDE_MAX:
+    if len(groups) <= LEGEND_INSIDE_MAX and not outside:
         return 0.0
     rows = len(groups) if len(groups) <= 8 else -(-len(groups) // 2)
     return 0.2 * rows + 0.2
