@@ -121,6 +121,12 @@ def test_newer_core_columns_are_used_when_present(sweep_dir, tmp_path):
     groups = result.tables["groups"]
     assert {"slowdown_mean", "slowdown_p99", "deadline_met_frac"} <= set(groups.columns)
     assert (groups["slowdown_mean"] >= 1).all() and groups["deadline_met_frac"].is_between(0, 1).all()
+    per_class = result.tables["throughput_time_by_class"]
+    total = result.tables["throughput_time"]
+    summed = per_class.group_by("group", "time_s").agg(pl.col("mean_bps").sum())
+    check = total.join(summed, on=["group", "time_s"], suffix="_classes")
+    assert check.height == total.height
+    assert check["mean_bps_classes"].to_numpy() == pytest.approx(check["mean_bps"].to_numpy())
     assert (tmp_path / "rep" / "latency_cdf.png").is_file()
     assert result.tables["latency"].filter(pl.col("stat") == "mean")["pooled"][0] == pytest.approx(2e-5)
     assert not any("slowdown" in n for n in result.notes)

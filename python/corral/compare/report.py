@@ -141,7 +141,7 @@ class _Report:
         self.fct_section(flows)
         self.buckets_section(flows)
         self.breakdown_section(flows)
-        self.throughput_section()
+        self.throughput_section(flows)
         self.queues_section()
         self.latency_section()
         self.failures_section()
@@ -299,7 +299,7 @@ class _Report:
         if not any(_has(flows, c) for c in BREAKDOWN_COLUMNS):
             self.note("No `class` or `tenant` column in flows.parquet: no per-class breakdown.")
 
-    def throughput_section(self) -> None:
+    def throughput_section(self, flows: pl.DataFrame) -> None:
         self.md.append("## Throughput over time\n")
         tp = read_table(self.ok, "throughput", CARRY)
         if tp is None or tp.is_empty():
@@ -307,6 +307,12 @@ class _Report:
             return
         agg = self.table("throughput_time", stats.aggregate_throughput(tp))
         self.figure("throughput_time", lambda p: _figures().throughput_plot(agg, self.groups, p), "aggregate goodput over time")
+        for col in BREAKDOWN_COLUMNS:
+            if _has(flows, col):
+                labels = flows.select("run", "flow_id", pl.col(col).cast(pl.Utf8).fill_null("-"))
+                per = stats.aggregate_throughput(tp.join(labels, on=["run", "flow_id"], how="left"), (col,))
+                self.table(f"throughput_time_by_{col}", per)
+                self.md.append(f"Goodput over time per flow {col}: `throughput_time_by_{col}.csv`.\n")
 
     def queues_section(self) -> None:
         self.md.append("## Queue occupancy\n")

@@ -127,20 +127,24 @@ def cdf(values: np.ndarray, points: int = CDF_POINTS) -> tuple[np.ndarray, np.nd
     return x, y
 
 
-def aggregate_throughput(throughput: pl.DataFrame) -> pl.DataFrame:
-    """Per (group, time_s): total goodput of a run, then mean/min/max over the group's runs.
+def aggregate_throughput(throughput: pl.DataFrame, by: tuple[str, ...] = ()) -> pl.DataFrame:
+    """Per (group, by..., time_s): total goodput of a run, then mean/min/max over the group's runs.
 
-    A run with no row at one of its group's sampling times (no flow active) counts as 0 there.
+    A run with no row at one of its group's sampling times (no flow of that `by` value
+    active) counts as 0 there.
     """
-    per_run = throughput.group_by(["group_i", "group", "run", "time_s"]).agg(pl.col("goodput_bps").sum())
-    grid = per_run.select("group_i", "group", "run").unique().join(
-        per_run.select("group_i", "time_s").unique(), on="group_i"
+    keys = ["group_i", "group", *by]
+    per_run = throughput.group_by([*keys, "run", "time_s"]).agg(pl.col("goodput_bps").sum())
+    runs = throughput.select("group_i", "group", "run").unique()
+    grid = (
+        runs.join(per_run.select(*keys).unique(), on=["group_i", "group"])
+        .join(per_run.select("group_i", "time_s").unique(), on="group_i")
     )
-    per_run = grid.join(per_run, on=["group_i", "group", "run", "time_s"], how="left").with_columns(
+    per_run = grid.join(per_run, on=[*keys, "run", "time_s"], how="left").with_columns(
         pl.col("goodput_bps").fill_null(0.0)
     )
     return (
-        per_run.group_by(["group_i", "group", "time_s"])
+        per_run.group_by([*keys, "time_s"])
         .agg(
             pl.col("goodput_bps").mean().alias("mean_bps"),
             pl.col("goodput_bps").std().alias("std_bps"),
@@ -148,5 +152,5 @@ def aggregate_throughput(throughput: pl.DataFrame) -> pl.DataFrame:
             pl.col("goodput_bps").max().alias("max_bps"),
             pl.len().alias("runs"),
         )
-        .sort(["group_i", "time_s"])
+        .sort(["group_i", *by, "time_s"])
     )
