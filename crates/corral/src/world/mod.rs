@@ -32,6 +32,8 @@ pub enum Event {
     FlowStart { flow: FlowId },
     /// A flow's retransmission timer may have expired.
     Rto { flow: FlowId },
+    /// A flow's pacing clock lets its next segment leave.
+    Pace { flow: FlowId },
     /// A flow's delayed-ACK timer expired.
     DelAck { flow: FlowId },
     /// A host's packet reaches its NIC queue after the host's processing jitter.
@@ -48,6 +50,8 @@ pub struct Flow {
     pub receiver: TcpReceiver,
     /// Time of the live retransmission-timer event, if one is scheduled.
     rto_event_at: Option<Time>,
+    /// Time of the live pacing-timer event, if one is scheduled.
+    pace_event_at: Option<Time>,
     delack_armed: bool,
     /// Waiting for room in its host's NIC queue.
     blocked: bool,
@@ -139,6 +143,7 @@ impl Simulation {
                 },
                 receiver: TcpReceiver::new(tcp.delayed_ack, tcp.cc.accurate_ecn()),
                 rto_event_at: None,
+                pace_event_at: None,
                 delack_armed: false,
                 blocked: false,
                 finish: None,
@@ -230,6 +235,7 @@ impl Simulation {
             Event::Dequeue { port } => self.on_dequeue(port),
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::Rto { flow } => self.on_rto_event(flow),
+            Event::Pace { flow } => self.on_pace_event(flow),
             Event::DelAck { flow } => self.on_delack(flow),
             Event::NicEnqueue { port, pkt } => self.on_nic_enqueue(port, pkt),
             Event::SampleThroughput => self.sample_throughput(),
