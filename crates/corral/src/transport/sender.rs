@@ -98,12 +98,13 @@ impl TcpSender {
         }
     }
 
-    /// Time between two paced segments of `len` bytes: `len / (gain * cwnd / srtt)`, or
-    /// `None` when pacing is off or no RTT estimate exists yet.
+    /// Time between two paced segments of `len` bytes: `len / (gain * wnd / srtt)` with `wnd`
+    /// the window in use (cwnd, capped by the receive window), or `None` when pacing is off or
+    /// no RTT estimate exists yet.
     pub fn pacing_interval(&self, len: u64) -> Option<Time> {
         let gain = self.pacing?;
         let srtt = self.rtt.srtt()?;
-        let cwnd = self.cc_state.cwnd.max(self.mss) as f64;
+        let cwnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss) as f64;
         Some(Time((len as f64 * srtt.0 as f64 / (gain * cwnd)).round() as u64))
     }
 
