@@ -50,6 +50,7 @@ impl Simulation {
                 ece: false,
                 cwr: s.cwr,
                 prio,
+                turned: false,
                 ts: now,
             });
             self.counts.sent += 1;
@@ -75,6 +76,7 @@ impl Simulation {
             ece: a.ece,
             cwr: false,
             prio,
+            turned: false,
             ts: a.ts_echo,
         });
         self.counts.sent += 1;

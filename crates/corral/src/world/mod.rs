@@ -129,15 +129,17 @@ impl Simulation {
             })
             .collect::<Result<Vec<_>>>()?;
         let tcp = &scenario.transport;
+        let via_top = scenario.routing.via_top();
+        // Hops and unloaded one-way delay (ACK-sized packets) of the path the router takes.
+        let path = |src: u32, dst: u32| routes.path(&net, net.hosts[src as usize], dst, tcp.header as u64, via_top).expect("expand checked routes");
         let flows = defs
             .into_iter()
             .map(|def| Flow {
-                hops: routes.hops(net.hosts[def.src as usize], def.dst).expect("expand checked routes"),
+                hops: path(def.src, def.dst).0,
                 sender: {
                     let mut s = TcpSender::new(tcp, def.size);
                     if tcp.handshake_rtt {
-                        let h = tcp.header as u64;
-                        s.seed_rtt(routes.base_delay(&net, net.hosts[def.src as usize], def.dst, h) + routes.base_delay(&net, net.hosts[def.dst as usize], def.src, h));
+                        s.seed_rtt(path(def.src, def.dst).1 + path(def.dst, def.src).1);
                     }
                     s
                 },
