@@ -22,9 +22,10 @@ impl Simulation {
             (p.dst_host, p.flow, p.turned)
         };
         // Equal-length routing: climb while there is a way up; turn at the top tier.
-        let climb = self.router.via_top() && !turned && !self.routes.uplinks(node).is_empty();
-        if self.router.via_top() && !turned && !climb {
-            self.arena.get_mut(pkt).turned = true;
+        let mut climb = false;
+        if self.router.via_top() && !turned {
+            climb = !self.routes.uplinks(node).is_empty();
+            self.arena.get_mut(pkt).turned = !climb;
         }
         let out = {
             let cands = if climb { self.routes.uplinks(node) } else { self.routes.candidates(node, dst) };
