@@ -26,10 +26,11 @@ pub mod stream {
     pub const ECMP: u64 = 4;
     pub const HOST_JITTER: u64 = 5;
     pub const LINK_CLOCK: u64 = 6;
+    pub const EQUAL_LENGTH: u64 = 7;
     /// RED early-drop draws, per (port, class).
-    pub const RED: u64 = 7;
+    pub const RED: u64 = 8;
     /// SFQ hash salts, per port.
-    pub const SFQ: u64 = 8;
+    pub const SFQ: u64 = 9;
 }
 
 impl Rng {
