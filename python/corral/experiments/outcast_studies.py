@@ -80,6 +80,10 @@ def within(lo: float, hi: float) -> Callable[[float], bool]:
 
 RED = ("switch.queue=red", "switch.red.min_th=5pkt", "switch.red.max_th=15pkt", "switch.red.w_q=0.002")
 SFQ = ("switch.queue=sfq", "switch.sfq.buckets=4")
+# Linux sfq's `headdrop`: overflow drops the oldest packet of the longest bucket, so a loss
+# is signalled a queue earlier and never takes the tail of a window; the hash is re-salted
+# every 10 ms so no flow stays in an unlucky bucket.
+SFQ_HEAD = (*SFQ, "switch.sfq.drop=head", "switch.sfq.perturb=10ms")
 PACING = ("transport.pacing=true",)
 EQUAL_RANDOM = ("routing.kind=equal_length", "routing.core=random")
 EQUAL_BITS = ("routing.kind=equal_length", "routing.core=dest_bits")
@@ -87,20 +91,44 @@ EQUAL_BITS = ("routing.kind=equal_length", "routing.core=dest_bits")
 DCTCP = ("transport.cc=dctcp", "transport.ecn=true", "switch.queue=ecn", "switch.ecn_threshold=5pkt")
 
 
+def long_runs_rare(r: dict) -> bool:
+    """Blackouts are rare: under 5 % of drop episodes on each port class are runs of 4 or
+    more drops (a class without drops passes)."""
+    return all((r[f"long_run_share_{c}"] or 0.0) < 0.05 for c in ("few", "many"))
+
+
+def runs_text(r: dict) -> str:
+    def share(c: str) -> str:
+        x = r[f"long_run_share_{c}"]
+        return "no drops" if x is None else f"{x:.2f}"
+
+    return f"share of runs >= 4 drops: 2-hop {share('few')}, 6-hop {share('many')} (max {r['drop_run_max_few']} / {r['drop_run_max_many']})"
+
+
 def check_mitigations(t: pl.DataFrame) -> list[Verdict]:
-    base, red, sfq, pacing = (row(t, v) for v in ("taildrop", "RED", "SFQ (4 buckets)", "pacing"))
+    base, pacing = (row(t, v) for v in ("taildrop", "pacing"))
+    reds = [row(t, v) for v in ("RED", "RED, 100-packet buffer")]
+    sfqs = [row(t, v) for v in ("SFQ (4 buckets)", "SFQ (4 buckets, head drop, perturb 10 ms)")]
     eq = [row(t, v) for v in ("equal-length, random core", "equal-length, dest bits")]
     dctcp = row(t, "DCTCP (K=5pkt)")
-    single = min(red["single_drop_share_few"] or 0.0, red["single_drop_share_many"] or 0.0)
-    red_claim = "RED: drop runs on both ports mostly single drops (>= 80 %), and 2-hop > 6-hop mean (RTT bias)"
     return [
-        Verdict(
-            red_claim,
-            f"{ratio_text(red)}; single-drop share 2-hop {red['single_drop_share_few']:.2f}, "
-            f"6-hop {red['single_drop_share_many']:.2f}",
-            single >= 0.8 and red["ratio_median"] > 1.0,
+        *(
+            Verdict(
+                f"{red['variant']}: drop runs on both ports alike and mostly single drops (>= 80 % of episodes)",
+                f"single-drop share 2-hop {red['single_drop_share_few']:.2f}, 6-hop {red['single_drop_share_many']:.2f}",
+                min(red["single_drop_share_few"] or 0.0, red["single_drop_share_many"] or 0.0) >= 0.8,
+            )
+            for red in reds
         ),
-        Verdict("SFQ, 4 buckets: ratio within 0.75..1.33", ratio_text(sfq), within(0.75, 1.33)(sfq["ratio_median"])),
+        *(
+            Verdict(f"{red['variant']}: the 2-hop flow gets more than the 6-hop mean (RTT bias)", ratio_text(red),
+                    red["ratio_median"] > 1.0)
+            for red in reds
+        ),
+        *(
+            Verdict(f"{r['variant']}: ratio within 0.75..1.33", ratio_text(r), within(0.75, 1.33)(r["ratio_median"]))
+            for r in sfqs
+        ),
         Verdict(
             "Pacing: unfairness clearly smaller than taildrop (ratio at least 1.5x the taildrop ratio), "
             "2-hop still below the 6-hop mean",
@@ -109,9 +137,10 @@ def check_mitigations(t: pl.DataFrame) -> list[Verdict]:
         ),
         *(
             Verdict(
-                f"{r['variant']}: ratio within 0.75..1.33 and no long drop runs (max run <= 3 on both ports)",
-                f"{ratio_text(r)}; max drop run 2-hop {r['drop_run_max_few']}, 6-hop {r['drop_run_max_many']}",
-                within(0.75, 1.33)(r["ratio_median"]) and max(r["drop_run_max_few"] or 0, r["drop_run_max_many"] or 0) <= 3,
+                f"{r['variant']}: ratio within 0.75..1.33 and no long drop runs (runs of >= 4 drops under 5 % "
+                "of episodes on every input port of the bottleneck)",
+                f"{ratio_text(r)}; {runs_text(r)}",
+                within(0.75, 1.33)(r["ratio_median"]) and long_runs_rare(r),
             )
             for r in eq
         ),
@@ -130,7 +159,9 @@ MITIGATIONS = Study(
     variants=(
         Variant("taildrop"),
         Variant("RED", RED),
+        Variant("RED, 100-packet buffer", (*RED, "switch.buffer=100pkt")),
         Variant("SFQ (4 buckets)", SFQ),
+        Variant("SFQ (4 buckets, head drop, perturb 10 ms)", SFQ_HEAD),
         Variant("pacing", PACING),
         Variant("equal-length, random core", EQUAL_RANDOM),
         Variant("equal-length, dest bits", EQUAL_BITS),
@@ -138,8 +169,13 @@ MITIGATIONS = Study(
     ),
     check=check_mitigations,
     notes="One 2-hop and twelve 6-hop flows to h0 (Case I); only the named settings change. "
+    "The 16 KB buffer holds about 10 packets, below RED's max_th of 15, so with it RED's hard "
+    "limit does most dropping; the 100-packet variant gives RED room to work. "
     "With equal-length routing the 2-hop flow's packets reach tor0:0 from an aggregation "
-    "switch like everyone else's, so its input-port class is the aggregation port.",
+    "switch like everyone else's, so all drops there count as 6-hop-port drops; with "
+    "`dest_bits` every flow to h0 shares core0 -> agg0 -> tor0, and the bottleneck moves up "
+    "to core0, where the 2-hop flow again arrives alone on one input port (the ratio is still "
+    "measured from goodput; the drop-run columns are those of tor0:0, which has no drops).",
 )
 
 
@@ -292,4 +328,4 @@ CASE6_PORTS = Study(
     "switches, so three input ports (h1, agg0, agg1) feed tor0:0.",
 )
 
-STUDIES = (CASE2, CASE3, CASE4, CASE6_BUFFERS, CASE6_RTT, CASE6_PORTS)
+STUDIES = (MITIGATIONS, CASE2, CASE3, CASE4, CASE6_BUFFERS, CASE6_RTT, CASE6_PORTS)
