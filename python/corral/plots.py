@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 MBPS = 1e6
 RUN_CAP = 10  # drop-run histograms show lengths 1..10 and pool longer runs
 DPI = 120
+MAX_BARS = 200  # a per-flow bar chart is unreadable (and huge) beyond this many flows
 TAG_COLORS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 
 
@@ -155,7 +156,7 @@ def worst_ports(drop_runs: pl.DataFrame, n: int = 3) -> list[tuple[str, int]]:
 def write_run_plots(results: Results, out_dir: Path) -> list[Path]:
     """Write the standard PNGs of a run folder; tables without rows get no plot."""
     written = []
-    if results.flows.height:
+    if 0 < results.flows.height <= MAX_BARS:
         fig, ax = new_figure(max(6.0, 0.3 * results.flows.height), 4.0)
         plot_flow_bars(ax, results.flows)
         written.append(save(fig, out_dir / "throughput_bars.png"))

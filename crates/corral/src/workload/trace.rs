@@ -38,6 +38,9 @@ fn seconds(s: &str) -> std::result::Result<Time, String> {
 
 /// Reads a flow list file; errors name `path` (the scenario key), the file and the line.
 pub fn read(file: &std::path::Path, path: &str) -> Result<Vec<TraceRow>> {
+    if file.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
+        return Err(config_err(path, format!("{}: Parquet flow lists are converted by the Python layer (corral.run, `corral run`; Python 3.11+ or tomli); give a CSV file here", file.display())));
+    }
     let text = std::fs::read_to_string(file).map_err(|e| config_err(path, format!("cannot read flow list {}: {e}", file.display())))?;
     parse(&text, &file.display().to_string(), path)
 }
