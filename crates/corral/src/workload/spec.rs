@@ -81,7 +81,7 @@ impl TrafficSpec {
         let only = |present: bool, key: &str, which: &str| ensure(!present, &at(key), || format!("only used with {which}; remove it"));
         if is(TrafficPattern::Trace) {
             ensure(self.file.is_some(), &at("file"), || "required with pattern = \"trace\" (a CSV flow list)".into())?;
-            for (present, key) in [(self.size.is_some(), "size"), (self.load.is_some(), "load"), (self.rate.is_some(), "rate"), (self.load_links.is_some(), "load_links")] {
+            for (present, key) in [(self.size.is_some(), "size"), (self.load.is_some(), "load"), (self.rate.is_some(), "rate"), (self.load_links.is_some(), "load_links"), (self.hosts.is_some(), "hosts")] {
                 ensure(!present, &at(key), || "not used with pattern = \"trace\": the flow list gives every flow".into())?;
             }
         } else {
