@@ -213,9 +213,14 @@ latency_sample_every = 50
     }
     let Column::Str(class) = col(&t, "class") else { panic!() };
     assert!(class.iter().any(|c| c == "query") && class.iter().any(|c| c == "web"));
-    let Column::OptBool(met) = col(&t, "deadline_met") else { panic!() };
+    let (Column::OptBool(met), Column::OptFloat(deadline)) = (col(&t, "deadline_met"), col(&t, "deadline_s")) else { panic!() };
     for i in 0..n {
-        assert_eq!(met[i].is_some() && class[i] == "query", false, "query flows have no deadline");
+        assert_eq!(deadline[i].is_some(), class[i] == "web", "only web flows have deadlines");
+        assert!(!(met[i].is_some() && class[i] == "query"));
+        if let (Some(d), Some(f)) = (deadline[i], fct[i]) {
+            let Column::Float(start) = col(&t, "start_s") else { panic!() };
+            assert_eq!(met[i], Some(start[i] + f <= d + 1e-12));
+        }
     }
     // Per-class series: (2 classes + total) rows per 1 ms sample, none per flow.
     let c = sim.throughput_class_table();

@@ -28,7 +28,7 @@ impl LatencySamples {
             return;
         }
         self.seen += 1;
-        if self.seen % self.every == 0 {
+        if self.seen.is_multiple_of(self.every) {
             self.time.push(now);
             self.flow.push(flow);
             self.delay.push(delay);
