@@ -224,11 +224,14 @@ def test_traffic_run_writes_fct_columns_and_tables(tmp_path: Path) -> None:
     assert summary["deadline_miss_ratio"] is not None
 
 
-def test_websearch_scenario_is_valid() -> None:
+def test_websearch_scenario_is_valid(tmp_path: Path) -> None:
     res = corral.run(
         Path(corral.__file__).parent / "scenarios" / "fct" / "websearch_fattree.toml",
-        overrides=["duration=5ms"],
+        overrides=["duration=10ms"],
     )
     assert res.flows.height > 10
     assert res.throughput.height == 0
-    assert res.throughput_class.height == 2 * 5
+    assert res.throughput_class.height == 2 * 10
+    res.write(tmp_path / "run")
+    assert (tmp_path / "run" / "fct_slowdown.png").is_file()
+    assert not (tmp_path / "run" / "throughput_time.png").exists()
