@@ -3,6 +3,9 @@
     corral run SCENARIO.toml -o DIR [--set key=value ...]   simulate, write the run folder
     corral reproduce outcast -o DIR [--seeds N] [--quick] [--set key=value ...]
                                                             regenerate a paper's results
+    corral sweep SWEEP.toml -o DIR [--scheduler ADDRESS] [--workers N]
+                                                            run a parameter grid on Dask
+    corral compare DIR... -o REPORT [--by KEY ...]          compare sweeps in a report
     corral version
 
 Mistakes in the input (an invalid scenario, a bad override, a missing file) print
@@ -24,6 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from . import __version__
+from .compare.stats import DEFAULT_BUCKETS
 from ._core import ScenarioError, SimulationError
 
 EXIT_USER_ERROR = 2
@@ -162,6 +166,98 @@ def reproduce(
     for table in module.rich_tables(report):
         out_console.print(table)
     out_console.print(f"written to {out}")
+
+
+@app.command()
+def sweep(
+    sweep_file: Annotated[Path, typer.Argument(help="Sweep TOML file (base scenario, grid, seeds).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Sweep folder; finished runs in it are kept and skipped.")],
+    scheduler: Annotated[
+        Optional[str], typer.Option(help="Address of a running Dask scheduler, e.g. tcp://host:8786.")
+    ] = None,
+    workers: Annotated[
+        Optional[int], typer.Option(min=1, help="Worker processes of the embedded cluster (default: one per CPU).")
+    ] = None,
+) -> None:
+    """Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable)."""
+    from .sweep import SweepError, run_sweep
+
+    if scheduler and workers:
+        raise fail("--workers sizes the embedded cluster; it cannot be used with --scheduler")
+    with user_errors():
+        try:
+            with _sweep_progress() as (bar, update):
+                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update)
+        except SweepError as e:
+            raise fail(str(e)) from None
+        except KeyboardInterrupt:
+            print(f"interrupted: finished runs are kept and {out / 'index.parquet'} lists them; "
+                  "run the same command again to resume", file=sys.stderr)
+            raise typer.Exit(130) from None
+    c = result.counts
+    out_console.print(
+        f"{c.total} runs: {c.done} done, {c.skipped} skipped (already complete), {c.failed} failed"
+        + (f", {c.remaining} not run" if c.remaining else "")
+    )
+    for line in result.errors[:10]:
+        err_console.print(f"[red]failed[/red] {line}", highlight=False, markup=True)
+    out_console.print(f"index written to {out / 'index.parquet'}")
+    if c.failed:
+        raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _sweep_progress():
+    """A progress bar for sweeps: done, failed, skipped, remaining, ETA."""
+    from rich.progress import TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("[green]{task.fields[done]} done[/] [red]{task.fields[failed]} failed[/] "
+                   "[dim]{task.fields[skipped]} skipped[/] {task.fields[remaining]} remaining"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=err_console, transient=False, disable=not err_console.is_terminal,
+    )
+    with bar:
+        task = bar.add_task("sweep", total=None, done=0, failed=0, skipped=0, remaining="?")
+
+        def update(c) -> None:
+            # the bar counts runs to do in this invocation, so that the ETA ignores skips
+            bar.update(task, total=c.total - c.skipped, completed=c.done + c.failed,
+                       done=c.done, failed=c.failed, skipped=c.skipped, remaining=c.remaining)
+
+        yield bar, update
+
+
+@app.command()
+def compare(
+    folders: Annotated[list[Path], typer.Argument(help="Sweep folders (corral sweep) or run folders (corral run).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Report folder (replaced if it exists).")],
+    by: Annotated[
+        Optional[list[str]],
+        typer.Option("--by", help="Group runs by this swept key (repeatable; default: every key that varies)."),
+    ] = None,
+    buckets: Annotated[
+        str, typer.Option(help="Flow-size bucket edges, comma-separated, e.g. 10KB,100KB,1MB.")
+    ] = ",".join(DEFAULT_BUCKETS),
+    plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+) -> None:
+    """Compare runs grouped by swept keys: report.md, plots, CSV/Parquet tables."""
+    from .compare import CompareError
+    from .compare import compare as compare_runs
+
+    with user_errors():
+        try:
+            edges = [b for b in buckets.split(",") if b.strip()]
+            result = compare_runs(folders, out, by=by, buckets=edges, plots=plots)
+        except CompareError as e:
+            raise fail(str(e)) from None
+    by_text = ", ".join(result.by) if result.by else "nothing (one group)"
+    out_console.print(f"{len(result.groups)} group(s) by {by_text}; {len(result.plots)} plots, "
+                      f"{len(result.tables)} tables")
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    out_console.print(f"report written to {out / 'report.md'}")
 
 
 @app.command()

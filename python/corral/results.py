@@ -54,15 +54,19 @@ class Results:
     def write(self, out_dir: str | os.PathLike, *, plots: bool = True) -> Path:
         """Write the run folder `out_dir` (replacing it only once everything is written)."""
         with atomic_dir(out_dir) as tmp:
-            for name, frame in self.tables().items():
-                frame.write_parquet(tmp / f"{name}.parquet", statistics=False)
-            _write_json(tmp / "summary.json", self.summary)
-            _write_json(tmp / "scenario.json", self.scenario)
-            if plots:
-                from . import plots as plotting  # matplotlib is slow to import
-
-                plotting.write_run_plots(self, tmp)
+            self.write_files(tmp, plots=plots)
         return Path(out_dir)
+
+    def write_files(self, folder: Path, *, plots: bool = True) -> None:
+        """Write the run folder's files into the existing folder `folder` (not atomic)."""
+        for name, frame in self.tables().items():
+            frame.write_parquet(folder / f"{name}.parquet", statistics=False)
+        _write_json(folder / "summary.json", self.summary)
+        _write_json(folder / "scenario.json", self.scenario)
+        if plots:
+            from . import plots as plotting  # matplotlib is slow to import
+
+            plotting.write_run_plots(self, folder)
 
 
 def _write_json(path: Path, data: Any) -> None:

@@ -49,6 +49,15 @@ const TOPOLOGIES: [(&str, &str); 4] = [
     ),
 ];
 
+/// Routing tables of the matrix: (label, body of `[routing]`).
+const ROUTINGS: [(&str, &str); 5] = [
+    ("static", "kind = \"static\""),
+    ("ecmp", "kind = \"ecmp\""),
+    ("spray", "kind = \"spray\""),
+    ("equal_length/random", "kind = \"equal_length\"\ncore = \"random\""),
+    ("equal_length/dest_bits", "kind = \"equal_length\"\ncore = \"dest_bits\""),
+];
+
 fn matrix_scenario(topology: &str, routing: &str, cc: &str) -> String {
     let (queue, transport) = match cc {
         "dctcp" => ("queue = \"ecn\"\necn_threshold = \"20pkt\"", "cc = \"dctcp\"\necn = true"),
@@ -65,7 +74,7 @@ duration = "10ms"
 buffer = "50pkt"
 {queue}
 [routing]
-kind = "{routing}"
+{routing}
 [transport]
 {transport}
 min_rto = "1ms"
@@ -83,20 +92,21 @@ interval = "1ms"
     )
 }
 
-// Every topology kind x routing (static, ecmp, spray) x cc (newreno, cubic, dctcp with an ECN
-// queue): 36 runs of 10 ms, a random permutation of unbounded flows plus one 200 KB flow that
+// Every topology kind x routing (static, ecmp, spray, equal_length with random and dest_bits
+// core choice) x cc (newreno, cubic, dctcp with an ECN queue): 60 runs of 10 ms, a random permutation of unbounded flows plus one 200 KB flow that
 // overlaps h0's incoming permutation flow. Small (50-packet) buffers so that drops happen.
 // Tolerance: exact packet conservation and bookkeeping (assert_books_balance); every flow
 // delivered data; a finished 200 KB flow delivered exactly 200 KB (and at least one run
-// finished it); the whole matrix saw drops, and every dctcp run saw ECN marks.
+// finished it); the whole matrix saw drops, and every dctcp run saw ECN marks (except with
+// per-packet random equal-length routing, see below).
 #[test]
 fn conservation_on_every_topology_routing_and_cc() {
     let (mut total_drops, mut finished) = (0, 0);
     for (name, topology) in TOPOLOGIES {
-        for routing in ["static", "ecmp", "spray"] {
+        for (routing_name, routing) in ROUTINGS {
             for cc in ["newreno", "cubic", "dctcp"] {
                 let sim = common::run(&matrix_scenario(topology, routing, cc), &[]);
-                let what = format!("{name}/{routing}/{cc}");
+                let what = format!("{name}/{routing_name}/{cc}");
                 assert_books_balance(&sim);
                 assert!(sim.flows.len() >= 9, "{what}: {} flows", sim.flows.len());
                 for (i, f) in sim.flows.iter().enumerate() {
@@ -109,7 +119,10 @@ fn conservation_on_every_topology_routing_and_cc() {
                     assert_eq!(last.receiver.delivered(), 200_000, "{what}: the finished 200 KB flow");
                     finished += 1;
                 }
-                if cc == "dctcp" {
+                // Per-packet random equal-length routing reorders every flow (about 30 spurious
+                // fast recoveries per flow in 10 ms on the fat-tree), which keeps windows below
+                // the marking threshold: no marks there is expected, not a bookkeeping error.
+                if cc == "dctcp" && routing_name != "equal_length/random" {
                     let marks: u64 = sim.net.ports.iter().map(|p| p.stats.ecn_marks).sum();
                     assert!(marks > 0, "{what}: no ECN marks");
                 }
@@ -120,7 +133,7 @@ fn conservation_on_every_topology_routing_and_cc() {
     }
     assert!(total_drops > 0, "no drops anywhere: the matrix does not exercise drop accounting");
     assert!(finished > 0, "no 200 KB flow finished anywhere");
-    eprintln!("200 KB flow finished in {finished} of 36 runs; {total_drops} drops in all");
+    eprintln!("200 KB flow finished in {finished} of 60 runs; {total_drops} drops in all");
 }
 
 /// One random small scenario for the property test.
@@ -132,6 +145,7 @@ struct Case {
     ecn: Option<u32>,
     cc: &'static str,
     routing: &'static str,
+    pacing: bool,
     flows: Vec<(u32, u32, Option<u32>)>,
     permutation: bool,
     send_jitter_ns: u32,
@@ -153,7 +167,7 @@ impl Case {
         s += &format!("[host]\nbuffer = \"{}\"\nsend_jitter = \"{}ns\"\n", self.host_buffer, self.send_jitter_ns);
         s += &format!("[network]\nclock_ppm = {}\n", self.clock_ppm);
         s += &format!("[routing]\nkind = \"{}\"\n", self.routing);
-        s += &format!("[transport]\ncc = \"{}\"\necn = {}\nmin_rto = \"1ms\"\n", self.cc, self.ecn.is_some() || self.cc == "dctcp");
+        s += &format!("[transport]\ncc = \"{}\"\necn = {}\nmin_rto = \"1ms\"\npacing = {}\n", self.cc, self.ecn.is_some() || self.cc == "dctcp", self.pacing);
         if self.permutation {
             s += "[[flows]]\npattern = \"permutation\"\njitter = \"20us\"\n";
         }
@@ -182,7 +196,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         buffer_strategy(),
         prop::option::of(1u32..40),
         prop::sample::select(vec!["newreno", "cubic", "dctcp"]),
-        prop::sample::select(vec!["static", "ecmp", "spray"]),
+        (prop::sample::select(vec!["static", "ecmp", "spray", "equal_length"]), any::<bool>()),
         prop::collection::vec((any::<u32>(), any::<u32>(), prop::option::of(1000u32..300_000)), 1..8),
         any::<bool>(),
         prop::sample::select(vec![0u32, 500, 3000]),
@@ -190,7 +204,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         0u64..(1 << 40),
         1000u32..4000,
     )
-        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, routing, raw_flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us)| {
+        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, (routing, pacing), raw_flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us)| {
             // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.
             let ecn = if cc == "dctcp" { Some(ecn.unwrap_or(10)) } else { ecn };
             let flows = raw_flows
@@ -201,7 +215,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                     (src, dst, size)
                 })
                 .collect();
-            Case { topology, switch_buffer, host_buffer, ecn, cc, routing, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
+            Case { topology, switch_buffer, host_buffer, ecn, cc, routing, pacing, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
         })
 }
 

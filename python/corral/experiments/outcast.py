@@ -1,4 +1,5 @@
-"""TCP Outcast reproduction (Prakash et al., NSDI 2012, Case I: Figs. 3 and 11).
+"""TCP Outcast reproduction (Prakash et al., NSDI 2012): Case I (Figs. 3 and 11) in detail,
+then Cases II-VI and the mitigations (`outcast_studies`, `outcast_report`).
 
 One 2-hop flow (a sender under the receiver's ToR) and 2, 6 or 12 6-hop flows (senders in
 other pods) send to one host of a k=4 fat-tree; they meet at the ToR's taildrop output port
@@ -10,7 +11,9 @@ For every case and seed this module runs the shipped scenario and measures, from
 tables only: the ratio of the 2-hop flow's goodput to the mean 6-hop goodput, the
 bottleneck's utilization, the drop-run distribution at the bottleneck per input-port class,
 and timeouts. A sweep repeats the 12-flow case over switch buffers and routing schemes.
-Outputs: table.md/csv, sweep.md/csv, summary.json, four PNGs and runs/<case>/ folders.
+Outputs: report.md (every table and figure, the paper's expectation beside each measured
+result), table.md/csv, sweep.md/csv, <study>.csv/png, summary.json, the Case I PNGs and
+runs/<case>/ folders.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +33,8 @@ from .. import ScenarioError, __version__
 from ..outdir import atomic_dir
 from ..results import Results
 from . import outcast_figures as figures
+from .outcast_report import SCENARIO_DIR, measure_study_run, study_jobs, write_studies
 from .runner import Job, run_jobs
-
-SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "outcast"))
 CASES = ("case1_2", "case1_6", "case1_12")
 SWEEP_CASE = "case1_12"
 SWEEP_BUFFERS = ("16KB", "32pkt", "64pkt", "128pkt")
@@ -55,6 +56,7 @@ class Report:
     cases: pl.DataFrame  # table.csv
     sweep: pl.DataFrame  # sweep.csv
     timeline: dict[str, Results]  # seed-1 Results of each base case
+    studies: list[dict[str, Any]]  # one row per study run (outcast_report.measure_study_run)
     seeds: list[int]
     quick: bool
     overrides: tuple[str, ...] = ()  # extra --set applied to every run
@@ -150,15 +152,27 @@ def reproduce(
     """Run the reproduction and write its folder `out_dir` (atomically)."""
     seed_list = [1] if quick else list(range(1, seeds + 1))
     overrides = tuple(overrides)
-    measured = run_jobs(jobs(seed_list, quick, overrides), measure, progress=progress)
-    report = aggregate(measured, seed_list, quick, overrides)
+    extra = (*overrides, *((f"duration={QUICK_DURATION}",) if quick else ()))
+    all_jobs = jobs(seed_list, quick, overrides) + study_jobs(seed_list, extra)
+    measured = run_jobs(all_jobs, measure_any, progress=progress)
+    case1 = [m for m in measured if "study" not in m]
+    report = aggregate(case1, seed_list, quick, overrides, [m for m in measured if "study" in m])
     with atomic_dir(out_dir) as tmp:
         write(report, tmp)
     return report
 
 
+def measure_any(job: Job, res: Results) -> dict[str, Any]:
+    """`measure` for the Case I runs, `measure_study_run` for the studies'."""
+    return measure_study_run(job, res) if "study" in job.labels else measure(job, res)
+
+
 def aggregate(
-    measured: list[dict[str, Any]], seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()
+    measured: list[dict[str, Any]],
+    seeds: list[int],
+    quick: bool,
+    overrides: tuple[str, ...] = (),
+    studies: list[dict[str, Any]] | None = None,
 ) -> Report:
     runs = pl.DataFrame([m["row"] for m in measured], infer_schema_length=None)
     base = [m for m in measured if m["buffer"] is None]
@@ -175,6 +189,7 @@ def aggregate(
         cases=case_table(runs.filter(pl.col("buffer").is_null()), drop_hist),
         sweep=sweep_table(runs.filter(pl.col("buffer").is_not_null())),
         timeline=timeline,
+        studies=studies or [],
         seeds=seeds,
         quick=quick,
         overrides=overrides,
@@ -238,6 +253,8 @@ def write(report: Report, out: Path) -> None:
     )
     figures.throughput_time(report.timeline, out / "throughput_time.png")
     figures.sweep(report.sweep, out / "sweep.png")
+    studies_md, verdicts = write_studies(report.studies, out) if report.studies else ("", [])
+    (out / "report.md").write_text(report_markdown(report, studies_md, verdicts))
     summary = {
         "experiment": "outcast",
         "paper": "Prakash et al., The TCP Outcast Problem, NSDI 2012, Case I (Figs. 3, 11)",
@@ -249,6 +266,8 @@ def write(report: Report, out: Path) -> None:
         "sweep": report.sweep.to_dicts(),
         "drop_runs": report.drop_hist.sort("case", "seed", "port_class", "run_length").to_dicts(),
         "runs": report.runs.to_dicts(),
+        "verdicts": verdicts,
+        "study_runs": report.studies,
     }
     (out / "summary.json").write_text(json.dumps(_finite(summary), indent=2, default=str) + "\n")
     for case, res in report.timeline.items():
@@ -324,6 +343,49 @@ def case_markdown(report: Report) -> str:
         "drop runs are consecutive drops at the bottleneck port per input-port class.\n\n"
         + _markdown([c[0] for c in CASE_COLUMNS], case_rows(report.cases))
     )
+
+
+CASE1_CLAIMS = (
+    ("case1_12", "Twelve 6-hop flows: the 2-hop flow gets 1/7 of the 6-hop mean (Fig. 3f)"),
+    ("case1_6", "Six 6-hop flows: the 2-hop flow gets 1/2 of the 6-hop mean (Fig. 3e)"),
+    ("case1_2", "Two 6-hop flows: no flow starves (Fig. 3d)"),
+)
+
+
+def report_markdown(report: Report, studies_md: str, verdicts: list[dict[str, Any]]) -> str:
+    """report.md: the verdicts first, then Case I, the sweep and every study in full."""
+    ok = sum(v["ok"] for v in verdicts)
+    lines = [
+        "# TCP Outcast reproduction (Prakash et al., NSDI 2012)",
+        "",
+        f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]}"
+        + (", quick (0.2 s runs)" if report.quick else "")
+        + "".join(f", --set {o}" for o in report.overrides)
+        + ". Ratio = goodput of the few (2-hop) flows / mean goodput of the many (6-hop) flows.",
+        "",
+        f"## Verdicts: {ok} of {len(verdicts)} study claims met",
+        "",
+        "| study | paper expects | corral measured | |",
+        "|---|---|---|---|",
+        *(f"| {v['study']} | {v['claim']} | {v['measured']} | {'✓' if v['ok'] else '✗'} |" for v in verdicts),
+        "",
+        "## Case I: one 2-hop flow against 2, 6, 12 six-hop flows (Sec. 3.2.1, Figs. 3, 11)",
+        "",
+        case_markdown(report).split("\n", 2)[2],
+        *(f"- Paper: {claim}." for _, claim in CASE1_CLAIMS),
+        "",
+        "![goodput per flow](throughput_bars.png)",
+        "![goodput over time](throughput_time.png)",
+        "![drop runs](drop_runs.png)",
+        "",
+        "## Case I sweep: buffer x routing, twelve 6-hop flows",
+        "",
+        sweep_markdown(report).split("\n", 2)[2],
+        "![sweep](sweep.png)",
+        "",
+        studies_md,
+    ]
+    return "\n".join(lines)
 
 
 def sweep_markdown(report: Report) -> str:

@@ -12,13 +12,15 @@ use crate::net::Network;
 use crate::route::RouteTable;
 use crate::units::Time;
 
-/// Ideal completion time of a `size`-byte flow from host `src` to host `dst`.
-pub fn ideal_fct(net: &Network, routes: &RouteTable, src: u32, dst: u32, size: u64, mss: u64, header: u64) -> Time {
+/// Ideal completion time of a `size`-byte flow from host `src` to host `dst`, on the path
+/// the router takes (`via_top`: equal-length routing climbs to the top tier first).
+#[allow(clippy::too_many_arguments)]
+pub fn ideal_fct(net: &Network, routes: &RouteTable, via_top: bool, src: u32, dst: u32, size: u64, mss: u64, header: u64) -> Time {
     let packets = size.div_ceil(mss).max(1);
     let last = size - (packets - 1) * mss + header;
     let wire = size + packets * header;
     let access = net.ports[net.host_port(src).idx()].rate;
-    let path = routes.base_delay(net, net.hosts[src as usize], dst, last);
+    let path = routes.path(net, net.hosts[src as usize], dst, last, via_top).map_or(Time::ZERO, |p| p.1);
     access.tx_time(wire) + path - access.tx_time(last)
 }
 
@@ -111,10 +113,10 @@ mod tests {
         let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
         let rt = RouteTable::build(&net);
         // 1000 B + 40 B header over 6 hops: 6 x (832 ns + 1 us).
-        assert_eq!(ideal_fct(&net, &rt, 4, 0, 1000, 1460, 40), Time::from_ns(6 * 1832));
+        assert_eq!(ideal_fct(&net, &rt, false, 4, 0, 1000, 1460, 40), Time::from_ns(6 * 1832));
         // Two full packets more add exactly their serialization at the access link.
-        let one = ideal_fct(&net, &rt, 4, 0, 1000, 1460, 40);
-        let three = ideal_fct(&net, &rt, 4, 0, 1000 + 2 * 1460, 1460, 40);
+        let one = ideal_fct(&net, &rt, false, 4, 0, 1000, 1460, 40);
+        let three = ideal_fct(&net, &rt, false, 4, 0, 1000 + 2 * 1460, 1460, 40);
         assert_eq!(three - one, Rate(10_000_000_000).tx_time(2 * 1500));
     }
 

@@ -12,6 +12,8 @@ pub struct Node {
     /// Local port index -> global port.
     pub ports: Vec<PortId>,
     pub static_div: u32,
+    /// Tier in the tree (host 0, ToR 1, ...), see [`super::topology::NodeSpec::level`].
+    pub level: u8,
 }
 
 pub struct Network {
@@ -35,7 +37,7 @@ impl Network {
         let mut nodes: Vec<Node> = topo
             .nodes
             .iter()
-            .map(|n| Node { name: n.name.clone(), kind: n.kind, ports: Vec::new(), static_div: n.static_div })
+            .map(|n| Node { name: n.name.clone(), kind: n.kind, ports: Vec::new(), static_div: n.static_div, level: n.level })
             .collect();
         let mut ports = Vec::with_capacity(topo.links.len() * 2);
         for l in &topo.links {

@@ -32,6 +32,9 @@ pub struct Packet {
     pub cwr: bool,
     /// Priority class copied from the flow (0 = highest), read by priority queues.
     pub prio: u8,
+    /// Equal-length routing: the packet has reached a top-tier node and now heads down along
+    /// shortest paths (false until then, and unused by other routings).
+    pub turned: bool,
     /// Data: time sent (timestamp option). Ack: echo of the data segment's timestamp.
     pub ts: Time,
 }

@@ -21,6 +21,9 @@ pub struct NodeSpec {
     /// `(destination host index / static_div) mod (number of candidates)`. A fat-tree ToR uses
     /// 1 (the last bit for k = 4), an aggregation switch k/2 (the second-last bit).
     pub static_div: u32,
+    /// Tier in the tree, counted up from the hosts: host 0, ToR / leaf / edge 1, aggregation /
+    /// spine 2, core 3. A link to a node of a higher level is an uplink (equal-length routing).
+    pub level: u8,
 }
 
 #[derive(Clone, Debug)]
@@ -42,14 +45,15 @@ pub struct Topology {
 impl Topology {
     pub fn add_host(&mut self) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(NodeSpec { name: format!("h{}", self.hosts.len()), kind: NodeKind::Host, static_div: 1 });
+        self.nodes.push(NodeSpec { name: format!("h{}", self.hosts.len()), kind: NodeKind::Host, static_div: 1, level: 0 });
         self.hosts.push(id);
         id
     }
 
-    pub fn add_switch(&mut self, name: String, static_div: u32) -> NodeId {
+    /// Adds a switch at tier `level` (1 = ToR; see [`NodeSpec::level`]).
+    pub fn add_switch(&mut self, name: String, static_div: u32, level: u8) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(NodeSpec { name, kind: NodeKind::Switch, static_div });
+        self.nodes.push(NodeSpec { name, kind: NodeKind::Switch, static_div, level });
         id
     }
 

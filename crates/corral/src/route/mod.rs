@@ -1,8 +1,10 @@
 //! Routing: shortest-path candidate tables, and the policies that pick one candidate per
 //! packet, one file each: `static` destination bits (the TCP Outcast paper's fat-tree
-//! routing), per-flow `ecmp` hashing, and per-packet `spray`.
+//! routing), per-flow `ecmp` hashing, per-packet `spray`, and `equal_length` routing through
+//! the top tier.
 
 pub mod ecmp;
+pub mod equal_length;
 pub mod spray;
 pub mod static_bits;
 pub mod table;
@@ -21,17 +23,31 @@ pub enum RoutingConfig {
     Ecmp,
     /// Per-packet uniform random choice over equal-cost next hops.
     Spray,
+    /// Every packet goes up to the top tier and back down (Outcast paper, section 5.4).
+    EqualLength { core: equal_length::CoreChoice },
 }
 
-/// A routing table takes no keys besides `kind`.
+/// A routing table takes no keys besides `kind`...
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NoKeys {}
 
+/// ...except equal-length routing, which takes `core`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EqualLengthKeys {
+    #[serde(default)]
+    core: equal_length::CoreChoice,
+}
+
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use crate::scenario::load::{by_kind, typed};
-        by_kind(d, &["static", "ecmp", "spray"], |kind, v| {
+        by_kind(d, &["static", "ecmp", "spray", "equal_length"], |kind, v| {
+            if kind == "equal_length" {
+                let k: EqualLengthKeys = typed(v, "")?;
+                return Ok(RoutingConfig::EqualLength { core: k.core });
+            }
             typed::<NoKeys>(v, "")?;
             Ok(match kind {
                 "static" => RoutingConfig::Static,
@@ -48,7 +64,13 @@ impl RoutingConfig {
             RoutingConfig::Static => "static",
             RoutingConfig::Ecmp => "ecmp",
             RoutingConfig::Spray => "spray",
+            RoutingConfig::EqualLength { .. } => "equal_length",
         }
+    }
+
+    /// Packets climb to the top tier before heading down (equal-length routing).
+    pub fn via_top(&self) -> bool {
+        matches!(self, RoutingConfig::EqualLength { .. })
     }
 }
 
@@ -57,6 +79,7 @@ pub enum Router {
     Static(static_bits::StaticBits),
     Ecmp(ecmp::Ecmp),
     Spray(spray::Spray),
+    EqualLength(equal_length::EqualLength),
 }
 
 impl Router {
@@ -65,7 +88,14 @@ impl Router {
             RoutingConfig::Static => Router::Static(static_bits::StaticBits),
             RoutingConfig::Ecmp => Router::Ecmp(ecmp::Ecmp::new(seed)),
             RoutingConfig::Spray => Router::Spray(spray::Spray::new(seed, nodes)),
+            RoutingConfig::EqualLength { core } => Router::EqualLength(equal_length::EqualLength::new(*core, seed, nodes)),
         }
+    }
+
+    /// Packets climb to the top tier first: the caller offers uplinks until the packet turns.
+    #[inline]
+    pub fn via_top(&self) -> bool {
+        matches!(self, Router::EqualLength(_))
     }
 
     /// Picks the output port at `node` for a packet of `flow` to host `dst`, among the
@@ -79,6 +109,7 @@ impl Router {
             Router::Static(r) => r.pick(static_div, candidates.len(), dst),
             Router::Ecmp(r) => r.pick(node, candidates.len(), flow),
             Router::Spray(r) => r.pick(node, candidates.len()),
+            Router::EqualLength(r) => r.pick(node, static_div, candidates.len(), dst),
         };
         candidates[i]
     }

@@ -28,6 +28,7 @@ pub mod stream {
     pub const ECMP: u64 = 4;
     pub const HOST_JITTER: u64 = 5;
     pub const LINK_CLOCK: u64 = 6;
+    pub const EQUAL_LENGTH: u64 = 7;
 }
 
 impl Rng {

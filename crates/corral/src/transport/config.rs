@@ -39,6 +39,11 @@ pub struct TcpConfig {
     /// the unloaded round trip of the path, as the SYN handshake would give (default true).
     /// With false, the first RTO is `initial_rto` until the first ACK arrives.
     pub handshake_rtt: bool,
+    /// Pace data segments at `pacing_gain * cwnd / srtt` (default false), see
+    /// [`super::sender`].
+    pub pacing: bool,
+    /// Multiplier of the pacing rate (default 1.0; Linux uses 2 in slow start, 1.2 after).
+    pub pacing_gain: f64,
 }
 
 impl Default for TcpConfig {
@@ -56,6 +61,8 @@ impl Default for TcpConfig {
             ecn: false,
             receive_window: None,
             handshake_rtt: true,
+            pacing: false,
+            pacing_gain: 1.0,
         }
     }
 }
@@ -68,6 +75,9 @@ impl TcpConfig {
         ensure(self.min_rto > Time::ZERO, "transport.min_rto", || "must be positive".into())?;
         ensure(self.max_rto >= self.min_rto, "transport.max_rto", || "must be at least transport.min_rto".into())?;
         ensure(self.initial_rto > Time::ZERO, "transport.initial_rto", || "must be positive".into())?;
+        ensure(self.pacing_gain.is_finite() && self.pacing_gain > 0.0 && self.pacing_gain <= 100.0, "transport.pacing_gain", || {
+            format!("must be a number above 0 and at most 100, got {}", self.pacing_gain)
+        })?;
         if let CcConfig::Dctcp(c) = &self.cc {
             ensure(self.ecn, "transport.ecn", || "must be true when transport.cc is dctcp (DCTCP needs ECN)".into())?;
             c.validate().map_err(|m| crate::error::config_err("transport.cc", m))?;

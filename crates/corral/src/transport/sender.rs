@@ -3,6 +3,12 @@
 //! "Impatient" timer variant: only the first partial ACK restarts the timer), retransmission
 //! timeouts with go-back-N (RFC 6298 section 5, RFC 5681 section 3.1), and ECN reaction at
 //! most once per window of data with CWR on the next new segment (RFC 3168 section 6.1.2).
+//!
+//! Optional pacing (as Linux's fq / TCP internal pacing and ns-3 `TcpSocketBase`): data
+//! segments, retransmissions included, leave no faster than `gain * cwnd / srtt`, one segment
+//! every `len / rate`; before the first RTT estimate they are not paced. Pure ACKs are the
+//! receiver's and never paced. The caller learns from [`TcpSender::pacing_deadline`] when the
+//! next segment may leave and calls [`TcpSender::resume`] then.
 
 use super::cc::{AnyCc, CcState, CongestionControl};
 use super::rtt::RttEstimator;
@@ -54,6 +60,12 @@ pub struct TcpSender {
     /// New segments the sender may still hand to its host now (host NIC backpressure);
     /// `u64::MAX` when unlimited. Retransmissions in fast recovery are not counted.
     credit: u64,
+    /// Pacing gain (`None` = pacing off).
+    pacing: Option<f64>,
+    /// Earliest time the next paced segment may leave.
+    next_send: Time,
+    /// A fast-recovery retransmission waiting for its pacing slot.
+    retx_pending: bool,
     pub stats: SenderStats,
 }
 
@@ -79,8 +91,39 @@ impl TcpSender {
             rto_deadline: None,
             rwnd: cfg.receive_window.unwrap_or(u64::MAX),
             credit: u64::MAX,
+            pacing: cfg.pacing.then_some(cfg.pacing_gain),
+            next_send: Time::ZERO,
+            retx_pending: false,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Time between two paced segments of `len` bytes: `len / (gain * wnd / srtt)` with `wnd`
+    /// the window in use (cwnd, capped by the receive window), or `None` when pacing is off or
+    /// no RTT estimate exists yet.
+    pub fn pacing_interval(&self, len: u64) -> Option<Time> {
+        let gain = self.pacing?;
+        let srtt = self.rtt.srtt()?;
+        let cwnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss) as f64;
+        Some(Time((len as f64 * srtt.0 as f64 / (gain * cwnd)).round() as u64))
+    }
+
+    /// Whether the pacing clock holds segments back at `now`.
+    fn paced_out(&self, now: Time) -> bool {
+        self.pacing.is_some() && now < self.next_send
+    }
+
+    /// Advances the pacing clock after a segment of `len` bytes left at `now`.
+    fn pace(&mut self, now: Time, len: u64) {
+        if let Some(gap) = self.pacing_interval(len) {
+            self.next_send = self.next_send.max(now) + gap;
+        }
+    }
+
+    /// When the pacing clock next lets a segment go that is waiting for it: `Some` only if
+    /// pacing holds back a segment the window (or fast recovery) would send now.
+    pub fn pacing_deadline(&self, now: Time) -> Option<Time> {
+        (self.paced_out(now) && (self.retx_pending || self.can_send())).then_some(self.next_send)
     }
 
     fn limit(&self) -> u64 {
@@ -132,6 +175,11 @@ impl TcpSender {
         self.credit = segments;
     }
 
+    /// Whether the window and the pacing clock would let another segment go out at `now`.
+    pub fn can_send_at(&self, now: Time) -> bool {
+        !self.paced_out(now) && self.can_send()
+    }
+
     /// Whether the window would let another segment go out now.
     pub fn can_send(&self) -> bool {
         let wnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss);
@@ -146,9 +194,15 @@ impl TcpSender {
 
     /// Sends new (or, after a timeout, resent) segments while the window allows.
     fn send_available(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.retx_pending && !self.paced_out(now) {
+            self.retx_pending = false;
+            if self.in_recovery && self.snd_una < self.snd_max {
+                self.retransmit_una(now, out);
+            }
+        }
         let wnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss);
         let limit = self.limit();
-        while self.snd_nxt < limit && self.credit > 0 {
+        while self.snd_nxt < limit && self.credit > 0 && !self.paced_out(now) {
             let len = self.mss.min(limit - self.snd_nxt);
             if self.snd_nxt + len > self.snd_una + wnd {
                 break;
@@ -164,14 +218,23 @@ impl TcpSender {
             if self.rto_deadline.is_none() {
                 self.arm_timer(now);
             }
+            self.pace(now, len);
         }
     }
 
-    fn retransmit_una(&mut self, out: &mut Vec<Segment>) {
+    /// Resends the first unacknowledged segment (fast retransmit, partial ACK), at once or,
+    /// when paced, at the next pacing slot (the latest request wins: it names the current
+    /// first hole).
+    fn retransmit_una(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.paced_out(now) {
+            self.retx_pending = true;
+            return;
+        }
         let len = self.mss.min(self.limit() - self.snd_una);
         out.push(Segment { seq: self.snd_una, len: len as u32, retransmit: true, cwr: false });
         self.stats.segments_sent += 1;
         self.stats.retransmits += 1;
+        self.pace(now, len);
     }
 
     /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
@@ -206,11 +269,12 @@ impl TcpSender {
                     let st = &mut self.cc_state;
                     st.cwnd = st.ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss);
                     self.in_recovery = false;
+                    self.retx_pending = false;
                     self.dupacks = 0;
                     self.cc.on_recovery_exit(&mut self.cc_state, now);
                 } else {
                     // Partial ACK (step 4): resend the next hole, deflate by the amount acked.
-                    self.retransmit_una(out);
+                    self.retransmit_una(now, out);
                     let st = &mut self.cc_state;
                     st.cwnd = st.cwnd.saturating_sub(acked) + if acked >= st.mss { st.mss } else { 0 };
                     st.cwnd = st.cwnd.max(st.mss);
@@ -257,7 +321,7 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_ack_seen = false;
         self.stats.fast_recoveries += 1;
-        self.retransmit_una(out);
+        self.retransmit_una(now, out);
         self.cc_state.cwnd = self.cc_state.ssthresh + 3 * self.mss;
     }
 
@@ -280,6 +344,7 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = false;
+        self.retx_pending = false;
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.rtt.back_off();
@@ -421,5 +486,98 @@ mod tests {
         s.on_ack(t(100), 2500, false, t(0), &mut out);
         assert!(s.finished());
         assert_eq!(s.rto_deadline(), None);
+    }
+
+    /// A paced sender with a 100us handshake RTT sample: cwnd 10 x 1000 B per 100 us is one
+    /// segment every 10 us at gain 1.
+    fn paced(gain: f64) -> TcpSender {
+        let mut c = cfg();
+        c.pacing = true;
+        c.pacing_gain = gain;
+        let mut s = TcpSender::new(&c, None);
+        s.seed_rtt(t(100));
+        s
+    }
+
+    #[test]
+    fn pacing_releases_one_segment_per_interval() {
+        let mut s = paced(1.0);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 1, "the initial window is paced, not burst");
+        assert_eq!(s.pacing_interval(MSS), Some(t(10)));
+        assert_eq!(s.pacing_deadline(t(0)), Some(t(10)));
+        assert!(!s.can_send_at(t(9)) && s.can_send_at(t(10)));
+        s.resume(t(9), &mut out);
+        assert_eq!(out.len(), 1, "too early: held back");
+        for k in 1..10 {
+            s.resume(t(10 * k), &mut out);
+            assert_eq!(out.len(), k as usize + 1, "slot {k}");
+            assert_eq!(out[k as usize].seq, k * MSS);
+        }
+        // The window is now full: no pacing timer is needed until an ACK opens it.
+        assert_eq!(s.pacing_deadline(t(90)), None);
+        assert!(!s.can_send());
+    }
+
+    #[test]
+    fn pacing_gain_and_cwnd_set_the_rate() {
+        let s = paced(2.0);
+        assert_eq!(s.pacing_interval(MSS), Some(t(5)));
+        assert_eq!(s.pacing_interval(500), Some(Time::from_ns(2500)));
+        let mut s = paced(1.0);
+        s.cc_state.cwnd = 20 * MSS;
+        assert_eq!(s.pacing_interval(MSS), Some(t(5)));
+        // Pacing off: no interval at all.
+        assert_eq!(TcpSender::new(&cfg(), None).pacing_interval(MSS), None);
+    }
+
+    #[test]
+    fn pacing_waits_for_an_rtt_estimate() {
+        let mut c = cfg();
+        c.pacing = true;
+        let mut s = TcpSender::new(&c, None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 10, "no srtt yet: the initial window goes unpaced");
+        assert_eq!(s.pacing_deadline(t(0)), None);
+        // The first ACK gives srtt = 100us: from now on one segment per srtt / cwnd.
+        out.clear();
+        s.on_ack(t(100), MSS, false, t(0), &mut out);
+        assert_eq!(out.len(), 1, "slow start would send 2; pacing lets one go");
+        assert!(s.pacing_deadline(t(100)).is_some_and(|d| d > t(100)));
+    }
+
+    #[test]
+    fn paced_fast_retransmit_waits_for_its_slot_and_rto_cancels_it() {
+        let mut s = paced(1.0);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        for k in 1..10 {
+            s.resume(t(10 * k), &mut out);
+        }
+        out.clear();
+        // Segment 0 is lost: three duplicate ACKs right after the last paced send at 90us.
+        for i in 0..3 {
+            s.on_ack(t(95 + i), 0, false, t(0), &mut out);
+        }
+        assert!(s.in_recovery());
+        assert!(out.is_empty(), "the retransmission waits for the pacing slot");
+        let d = s.pacing_deadline(t(97)).expect("a pending retransmission needs the timer");
+        assert_eq!(d, t(100));
+        s.resume(d, &mut out);
+        assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false });
+        assert_eq!(out.len(), 1, "one segment per slot");
+        // A partial ACK asks for the next hole while the clock holds: then the RTO fires and
+        // go-back-N resends from snd_una; the stale fast-recovery request is dropped.
+        out.clear();
+        s.on_ack(d + t(1), 2 * MSS, false, t(0), &mut out);
+        assert!(out.is_empty());
+        assert!(s.pacing_deadline(d + t(1)).is_some());
+        let rto = s.rto_deadline().unwrap();
+        s.on_rto(rto, &mut out);
+        assert_eq!(out, vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true, cwr: false }]);
+        assert!(!s.retx_pending);
+        assert_eq!(s.stats.retransmits, 2);
     }
 }

@@ -1,7 +1,7 @@
 //! Transport glue: flow starts, delivery of packets to the TCP receiver or sender at the
 //! destination host, turning their segments and ACKs into packets on the host NIC, and the
-//! retransmission and delayed-ACK timers (one live event per flow; a timer that moved later is
-//! re-armed when its stale event fires).
+//! retransmission, pacing and delayed-ACK timers (one live event per flow; a timer that moved
+//! later is re-armed when its stale event fires).
 
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
@@ -34,6 +34,7 @@ impl Simulation {
         self.send_segments(flow, &mut segs);
         self.seg_buf = segs;
         self.sync_rto(flow);
+        self.sync_pacing(flow);
         self.block_if_limited(flow);
     }
 
@@ -57,6 +58,7 @@ impl Simulation {
                 ece: false,
                 cwr: s.cwr,
                 prio,
+                turned: false,
                 ts: now,
             });
             self.counts.sent += 1;
@@ -82,6 +84,7 @@ impl Simulation {
             ece: a.ece,
             cwr: false,
             prio,
+            turned: false,
             ts: a.ts_echo,
         });
         self.counts.sent += 1;
@@ -156,6 +159,28 @@ impl Simulation {
             }
             Some(_) => self.drive_sender(flow, |s, now, out| s.on_rto(now, out)),
         }
+    }
+
+    /// Makes sure an event is scheduled no later than the sender's next pacing slot.
+    fn sync_pacing(&mut self, flow: FlowId) {
+        let now = self.events.now();
+        let f = &mut self.flows[flow.idx()];
+        if let Some(at) = f.sender.pacing_deadline(now) {
+            if f.pace_event_at.is_none_or(|t| at < t) {
+                f.pace_event_at = Some(at);
+                self.events.schedule(at, Event::Pace { flow });
+            }
+        }
+    }
+
+    pub(super) fn on_pace_event(&mut self, flow: FlowId) {
+        let now = self.events.now();
+        let f = &mut self.flows[flow.idx()];
+        if f.pace_event_at != Some(now) {
+            return; // superseded by an earlier event
+        }
+        f.pace_event_at = None;
+        self.drive_sender(flow, |s, now, out| s.resume(now, out));
     }
 
     pub(super) fn on_delack(&mut self, flow: FlowId) {

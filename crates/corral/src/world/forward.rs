@@ -1,4 +1,5 @@
-//! Moving packets: switches look up equal-cost candidates and let the router pick one; an
+//! Moving packets: switches look up equal-cost candidates (or, for equal-length routing on
+//! the way up, their uplinks) and let the router pick one; an
 //! output port transmits at once when idle or hands the packet to its queue discipline, which
 //! accepts, marks or drops it. Serialization takes size/rate; the packet arrives at the peer
 //! one propagation delay after its last bit left.
@@ -16,12 +17,18 @@ impl Simulation {
             self.deliver(node, pkt);
             return;
         }
-        let (dst, flow) = {
+        let (dst, flow, turned) = {
             let p = self.arena.get(pkt);
-            (p.dst_host, p.flow)
+            (p.dst_host, p.flow, p.turned)
         };
+        // Equal-length routing: climb while there is a way up; turn at the top tier.
+        let mut climb = false;
+        if self.router.via_top() && !turned {
+            climb = !self.routes.uplinks(node).is_empty();
+            self.arena.get_mut(pkt).turned = !climb;
+        }
         let out = {
-            let cands = self.routes.candidates(node, dst);
+            let cands = if climb { self.routes.uplinks(node) } else { self.routes.candidates(node, dst) };
             let div = self.net.nodes[node.idx()].static_div;
             self.router.choose(node, div, cands, flow, dst)
         };

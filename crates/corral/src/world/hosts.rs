@@ -40,8 +40,10 @@ impl Simulation {
     /// After a sender call: a flow whose window still allows sending was stopped by the NIC
     /// and waits for room.
     pub(super) fn block_if_limited(&mut self, flow: FlowId) {
+        let now = self.events.now();
         let f = &mut self.flows[flow.idx()];
-        if self.scenario.host.small_queue > 0 && !f.blocked && f.sender.can_send() {
+        // A flow held back by its pacing clock waits for its pacing timer, not for NIC room.
+        if self.scenario.host.small_queue > 0 && !f.blocked && f.sender.can_send_at(now) {
             f.blocked = true;
             self.hosts[f.def.src as usize].blocked.push_back(flow);
         }

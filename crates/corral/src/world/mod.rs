@@ -32,6 +32,8 @@ pub enum Event {
     FlowStart { flow: FlowId },
     /// A flow's retransmission timer may have expired.
     Rto { flow: FlowId },
+    /// A flow's pacing clock lets its next segment leave.
+    Pace { flow: FlowId },
     /// A flow's delayed-ACK timer expired.
     DelAck { flow: FlowId },
     /// A host's packet reaches its NIC queue after the host's processing jitter.
@@ -48,6 +50,8 @@ pub struct Flow {
     pub receiver: TcpReceiver,
     /// Time of the live retransmission-timer event, if one is scheduled.
     rto_event_at: Option<Time>,
+    /// Time of the live pacing-timer event, if one is scheduled.
+    pace_event_at: Option<Time>,
     delack_armed: bool,
     /// Waiting for room in its host's NIC queue.
     blocked: bool,
@@ -137,6 +141,9 @@ impl Simulation {
             })
             .collect::<Result<Vec<_>>>()?;
         let tcp = &scenario.transport;
+        let via_top = scenario.routing.via_top();
+        // Hops and unloaded one-way delay (ACK-sized packets) of the path the router takes.
+        let path = |src: u32, dst: u32| routes.path(&net, net.hosts[src as usize], dst, tcp.header as u64, via_top).expect("expand checked routes");
         let flows = defs
             .into_iter()
             .map(|def| Flow {
@@ -150,18 +157,18 @@ impl Simulation {
                         }
                     },
                 },
-                ideal: def.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64)),
-                hops: routes.hops(net.hosts[def.src as usize], def.dst).expect("expand checked routes"),
+                ideal: def.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64)),
+                hops: path(def.src, def.dst).0,
                 sender: {
                     let mut s = TcpSender::new(tcp, def.size);
                     if tcp.handshake_rtt {
-                        let h = tcp.header as u64;
-                        s.seed_rtt(routes.base_delay(&net, net.hosts[def.src as usize], def.dst, h) + routes.base_delay(&net, net.hosts[def.dst as usize], def.src, h));
+                        s.seed_rtt(path(def.src, def.dst).1 + path(def.dst, def.src).1);
                     }
                     s
                 },
                 receiver: TcpReceiver::new(tcp.delayed_ack, tcp.cc.accurate_ecn()),
                 rto_event_at: None,
+                pace_event_at: None,
                 delack_armed: false,
                 blocked: false,
                 finish: None,
@@ -260,6 +267,7 @@ impl Simulation {
             Event::Dequeue { port } => self.on_dequeue(port),
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::Rto { flow } => self.on_rto_event(flow),
+            Event::Pace { flow } => self.on_pace_event(flow),
             Event::DelAck { flow } => self.on_delack(flow),
             Event::NicEnqueue { port, pkt } => self.on_nic_enqueue(port, pkt),
             Event::SampleThroughput => self.sample_throughput(),

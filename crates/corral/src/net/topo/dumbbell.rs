@@ -38,8 +38,8 @@ impl DumbbellConfig {
         let mut t = Topology::default();
         let senders: Vec<_> = (0..self.senders).map(|_| t.add_host()).collect();
         let receivers: Vec<_> = (0..self.receivers).map(|_| t.add_host()).collect();
-        let left = t.add_switch("sw0".into(), 1);
-        let right = t.add_switch("sw1".into(), 1);
+        let left = t.add_switch("sw0".into(), 1, 1);
+        let right = t.add_switch("sw1".into(), 1, 1);
         for h in senders {
             t.link(h, left, self.link_rate, self.link_delay);
         }

@@ -39,9 +39,9 @@ impl FatTreeConfig {
         let (rate, delay) = (self.link_rate, self.link_delay);
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..k * half * half).map(|_| t.add_host()).collect();
-        let tors: Vec<_> = (0..k * half).map(|i| t.add_switch(format!("tor{i}"), 1)).collect();
-        let aggs: Vec<_> = (0..k * half).map(|i| t.add_switch(format!("agg{i}"), half)).collect();
-        let cores: Vec<_> = (0..half * half).map(|i| t.add_switch(format!("core{i}"), 1)).collect();
+        let tors: Vec<_> = (0..k * half).map(|i| t.add_switch(format!("tor{i}"), 1, 1)).collect();
+        let aggs: Vec<_> = (0..k * half).map(|i| t.add_switch(format!("agg{i}"), half, 2)).collect();
+        let cores: Vec<_> = (0..half * half).map(|i| t.add_switch(format!("core{i}"), 1, 3)).collect();
         for (i, &h) in hosts.iter().enumerate() {
             t.link(h, tors[i / half as usize], rate, delay);
         }

@@ -41,8 +41,8 @@ impl LeafSpineConfig {
     pub fn build(&self) -> Topology {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..self.leaves * self.hosts_per_leaf).map(|_| t.add_host()).collect();
-        let leaves: Vec<_> = (0..self.leaves).map(|i| t.add_switch(format!("leaf{i}"), 1)).collect();
-        let spines: Vec<_> = (0..self.spines).map(|i| t.add_switch(format!("spine{i}"), 1)).collect();
+        let leaves: Vec<_> = (0..self.leaves).map(|i| t.add_switch(format!("leaf{i}"), 1, 1)).collect();
+        let spines: Vec<_> = (0..self.spines).map(|i| t.add_switch(format!("spine{i}"), 1, 2)).collect();
         for (i, &h) in hosts.iter().enumerate() {
             t.link(h, leaves[i / self.hosts_per_leaf as usize], self.host_rate, self.host_delay);
         }

@@ -61,9 +61,9 @@ impl ThreeTierConfig {
     pub fn build(&self) -> Topology {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..self.edges * self.hosts_per_edge).map(|_| t.add_host()).collect();
-        let edges: Vec<_> = (0..self.edges).map(|i| t.add_switch(format!("edge{i}"), 1)).collect();
-        let aggs: Vec<_> = (0..self.aggs).map(|i| t.add_switch(format!("agg{i}"), self.aggs_per_pod)).collect();
-        let cores: Vec<_> = (0..self.cores).map(|i| t.add_switch(format!("core{i}"), 1)).collect();
+        let edges: Vec<_> = (0..self.edges).map(|i| t.add_switch(format!("edge{i}"), 1, 1)).collect();
+        let aggs: Vec<_> = (0..self.aggs).map(|i| t.add_switch(format!("agg{i}"), self.aggs_per_pod, 2)).collect();
+        let cores: Vec<_> = (0..self.cores).map(|i| t.add_switch(format!("core{i}"), 1, 3)).collect();
         for (i, &h) in hosts.iter().enumerate() {
             t.link(h, edges[i / self.hosts_per_edge as usize], self.host_rate, self.host_delay);
         }

@@ -1,0 +1,198 @@
+"""Runs the Outcast studies (`outcast_studies`) and writes their part of the report.
+
+Per run it measures, from the result tables only: the goodput of the "few" and "many" flows
+over the window where all of them are active (from throughput.parquet), their ratio, the
+consecutive-drop runs at the study's bottleneck per input-port class (few vs many), timeouts
+and the bottleneck's utilization. Per study it averages over seeds (one row per variant),
+applies the study's check, and writes `<study>.csv`, `<study>.png` and a Markdown section with
+the paper's expectation beside the measured result.
+"""
+
+from __future__ import annotations
+
+import math
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .. import ScenarioError
+from ..plots import new_figure, save
+from ..results import Results
+from .outcast_studies import STUDIES, Study, Variant, Verdict
+from .runner import Job
+
+SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "outcast"))
+
+
+def study_jobs(seeds: list[int], extra: tuple[str, ...], studies: tuple[Study, ...] = STUDIES) -> list[Job]:
+    out = []
+    for study in studies:
+        for variant in study.variants:
+            for seed in seeds:
+                labels = {"study": study.key, "variant": variant.label, "seed": seed, "_study": study}
+                overrides = (f"seed={seed}", *extra, *variant.overrides)
+                out.append(Job(SCENARIO_DIR / f"{variant.scenario}.toml", overrides, labels))
+    return out
+
+
+def _variant(study: Study, label: str) -> Variant:
+    return next(v for v in study.variants if v.label == label)
+
+
+def window_goodput(res: Results, window_start: float) -> pl.DataFrame:
+    """Per-flow goodput (bit/s) over the whole sampling intervals that begin at or after
+    `window_start` seconds."""
+    interval = _seconds(res.scenario["metrics"]["interval"])
+    tp = res.throughput.filter(pl.col("time_s") - interval >= window_start - 1e-12)
+    if tp.height == 0:
+        raise ScenarioError(f"duration: no throughput samples after {window_start:.3f} s; run longer")
+    span = tp["time_s"].max() - (tp["time_s"].min() - interval)
+    return tp.group_by("flow_id").agg(goodput_bps=pl.col("bytes").sum() * 8 / span)
+
+
+def _seconds(value: Any) -> float:
+    """A duration from scenario.json: integer picoseconds or a string like "5ms"."""
+    if isinstance(value, (int, float)):
+        return value / 1e12
+    units = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    for suffix in ("ps", "ns", "us", "ms", "s"):
+        if value.endswith(suffix):
+            return float(value[: -len(suffix)]) * units[suffix]
+    raise ValueError(f"not a duration: {value!r}")
+
+
+def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
+    study = job.labels["_study"]
+    variant = _variant(study, job.labels["variant"])
+    flows = res.flows
+    few = flows.filter(pl.col("tag") == study.few_tag)
+    many = flows.filter(pl.col("tag") == study.many_tag)
+    if few.height == 0 or many.height == 0:
+        raise ScenarioError(f"flows: study {study.key} needs flows tagged {study.few_tag!r} and {study.many_tag!r}")
+    start = variant.window_start
+    if start is None:
+        start = float(pl.concat([few, many])["start_s"].max())
+    goodput = flows.select("flow_id", "tag").join(window_goodput(res, start), on="flow_id", how="left").fill_null(0.0)
+    by_tag = {t: goodput.filter(pl.col("tag") == t)["goodput_bps"].mean() for t in (study.few_tag, study.many_tag, *study.extra_tags)}
+    node, port = study.bottleneck.split(":")
+    ports = res.ports.filter((pl.col("node") == node) & (pl.col("port") == int(port)))
+    if ports.height != 1:
+        raise ScenarioError(f"study {study.key}: bottleneck port {study.bottleneck} not in this topology")
+    runs = res.drop_runs.filter((pl.col("node") == node) & (pl.col("port") == int(port))).with_columns(
+        port_class=pl.when(pl.col("in_node").is_in(list(study.few_in))).then(pl.lit("few")).otherwise(pl.lit("many"))
+    )
+    g_few, g_many = by_tag[study.few_tag], by_tag[study.many_tag]
+    out = {
+        **{k: v for k, v in job.labels.items() if not k.startswith("_")},
+        "ratio": g_few / g_many if g_many else math.nan,
+        "goodput_few_bps": g_few,
+        "goodput_many_bps": g_many,
+        "utilization": ports["utilization"][0],
+        "timeouts_few": few["timeouts"].mean(),
+        "timeouts_many": many["timeouts"].mean(),
+    }
+    for tag in study.extra_tags:
+        out[f"goodput_{tag}_bps"] = by_tag[tag]
+    for cls in ("few", "many"):
+        sub = runs.filter(pl.col("port_class") == cls)
+        episodes = int(sub["episodes"].sum())
+        out[f"drop_episodes_{cls}"] = episodes
+        out[f"drop_run_max_{cls}"] = int(sub["run_length"].max()) if episodes else 0
+        singles = int(sub.filter(pl.col("run_length") == 1)["episodes"].sum())
+        out[f"single_drop_share_{cls}"] = singles / episodes if episodes else None
+        out[f"drop_run_mean_{cls}"] = float((sub["run_length"] * sub["episodes"]).sum() / episodes) if episodes else None
+    return out
+
+
+def variant_table(rows: list[dict[str, Any]], study: Study) -> pl.DataFrame:
+    """One row per variant of `study`, in the study's order: means (and ratio std) over seeds."""
+    runs = pl.DataFrame([r for r in rows if r["study"] == study.key], infer_schema_length=None)
+    extra = [pl.col(f"goodput_{t}_bps").mean().alias(f"goodput_{t}_bps") for t in study.extra_tags]
+    table = runs.group_by("variant", maintain_order=True).agg(
+        seeds=pl.len(),
+        ratio_median=pl.col("ratio").median(),
+        ratio_mean=pl.col("ratio").mean(),
+        ratio_std=pl.col("ratio").std(),
+        seeds_below_fair=(pl.col("ratio") < 1.0).sum(),
+        ratio_min=pl.col("ratio").min(),
+        ratio_max=pl.col("ratio").max(),
+        goodput_few_mbps=pl.col("goodput_few_bps").mean() / 1e6,
+        goodput_many_mbps=pl.col("goodput_many_bps").mean() / 1e6,
+        *extra,
+        utilization=pl.col("utilization").mean(),
+        timeouts_few=pl.col("timeouts_few").mean(),
+        timeouts_many=pl.col("timeouts_many").mean(),
+        drop_episodes_few=pl.col("drop_episodes_few").mean(),
+        drop_episodes_many=pl.col("drop_episodes_many").mean(),
+        drop_run_max_few=pl.col("drop_run_max_few").max(),
+        drop_run_max_many=pl.col("drop_run_max_many").max(),
+        single_drop_share_few=pl.col("single_drop_share_few").mean(),
+        single_drop_share_many=pl.col("single_drop_share_many").mean(),
+    )
+    order = {v.label: i for i, v in enumerate(study.variants)}
+    return table.sort(pl.col("variant").replace_strict(order, return_dtype=pl.Int64))
+
+
+def _fmt(x: Any, spec: str = ".2f") -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return format(x, spec)
+
+
+def study_markdown(study: Study, table: pl.DataFrame, verdicts: list[Verdict], figure: str) -> str:
+    few, many = study.few_tag, study.many_tag
+    header = ["variant", "seeds", f"ratio {few}/{many} median", "mean ± std", "min..max", "seeds < 1", f"{few} Mbps", f"{many} Mbps",
+              *(f"{t} Mbps" for t in study.extra_tags), "util", f"timeouts {few}/{many}",
+              f"max drop run {few}/{many}", f"single-drop share {few}/{many}"]
+    lines = [f"## {study.title}", "", f"Paper: {study.paper}. Bottleneck `{study.bottleneck}`; "
+             f"the {few} flows arrive from {', '.join(study.few_in)}.", ""]
+    if study.notes:
+        lines += [study.notes, ""]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in table.iter_rows(named=True):
+        cells = [r["variant"], str(r["seeds"]), _fmt(r["ratio_median"]), f"{_fmt(r['ratio_mean'])} ± {_fmt(r['ratio_std'])}",
+                 f"{_fmt(r['ratio_min'])}..{_fmt(r['ratio_max'])}", str(r["seeds_below_fair"]), _fmt(r["goodput_few_mbps"], ".1f"),
+                 _fmt(r["goodput_many_mbps"], ".1f"),
+                 *(_fmt((r[f"goodput_{t}_bps"] or 0) / 1e6, ".1f") for t in study.extra_tags),
+                 _fmt(r["utilization"], ".3f"), f"{_fmt(r['timeouts_few'], '.1f')} / {_fmt(r['timeouts_many'], '.1f')}",
+                 f"{r['drop_run_max_few']} / {r['drop_run_max_many']}",
+                 f"{_fmt(r['single_drop_share_few'])} / {_fmt(r['single_drop_share_many'])}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "| paper expects | corral measured | |", "|---|---|---|"]
+    lines += [f"| {v.claim} | {v.measured} | {'✓' if v.ok else '✗'} |" for v in verdicts]
+    lines += ["", f"![{study.key}]({figure})", ""]
+    return "\n".join(lines)
+
+
+def study_figure(study: Study, table: pl.DataFrame, path: Path) -> Path:
+    """Ratio per variant (median over seeds, with the seeds' min..max as error bars)."""
+    fig, ax = new_figure(max(5.0, 1.1 * table.height + 2), 3.6)
+    x = list(range(table.height))
+    mean = table["ratio_median"].to_list()
+    lo = [m - (r or m) for m, r in zip(mean, table["ratio_min"].to_list())]
+    hi = [(r or m) - m for m, r in zip(mean, table["ratio_max"].to_list())]
+    ax.bar(x, mean, yerr=[lo, hi], capsize=3, color="#1f77b4")
+    ax.axhline(1.0, color="k", ls="--", lw=1, label="fair (ratio 1)")
+    ax.set_xticks(x, table["variant"].to_list(), rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(f"{study.few_tag} / mean {study.many_tag} goodput\n(median, min..max over seeds)", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_title(f"{study.title} ({study.paper})", fontsize=9)
+    ax.legend(frameon=False, fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    return save(fig, path)
+
+
+def write_studies(rows: list[dict[str, Any]], out: Path, studies: tuple[Study, ...] = STUDIES) -> tuple[str, list[dict[str, Any]]]:
+    """Write every study's table and figure into `out`; return the Markdown and the verdicts."""
+    sections, verdicts = [], []
+    for study in studies:
+        table = variant_table(rows, study)
+        checks = study.check(table)
+        table.write_csv(out / f"{study.key}.csv", float_precision=4)
+        study_figure(study, table, out / f"{study.key}.png")
+        sections.append(study_markdown(study, table, checks, f"{study.key}.png"))
+        verdicts += [{"study": study.key, "claim": v.claim, "measured": v.measured, "ok": v.ok} for v in checks]
+    return "\n".join(sections), verdicts

@@ -1,0 +1,326 @@
+"""Run a sweep on Dask: resolve and check every point, skip finished runs, run the rest.
+
+`run_sweep` first resolves every grid point x seed in the calling process (the core
+validates the scenario with the point's overrides; the first invalid point fails the sweep
+before anything runs, naming the key and the point). Runs whose folder is already complete
+are skipped, so a rerun of an interrupted sweep does only what is missing; failed runs are
+tried again. The others are submitted to a Dask cluster, one task per run: an embedded
+`LocalCluster` (worker processes with one thread each, by default one per CPU) or an
+existing scheduler. Whatever happens (all done, failures, Ctrl-C), `index.parquet` is then
+rebuilt from the run folders, so it always matches them.
+
+A run's outputs depend only on its resolved scenario, never on which worker ran it or how
+many workers there were, so the same sweep on 1 or N workers gives byte-identical Parquet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from . import layout, spec
+from .spec import Point, Sweep, SweepError
+from .worker import run_point, write_failure
+
+MAX_ERRORS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Run:
+    """A resolved point: its overrides, the folder hash and the seed it runs with."""
+
+    point: Point
+    overrides: tuple[str, ...]
+    hash: str
+    seed: int
+
+    def record(self, sweep: Sweep) -> dict[str, Any]:
+        """What `point.json` holds."""
+        return {
+            "sweep": sweep.name,
+            "hash": self.hash,
+            "index": self.point.index,
+            "values": self.point.values,
+            "seed": self.seed,
+            "overrides": list(self.overrides),
+        }
+
+
+@dataclass
+class Counts:
+    """Progress of a sweep."""
+
+    total: int = 0
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.skipped - self.done - self.failed
+
+
+@dataclass
+class SweepResult:
+    """What `run_sweep` did."""
+
+    out: Path
+    runs: list[Run]
+    counts: Counts
+    index: pl.DataFrame
+    cleaned: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+ProgressFn = Callable[[Counts], None]
+
+
+def resolve(sweep: Sweep) -> tuple[str, list[Run]]:
+    """The base scenario's text and every run, each validated by the core."""
+    from .. import __version__, _core
+
+    text = sweep.scenario.read_text(encoding="utf-8")
+    source = str(sweep.scenario)
+    runs: list[Run] = []
+    errors: list[str] = []
+    by_hash: dict[str, Point] = {}
+    for point in sweep.points():
+        overrides = tuple(point.overrides(sweep.fixed))
+        try:
+            sim = _core.Simulation(text, list(overrides), source)
+        except _core.ScenarioError as e:
+            errors.append(f"point {point.index} ({point.label()}): {e}")
+            if len(errors) >= MAX_ERRORS_SHOWN:
+                break
+            continue
+        h = layout.run_hash(sim.scenario_json, __version__)
+        if h in by_hash:
+            other = by_hash[h]
+            raise SweepError(
+                f"points {other.index} ({other.label()}) and {point.index} ({point.label()}) "
+                "resolve to the same scenario; remove the duplicate value"
+            )
+        by_hash[h] = point
+        runs.append(Run(point, overrides, h, sim.seed))
+        del sim
+    if errors:
+        more = "" if len(errors) < MAX_ERRORS_SHOWN else "\n(stopped checking after the first few)"
+        raise SweepError("invalid point(s) in the sweep:\n" + "\n".join(errors) + more)
+    return text, runs
+
+
+def run_sweep(
+    sweep_file: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    client: Any = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    processes: bool = True,
+    progress: ProgressFn | None = None,
+    limit: int | None = None,
+) -> SweepResult:
+    """Run every point of `sweep_file` into `out` and return what happened.
+
+    `client` is a `dask.distributed.Client` to use as is; otherwise `scheduler` is the
+    address of a running one; otherwise a `LocalCluster` with `workers` workers (default:
+    one per CPU) is started and closed again. `limit` runs only the first N pending runs
+    (the rest stay missing until the next call), which is how tests cut a sweep short.
+    """
+    sweep = spec.load(sweep_file)
+    text, runs = resolve(sweep)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with _locked(out):
+        cleaned = layout.clean_partial(out)
+        layout.write_json_atomic(out / layout.SWEEP_JSON, describe(sweep, runs))
+        counts = Counts(total=len(runs))
+        todo = []
+        for run in runs:
+            if layout.status(layout.run_dir(out, run.hash)) == layout.OK:
+                counts.skipped += 1
+            else:
+                todo.append(run)
+        if limit is not None:
+            todo = todo[:limit]
+        errors: list[str] = []
+        try:
+            if progress:
+                progress(counts)
+            if todo:
+                with _client(client, scheduler, workers, processes) as c:
+                    _execute(c, sweep, text, todo, out, counts, errors, progress)
+                # every task has ended: temporary folders of workers killed mid-write can go
+                cleaned += layout.clean_partial(out)
+        finally:
+            index = build_index(out, sweep, runs)
+            write_index(out, index)
+    return SweepResult(out, runs, counts, index, cleaned, errors)
+
+
+def _execute(client, sweep, text, todo, out, counts, errors, progress) -> None:
+    from dask.distributed import as_completed
+
+    token = uuid.uuid4().hex[:8]
+    futures = {}
+    for run in todo:
+        task = {
+            "scenario_toml": text,
+            "source": str(sweep.scenario),
+            "overrides": list(run.overrides),
+            "dir": str(layout.run_dir(out, run.hash).absolute()),
+            "hash": run.hash,
+            "point": run.record(sweep),
+            "plots": sweep.plots,
+        }
+        fut = client.submit(run_point, task, key=f"corral-run-{run.hash}-{token}", pure=False)
+        futures[fut] = run
+    try:
+        for fut in as_completed(list(futures)):
+            run = futures[fut]
+            if fut.status == "finished":
+                rec = fut.result()
+            else:  # the task itself never raises: the worker died or the cluster failed
+                exc = fut.exception()
+                message = f"{type(exc).__name__}: {exc}"
+                try:
+                    write_failure(layout.run_dir(out, run.hash), run.record(sweep), message, "", None)
+                except OSError as write_error:
+                    message += f" (and error.json could not be written: {write_error})"
+                rec = {"status": layout.FAILED, "error": message}
+            if rec["status"] == layout.OK:
+                counts.done += 1
+            else:
+                counts.failed += 1
+                errors.append(f"point {run.point.index} ({run.point.label()}): {rec['error']}")
+            if progress:
+                progress(counts)
+    except BaseException:
+        client.cancel(list(futures))
+        raise
+
+
+@contextlib.contextmanager
+def _client(client, scheduler, workers, processes) -> Iterator[Any]:
+    if client is not None:
+        yield client
+        return
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        with Client(scheduler) as c:
+            yield c
+        return
+    n = workers or os.cpu_count() or 1
+    with warnings.catch_warnings():
+        # the scheduler's HTTP endpoint falls back to a free port if 8787 is taken; that is fine
+        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+        cluster = LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=processes,
+            dashboard_address=None, silence_logs=logging.ERROR,
+        )
+    with cluster, Client(cluster) as c:
+        if processes:
+            # Ctrl-C reaches the whole process group; only this process should handle it
+            # (cancel, rebuild the index, close the cluster), not every worker with a traceback
+            c.run(_ignore_sigint)
+        yield c
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    with contextlib.suppress(ValueError):  # not the worker's main thread: leave it
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `out` so that two sweeps never write one folder."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock
+        yield
+        return
+    with open(out / layout.LOCK_FILE, "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise SweepError(f"another sweep is writing {out}; wait for it or use another folder") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def describe(sweep: Sweep, runs: list[Run]) -> dict[str, Any]:
+    """`sweep.json`: the sweep's definition and its runs."""
+    from .. import __version__
+
+    return {
+        "name": sweep.name,
+        "sweep_file": str(sweep.path),
+        "scenario": str(sweep.scenario),
+        "corral_version": __version__,
+        "keys": sweep.keys,
+        "fixed": sweep.fixed,
+        "grid": sweep.grid,
+        "zip": sweep.zips,
+        "seeds": sorted({r.seed for r in runs}),
+        "runs": [{"hash": r.hash, **r.point.values, "seed": r.seed} for r in runs],
+    }
+
+
+def build_index(out: Path, sweep: Sweep, runs: list[Run]) -> pl.DataFrame:
+    """One row per run from its folder: hash, swept keys, seed, status, wall time, error."""
+    rows = []
+    for run in runs:
+        folder = layout.run_dir(out, run.hash)
+        st = layout.status(folder)
+        wall, error = None, None
+        if st == layout.OK:
+            wall = layout.read_json(folder / layout.DONE_FILE).get("wall_time_s")
+        elif st == layout.FAILED:
+            info = layout.read_json(folder / layout.ERROR_JSON)
+            wall, error = info.get("wall_time_s"), info.get("error", "unknown error")
+        rows.append((run, st, wall, error))
+    columns: dict[str, pl.Series] = {"hash": pl.Series("hash", [r.hash for r, *_ in rows], pl.Utf8)}
+    for key in sweep.keys:
+        columns[key] = value_column(key, [r.point.values[key] for r, *_ in rows])
+    columns["seed"] = pl.Series("seed", [r.seed for r, *_ in rows], pl.Int64)
+    columns["status"] = pl.Series("status", [st for _, st, _, _ in rows], pl.Utf8)
+    columns["wall_time_s"] = pl.Series("wall_time_s", [w for _, _, w, _ in rows], pl.Float64)
+    columns["error"] = pl.Series("error", [e for *_, e in rows], pl.Utf8)
+    return pl.DataFrame(list(columns.values()))
+
+
+def value_column(name: str, values: list[Any]) -> pl.Series:
+    """Swept values as one typed column: Int64, Float64 or Boolean if they all are, else text."""
+    if all(isinstance(v, bool) for v in values):
+        return pl.Series(name, values, pl.Boolean)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return pl.Series(name, values, pl.Int64)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return pl.Series(name, [float(v) for v in values], pl.Float64)
+    return pl.Series(name, [v if isinstance(v, str) else spec.toml_value(v) for v in values], pl.Utf8)
+
+
+def write_index(out: Path, index: pl.DataFrame) -> None:
+    """Write `index.parquet` through a temporary sibling and a rename."""
+    tmp = out / f".{layout.INDEX}.tmp-{uuid.uuid4().hex[:8]}"
+    try:
+        index.write_parquet(tmp, statistics=False)
+        os.replace(tmp, out / layout.INDEX)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
