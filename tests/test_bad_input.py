@@ -49,6 +49,14 @@ queue_ports = ["tor0:0"]
 """
 
 
+TRAFFIC = """
+[[traffic]]
+pattern = "all_to_all"
+size = { cdf = "websearch" }
+load = 0.5
+"""
+
+
 def edit(old: str, new: str) -> str:
     assert old in VALID, old
     return VALID.replace(old, new, 1)
@@ -94,6 +102,17 @@ CASES = [
     ("override-unknown-key", VALID, ["topology.kk=4"], ["topology.kk", "did you mean"]),
     ("override-bad-value", VALID, ["switch.buffer=16KiBB"], ["switch.buffer"]),
     ("override-bad-index", VALID, ["flows.3.size=1MB"], ["flows"]),
+    # [[traffic]] workloads
+    ("unknown-workload", VALID + TRAFFIC.replace('"websearch"', '"websearh"'), [], ["traffic.0.size.cdf", "websearh", "did you mean"]),
+    ("load-zero", VALID + TRAFFIC.replace("load = 0.5", "load = 0"), [], ["traffic.0.load"]),
+    ("load-negative", VALID + TRAFFIC.replace("load = 0.5", "load = -0.2"), [], ["traffic.0.load"]),
+    ("load-above-capacity", VALID + TRAFFIC.replace("load = 0.5", "load = 1.2"), [], ["traffic.0.load", "(0, 1]"]),
+    ("load-and-rate", VALID + TRAFFIC.replace("load = 0.5", "load = 0.5\nrate = 100.0"), [], ["traffic.0.load", "exactly one"]),
+    ("traffic-size-missing", VALID + TRAFFIC.replace('size = { cdf = "websearch" }', ""), [], ["traffic.0.size", "missing"]),
+    ("unknown-pattern", VALID + TRAFFIC.replace('"all_to_all"', '"all2all"'), [], ["traffic.0.pattern", "all_to_all"]),
+    ("traffic-unknown-host", VALID + TRAFFIC + 'hosts = ["h1", "h42"]\n', [], ["traffic.0.hosts.1", "h42"]),
+    ("pareto-shape", VALID + TRAFFIC.replace('{ cdf = "websearch" }', '{ kind = "pareto", shape = 0.9, mean = "10KB" }'), [], ["traffic.0.size.shape"]),
+    ("size-buckets-order", VALID, ['metrics.size_buckets=["1MB", "100KB"]'], ["metrics.size_buckets"]),
 ]
 
 
@@ -109,6 +128,42 @@ def test_bad_scenario_names_the_key(text: str, overrides: list[str], expected: l
     message = normalize(str(info.value))
     for part in expected:
         assert part.lower() in message.lower(), f"{part!r} not in error message {message!r}"
+
+
+def write_cdf(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "my.cdf"
+    path.write_text(body)
+    return path
+
+
+def test_malformed_cdf_file_names_file_and_line(tmp_path: Path) -> None:
+    cdf = write_cdf(tmp_path, "# sizes\n0 0\n1000 0.5\n2000 zero\n")
+    text = VALID + TRAFFIC.replace('"websearch"', f'"{cdf}"')
+    with pytest.raises(corral.ScenarioError) as info:
+        corral.run(text)
+    message = normalize(str(info.value))
+    assert "traffic.0.size.cdf" in message and "my.cdf, line 4" in message, message
+    write_cdf(tmp_path, "0 0\n1000 0.5\n")
+    with pytest.raises(corral.ScenarioError, match="last probability must be 1"):
+        corral.run(text)
+
+
+def test_flow_list_missing_columns(tmp_path: Path) -> None:
+    import polars as pl
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(VALID + '[[traffic]]\npattern = "trace"\nfile = "flows.csv"\n')
+    (tmp_path / "flows.csv").write_text("src,dst,start\nh1,h2,0\n")
+    with pytest.raises(corral.ScenarioError) as info:
+        corral.run(scenario)
+    assert "traffic.0.file" in normalize(str(info.value)) and "missing column size" in str(info.value)
+    scenario.write_text(VALID + '[[traffic]]\npattern = "trace"\nfile = "flows.parquet"\n')
+    pl.DataFrame({"src": ["h1"], "dst": ["h2"], "size": [1000]}).write_parquet(tmp_path / "flows.parquet")
+    with pytest.raises(corral.ScenarioError) as info:
+        corral.run(scenario)
+    assert "traffic.0.file" in str(info.value) and "missing column start" in str(info.value)
+    proc = corral_cli("run", scenario, "-o", tmp_path / "out")
+    assert_user_error(proc, "traffic.0.file", "start")
 
 
 def test_invalid_toml_names_the_source(tmp_path: Path) -> None:

@@ -66,8 +66,8 @@ def test_compare_writes_tables_plots_and_report(sweep_dir, tmp_path):
     buckets = pl.read_parquet(rep / "size_buckets.parquet")
     assert buckets["bucket"].unique(maintain_order=True).to_list() == ["<100KB", "100KB-1MB", ">=1MB"]
     assert buckets.height == 4 * 3 * 4  # groups x buckets x (mean, p50, p99, p99.9)
-    assert set(buckets["metric"]) == {"fct_s"}
-    small = flows.filter(pl.col("size_bytes") < 100_000)["fct_s"].to_numpy()
+    assert set(buckets["metric"]) == {"slowdown"}  # the core reports slowdown per flow
+    small = flows.filter(pl.col("size_bytes") < 100_000)["slowdown"].to_numpy()
     cell = buckets.filter(
         (pl.col("group") == row["group"]) & (pl.col("bucket") == "<100KB") & (pl.col("stat") == "p99")
     ).row(0, named=True)
@@ -93,7 +93,15 @@ def test_by_one_key_pools_the_other(sweep_dir, tmp_path):
 
 
 def test_missing_columns_degrade_with_a_note(sweep_dir, tmp_path):
-    result = compare([sweep_dir], tmp_path / "rep", plots=False)
+    older = tmp_path / "older"  # run folders of a core without the FCT columns
+    shutil.copytree(sweep_dir, older)
+    for run in (older / layout.RUNS).iterdir():
+        flows = pl.read_parquet(run / "flows.parquet")
+        newer = ["tenant", "class", "ideal_fct_s", "slowdown", "deadline_s", "deadline_met"]
+        flows.drop([c for c in newer if c in flows.columns]).write_parquet(run / "flows.parquet")
+        for table in ("latency.parquet", "throughput_class.parquet"):
+            (run / table).unlink(missing_ok=True)
+    result = compare([older], tmp_path / "rep", plots=False)
     notes = " ".join(result.notes)
     assert "No `slowdown` column" in notes and "FCT in seconds instead" in notes and "No `class`" in notes
     assert "slowdown_by_class" not in result.tables

@@ -154,3 +154,84 @@ def test_empty_tables_keep_their_schema() -> None:
     for name, schema in SCHEMAS.items():
         assert to_frame(name, {}).schema == pl.Schema(schema)
         assert to_frame(name, None).height == 0
+
+
+# ------------------------------------------------------------------- [[traffic]] workloads
+
+WORKLOAD = """
+name = "workload"
+duration = "10ms"
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "10Gbps"
+[switch]
+buffer = "300pkt"
+queue = "ecn"
+ecn_threshold = "65pkt"
+[transport]
+cc = "dctcp"
+ecn = true
+min_rto = "1ms"
+[[traffic]]
+pattern = "all_to_all"
+size = { cdf = "websearch" }
+load = 0.5
+class = "web"
+deadline = "5ms"
+[[traffic]]
+pattern = "trace"
+file = "FILE"
+class = "listed"
+[metrics]
+latency_sample_every = 20
+size_buckets = ["50KB", "1MB"]
+"""
+
+
+def test_traffic_run_writes_fct_columns_and_tables(tmp_path: Path) -> None:
+    # A Parquet flow list, converted by the Python layer.
+    pl.DataFrame(
+        {"src": ["h1", "h4"], "dst": ["h0", "h9"], "size": [20_000, 3_000], "start": [0.001, 0.002],
+         "tenant": ["t1", "t2"]}
+    ).write_parquet(tmp_path / "flows.parquet")
+    scenario = tmp_path / "w.toml"
+    scenario.write_text(WORKLOAD.replace("FILE", "flows.parquet"))
+    out = tmp_path / "out"
+    proc = corral_cli("run", scenario, "-o", out, "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    flows = pl.read_parquet(out / "flows.parquet")
+    for col in ("tenant", "class", "ideal_fct_s", "slowdown", "deadline_s", "deadline_met"):
+        assert col in flows.columns
+    assert flows["deadline_met"].dtype == pl.Boolean
+    listed = flows.filter(pl.col("class") == "listed").sort("start_s")
+    assert listed["tenant"].to_list() == ["t1", "t2"]
+    assert listed["size_bytes"].to_list() == [20_000, 3_000]
+    assert listed["deadline_s"].null_count() == 2
+    web = flows.filter(pl.col("class") == "web")
+    assert web.height > 20
+    assert (web["deadline_s"] - web["start_s"] - 0.005).abs().max() < 1e-9
+    done = flows.filter(pl.col("slowdown").is_not_null())
+    assert done.height > 0 and done["slowdown"].min() >= 1.0 - 1e-9
+    classes = pl.read_parquet(out / "throughput_class.parquet")
+    assert set(classes["class"]) == {"web", "listed", "*"}
+    assert classes.height == 3 * 10
+    latency = pl.read_parquet(out / "latency.parquet")
+    assert latency.height > 0 and latency["latency_s"].min() > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert [b["bucket"] for b in summary["fct_by_size"]] == ["<50KB", "50KB-1MB", ">=1MB"]
+    assert set(summary["fct_by_class"]) == {"web", "listed"}
+    assert summary["deadline_miss_ratio"] is not None
+
+
+def test_websearch_scenario_is_valid(tmp_path: Path) -> None:
+    res = corral.run(
+        Path(corral.__file__).parent / "scenarios" / "fct" / "websearch_fattree.toml",
+        overrides=["duration=10ms"],
+    )
+    assert res.flows.height > 10
+    assert res.throughput.height == 0
+    assert res.throughput_class.height == 2 * 10
+    res.write(tmp_path / "run")
+    assert (tmp_path / "run" / "fct_slowdown.png").is_file()
+    assert not (tmp_path / "run" / "throughput_time.png").exists()

@@ -121,6 +121,14 @@ def summary_table(summary: dict, flows, out: Path) -> Table:
     )
     for tag, n, mbps, timeouts in by_tag:
         rows.append((f"flows '{tag}' ({n})", f"{mbps:.1f} Mbps mean, {timeouts:.1f} timeouts"))
+    if flows.height > 0 and flows["class"].str.len_chars().max():  # [[traffic]] workloads
+        for b in summary.get("fct_by_size") or []:
+            slow = b["slowdown"]
+            if b["finished"]:
+                rows.append((
+                    f"slowdown {b['bucket']} ({b['finished']}/{b['flows']})",
+                    f"p50 {slow['p50']:.2f}, p99 {slow['p99']:.2f}",
+                ))
     rows.append(("written to", str(out)))
     for key, value in rows:
         table.add_row(key, value)

@@ -8,6 +8,7 @@ so no global state or GUI backend is involved and plotting is safe from any thre
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 MBPS = 1e6
 RUN_CAP = 10  # drop-run histograms show lengths 1..10 and pool longer runs
 DPI = 120
+MAX_BARS = 200  # a per-flow bar chart is unreadable (and huge) beyond this many flows
 TAG_COLORS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 
 
@@ -140,6 +142,34 @@ def plot_queues(ax: Axes, queues: pl.DataFrame) -> None:
     _style(ax, "Queue length", "time (s)", "queue (KB)")
 
 
+def plot_slowdown_by_size(ax: Axes, flows: pl.DataFrame, bins: int = 12) -> None:
+    """Median and 99th-percentile slowdown of finished flows against flow size, in
+    log-spaced size bins, one line pair per class (the pFabric/HPCC FCT figure)."""
+    done = flows.filter(pl.col("slowdown").is_not_null() & (pl.col("size_bytes") > 0))
+    lo, hi = math.log(done["size_bytes"].min()), math.log(done["size_bytes"].max())
+    span = max(hi - lo, 1e-9)
+    log_bin = ((pl.col("size_bytes").log() - lo) / span * bins).floor().clip(0, bins - 1)
+    for i, (cls, group) in enumerate(done.group_by("class", maintain_order=True)):
+        binned = (
+            group.with_columns(log_bin.alias("bin"))
+            .group_by("bin")
+            .agg(
+                size=pl.col("size_bytes").median(),
+                p50=pl.col("slowdown").median(),
+                p99=pl.col("slowdown").quantile(0.99, "linear"),
+            )
+            .sort("size")
+        )
+        color = TAG_COLORS[i % len(TAG_COLORS)]
+        name = cls[0] or "(no class)"
+        ax.plot(binned["size"].to_list(), binned["p50"].to_list(), color=color, marker="o", ms=3, label=f"{name} p50")
+        ax.plot(binned["size"].to_list(), binned["p99"].to_list(), color=color, ls="--", marker="^", ms=3, label=f"{name} p99")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8, frameon=False)
+    _style(ax, "FCT slowdown by flow size", "flow size (bytes)", "slowdown (FCT / ideal)")
+
+
 def worst_ports(drop_runs: pl.DataFrame, n: int = 3) -> list[tuple[str, int]]:
     """The `n` output ports with the most dropped packets in drop runs."""
     return (
@@ -155,7 +185,7 @@ def worst_ports(drop_runs: pl.DataFrame, n: int = 3) -> list[tuple[str, int]]:
 def write_run_plots(results: Results, out_dir: Path) -> list[Path]:
     """Write the standard PNGs of a run folder; tables without rows get no plot."""
     written = []
-    if results.flows.height:
+    if 0 < results.flows.height <= MAX_BARS:
         fig, ax = new_figure(max(6.0, 0.3 * results.flows.height), 4.0)
         plot_flow_bars(ax, results.flows)
         written.append(save(fig, out_dir / "throughput_bars.png"))
@@ -163,6 +193,10 @@ def write_run_plots(results: Results, out_dir: Path) -> list[Path]:
         fig, ax = new_figure()
         plot_goodput_time(ax, results.throughput, results.flows)
         written.append(save(fig, out_dir / "throughput_time.png"))
+    if results.throughput_class.height and results.flows["slowdown"].drop_nulls().len():
+        fig, ax = new_figure()
+        plot_slowdown_by_size(ax, results.flows)
+        written.append(save(fig, out_dir / "fct_slowdown.png"))
     if results.queues.height:
         fig, ax = new_figure()
         plot_queues(ax, results.queues)

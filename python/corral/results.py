@@ -30,6 +30,8 @@ class Results:
     drops: pl.DataFrame
     drop_runs: pl.DataFrame
     ports: pl.DataFrame
+    throughput_class: pl.DataFrame
+    latency: pl.DataFrame
     summary: dict[str, Any]
     scenario: dict[str, Any] = field(default_factory=dict)
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-I64, F64, STR = pl.Int64, pl.Float64, pl.Utf8
+I64, F64, STR, BOOL = pl.Int64, pl.Float64, pl.Utf8, pl.Boolean
 
 SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "flows": {
@@ -20,6 +20,8 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "src": STR,
         "dst": STR,
         "tag": STR,
+        "priority": I64,
+        "weight": F64,
         "cc": STR,
         "hops": I64,
         "size_bytes": I64,
@@ -33,6 +35,12 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "timeouts": I64,
         "fast_recoveries": I64,
         "ecn_cuts": I64,
+        "tenant": STR,
+        "class": STR,
+        "ideal_fct_s": F64,
+        "slowdown": F64,
+        "deadline_s": F64,
+        "deadline_met": BOOL,
     },
     "throughput": {
         "time_s": F64,
@@ -75,6 +83,19 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "ecn_marks": I64,
         "max_queue_bytes": I64,
         "utilization": F64,
+    },
+    "throughput_class": {
+        "time_s": F64,
+        "class": STR,
+        "bytes": I64,
+        "goodput_bps": F64,
+        "active_flows": I64,
+    },
+    "latency": {
+        "time_s": F64,
+        "flow_id": I64,
+        "class": STR,
+        "latency_s": F64,
     },
 }
 

@@ -88,6 +88,8 @@ impl Simulation {
                 ("drops", s.drops_table()),
                 ("drop_runs", s.drop_runs_table()),
                 ("ports", s.ports_table()),
+                ("throughput_class", s.throughput_class_table()),
+                ("latency", s.latency_table()),
             ];
             (tables, s.summary().to_string())
         })?;
@@ -109,6 +111,7 @@ fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>
             Column::OptInt(v) => PyList::new(py, v)?,
             Column::Float(v) => PyList::new(py, v)?,
             Column::OptFloat(v) => PyList::new(py, v)?,
+            Column::OptBool(v) => PyList::new(py, v)?,
             Column::Str(v) => PyList::new(py, v)?,
         };
         d.set_item(*name, list)?;

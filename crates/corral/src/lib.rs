@@ -32,6 +32,7 @@ pub mod scenario;
 pub mod sim;
 pub mod transport;
 pub mod units;
+pub mod workload;
 pub mod world;
 
 pub use error::{Error, Result};

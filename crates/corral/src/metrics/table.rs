@@ -6,6 +6,7 @@ pub enum Column {
     OptInt(Vec<Option<i64>>),
     Float(Vec<f64>),
     OptFloat(Vec<Option<f64>>),
+    OptBool(Vec<Option<bool>>),
     Str(Vec<String>),
 }
 
@@ -16,6 +17,7 @@ impl Column {
             Column::OptInt(v) => v.len(),
             Column::Float(v) => v.len(),
             Column::OptFloat(v) => v.len(),
+            Column::OptBool(v) => v.len(),
             Column::Str(v) => v.len(),
         }
     }

@@ -23,6 +23,13 @@ pub struct FlowDef {
     pub priority: u8,
     /// Weight for weighted fair queueing and rate allocation.
     pub weight: f64,
+    pub tenant: String,
+    /// Objective class.
+    pub class: String,
+    /// Absolute deadline.
+    pub deadline: Option<Time>,
+    /// The `[[traffic]]` block that generated the flow; `None` for `[[flows]]` entries.
+    pub block: Option<u32>,
 }
 
 fn resolve_host(net: &Network, name: &str, path: &str) -> Result<u32> {
@@ -91,6 +98,10 @@ pub fn expand(sc: &Scenario, net: &Network, routes: &RouteTable) -> Result<Vec<F
                     tag: spec.tag.clone(),
                     priority: spec.priority,
                     weight: spec.weight,
+                    tenant: spec.tenant.clone(),
+                    class: spec.class.clone(),
+                    deadline: None,
+                    block: None,
                 });
             }
         }

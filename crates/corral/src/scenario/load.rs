@@ -16,7 +16,8 @@ pub fn load(text: &str, overrides: &[String], source: &str) -> Result<Scenario> 
     for o in overrides {
         overrides::apply(&mut root, o)?;
     }
-    let sc: Scenario = typed(root, "")?;
+    let mut sc: Scenario = typed(root, "")?;
+    sc.base_dir = std::path::Path::new(source).parent().filter(|_| std::path::Path::new(source).is_file()).map(|p| p.to_path_buf());
     sc.validate()?;
     Ok(sc)
 }

@@ -44,8 +44,14 @@ pub struct Scenario {
     pub transport: TcpConfig,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Open-loop workloads (`[[traffic]]` blocks, [`crate::workload`]).
+    #[serde(default)]
+    pub traffic: Vec<crate::workload::TrafficSpec>,
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// Directory of the scenario file, for relative paths (CDF files, flow lists).
+    #[serde(skip)]
+    pub base_dir: Option<std::path::PathBuf>,
 }
 
 fn default_name() -> String {
@@ -274,6 +280,12 @@ pub struct FlowSpec {
     /// Weight for weighted fair queueing and weighted rate allocation (default 1.0).
     #[serde(default = "default_weight")]
     pub weight: f64,
+    /// Objective class, reported in flows.parquet (default "").
+    #[serde(default)]
+    pub class: String,
+    /// Tenant, reported in flows.parquet (default "").
+    #[serde(default)]
+    pub tenant: String,
 }
 
 fn default_weight() -> f64 {
@@ -299,11 +311,24 @@ pub struct MetricsConfig {
     pub queue_interval: Time,
     /// Record every drop in drops.parquet (default true).
     pub record_drops: bool,
+    /// Record the one-way delay of every Nth delivered data packet in latency.parquet
+    /// (default 0: off).
+    pub latency_sample_every: u64,
+    /// Upper bounds of the flow-size buckets of the FCT summary (default ["100KB", "1MB"]:
+    /// below 100 KB, 100 KB to 1 MB, above 1 MB).
+    pub size_buckets: Vec<crate::units::Bytes>,
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { interval: Time::from_ms(1), queue_ports: Vec::new(), queue_interval: Time::from_us(10), record_drops: true }
+        MetricsConfig {
+            interval: Time::from_ms(1),
+            queue_ports: Vec::new(),
+            queue_interval: Time::from_us(10),
+            record_drops: true,
+            latency_sample_every: 0,
+            size_buckets: vec![crate::units::Bytes(100_000), crate::units::Bytes(1_000_000)],
+        }
     }
 }
 

@@ -31,6 +31,11 @@ impl Scenario {
             ensure(f.weight.is_finite() && f.weight > 0.0, &at("weight"), || format!("must be a positive number, got {}", f.weight))?;
             ensure(f.start < self.duration, &at("start"), || format!("must be before the end of the run ({})", self.duration))?;
         }
+        for (i, t) in self.traffic.iter().enumerate() {
+            t.validate(i, self.duration)?;
+        }
+        let b = &self.metrics.size_buckets;
+        ensure(b.windows(2).all(|w| w[0] < w[1]) && b.iter().all(|x| x.0 > 0), "metrics.size_buckets", || "must be increasing positive sizes, like [\"100KB\", \"1MB\"]".into())?;
         Ok(())
     }
 }

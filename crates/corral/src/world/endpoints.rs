@@ -11,6 +11,14 @@ use crate::units::Time;
 
 impl Simulation {
     pub(super) fn on_flow_start(&mut self, flow: FlowId) {
+        if flow.idx() >= self.explicit {
+            if let Some(next) = self.flows.get(flow.idx() + 1) {
+                self.events.schedule(next.def.start, Event::FlowStart { flow: FlowId(flow.0 + 1) });
+            }
+            self.metrics.classes.active[self.flows[flow.idx()].class_idx as usize] += 1;
+        } else {
+            self.metrics.note_started(flow.0);
+        }
         self.drive_sender(flow, |s, now, out| s.start(now, out));
     }
 
@@ -100,10 +108,19 @@ impl Simulation {
                 self.counts.data_delivered += 1;
                 let mut acks = std::mem::take(&mut self.ack_buf);
                 let f = &mut self.flows[flow.idx()];
+                let before = f.receiver.delivered();
                 let arm = f.receiver.on_data(p.seq, p.payload, p.ce, p.cwr, p.ts, &mut acks);
+                let traffic = flow.idx() >= self.explicit;
+                if traffic {
+                    self.metrics.classes.delivered[f.class_idx as usize] += f.receiver.delivered() - before;
+                }
                 if f.finish.is_none() && f.def.size.is_some_and(|s| f.receiver.delivered() >= s) {
                     f.finish = Some(now);
+                    if traffic {
+                        self.metrics.classes.active[f.class_idx as usize] -= 1;
+                    }
                 }
+                self.metrics.latency.on_data(now, flow, now - p.ts);
                 if arm && !f.delack_armed {
                     f.delack_armed = true;
                     let at = now + self.scenario.transport.delayed_ack_timeout;

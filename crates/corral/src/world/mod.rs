@@ -58,6 +58,10 @@ pub struct Flow {
     /// Waiting for room in its host's NIC queue.
     blocked: bool,
     pub finish: Option<Time>,
+    /// Index into `Simulation::classes` (traffic flows; 0 for `[[flows]]` flows).
+    pub class_idx: u32,
+    /// Shortest possible completion time on the empty network (sized flows).
+    pub ideal: Option<Time>,
 }
 
 /// Packet counters for the conservation check: sent = delivered + dropped + in flight.
@@ -96,6 +100,11 @@ pub struct Simulation {
     finalized: bool,
     /// Simulated time the run has been advanced to (all events up to it are done).
     reached: Time,
+    /// Flows `0..explicit` come from `[[flows]]` (per-flow goodput series); the rest from
+    /// `[[traffic]]` blocks, in start order (per-class series).
+    pub explicit: usize,
+    /// Classes of traffic flows, in order of first appearance.
+    pub classes: Vec<String>,
 }
 
 impl Simulation {
@@ -116,7 +125,10 @@ impl Simulation {
         let shared_buffers = queues::install(&mut net, &scenario.switch, scenario.seed);
         let routes = RouteTable::build(&net);
         let router = Router::new(&scenario.routing, scenario.seed, net.nodes.len());
-        let defs = expand(&scenario, &net, &routes)?;
+        let mut defs = expand(&scenario, &net, &routes)?;
+        let explicit = defs.len();
+        defs.extend(crate::workload::generate::generate(&scenario, &net, &routes)?);
+        let mut classes: Vec<String> = Vec::new();
         let queue_ports = scenario
             .metrics
             .queue_ports
@@ -135,6 +147,17 @@ impl Simulation {
         let flows = defs
             .into_iter()
             .map(|def| Flow {
+                class_idx: match def.block {
+                    None => 0,
+                    Some(_) => match classes.iter().position(|c| *c == def.class) {
+                        Some(i) => i as u32,
+                        None => {
+                            classes.push(def.class.clone());
+                            classes.len() as u32 - 1
+                        }
+                    },
+                },
+                ideal: def.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64)),
                 hops: path(def.src, def.dst).0,
                 sender: {
                     let mut s = TcpSender::new(tcp, def.size);
@@ -153,14 +176,19 @@ impl Simulation {
             })
             .collect::<Vec<_>>();
         let mut events = EventQueue::new();
-        for (i, f) in flows.iter().enumerate() {
+        // `[[flows]]` flows start by their own events; traffic flows (sorted by start) chain:
+        // each start schedules the next, so the queue holds one pending traffic start.
+        for (i, f) in flows.iter().enumerate().take(explicit) {
             events.schedule(f.def.start, Event::FlowStart { flow: FlowId(i as u32) });
+        }
+        if let Some(f) = flows.get(explicit) {
+            events.schedule(f.def.start, Event::FlowStart { flow: FlowId(explicit as u32) });
         }
         events.schedule(scenario.metrics.interval.min(scenario.duration), Event::SampleThroughput);
         if !queue_ports.is_empty() {
             events.schedule(Time::ZERO, Event::SampleQueues);
         }
-        let metrics = Metrics::new(flows.len(), scenario.metrics.record_drops);
+        let metrics = Metrics::new(explicit, classes.len(), scenario.metrics.record_drops, scenario.metrics.latency_sample_every);
         let hosts = (0..net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
         Ok(Simulation {
             header: tcp.header,
@@ -180,6 +208,8 @@ impl Simulation {
             ack_buf: Vec::with_capacity(4),
             finalized: false,
             reached: Time::ZERO,
+            explicit,
+            classes,
             scenario,
         })
     }

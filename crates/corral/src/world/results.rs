@@ -2,6 +2,7 @@
 
 use super::Simulation;
 use crate::metrics::fairness::jain_index;
+use crate::metrics::fct::{self, deadline_met, FlowOutcome};
 use crate::metrics::{Column, Table};
 use crate::units::Time;
 
@@ -60,6 +61,96 @@ impl Simulation {
             .with("timeouts", Column::Int(f.iter().map(|x| x.sender.stats.timeouts as i64).collect()))
             .with("fast_recoveries", Column::Int(f.iter().map(|x| x.sender.stats.fast_recoveries as i64).collect()))
             .with("ecn_cuts", Column::Int(f.iter().map(|x| x.sender.stats.ecn_cuts as i64).collect()))
+            .with("tenant", Column::Str(f.iter().map(|x| x.def.tenant.clone()).collect()))
+            .with("class", Column::Str(f.iter().map(|x| x.def.class.clone()).collect()))
+            .with("ideal_fct_s", Column::OptFloat(f.iter().map(|x| x.ideal.map(secs)).collect()))
+            .with("slowdown", Column::OptFloat(f.iter().map(|x| self.slowdown(x)).collect()))
+            .with("deadline_s", Column::OptFloat(f.iter().map(|x| x.def.deadline.map(secs)).collect()))
+            .with("deadline_met", Column::OptBool(f.iter().map(|x| deadline_met(x.def.deadline, x.finish, self.reached())).collect()))
+    }
+
+    fn slowdown(&self, f: &super::Flow) -> Option<f64> {
+        let fct = f.finish? - f.def.start;
+        let ideal = f.ideal?;
+        (ideal > Time::ZERO).then(|| fct.0 as f64 / ideal.0 as f64)
+    }
+
+    /// Aggregate (`class` = "*") and per-class goodput of `[[traffic]]` flows.
+    pub fn throughput_class_table(&self) -> Table {
+        let s = &self.metrics.classes;
+        let name = |c: u32| if c == crate::metrics::classes::ALL { "*".to_string() } else { self.classes[c as usize].clone() };
+        Table::default()
+            .with("time_s", Column::Float(s.time.iter().map(|&t| secs(t)).collect()))
+            .with("class", Column::Str(s.class.iter().map(|&c| name(c)).collect()))
+            .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
+            .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12)).collect()))
+            .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
+    }
+
+    /// Sampled one-way delays of data packets.
+    pub fn latency_table(&self) -> Table {
+        let l = &self.metrics.latency;
+        Table::default()
+            .with("time_s", Column::Float(l.time.iter().map(|&t| secs(t)).collect()))
+            .with("flow_id", Column::Int(l.flow.iter().map(|f| f.0 as i64).collect()))
+            .with("class", Column::Str(l.flow.iter().map(|f| self.flows[f.idx()].def.class.clone()).collect()))
+            .with("latency_s", Column::Float(l.delay.iter().map(|&d| secs(d)).collect()))
+    }
+
+    /// Jain's index of the `[[flows]]` flows' goodputs in each sampling interval.
+    fn jain_windows(&self) -> serde_json::Value {
+        let s = &self.metrics.throughput;
+        let mut values = Vec::new();
+        let mut i = 0;
+        while i < s.time.len() {
+            let j = i + s.time[i..].iter().take_while(|&&t| t == s.time[i]).count();
+            let xs: Vec<f64> = s.bytes[i..j].iter().map(|&b| b as f64).collect();
+            if xs.len() >= 2 {
+                values.push(jain_index(&xs));
+            }
+            i = j;
+        }
+        if values.is_empty() {
+            return serde_json::Value::Null;
+        }
+        serde_json::json!({
+            "windows": values.len(),
+            "mean": values.iter().sum::<f64>() / values.len() as f64,
+            "min": values.iter().copied().fold(f64::INFINITY, f64::min),
+        })
+    }
+
+    /// FCT and slowdown by size bucket and by class, deadline miss ratio.
+    fn fct_summary(&self) -> (serde_json::Value, serde_json::Value, serde_json::Value) {
+        let outcomes = |pred: &dyn Fn(&super::Flow) -> bool| -> Vec<FlowOutcome> {
+            self.flows
+                .iter()
+                .filter(|f| pred(f))
+                .filter_map(|f| f.def.size.map(|size| FlowOutcome { size, fct: f.finish.map(|t| secs(t - f.def.start)), slowdown: self.slowdown(f) }))
+                .collect()
+        };
+        let bounds: Vec<u64> = self.scenario.metrics.size_buckets.iter().map(|b| b.0).collect();
+        let by_size = fct::by_size(&outcomes(&|_| true), &bounds);
+        let mut by_class = serde_json::Map::new();
+        let mut names: Vec<&str> = self.flows.iter().map(|f| f.def.class.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        for c in names {
+            let o = outcomes(&|f| f.def.class == c);
+            by_class.insert(
+                c.to_string(),
+                serde_json::json!({
+                    "flows": o.len(),
+                    "finished": o.iter().filter(|f| f.fct.is_some()).count(),
+                    "fct_s": fct::stats(o.iter().filter_map(|f| f.fct).collect()),
+                    "slowdown": fct::stats(o.iter().filter_map(|f| f.slowdown).collect()),
+                }),
+            );
+        }
+        let end = self.reached();
+        let decided: Vec<bool> = self.flows.iter().filter_map(|f| deadline_met(f.def.deadline, f.finish, end)).collect();
+        let miss = (!decided.is_empty()).then(|| decided.iter().filter(|&&m| !m).count() as f64 / decided.len() as f64);
+        (by_size, serde_json::Value::Object(by_class), serde_json::json!(miss))
     }
 
     pub fn throughput_table(&self) -> Table {
@@ -147,6 +238,7 @@ impl Simulation {
     /// Headline numbers for summary.json (the Python layer adds wall time).
     pub fn summary(&self) -> serde_json::Value {
         let c = &self.counts;
+        let (by_size, by_class, miss) = self.fct_summary();
         serde_json::json!({
             "scenario": self.scenario.name,
             "seed": self.scenario.seed,
@@ -163,6 +255,11 @@ impl Simulation {
             "bytes_delivered": c.delivered_bytes,
             "bytes_dropped": c.dropped_bytes,
             "jain_index": jain_index(&self.flow_goodputs()),
+            "jain_index_windows": self.jain_windows(),
+            "flows_finished": self.flows.iter().filter(|f| f.finish.is_some()).count(),
+            "fct_by_size": by_size,
+            "fct_by_class": by_class,
+            "deadline_miss_ratio": miss,
         })
     }
 }

@@ -1,5 +1,7 @@
-//! Periodic samples: per-flow goodput (in-order bytes delivered per interval) and the queue
-//! length of the chosen ports.
+//! Periodic samples: goodput (in-order bytes delivered per interval) of each `[[flows]]`
+//! flow and of each `[[traffic]]` class, and the queue length of the chosen ports. The work
+//! per sample is proportional to the active `[[flows]]` flows and the classes, never to
+//! the traffic flows.
 
 use super::{Event, Simulation};
 
@@ -9,18 +11,26 @@ impl Simulation {
         let interval = self.scenario.metrics.interval;
         let width = now - self.metrics.last_sample;
         self.metrics.last_sample = now;
-        for (i, f) in self.flows.iter().enumerate() {
+        // `[[flows]]` flows: one row each while started, until a finished flow's last
+        // bytes are reported; finished flows then leave the active list.
+        let m = &mut self.metrics;
+        let flows = &self.flows;
+        m.active.retain(|&i| {
+            let f = &flows[i as usize];
             if f.def.start >= now {
-                continue;
+                return true;
             }
             let delivered = f.receiver.delivered();
-            let last = &mut self.metrics.last_delivered[i];
+            let last = &mut m.last_delivered[i as usize];
             let finished_earlier = f.finish.is_some_and(|t| t + interval < now) && delivered == *last;
             if !finished_earlier {
-                self.metrics.throughput.push(now, i as u32, delivered - *last, width);
+                m.throughput.push(now, i, delivered - *last, width);
             }
             *last = delivered;
-        }
+            !finished_earlier
+        });
+        // `[[traffic]]` flows: per class and in total, independent of the number of flows.
+        m.classes.sample(now, width);
         // Every interval, and once more at the end of the run if it falls between.
         let next = (now + interval).min(self.scenario.duration);
         if next > now {

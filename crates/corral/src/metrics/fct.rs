@@ -1,0 +1,156 @@
+//! Flow-completion metrics: the ideal completion time of a flow on an empty network, the
+//! slowdown (FCT / ideal, as in pFabric and HPCC), percentiles, FCT and slowdown summaries by
+//! flow-size bucket, and the deadline miss ratio (D3, D2TCP).
+//!
+//! Ideal FCT: the flow's packets (payload plus headers) serialized back to back at the
+//! sender's access-link rate, plus the time the last packet takes from leaving the sender's
+//! NIC to reaching the receiver on the unloaded path (propagation and store-and-forward at
+//! every later hop). corral measures FCT when the receiver holds the last byte, so this is
+//! the exact minimum on a path whose links are at least as fast as the access link.
+
+use crate::net::Network;
+use crate::route::RouteTable;
+use crate::units::Time;
+
+/// Ideal completion time of a `size`-byte flow from host `src` to host `dst`, on the path
+/// the router takes (`via_top`: equal-length routing climbs to the top tier first).
+#[allow(clippy::too_many_arguments)]
+pub fn ideal_fct(net: &Network, routes: &RouteTable, via_top: bool, src: u32, dst: u32, size: u64, mss: u64, header: u64) -> Time {
+    let packets = size.div_ceil(mss).max(1);
+    let last = size - (packets - 1) * mss + header;
+    let wire = size + packets * header;
+    let access = net.ports[net.host_port(src).idx()].rate;
+    let path = routes.path(net, net.hosts[src as usize], dst, last, via_top).map_or(Time::ZERO, |p| p.1);
+    access.tx_time(wire) + path - access.tx_time(last)
+}
+
+/// Linear-interpolation percentile (q in [0, 1]) of sorted values (NumPy's default).
+pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64))
+}
+
+/// Mean and the 50th, 99th and 99.9th percentiles, as JSON (nulls when empty).
+pub fn stats(mut v: Vec<f64>) -> serde_json::Value {
+    v.sort_by(f64::total_cmp);
+    let mean = (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    serde_json::json!({
+        "mean": mean,
+        "p50": percentile(&v, 0.5),
+        "p99": percentile(&v, 0.99),
+        "p999": percentile(&v, 0.999),
+    })
+}
+
+/// One finished or unfinished sized flow, for the summaries.
+pub struct FlowOutcome {
+    pub size: u64,
+    pub fct: Option<f64>,
+    pub slowdown: Option<f64>,
+}
+
+/// FCT and slowdown of finished flows by size bucket: `bounds` are the upper bounds
+/// (exclusive) of all buckets but the last.
+pub fn by_size(flows: &[FlowOutcome], bounds: &[u64]) -> serde_json::Value {
+    let mut out = Vec::new();
+    for b in 0..=bounds.len() {
+        let lo = if b == 0 { 0 } else { bounds[b - 1] };
+        let hi = bounds.get(b).copied();
+        let inside: Vec<&FlowOutcome> = flows.iter().filter(|f| f.size >= lo && hi.is_none_or(|h| f.size < h)).collect();
+        let label = match (b, hi) {
+            (0, Some(h)) => format!("<{}", human(h)),
+            (_, Some(h)) => format!("{}-{}", human(lo), human(h)),
+            (_, None) => format!(">={}", human(lo)),
+        };
+        out.push(serde_json::json!({
+            "bucket": label,
+            "min_bytes": lo,
+            "max_bytes": hi,
+            "flows": inside.len(),
+            "finished": inside.iter().filter(|f| f.fct.is_some()).count(),
+            "fct_s": stats(inside.iter().filter_map(|f| f.fct).collect()),
+            "slowdown": stats(inside.iter().filter_map(|f| f.slowdown).collect()),
+        }));
+    }
+    serde_json::Value::Array(out)
+}
+
+fn human(b: u64) -> String {
+    match b {
+        b if b >= 1_000_000_000 && b % 1_000_000_000 == 0 => format!("{}GB", b / 1_000_000_000),
+        b if b >= 1_000_000 && b % 1_000_000 == 0 => format!("{}MB", b / 1_000_000),
+        b if b >= 1000 && b % 1000 == 0 => format!("{}KB", b / 1000),
+        b => format!("{b}B"),
+    }
+}
+
+/// Whether a flow met its deadline: `None` without a deadline, or while it is unfinished and
+/// the deadline is still ahead of the end of the run.
+pub fn deadline_met(deadline: Option<Time>, finish: Option<Time>, end: Time) -> Option<bool> {
+    let d = deadline?;
+    match finish {
+        Some(f) => Some(f <= d),
+        None if d <= end => Some(false),
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::queue::QueueDisc;
+    use crate::net::topo::fat_tree::FatTreeConfig;
+    use crate::units::{BufferSize, Rate};
+
+    #[test]
+    fn ideal_fct_of_one_packet_is_the_path_delay_and_grows_at_line_rate() {
+        let topo = FatTreeConfig { k: 4, link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1) }.build();
+        let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
+        let rt = RouteTable::build(&net);
+        // 1000 B + 40 B header over 6 hops: 6 x (832 ns + 1 us).
+        assert_eq!(ideal_fct(&net, &rt, false, 4, 0, 1000, 1460, 40), Time::from_ns(6 * 1832));
+        // Two full packets more add exactly their serialization at the access link.
+        let one = ideal_fct(&net, &rt, false, 4, 0, 1000, 1460, 40);
+        let three = ideal_fct(&net, &rt, false, 4, 0, 1000 + 2 * 1460, 1460, 40);
+        assert_eq!(three - one, Rate(10_000_000_000).tx_time(2 * 1500));
+    }
+
+    #[test]
+    fn percentiles_interpolate() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.5), Some(50.5));
+        assert_eq!(percentile(&v, 1.0), Some(100.0));
+        assert!((percentile(&v, 0.99).unwrap() - 99.01).abs() < 1e-9);
+        assert_eq!(percentile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn buckets_split_at_bounds() {
+        let f = |size, fct: Option<f64>| FlowOutcome { size, fct, slowdown: fct.map(|x| x * 2.0) };
+        let flows = [f(10, Some(1.0)), f(99_999, Some(3.0)), f(100_000, Some(5.0)), f(2_000_000, None)];
+        let j = by_size(&flows, &[100_000, 1_000_000]);
+        assert_eq!(j[0]["bucket"], "<100KB");
+        assert_eq!(j[0]["flows"], 2);
+        assert_eq!(j[0]["fct_s"]["mean"], 2.0);
+        assert_eq!(j[1]["bucket"], "100KB-1MB");
+        assert_eq!(j[1]["slowdown"]["p50"], 10.0);
+        assert_eq!(j[2]["bucket"], ">=1MB");
+        assert_eq!(j[2]["finished"], 0);
+        assert!(j[2]["fct_s"]["mean"].is_null());
+    }
+
+    #[test]
+    fn deadlines() {
+        let t = Time::from_us;
+        assert_eq!(deadline_met(None, Some(t(1)), t(10)), None);
+        assert_eq!(deadline_met(Some(t(5)), Some(t(5)), t(10)), Some(true));
+        assert_eq!(deadline_met(Some(t(5)), Some(t(6)), t(10)), Some(false));
+        assert_eq!(deadline_met(Some(t(5)), None, t(10)), Some(false));
+        assert_eq!(deadline_met(Some(t(20)), None, t(10)), None);
+    }
+}

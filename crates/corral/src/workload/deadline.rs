@@ -1,0 +1,96 @@
+//! Flow deadlines, as in deadline-aware transports (D3, Wilson et al. SIGCOMM 2011, section
+//! 6.1.2: deadlines drawn from an exponential distribution; D2TCP, Vamanan et al. SIGCOMM
+//! 2012). A flow's absolute deadline is its start time plus a drawn value, either fixed or
+//! exponential with a given mean.
+//!
+//! `deadline = "2ms"` or `deadline = { kind = "exponential", mean = "2ms" }`.
+
+use crate::error::{config_err, Result};
+use crate::sim::rng::Rng;
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DeadlineSpec {
+    Fixed { value: Time },
+    Exponential { mean: Time },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixedKeys {
+    value: Time,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpKeys {
+    mean: Time,
+}
+
+impl<'de> Deserialize<'de> for DeadlineSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use crate::scenario::load::{by_kind, typed};
+        use serde::de::Error;
+        let v = match toml::Value::deserialize(d)? {
+            toml::Value::String(s) => {
+                let t = crate::units::parse_time(&s).map_err(|e| D::Error::custom(format!("{e}, or {{ kind = \"exponential\", mean = \"2ms\" }}")))?;
+                return Ok(DeadlineSpec::Fixed { value: t });
+            }
+            other => other,
+        };
+        by_kind(v, &["fixed", "exponential"], |kind, v| {
+            Ok(match kind {
+                "fixed" => DeadlineSpec::Fixed { value: typed::<FixedKeys>(v, "")?.value },
+                _ => DeadlineSpec::Exponential { mean: typed::<ExpKeys>(v, "")?.mean },
+            })
+        })
+        .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+    }
+}
+
+impl DeadlineSpec {
+    pub fn validate(&self, path: &str) -> Result<()> {
+        match self {
+            DeadlineSpec::Fixed { value } if *value == Time::ZERO => Err(config_err(path, "must be positive")),
+            DeadlineSpec::Exponential { mean } if *mean == Time::ZERO => Err(config_err(format!("{path}.mean"), "must be positive")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The time allowed after the flow's start (at least 1 ps).
+    pub fn draw(&self, rng: &mut Rng) -> Time {
+        match *self {
+            DeadlineSpec::Fixed { value } => value,
+            DeadlineSpec::Exponential { mean } => Time(((-(1.0 - rng.unit()).ln() * mean.0 as f64).round() as u64).max(1)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_and_exponential_draws() {
+        let mut r = Rng::stream(1, 3, 3);
+        assert_eq!(DeadlineSpec::Fixed { value: Time::from_ms(2) }.draw(&mut r), Time::from_ms(2));
+        let e = DeadlineSpec::Exponential { mean: Time::from_ms(2) };
+        let n = 100_000;
+        let m = (0..n).map(|_| e.draw(&mut r).as_secs_f64()).sum::<f64>() / n as f64;
+        assert!((m / 0.002 - 1.0).abs() < 0.02, "{m}");
+    }
+
+    #[test]
+    fn parses_both_forms() {
+        #[derive(Deserialize)]
+        struct W {
+            deadline: DeadlineSpec,
+        }
+        let p = |s: &str| crate::scenario::load::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.deadline);
+        assert_eq!(p("deadline = \"3ms\"").unwrap(), DeadlineSpec::Fixed { value: Time::from_ms(3) });
+        assert_eq!(p("deadline = { kind = \"exponential\", mean = \"1ms\" }").unwrap(), DeadlineSpec::Exponential { mean: Time::from_ms(1) });
+        let e = p("deadline = { kind = \"exponential\", mean = \"1 parsec\" }").unwrap_err().to_string();
+        assert!(e.starts_with("t.deadline.mean:"), "{e}");
+    }
+}

@@ -1,0 +1,131 @@
+//! The `[[traffic]]` block: one open-loop workload (pattern, sizes, arrival process, host
+//! subset, time window and per-flow attributes). Parsing only; [`TrafficSpec::validate`]
+//! checks values that need no network, [`super::generate`] the rest.
+
+use super::deadline::DeadlineSpec;
+use super::dist::SizeSpec;
+use super::patterns::TrafficPattern;
+use crate::error::{config_err, ensure, Result};
+use crate::scenario::Hosts;
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSpec {
+    /// all_to_all | inter_rack | many_to_one | permutation | incast | trace.
+    pub pattern: TrafficPattern,
+    /// Hosts taking part (default: every host).
+    pub hosts: Option<Hosts>,
+    /// The receiver of many_to_one (required) and incast (default: a random host per request).
+    pub dst: Option<String>,
+    /// Flow sizes (incast: the response size of each sender). Not used by `trace`.
+    pub size: Option<SizeSpec>,
+    /// Target load, a fraction in (0, 1] of the capacity the flows share (see the README).
+    pub load: Option<f64>,
+    /// Links whose capacity `load` refers to: "node:port", `*` matches any characters.
+    pub load_links: Option<Vec<String>>,
+    /// Arrivals per second (flows; incast: requests), instead of `load`.
+    pub rate: Option<f64>,
+    /// Incast: one request every `interval`, instead of Poisson requests.
+    pub interval: Option<Time>,
+    /// Incast: senders answering each request.
+    pub senders: Option<u32>,
+    /// Trace: a CSV flow list (a path relative to the scenario file).
+    pub file: Option<String>,
+    /// First arrival not before `start` (trace: offset added to every row) (default 0s).
+    #[serde(default)]
+    pub start: Time,
+    /// No arrival at or after `stop` (default: the run's duration).
+    pub stop: Option<Time>,
+    /// Objective class of the flows, reported in flows.parquet (default "").
+    #[serde(default)]
+    pub class: String,
+    /// Tenant of the flows (default "").
+    #[serde(default)]
+    pub tenant: String,
+    /// Label in flows.parquet (default "").
+    #[serde(default)]
+    pub tag: String,
+    /// Priority class of the packets, 0 = highest (default 0).
+    #[serde(default)]
+    pub priority: u8,
+    /// Weight for weighted sharing (default 1.0).
+    #[serde(default = "one")]
+    pub weight: f64,
+    /// Deadline after each flow's start: "2ms" or { kind = "exponential", mean = "2ms" }.
+    pub deadline: Option<DeadlineSpec>,
+    /// Refuse to generate more flows than this (default 2000000): a guard against a typo in
+    /// `rate` or `duration` exhausting memory.
+    #[serde(default = "default_max_flows")]
+    pub max_flows: u64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn default_max_flows() -> u64 {
+    2_000_000
+}
+
+impl TrafficSpec {
+    /// The end of the arrival window.
+    pub fn stop_or(&self, duration: Time) -> Time {
+        self.stop.unwrap_or(duration).min(duration)
+    }
+
+    pub fn validate(&self, i: usize, duration: Time) -> Result<()> {
+        let at = |k: &str| format!("traffic[{i}].{k}");
+        let p = self.pattern;
+        let is = |x: TrafficPattern| p == x;
+        let only = |present: bool, key: &str, which: &str| ensure(!present, &at(key), || format!("only used with {which}; remove it"));
+        if is(TrafficPattern::Trace) {
+            ensure(self.file.is_some(), &at("file"), || "required with pattern = \"trace\" (a CSV flow list)".into())?;
+            for (present, key) in [(self.size.is_some(), "size"), (self.load.is_some(), "load"), (self.rate.is_some(), "rate"), (self.load_links.is_some(), "load_links"), (self.hosts.is_some(), "hosts")] {
+                ensure(!present, &at(key), || "not used with pattern = \"trace\": the flow list gives every flow".into())?;
+            }
+        } else {
+            only(self.file.is_some(), "file", "pattern = \"trace\"")?;
+            let size = self.size.as_ref().ok_or_else(|| config_err(at("size"), "required key is missing (e.g. size = { cdf = \"websearch\" } or \"10KB\")"))?;
+            size.validate(&at("size"))?;
+            let given = [self.load.is_some(), self.rate.is_some(), self.interval.is_some()].iter().filter(|&&b| b).count();
+            let choices = if is(TrafficPattern::Incast) { "load, rate or interval" } else { "load or rate" };
+            ensure(given == 1, &at("load"), || format!("give exactly one of {choices}"))?;
+        }
+        if let Some(l) = self.load {
+            ensure(l.is_finite() && l > 0.0 && l <= 1.0, &at("load"), || format!("must be a fraction of capacity in (0, 1], got {l}"))?;
+        }
+        if let Some(r) = self.rate {
+            ensure(r.is_finite() && r > 0.0, &at("rate"), || format!("must be a positive number of arrivals per second, got {r}"))?;
+        }
+        if self.load_links.is_some() {
+            ensure(self.load.is_some(), &at("load_links"), || "only used with load".into())?;
+            ensure(self.load_links.as_ref().is_some_and(|l| !l.is_empty()), &at("load_links"), || "must name at least one \"node:port\"".into())?;
+        }
+        only(self.interval.is_some() && !is(TrafficPattern::Incast), "interval", "pattern = \"incast\"")?;
+        if let Some(iv) = self.interval {
+            ensure(iv > Time::ZERO, &at("interval"), || "must be positive".into())?;
+        }
+        if is(TrafficPattern::Incast) {
+            let n = self.senders.ok_or_else(|| config_err(at("senders"), "required with pattern = \"incast\" (senders per request)"))?;
+            ensure(n >= 1, &at("senders"), || "must be at least 1".into())?;
+        } else {
+            only(self.senders.is_some(), "senders", "pattern = \"incast\"")?;
+        }
+        if is(TrafficPattern::ManyToOne) {
+            ensure(self.dst.is_some(), &at("dst"), || "required with pattern = \"many_to_one\"".into())?;
+        } else if !is(TrafficPattern::Incast) {
+            only(self.dst.is_some(), "dst", "pattern = \"many_to_one\" or \"incast\"")?;
+        }
+        ensure(self.start < duration, &at("start"), || format!("must be before the end of the run ({duration})"))?;
+        if let Some(s) = self.stop {
+            ensure(s > self.start, &at("stop"), || format!("must be after start ({})", self.start))?;
+        }
+        ensure(self.weight.is_finite() && self.weight > 0.0, &at("weight"), || format!("must be a positive number, got {}", self.weight))?;
+        if let Some(d) = &self.deadline {
+            d.validate(&at("deadline"))?;
+        }
+        ensure(self.max_flows >= 1, &at("max_flows"), || "must be at least 1".into())?;
+        Ok(())
+    }
+}
