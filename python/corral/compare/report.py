@@ -6,7 +6,9 @@ every swept key, and the source folder, that takes more than one value); within 
 runs differ by seed (and by any swept key left out of `by`), and their spread is what the
 error bars and bands show. Columns that only newer cores write (`slowdown`, `class`,
 `tenant`, `deadline_met`, the `latency` table) are used when present; when absent, the
-report says which plot or table it left out. The folder is written atomically.
+report says which plot or table it left out. Goodput over time comes from the per-flow
+series of `[[flows]]` flows (`throughput.parquet`) plus the per-class series of `[[traffic]]`
+flows (`throughput_class.parquet`, class `*` = their total). The folder is written atomically.
 """
 
 from __future__ import annotations
