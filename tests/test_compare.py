@@ -16,7 +16,9 @@ from corral.compare import CompareError, compare
 from corral.sweep import layout, run_sweep
 from sweep_data import SIZED, write_sweep
 
-TABLES = ["runs", "groups", "fct", "fct_runs", "size_buckets", "size_buckets_runs", "throughput_time", "queues", "queues_runs"]
+TABLES = ["runs", "groups", "fct", "fct_runs", "size_buckets", "size_buckets_runs", "fct_by_size", "fct_by_size_runs",
+          "throughput_time", "queues", "queues_runs"]
+FCT_SCENARIOS = Path(corral.__file__).parent / "scenarios" / "fct"
 PLOTS = ["fct_cdf.png", "size_buckets.png", "throughput_time.png", "queue_cdf.png"]
 
 
@@ -74,6 +76,21 @@ def test_compare_writes_tables_plots_and_report(sweep_dir, tmp_path):
     assert cell["pooled"] == pytest.approx(np.quantile(small, 0.99))
     assert cell["samples"] == 16 and cell["runs"] == 2 and cell["unfinished"] == 0
     assert cell["run_min"] <= cell["run_mean"] <= cell["run_max"] and cell["run_min"] < cell["run_max"]
+
+    # p99 FCT per bucket: the p99 of each run, averaged over the group's runs
+    fct = pl.read_parquet(rep / "fct_by_size.parquet").filter(
+        (pl.col("group") == row["group"]) & (pl.col("bucket") == "<100KB") & (pl.col("stat") == "p99"))
+    index = pl.read_parquet(sweep_dir / layout.INDEX).filter(
+        (pl.col("transport.cc") == "cubic") & (pl.col("switch.buffer") == "8pkt"))
+    per_seed = []
+    for h in index["hash"]:
+        small = pl.read_parquet(sweep_dir / layout.RUNS / h / "flows.parquet").filter(pl.col("size_bytes") < 100_000)
+        per_seed.append(np.quantile(small["fct_s"].to_numpy(), 0.99))
+    assert fct["run_mean"][0] == pytest.approx(np.mean(per_seed))
+    assert fct["run_min"][0] == pytest.approx(min(per_seed)) and fct["run_max"][0] == pytest.approx(max(per_seed))
+    assert "### p99 FCT by flow size" in md
+    line = next(ln for ln in md.splitlines() if ln.startswith("| cubic | 8pkt |"))
+    assert f"{np.mean(per_seed) * 1e3:.4g} ± " in line.split("|")[3]
 
     tp = pl.read_parquet(rep / "throughput_time.parquet")
     assert set(tp["runs"]) == {2} and (tp["min_bps"] <= tp["mean_bps"]).all() and (tp["mean_bps"] <= tp["max_bps"]).all()
@@ -183,3 +200,75 @@ def test_compare_cli(sweep_dir, tmp_path):
     bad = corral_cli("compare", sweep_dir, "-o", tmp_path / "rep2", "--buckets", "1MB,abc")
     assert bad.returncode == 2 and "--buckets" in bad.stderr
     assert not (tmp_path / "rep2").exists()
+
+
+def test_traffic_goodput_comes_from_the_class_table(tmp_path):
+    """`[[traffic]]` flows have no per-flow series: compare adds their class series (total
+    `*` and per class) to the `[[flows]]` flows' per-flow series."""
+    mixed = SIZED + """
+[[traffic]]
+pattern = "all_to_all"
+size = "20KB"
+rate = 3000.0
+class = "web"
+"""
+    run = tmp_path / "run"
+    corral.run(mixed).write(run, plots=False)
+    tc = pl.read_parquet(run / "throughput_class.parquet")
+    tp = pl.read_parquet(run / "throughput.parquet")
+    assert tc.filter(pl.col("class") == "web")["bytes"].sum() > 0
+    result = compare([run], tmp_path / "rep", plots=False)
+    total = result.tables["throughput_time"]
+    expected = (
+        pl.concat([tp.select("time_s", "goodput_bps"), tc.filter(pl.col("class") == "*").select("time_s", "goodput_bps")])
+        .group_by("time_s").agg(pl.col("goodput_bps").sum()).sort("time_s")
+    )
+    assert total["time_s"].to_list() == expected["time_s"].to_list()
+    assert total["mean_bps"].to_numpy() == pytest.approx(expected["goodput_bps"].to_numpy())
+    per_class = result.tables["throughput_time_by_class"]
+    assert set(per_class["class"]) == {"", "web"}  # the [[flows]] flows have no class
+    web = per_class.filter(pl.col("class") == "web").sort("time_s")
+    assert web["mean_bps"].sum() == pytest.approx(tc.filter(pl.col("class") == "web")["goodput_bps"].sum())
+    summed = per_class.group_by("time_s").agg(pl.col("mean_bps").sum()).sort("time_s")
+    assert summed["mean_bps"].to_numpy() == pytest.approx(total["mean_bps"].to_numpy())
+    assert any("per flow tenant left out" in n for n in result.notes)
+
+
+def test_fct_sweep_in_small_through_the_cli(tmp_path):
+    """The shipped FCT study (scenarios/fct/sweep.toml) in miniature: 30 ms, load 0.5,
+    NewReno vs DCTCP, one seed, through `corral sweep` and `corral compare`."""
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(f"""
+scenario = "{(FCT_SCENARIOS / 'websearch_fattree.toml').as_posix()}"
+seeds = [1]
+[set]
+duration = "30ms"
+"traffic.0.load" = 0.5
+[[zip]]
+"transport.cc" = ["newreno", "dctcp"]
+"transport.ecn" = [false, true]
+""")
+    proc = corral_cli("sweep", sweep, "-o", tmp_path / "fct", "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    proc = corral_cli("compare", tmp_path / "fct", "-o", tmp_path / "rep", "--by", "transport.cc", "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    p99 = pl.read_csv(tmp_path / "rep" / "fct_by_size.csv").filter(pl.col("stat") == "p99")
+    small = p99.filter(pl.col("bucket") == "<100KB").sort("group_i")
+    assert small["group"].to_list() == ["transport.cc=newreno", "transport.cc=dctcp"]
+    assert (small["samples"] > 20).all() and (small["run_mean"] > 0).all()
+    md = (tmp_path / "rep" / "report.md").read_text()
+    table = md.split("### p99 FCT by flow size")[1]
+    assert "| transport.cc | <100KB |" in table
+    assert "| newreno |" in table and "| dctcp |" in table
+    tp = pl.read_csv(tmp_path / "rep" / "throughput_time.csv")  # from throughput_class.parquet
+    assert tp["group"].n_unique() == 2 and tp["mean_bps"].max() > 1e9
+
+
+def test_sweep_file_of_the_fct_study_resolves(tmp_path):
+    from corral.sweep import load
+
+    sweep = load(FCT_SCENARIOS / "sweep.toml")
+    points = sweep.points()
+    assert len(points) == 27
+    assert {(p.values["transport.cc"], p.values["transport.ecn"]) for p in points} == {
+        ("newreno", False), ("cubic", False), ("dctcp", True)}

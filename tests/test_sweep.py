@@ -66,6 +66,18 @@ switch.buffer = ["8pkt", "64pkt"]
     ]
 
 
+def test_a_zip_key_may_repeat_a_value(tmp_path):
+    path = write_sweep(tmp_path, """
+scenario = "sized.toml"
+[[zip]]
+"transport.cc" = ["newreno", "cubic", "dctcp"]
+"transport.ecn" = [false, false, true]
+""")
+    points = load(path).points()
+    assert [(p.values["transport.cc"], p.values["transport.ecn"]) for p in points] == [
+        ("newreno", False), ("cubic", False), ("dctcp", True)]
+
+
 def test_resolve_hashes_every_point_and_uses_the_scenario_seed_without_seeds(tmp_path):
     path = write_sweep(tmp_path, 'scenario = "sized.toml"\n[grid]\n"topology.link_delay" = ["1us", "5us"]\n')
     _, runs = resolve(load(path))
@@ -102,6 +114,7 @@ BAD_SWEEPS = [
     ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = []\n', 'grid."switch.buffer": must be a non-empty list'),
     ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = ["8pkt", "8pkt"]\n', 'grid."switch.buffer": value "8pkt" is listed twice'),
     ('scenario = "sized.toml"\n[[zip]]\na = [1, 2]\nb = [1]\n', "zip[0]: lists must have equal lengths"),
+    ('scenario = "sized.toml"\n[[zip]]\na = [1, 1]\nb = [2, 2]\n', "zip[0]: the combination a=1, b=2 is listed twice"),
     ('scenario = "sized.toml"\n[set]\nduration = "5ms"\n[grid]\nduration = ["1ms", "2ms"]\n', 'grid."duration": also fixed in [set]'),
     ('scenario = "sized.toml"\n[grid]\nseed = [1, 2]\n', 'grid."seed": sweep seeds with the top-level key seeds'),
     ('scenario = "sized.toml"\n[grid]\na = [1]\n[[zip]]\na = [2]\n', 'zip[0]."a": already swept in grid'),

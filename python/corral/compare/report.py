@@ -6,7 +6,9 @@ every swept key, and the source folder, that takes more than one value); within 
 runs differ by seed (and by any swept key left out of `by`), and their spread is what the
 error bars and bands show. Columns that only newer cores write (`slowdown`, `class`,
 `tenant`, `deadline_met`, the `latency` table) are used when present; when absent, the
-report says which plot or table it left out. The folder is written atomically.
+report says which plot or table it left out. Goodput over time comes from the per-flow
+series of `[[flows]]` flows (`throughput.parquet`) plus the per-class series of `[[traffic]]`
+flows (`throughput_class.parquet`, class `*` = their total). The folder is written atomically.
 """
 
 from __future__ import annotations
@@ -279,6 +281,37 @@ class _Report:
             lambda p: _figures().bucket_bars(spread, self.groups, present, p, ylabel=what),
             f"{what} by size bucket",
         )
+        self.p99_by_bucket(sized)
+
+    def p99_by_bucket(self, sized: pl.DataFrame) -> None:
+        """Tail FCT per size bucket x group: the p99 of each run, then its mean, std and
+        min-max over the group's runs (seeds). Tables fct_by_size(_runs) hold every statistic."""
+        by = [*GROUP, "bucket_i", "bucket"]
+        per_run, spread = stats.summarise(sized, "fct_s", by)
+        self.table("fct_by_size_runs", per_run.rename({"missing": "unfinished"}))
+        spread = self.table("fct_by_size", spread.rename({"missing": "unfinished"}))
+        p99 = spread.filter(pl.col("stat") == "p99")
+        present = [b for b in self.labels if b in p99["bucket"].to_list()]
+        self.md.append("### p99 FCT by flow size\n")
+        self.md.append(
+            "p99 FCT in ms per size bucket: the p99 of each run, mean over the group's runs ± sample std "
+            "[min–max over runs] (finished flows per run, mean). All statistics: fct_by_size.csv; "
+            "per run: fct_by_size_runs.csv.\n"
+        )
+        cols = self.by or ["group"]
+        rows = []
+        for g in self.ok.unique("group_i", maintain_order=True).sort("group_i").iter_rows(named=True):
+            cells = {r["bucket"]: r for r in p99.filter(pl.col("group_i") == g["group_i"]).iter_rows(named=True)}
+            row = [_num(g[c]) for c in cols]
+            for b in present:
+                r = cells.get(b)
+                if r is None or r["run_mean"] is None:
+                    row.append("–")
+                    continue
+                row.append(f"{_pm(r['run_mean'] * 1e3, _scaled(r['run_std'], 1e3))} "
+                           f"[{r['run_min'] * 1e3:.4g}–{r['run_max'] * 1e3:.4g}] ({r['samples'] / r['runs']:.0f})")
+            rows.append(row)
+        self.md.append(_md_table([*cols, *present], rows))
 
     def breakdown_section(self, flows: pl.DataFrame) -> None:
         for col in BREAKDOWN_COLUMNS:
@@ -300,19 +333,42 @@ class _Report:
             self.note("No `class` or `tenant` column in flows.parquet: no per-class breakdown.")
 
     def throughput_section(self, flows: pl.DataFrame) -> None:
+        """Goodput over time, total and per class/tenant, from both sampled sources.
+
+        `[[flows]]` flows have one series each (`throughput.parquet`); `[[traffic]]` flows only
+        have per-class series and their total, class `*` (`throughput_class.parquet`). The
+        two sets of flows are disjoint, so a run's goodput is the sum of both.
+        """
         self.md.append("## Throughput over time\n")
         tp = read_table(self.ok, "throughput", CARRY)
-        if tp is None or tp.is_empty():
+        tc = read_table(self.ok, "throughput_class", CARRY)
+        tp = tp if tp is not None and not tp.is_empty() else None
+        tc = tc if tc is not None and not tc.is_empty() else None
+        if tp is None and tc is None:
             self.note("No throughput samples: throughput plot left out.")
             return
-        agg = self.table("throughput_time", stats.aggregate_throughput(tp))
+        parts = [] if tp is None else [tp.select(*CARRY, "time_s", "goodput_bps")]
+        if tc is not None:
+            parts.append(tc.filter(pl.col("class") == "*").select(*CARRY, "time_s", "goodput_bps"))
+        agg = self.table("throughput_time", stats.aggregate_throughput(pl.concat(parts, how="vertical_relaxed")))
         self.figure("throughput_time", lambda p: _figures().throughput_plot(agg, self.groups, p), "aggregate goodput over time")
+        if tc is not None:
+            self.md.append("Goodput of `[[traffic]]` flows from throughput_class.parquet (per class and in total).\n")
         for col in BREAKDOWN_COLUMNS:
-            if _has(flows, col):
+            if not _has(flows, col):
+                continue
+            parts = []
+            if tp is not None:
                 labels = flows.select("run", "flow_id", pl.col(col).cast(pl.Utf8).fill_null("-"))
-                per = stats.aggregate_throughput(tp.join(labels, on=["run", "flow_id"], how="left"), (col,))
-                self.table(f"throughput_time_by_{col}", per)
-                self.md.append(f"Goodput over time per flow {col}: `throughput_time_by_{col}.csv`.\n")
+                parts.append(tp.join(labels, on=["run", "flow_id"], how="left").select(*CARRY, "time_s", col, "goodput_bps"))
+            if tc is not None:
+                if col != "class":
+                    self.note(f"Goodput over time per flow {col} left out: `[[traffic]]` flows are sampled per class only.")
+                    continue
+                parts.append(tc.filter(pl.col("class") != "*").select(*CARRY, "time_s", "class", "goodput_bps"))
+            per = stats.aggregate_throughput(pl.concat(parts, how="vertical_relaxed"), (col,))
+            self.table(f"throughput_time_by_{col}", per)
+            self.md.append(f"Goodput over time per flow {col}: `throughput_time_by_{col}.csv`.\n")
 
     def queues_section(self) -> None:
         self.md.append("## Queue occupancy\n")

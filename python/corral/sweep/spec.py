@@ -148,13 +148,20 @@ def parse(data: dict[str, Any], path: Path) -> Sweep:
         raise SweepError("zip: must be an array of tables ([[zip]] sections)")
     for i, group in enumerate(zips):
         where = f"zip[{i}]"
-        flat = _flatten(group, where, leaf_lists=True)
+        # One key of a zip group may repeat a value (ecn = [false, false, true] next to three
+        # controllers); the rows, one value of each key, must differ.
+        flat = _flatten(group, where, leaf_lists=True, unique=False)
         if not flat:
             raise SweepError(f"{where}: empty; give two or more keys with equal-length lists")
         lengths = {key: len(values) for key, values in flat.items()}
         if len(set(lengths.values())) > 1:
             shown = ", ".join(f"{k!r}: {n}" for k, n in lengths.items())
             raise SweepError(f"{where}: lists must have equal lengths, got {shown}")
+        rows = list(zip(*([toml_value(v) for v in values] for values in flat.values())))
+        if len(set(rows)) != len(rows):
+            dup = next(r for r in rows if rows.count(r) > 1)
+            shown = ", ".join(f"{k}={v}" for k, v in zip(flat, dup))
+            raise SweepError(f"{where}: the combination {shown} is listed twice")
         sweep.zips.append(flat)
     seen: dict[str, str] = {}
     for where, keys in [("grid", sweep.grid)] + [(f"zip[{i}]", z) for i, z in enumerate(sweep.zips)]:
@@ -198,21 +205,24 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def _flatten(table: dict[str, Any], where: str, *, leaf_lists: bool, prefix: str = "") -> dict[str, Any]:
-    """Nested tables -> {"a.b.c": value}. With `leaf_lists`, every leaf must be a list."""
+def _flatten(
+    table: dict[str, Any], where: str, *, leaf_lists: bool, unique: bool = True, prefix: str = ""
+) -> dict[str, Any]:
+    """Nested tables -> {"a.b.c": value}. With `leaf_lists`, every leaf must be a list (of
+    distinct values with `unique`)."""
     out: dict[str, Any] = {}
     for key, value in table.items():
         path = f"{prefix}{key}"
         if not key or any(not part for part in key.split(".")):
             raise SweepError(f'{where}."{path}": a key must be a dotted path like topology.k')
         if isinstance(value, dict):
-            out.update(_flatten(value, where, leaf_lists=leaf_lists, prefix=f"{path}."))
+            out.update(_flatten(value, where, leaf_lists=leaf_lists, unique=unique, prefix=f"{path}."))
             continue
         if leaf_lists:
             if not isinstance(value, list) or not value:
                 raise SweepError(f'{where}."{path}": must be a non-empty list of values, got {value!r}')
             dups = [toml_value(v) for v in value]
-            if len(set(dups)) != len(dups):
+            if unique and len(set(dups)) != len(dups):
                 raise SweepError(f'{where}."{path}": value {next(d for d in dups if dups.count(d) > 1)} is listed twice')
         out[path] = value
     return out
