@@ -23,6 +23,7 @@
 //! assert!(sim.flows[0].receiver.delivered() > 0);
 //! ```
 
+pub mod alloc;
 pub mod error;
 pub mod ids;
 pub mod metrics;
