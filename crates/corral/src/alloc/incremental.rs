@@ -61,7 +61,13 @@ impl Allocator {
         p.validate()?;
         let nl = p.capacity.len();
         let nf = p.flows.len();
-        let mut link_flows = vec![Vec::new(); nl];
+        let mut deg = vec![0usize; nl];
+        for spec in &p.flows {
+            for &(l, _) in &spec.usage {
+                deg[l as usize] += 1;
+            }
+        }
+        let mut link_flows: Vec<Vec<(u32, f64)>> = deg.iter().map(|&d| Vec::with_capacity(d)).collect();
         let mut levels: BTreeMap<u8, Level> = BTreeMap::new();
         for (f, spec) in p.flows.iter().enumerate() {
             for &(l, a) in &spec.usage {

@@ -46,6 +46,16 @@ impl FlowSpec {
 
     /// Checks the flow against `links` links; errors name `flows[i].key`.
     pub fn validate(&self, i: usize, links: usize) -> Result<()> {
+        let mut stamp = Vec::new();
+        self.validate_with(i, links, &mut stamp)
+    }
+
+    /// [`FlowSpec::validate`] with a reusable per-link stamp array (flow index + 1 where
+    /// flow `i` was seen), for duplicate detection in O(entries).
+    pub(crate) fn validate_with(&self, i: usize, links: usize, stamp: &mut Vec<usize>) -> Result<()> {
+        if stamp.len() < links {
+            stamp.resize(links, 0);
+        }
         let p = |k: &str| format!("flows[{i}].{k}");
         if !(self.weight > 0.0 && self.weight.is_finite()) {
             return Err(config_err(p("weight"), format!("must be a positive finite number, got {}", self.weight)));
@@ -53,7 +63,6 @@ impl FlowSpec {
         if !(self.demand >= 0.0) {
             return Err(config_err(p("demand"), format!("must be >= 0 (or infinite for none), got {}", self.demand)));
         }
-        let mut seen: Vec<u32> = Vec::with_capacity(self.usage.len());
         for (j, &(l, a)) in self.usage.iter().enumerate() {
             if l as usize >= links {
                 return Err(config_err(format!("flows[{i}].usage[{j}]"), format!("link {l} out of range: there are {links} links")));
@@ -61,11 +70,10 @@ impl FlowSpec {
             if !(a > 0.0 && a.is_finite()) {
                 return Err(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
             }
-            seen.push(l);
-        }
-        seen.sort_unstable();
-        if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
-            return Err(config_err(p("usage"), format!("link {} appears twice", w[0])));
+            if stamp[l as usize] == i + 1 {
+                return Err(config_err(p("usage"), format!("link {l} appears twice")));
+            }
+            stamp[l as usize] = i + 1;
         }
         if self.usage.is_empty() && self.demand.is_infinite() {
             return Err(config_err(p("usage"), "the flow uses no link and has no demand: its rate would be unbounded"));
@@ -136,8 +144,9 @@ impl Problem {
                 return Err(config_err(format!("capacity[{l}]"), format!("must be finite and >= 0, got {c}")));
             }
         }
+        let mut stamp = vec![0usize; self.capacity.len()];
         for (i, f) in self.flows.iter().enumerate() {
-            f.validate(i, self.capacity.len())?;
+            f.validate_with(i, self.capacity.len(), &mut stamp)?;
         }
         Ok(())
     }
@@ -185,6 +194,8 @@ mod tests {
         assert!(e.to_string().starts_with("flows[0].weight:"), "{e}");
         let e = Problem::from_csr(vec![1.0], &[0, 0], &[], &[], None, None, None, 0.0).unwrap_err();
         assert!(e.to_string().contains("unbounded"), "{e}");
+        let e = Problem::from_csr(vec![1.0], &[0, 2], &[0, 0], &[1.0, 1.0], None, None, None, 0.0).unwrap_err();
+        assert_eq!(e.to_string(), "flows[0].usage: link 0 appears twice");
         let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[1.0], None, None, None, 1.0).unwrap_err();
         assert!(e.to_string().starts_with("headroom:"), "{e}");
     }

@@ -6,31 +6,30 @@
 //!
 //! Each link's saturation level is `rem_l / W_l` (remaining capacity over the weighted usage
 //! of its unfrozen flows). Freezing a flow never lowers another link's level below the
-//! current `t`, so levels sit in a min-heap and stale entries are skipped lazily by a
-//! per-link version. Cost: O(nnz log L) for nnz usage entries and L links.
+//! current `t`, so the next event is the minimum over links, kept in a tournament tree
+//! (updated once per touched link per event), or the next demand level from a sorted list.
+//! Cost: O(nnz + E * D log L) for nnz usage entries, E events touching D links each.
 //!
 //! Priorities (section 3.3.2) and headroom are layered on top in [`super::incremental`]:
 //! levels are filled in turn on the capacity higher levels left.
 
 use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Reusable per-link and per-flow work arrays, reset after every fill.
 #[derive(Default)]
 pub(crate) struct Scratch {
     wsum: Vec<f64>,
     active: Vec<u32>,
-    version: Vec<u32>,
     dirty: Vec<bool>,
     touched_flag: Vec<bool>,
     /// Links touched by the last fill.
     pub touched: Vec<u32>,
     off: Vec<u32>,
     fill_pos: Vec<u32>,
-    entries: Vec<(u32, f64)>,
+    entries: Vec<u32>,
     frozen: Vec<bool>,
-    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    tree: MinTree,
+    demands: Vec<(f64, u32)>,
     dirty_list: Vec<u32>,
 }
 
@@ -39,7 +38,6 @@ impl Scratch {
         if self.wsum.len() < links {
             self.wsum.resize(links, 0.0);
             self.active.resize(links, 0);
-            self.version.resize(links, 0);
             self.dirty.resize(links, false);
             self.touched_flag.resize(links, false);
             self.off.resize(links, 0);
@@ -48,6 +46,64 @@ impl Scratch {
         if self.frozen.len() < flows {
             self.frozen.resize(flows, false);
         }
+        self.tree.ensure(links);
+    }
+}
+
+/// Tournament tree over links: the link with the lowest saturation level (ties: lowest
+/// index) in O(1), a key update in O(log L). No stale entries, unlike a binary heap.
+#[derive(Default)]
+struct MinTree {
+    size: usize,
+    key: Vec<f64>,
+    /// Internal node -> winning leaf; node 1 is the root, leaves are `size..2 size`.
+    win: Vec<u32>,
+}
+
+impl MinTree {
+    fn ensure(&mut self, n: usize) {
+        let size = n.max(1).next_power_of_two();
+        if self.size != size {
+            self.size = size;
+            self.key = vec![f64::INFINITY; size];
+            self.win = (0..size as u32).chain(0..size as u32).collect();
+            for i in (1..size).rev() {
+                self.win[i] = self.win[2 * i];
+            }
+        }
+    }
+
+    #[inline]
+    fn better(&self, a: u32, b: u32) -> u32 {
+        let (ka, kb) = (self.key[a as usize], self.key[b as usize]);
+        if kb < ka || (kb == ka && b < a) {
+            b
+        } else {
+            a
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, l: usize, k: f64) {
+        self.key[l] = k;
+        let mut i = (l + self.size) / 2;
+        while i >= 1 {
+            let w = self.better(self.win[2 * i], self.win[2 * i + 1]);
+            self.win[i] = w;
+            i /= 2;
+        }
+    }
+
+    fn rebuild(&mut self) {
+        for i in (1..self.size).rev() {
+            self.win[i] = self.better(self.win[2 * i], self.win[2 * i + 1]);
+        }
+    }
+
+    #[inline]
+    fn min(&self) -> (f64, usize) {
+        let w = self.win[1] as usize;
+        (self.key[w], w)
     }
 }
 
@@ -58,9 +114,6 @@ pub(crate) struct Out<'a> {
     pub level: &'a mut [f64],
     pub bottleneck: &'a mut [Bottleneck],
 }
-
-const LINK: u64 = 0;
-const DEMAND: u64 = 1 << 32;
 
 #[inline]
 fn key(rem: f64, w: f64, t: f64) -> f64 {
@@ -77,6 +130,7 @@ fn key(rem: f64, w: f64, t: f64) -> f64 {
 pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s: &mut Scratch, out: &mut Out) {
     s.ensure(rem.len(), specs.len());
     s.touched.clear();
+    s.demands.clear();
     // Weighted usage and count of unfrozen flows per link.
     for &f in set {
         let spec = &specs[f as usize];
@@ -91,7 +145,12 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s:
             s.wsum[li] += a * spec.weight;
             s.active[li] += 1;
         }
+        if spec.demand.is_finite() {
+            s.demands.push(((spec.demand / spec.weight).max(t0), f));
+        }
     }
+    // Demand levels never change: one sorted list.
+    s.demands.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     // Link-major copy of the set's usage (CSC), over touched links only.
     let mut total = 0u32;
     for &l in &s.touched {
@@ -100,49 +159,42 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s:
         total += s.active[l as usize];
     }
     s.entries.clear();
-    s.entries.resize(total as usize, (0, 0.0));
+    s.entries.resize(total as usize, 0);
     for &f in set {
-        for &(l, a) in &specs[f as usize].usage {
+        for &(l, _) in &specs[f as usize].usage {
             let p = &mut s.fill_pos[l as usize];
-            s.entries[*p as usize] = (f, a);
+            s.entries[*p as usize] = f;
             *p += 1;
         }
     }
-    s.heap.clear();
     let mut t = t0;
-    for &l in &s.touched {
-        let li = l as usize;
-        s.version[li] = s.version[li].wrapping_add(1);
-        s.heap.push(Reverse((key(rem[li], s.wsum[li], t).to_bits(), LINK | l as u64, s.version[li])));
-    }
-    for &f in set {
-        let spec = &specs[f as usize];
-        if spec.demand.is_finite() {
-            s.heap.push(Reverse(((spec.demand / spec.weight).max(t).to_bits(), DEMAND | f as u64, 0)));
-        }
+    for i in 0..s.touched.len() {
+        let l = s.touched[i] as usize;
+        s.tree.set(l, key(rem[l], s.wsum[l], t));
     }
     let mut left = set.len();
+    let mut next_demand = 0;
     while left > 0 {
-        let Some(Reverse((kbits, tag, ver))) = s.heap.pop() else { break };
-        let k = f64::from_bits(kbits);
-        if tag & DEMAND != 0 {
-            let f = (tag & 0xffff_ffff) as u32;
+        let (lk, l) = s.tree.min();
+        let dk = s.demands.get(next_demand).map_or(f64::INFINITY, |d| d.0);
+        if dk <= lk && next_demand < s.demands.len() {
+            let f = s.demands[next_demand].1;
+            next_demand += 1;
             if s.frozen[f as usize] {
                 continue;
             }
-            t = t.max(k);
+            t = t.max(dk);
             let d = specs[f as usize].demand;
             freeze(specs, f, d, t, Bottleneck::Demand, rem, s, out);
             left -= 1;
         } else {
-            let l = tag as usize;
-            if ver != s.version[l] || s.active[l] == 0 {
-                continue;
+            if lk == f64::INFINITY {
+                break;
             }
-            t = t.max(k);
+            t = t.max(lk);
             let (a, b) = (s.off[l] as usize, s.fill_pos[l] as usize);
             for e in a..b {
-                let f = s.entries[e].0;
+                let f = s.entries[e];
                 if !s.frozen[f as usize] {
                     let r = specs[f as usize].weight * t;
                     freeze(specs, f, r, t, Bottleneck::Link(l as u32), rem, s, out);
@@ -151,13 +203,20 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s:
             }
             rem[l] = 0.0;
         }
+        // Many changed keys: rebuilding the whole tree is cheaper than one walk each.
+        let rebuild = s.dirty_list.len() * 4 > s.tree.size;
         for i in 0..s.dirty_list.len() {
             let l = s.dirty_list[i] as usize;
             s.dirty[l] = false;
-            if s.active[l] > 0 {
-                s.version[l] = s.version[l].wrapping_add(1);
-                s.heap.push(Reverse((key(rem[l], s.wsum[l], t).to_bits(), LINK | l as u64, s.version[l])));
+            let k = if s.active[l] > 0 { key(rem[l], s.wsum[l], t) } else { f64::INFINITY };
+            if rebuild {
+                s.tree.key[l] = k;
+            } else {
+                s.tree.set(l, k);
             }
+        }
+        if rebuild {
+            s.tree.rebuild();
         }
         s.dirty_list.clear();
     }
@@ -167,6 +226,9 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s:
     }
     for &l in &s.touched {
         s.touched_flag[l as usize] = false;
+        if s.tree.key[l as usize] != f64::INFINITY {
+            s.tree.set(l as usize, f64::INFINITY);
+        }
     }
 }
 
@@ -194,7 +256,24 @@ fn freeze(specs: &[FlowSpec], f: u32, r: f64, t: f64, b: Bottleneck, rem: &mut [
 /// Solves a whole problem from scratch: priorities in turn, headroom, demands.
 pub fn solve(p: &Problem) -> crate::Result<Allocation> {
     p.validate()?;
-    Ok(super::incremental::Allocator::new(p.clone())?.allocation())
+    let n = p.flows.len();
+    let mut rate = vec![0.0; n];
+    let mut level = vec![0.0; n];
+    let mut bottleneck = vec![Bottleneck::Demand; n];
+    let mut by_prio: Vec<(u8, u32)> = p.flows.iter().enumerate().map(|(f, s)| (s.priority, f as u32)).collect();
+    by_prio.sort_unstable();
+    let mut rem: Vec<f64> = p.capacity.iter().map(|c| c * (1.0 - p.headroom)).collect();
+    let mut s = Scratch::default();
+    let mut out = Out { rate: &mut rate, level: &mut level, bottleneck: &mut bottleneck };
+    let mut i = 0;
+    while i < by_prio.len() {
+        let j = i + by_prio[i..].iter().take_while(|e| e.0 == by_prio[i].0).count();
+        let set: Vec<u32> = by_prio[i..j].iter().map(|e| e.1).collect();
+        // Each level fills on what the previous ones left in `rem`.
+        fill(&p.flows, &set, &mut rem, 0.0, &mut s, &mut out);
+        i = j;
+    }
+    Ok(Allocation { rate, bottleneck })
 }
 
 #[cfg(test)]
