@@ -3,6 +3,8 @@
 //! become `ScenarioError`; a panic inside the engine becomes `SimulationError`, never a
 //! Python-level panic.
 
+mod alloc;
+
 use corral::metrics::{Column, Table};
 use corral::units::Time;
 use pyo3::create_exception;
@@ -124,6 +126,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    alloc::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
