@@ -4,6 +4,8 @@
     python bench/run.py              # both cases, median of 3 runs each
     python bench/run.py --runs 5     # more repetitions
     python bench/run.py --case fat_tree_k8_dctcp --json out.json
+    python bench/run.py --only alloc # only the max-min allocation benchmark (bench/alloc.py)
+    python bench/run.py --only packet
 
 Cases:
   (a) outcast_case1_12   TCP Outcast Case I, 12 six-hop flows + 1 two-hop flow into one
@@ -175,6 +177,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="repetitions per case (median reported; default 3)")
     ap.add_argument("--case", choices=sorted(CASES), action="append", help="run only this case (repeatable)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
+    ap.add_argument("--only", choices=["packet", "alloc"], help="run only the packet-level cases or only the allocation benchmark")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
@@ -193,12 +196,21 @@ def main() -> int:
         "corral": core.version() if hasattr(core, "version") else "?",
     }
     results = []
-    for name in args.case or list(CASES):
+    cases = [] if args.only == "alloc" else (args.case or list(CASES))
+    for name in cases:
         print(f"{name}: {args.runs} runs ...", file=sys.stderr, flush=True)
         results.append(bench_case(core, name, CASES[name], args.runs))
     print(report(machine, results))
+    alloc_results = None
+    if args.only != "packet" and not args.case:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import alloc as alloc_bench
+
+        print("alloc: 1k, 10k, 100k flows ...", file=sys.stderr, flush=True)
+        alloc_results = alloc_bench.bench_alloc(runs=max(args.runs, 3))
+        print(alloc_bench.report(alloc_results))
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine, "results": results}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"machine": machine, "results": results, "alloc": alloc_results}, indent=2) + "\n")
     return 0
 
 
