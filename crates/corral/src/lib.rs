@@ -25,6 +25,7 @@
 
 pub mod alloc;
 pub mod error;
+pub mod fluid;
 pub mod ids;
 pub mod metrics;
 pub mod net;
