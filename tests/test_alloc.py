@@ -157,3 +157,39 @@ def test_errors_name_the_argument():
     al = ca.Allocator([1.0])
     with pytest.raises(ValueError, match=r"no live flow with id 3"):
         al.remove_flow(3)
+
+
+FLUID = """
+name = "fluid"
+mode = "fluid"
+duration = "40ms"
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "10Gbps"
+[[flows]]
+pattern = "permutation"
+size = "10MB"
+"""
+
+
+def test_fluid_mode_runs_through_the_python_api(tmp_path):
+    import corral
+
+    r = corral.run(FLUID)
+    assert r.summary["mode"] == "fluid"
+    assert r.flows.height == 16 and r.flows["fct_s"].null_count() == 0
+    # A flow alone on its path: 10 MB at the 10 Gbps payload rate (1460 of 1500 bytes).
+    assert r.flows["fct_s"].min() == pytest.approx(10e6 * 8 / (10e9 * 1460 / 1500), rel=1e-9)
+    assert r.throughput.height > 0 and r.queues.height == 0 and r.drops.height == 0
+    # Delivered bytes in the series add up to the flow sizes.
+    assert r.throughput["bytes"].sum() == pytest.approx(16 * 10e6, abs=16 * 2)
+    r.write(tmp_path / "run")
+    assert (tmp_path / "run" / "flows.parquet").exists()
+
+
+def test_bad_mode_names_the_key():
+    import corral
+
+    with pytest.raises(corral.ScenarioError, match=r"mode"):
+        corral.run(FLUID.replace('mode = "fluid"', 'mode = "flow"'))
