@@ -168,10 +168,13 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s:
         }
     }
     let mut t = t0;
+    // Keys of untouched links are infinite (reset at the end of every fill); one O(L)
+    // rebuild beats a walk per touched link.
     for i in 0..s.touched.len() {
         let l = s.touched[i] as usize;
-        s.tree.set(l, key(rem[l], s.wsum[l], t));
+        s.tree.key[l] = key(rem[l], s.wsum[l], t);
     }
+    s.tree.rebuild();
     let mut left = set.len();
     let mut next_demand = 0;
     while left > 0 {
@@ -226,9 +229,7 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s:
     }
     for &l in &s.touched {
         s.touched_flag[l as usize] = false;
-        if s.tree.key[l as usize] != f64::INFINITY {
-            s.tree.set(l as usize, f64::INFINITY);
-        }
+        s.tree.key[l as usize] = f64::INFINITY;
     }
 }
 
