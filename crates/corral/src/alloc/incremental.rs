@@ -44,14 +44,17 @@ pub struct Allocator {
     slot: Vec<u32>,
 }
 
+/// A removed flow: priority, usage, old rate and level.
+type Removed = (u8, Vec<(u32, f64)>, f64, f64);
+
 /// What changed, for [`Allocator::reflow`].
 struct Change {
     /// Links whose capacity changed.
     links: Vec<u32>,
     /// Flow added or whose demand changed (live now), with its previous level if it had one.
     flow: Option<(u32, Option<f64>)>,
-    /// Removed flow: priority, usage, old rate and level.
-    removed: Option<(u8, Vec<(u32, f64)>, f64, f64)>,
+    /// Removed flow.
+    removed: Option<Removed>,
     priority: u8,
 }
 
@@ -113,8 +116,8 @@ impl Allocator {
                 lv.used[l as usize] = base[l as usize] - self.rem[l as usize];
             }
             lv.base = base.clone();
-            for l in 0..nl {
-                base[l] -= lv.used[l];
+            for (b, u) in base.iter_mut().zip(&lv.used) {
+                *b -= u;
             }
         }
     }
@@ -187,8 +190,8 @@ impl Allocator {
             // The new level's base is what the level above leaves.
             let mut base: Vec<f64> = (0..nl).map(|l| self.effective(l)).collect();
             for (_, lv) in self.levels.range(..p) {
-                for l in 0..nl {
-                    base[l] = lv.base[l] - lv.used[l];
+                for (l, b) in base.iter_mut().enumerate() {
+                    *b = lv.base[l] - lv.used[l];
                 }
             }
             self.levels.insert(p, Level { flows: Vec::new(), base, used: vec![0.0; nl] });
@@ -225,7 +228,7 @@ impl Allocator {
     /// Sets flow `f`'s demand (`f64::INFINITY` for none).
     pub fn set_demand(&mut self, f: u32, demand: f64) -> Result<()> {
         self.check_flow(f, "flow")?;
-        if !(demand >= 0.0) {
+        if demand.is_nan() || demand < 0.0 {
             return Err(config_err("demand", format!("must be >= 0 (or infinite for none), got {demand}")));
         }
         let fi = f as usize;

@@ -60,7 +60,7 @@ impl FlowSpec {
         if !(self.weight > 0.0 && self.weight.is_finite()) {
             return Err(config_err(p("weight"), format!("must be a positive finite number, got {}", self.weight)));
         }
-        if !(self.demand >= 0.0) {
+        if self.demand.is_nan() || self.demand < 0.0 {
             return Err(config_err(p("demand"), format!("must be >= 0 (or infinite for none), got {}", self.demand)));
         }
         for (j, &(l, a)) in self.usage.iter().enumerate() {
