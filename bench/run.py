@@ -4,6 +4,10 @@
     python bench/run.py              # both cases, median of 3 runs each
     python bench/run.py --runs 5     # more repetitions
     python bench/run.py --case fat_tree_k8_dctcp --json out.json
+    python bench/run.py --only alloc # only the max-min allocation benchmark (bench/alloc.py)
+    python bench/run.py --only packet
+    python bench/run.py --only fluid # fluid vs packet level, bench/fat_tree_k8_websearch.toml
+                                     # (--fluid-only: skip the slow packet-level run)
 
 Cases:
   (a) outcast_case1_12   TCP Outcast Case I, 12 six-hop flows + 1 two-hop flow into one
@@ -61,9 +65,9 @@ def nproc() -> int:
         return os.cpu_count() or 1
 
 
-def one_run(core, text: str, path: Path) -> dict:
+def one_run(core, text: str, path: Path, overrides=()) -> dict:
     t0 = time.perf_counter()
-    sim = core.Simulation(text, [], str(path))
+    sim = core.Simulation(text, list(overrides), str(path))
     t1 = time.perf_counter()
     sim.run_until(sim.duration_ps)
     t2 = time.perf_counter()
@@ -175,6 +179,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="repetitions per case (median reported; default 3)")
     ap.add_argument("--case", choices=sorted(CASES), action="append", help="run only this case (repeatable)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
+    ap.add_argument("--only", choices=["packet", "alloc", "fluid"], help="run only the packet-level cases, the allocation benchmark, or fluid vs packet")
+    ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
@@ -193,12 +199,39 @@ def main() -> int:
         "corral": core.version() if hasattr(core, "version") else "?",
     }
     results = []
-    for name in args.case or list(CASES):
+    cases = [] if args.only in ("alloc", "fluid") else (args.case or list(CASES))
+    for name in cases:
         print(f"{name}: {args.runs} runs ...", file=sys.stderr, flush=True)
         results.append(bench_case(core, name, CASES[name], args.runs))
     print(report(machine, results))
+    fluid_results = None
+    if args.only == "fluid":
+        path = ROOT / "bench" / "fat_tree_k8_websearch.toml"
+        text = path.read_text()
+        fluid_results = {}
+        for mode in ["fluid"] + ([] if args.fluid_only else ["packet"]):
+            print(f"fluid bench: mode {mode} ...", file=sys.stderr, flush=True)
+            r = one_run(core, text, path, [f"mode={mode}"])
+            fluid_results[mode] = {"total_s": r["total_s"], "run_s": r["run_s"], "events": r["events"],
+                                   "flows": r["summary"]["flows"], "sim_time_s": r["summary"]["sim_time_s"]}
+        print(f"[fluid] {path.relative_to(ROOT)}: {fluid_results['fluid']['flows']} flows, "
+              f"{fluid_results['fluid']['sim_time_s']:g} s simulated")
+        for mode, r in fluid_results.items():
+            print(f"  {mode:<7} wall {r['total_s']:.3f} s (run {r['run_s']:.3f} s), {r['events']:,} events")
+        if "packet" in fluid_results:
+            sp = fluid_results["packet"]["total_s"] / fluid_results["fluid"]["total_s"]
+            fluid_results["speedup"] = sp
+            print(f"  fluid is {sp:.1f}x faster than packet level")
+    alloc_results = None
+    if args.only not in ("packet", "fluid") and not args.case:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import alloc as alloc_bench
+
+        print("alloc: 1k, 10k, 100k flows ...", file=sys.stderr, flush=True)
+        alloc_results = alloc_bench.bench_alloc(runs=max(args.runs, 3))
+        print(alloc_bench.report(alloc_results))
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine, "results": results}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"machine": machine, "results": results, "alloc": alloc_results, "fluid": fluid_results}, indent=2) + "\n")
     return 0
 
 

@@ -1,5 +1,6 @@
 //! Runs one scenario file and prints its summary: `cargo run --release --example
 //! run_scenario -- FILE [key=value ...]`. Handy for profiling the engine without Python.
+//! Runs fluid mode when the scenario says `mode = "fluid"`.
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -12,13 +13,19 @@ fn main() {
         eprintln!("error: {path}: {e}");
         std::process::exit(2)
     });
-    let run = || -> corral::Result<corral::Simulation> {
-        let mut sim = corral::Simulation::new(corral::scenario::load(&text, &overrides, &path)?)?;
+    let run = || -> corral::Result<serde_json::Value> {
+        let sc = corral::scenario::load(&text, &overrides, &path)?;
+        if sc.mode == corral::scenario::Mode::Fluid {
+            let mut sim = corral::fluid::FluidSim::new(sc)?;
+            sim.run();
+            return Ok(sim.summary());
+        }
+        let mut sim = corral::Simulation::new(sc)?;
         sim.run();
-        Ok(sim)
+        Ok(sim.summary())
     };
     match run() {
-        Ok(sim) => println!("{}", sim.summary()),
+        Ok(summary) => println!("{summary}"),
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(2);

@@ -23,7 +23,9 @@
 //! assert!(sim.flows[0].receiver.delivered() > 0);
 //! ```
 
+pub mod alloc;
 pub mod error;
+pub mod fluid;
 pub mod ids;
 pub mod metrics;
 pub mod net;

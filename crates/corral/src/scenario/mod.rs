@@ -31,6 +31,9 @@ pub struct Scenario {
     pub seed: u64,
     /// Simulated time to run.
     pub duration: Time,
+    /// "packet" (default) or "fluid": flows at their max-min rates (see `crate::fluid`).
+    #[serde(default)]
+    pub mode: Mode,
     pub topology: TopologyConfig,
     #[serde(default)]
     pub switch: SwitchConfig,
@@ -62,6 +65,17 @@ fn default_seed() -> u64 {
 }
 fn default_routing() -> RoutingConfig {
     RoutingConfig::Ecmp
+}
+
+/// How the scenario is simulated.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Packet-level discrete-event simulation.
+    #[default]
+    Packet,
+    /// Flow-level: max-min rates recomputed at every arrival and departure.
+    Fluid,
 }
 
 /// The queue discipline of switch output ports.

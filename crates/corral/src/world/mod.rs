@@ -111,6 +111,9 @@ impl Simulation {
     /// Builds the network and flows of a validated scenario; reference errors (unknown hosts,
     /// ports, unroutable pairs) are reported here, before any event runs.
     pub fn new(scenario: Scenario) -> Result<Simulation> {
+        if scenario.mode == crate::scenario::Mode::Fluid {
+            return Err(config_err("mode", "\"fluid\" scenarios run in crate::fluid::FluidSim; Simulation is the packet-level engine"));
+        }
         let topo = scenario.topology.build();
         let host_buf = scenario.host.buffer;
         // Switch ports get their discipline in `queues::install`, once rates are final.

@@ -5,6 +5,7 @@ pub mod dumbbell;
 pub mod fat_tree;
 pub mod leaf_spine;
 pub mod three_tier;
+pub mod torus;
 
 use super::Topology;
 use crate::error::Result;
@@ -17,16 +18,18 @@ pub enum TopologyConfig {
     FatTree(fat_tree::FatTreeConfig),
     LeafSpine(leaf_spine::LeafSpineConfig),
     ThreeTier(three_tier::ThreeTierConfig),
+    Torus(torus::TorusConfig),
 }
 
 impl<'de> Deserialize<'de> for TopologyConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         use crate::scenario::load::{by_kind, typed};
-        by_kind(d, &["dumbbell", "fat_tree", "leaf_spine", "three_tier"], |kind, v| {
+        by_kind(d, &["dumbbell", "fat_tree", "leaf_spine", "three_tier", "torus"], |kind, v| {
             Ok(match kind {
                 "dumbbell" => TopologyConfig::Dumbbell(typed(v, "")?),
                 "fat_tree" => TopologyConfig::FatTree(typed(v, "")?),
                 "leaf_spine" => TopologyConfig::LeafSpine(typed(v, "")?),
+                "torus" => TopologyConfig::Torus(typed(v, "")?),
                 _ => TopologyConfig::ThreeTier(typed(v, "")?),
             })
         })
@@ -41,6 +44,7 @@ impl TopologyConfig {
             TopologyConfig::FatTree(c) => c.validate(),
             TopologyConfig::LeafSpine(c) => c.validate(),
             TopologyConfig::ThreeTier(c) => c.validate(),
+            TopologyConfig::Torus(c) => c.validate(),
         }
     }
 
@@ -50,6 +54,7 @@ impl TopologyConfig {
             TopologyConfig::FatTree(c) => c.build(),
             TopologyConfig::LeafSpine(c) => c.build(),
             TopologyConfig::ThreeTier(c) => c.build(),
+            TopologyConfig::Torus(c) => c.build(),
         }
     }
 }

@@ -1,0 +1,19 @@
+//! Max-min fair rate allocation (`corral::alloc`), usable on its own by a rate controller and
+//! the engine of the fluid simulation mode: given links and flows (weights, priorities,
+//! demands, per-link usage fractions), the weighted max-min fair rates and each flow's
+//! bottleneck, per R2C2 (SIGCOMM 2015) section 3.3 and HCC's Algorithms 1 and 2.
+//!
+//! [`problem`] holds the input in CSR form, [`waterfill`] the exact fast solver,
+//! [`incremental`] the allocator that updates under arrivals, departures, demand and capacity
+//! changes, [`usage`] derives usage fractions from a topology and a routing protocol, and
+//! [`reference`] is the plain HCC algorithm used as a test oracle.
+
+pub mod incremental;
+pub mod problem;
+pub mod reference;
+pub mod usage;
+pub mod waterfill;
+
+pub use incremental::Allocator;
+pub use problem::{Allocation, Bottleneck, FlowSpec, Problem};
+pub use waterfill::solve;

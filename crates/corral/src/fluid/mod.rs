@@ -1,0 +1,334 @@
+//! Fluid (flow-level) simulation, `mode = "fluid"`: every active flow runs at its max-min
+//! fair rate (R2C2, SIGCOMM 2015, section 3.3, computed by [`crate::alloc`]), recomputed
+//! incrementally at every arrival and departure. Same topology, routing, flow expansion and
+//! output tables as packet mode. Ignored: queues, loss, ECN, slow start and congestion
+//! control dynamics, ACK traffic, propagation and serialization delay. Rates are payload
+//! rates: a link of rate R carries `R * mss / (mss + header)` of payload, the share of a
+//! full data packet's bits.
+//!
+//! Routing maps to usage fractions as in packet mode: `ecmp` -> the flow's hashed single path
+//! (same hash, same path), `static` -> the destination-bits path, `spray` -> the per-hop
+//! uniform split the packet simulator's spray makes.
+//!
+//! Event loop: the next event is the earliest of the next arrival, the next completion at the
+//! current rates, and the next throughput sample; bytes advance linearly in between.
+
+use crate::alloc::usage::{Routing, UsageBuilder};
+use crate::alloc::{Allocator, FlowSpec, Problem};
+use crate::error::Result;
+use crate::metrics::fairness::jain_index;
+use crate::metrics::{Column, Table};
+use crate::net::queue::QueueDisc;
+use crate::net::Network;
+use crate::route::{RouteTable, RoutingConfig};
+use crate::scenario::flows::{expand, FlowDef};
+use crate::scenario::Scenario;
+use crate::units::{BufferSize, Time};
+
+/// A fluid run.
+pub struct FluidSim {
+    pub scenario: Scenario,
+    pub net: Network,
+    pub defs: Vec<FlowDef>,
+    hops: Vec<u32>,
+    /// Ideal FCT per sized flow (serialization at the access rate plus unloaded path delay),
+    /// the same lower bound packet-level runs report.
+    ideal: Vec<Option<Time>>,
+    usage: Vec<Vec<(u32, f64)>>,
+    /// Flows in order of start time.
+    order: Vec<usize>,
+    next_arrival: usize,
+    alloc: Allocator,
+    /// Allocator id of each active flow.
+    slot: Vec<Option<u32>>,
+    /// Bytes delivered so far (fractional).
+    delivered: Vec<f64>,
+    finish: Vec<Option<Time>>,
+    rate_bps: Vec<f64>,
+    active: Vec<usize>,
+    now: Time,
+    next_sample: Time,
+    last_sample: Time,
+    last_delivered: Vec<u64>,
+    events: u64,
+    tp_time: Vec<Time>,
+    tp_flow: Vec<u32>,
+    tp_bytes: Vec<u64>,
+    tp_width: Vec<Time>,
+}
+
+impl FluidSim {
+    pub fn new(scenario: Scenario) -> Result<FluidSim> {
+        let topo = scenario.topology.build();
+        let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(1)));
+        let routes = RouteTable::build(&net);
+        let mut defs = expand(&scenario, &net, &routes)?;
+        defs.extend(crate::workload::generate::generate(&scenario, &net, &routes)?);
+        let routing = match scenario.routing {
+            RoutingConfig::Static => Routing::Static,
+            RoutingConfig::Ecmp => Routing::Ecmp,
+            RoutingConfig::Spray => Routing::SprayPerHop,
+            RoutingConfig::EqualLength { .. } => {
+                return Err(crate::error::config_err("routing.kind", "equal_length is not supported in fluid mode; use static, ecmp or spray"))
+            }
+        };
+        let mut ub = UsageBuilder::new(&net, &routes, scenario.seed);
+        let usage: Vec<Vec<(u32, f64)>> = defs.iter().enumerate().map(|(i, d)| ub.usage(routing, i as u32, d.src, d.dst)).collect();
+        let hops = defs.iter().map(|d| routes.hops(net.hosts[d.src as usize], d.dst).unwrap_or(0)).collect();
+        let tcp = &scenario.transport;
+        let ideal = defs
+            .iter()
+            .map(|d| d.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, false, d.src, d.dst, size, tcp.mss as u64, tcp.header as u64)))
+            .collect();
+        let payload = tcp.mss as f64 / (tcp.mss + tcp.header) as f64;
+        let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate.bps() as f64 * payload).collect();
+        let alloc = Allocator::new(Problem { capacity, headroom: 0.0, flows: Vec::new() })?;
+        let mut order: Vec<usize> = (0..defs.len()).collect();
+        order.sort_by_key(|&i| (defs[i].start, i));
+        let n = defs.len();
+        let first_sample = scenario.metrics.interval.min(scenario.duration);
+        Ok(FluidSim {
+            net,
+            hops,
+            ideal,
+            usage,
+            order,
+            next_arrival: 0,
+            alloc,
+            slot: vec![None; n],
+            delivered: vec![0.0; n],
+            finish: vec![None; n],
+            rate_bps: vec![0.0; n],
+            active: Vec::new(),
+            now: Time::ZERO,
+            next_sample: first_sample,
+            last_sample: Time::ZERO,
+            last_delivered: vec![0; n],
+            events: 0,
+            tp_time: Vec::new(),
+            tp_flow: Vec::new(),
+            tp_bytes: Vec::new(),
+            tp_width: Vec::new(),
+            defs,
+            scenario,
+        })
+    }
+
+    /// The usage fractions of flow `i` (directed link = port id).
+    pub fn debug_usage(&self, i: usize) -> &[(u32, f64)] {
+        &self.usage[i]
+    }
+
+    pub fn duration(&self) -> Time {
+        self.scenario.duration
+    }
+
+    pub fn reached(&self) -> Time {
+        self.now
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.now >= self.scenario.duration
+    }
+
+    fn refresh_rates(&mut self) {
+        for &i in &self.active {
+            self.rate_bps[i] = self.alloc.rate(self.slot[i].unwrap()).unwrap_or(0.0);
+        }
+    }
+
+    /// Time until flow `i` finishes at its current rate, in ps (rounded up).
+    fn time_left(&self, i: usize) -> Option<u64> {
+        let size = self.defs[i].size? as f64;
+        let r = self.rate_bps[i];
+        if r <= 0.0 {
+            return None;
+        }
+        let left = (size - self.delivered[i]).max(0.0);
+        Some((left * 8.0 / r * 1e12).ceil() as u64)
+    }
+
+    fn advance(&mut self, to: Time) {
+        let dt = (to - self.now).as_secs_f64();
+        for &i in &self.active {
+            self.delivered[i] += self.rate_bps[i] * dt / 8.0;
+            if let Some(s) = self.defs[i].size {
+                self.delivered[i] = self.delivered[i].min(s as f64);
+            }
+        }
+        self.now = to;
+    }
+
+    pub fn run_until(&mut self, until: Time) {
+        let until = until.min(self.scenario.duration);
+        while self.now < until {
+            let arrival = self.order.get(self.next_arrival).map(|&i| self.defs[i].start);
+            let completion = self.active.iter().filter_map(|&i| self.time_left(i).map(|d| (Time(self.now.0.saturating_add(d)), i))).min();
+            let mut t = until.min(self.next_sample);
+            if let Some(a) = arrival {
+                t = t.min(a);
+            }
+            if let Some((c, _)) = completion {
+                t = t.min(c);
+            }
+            self.advance(t);
+            let mut changed = false;
+            // Completions at t.
+            let done: Vec<usize> = self.active.iter().copied().filter(|&i| self.defs[i].size.is_some_and(|s| self.delivered[i] >= s as f64 - 1e-6) || self.time_left(i) == Some(0)).collect();
+            for i in done {
+                self.delivered[i] = self.defs[i].size.unwrap() as f64;
+                self.finish[i] = Some(t);
+                self.alloc.remove_flow(self.slot[i].take().unwrap()).expect("live flow");
+                self.active.retain(|&j| j != i);
+                self.rate_bps[i] = 0.0;
+                self.events += 1;
+                changed = true;
+            }
+            while let Some(&i) = self.order.get(self.next_arrival) {
+                if self.defs[i].start > t {
+                    break;
+                }
+                self.next_arrival += 1;
+                let d = &self.defs[i];
+                let spec = FlowSpec { weight: d.weight, priority: d.priority, demand: f64::INFINITY, usage: self.usage[i].clone() };
+                self.slot[i] = Some(self.alloc.add_flow(spec).expect("usage from the topology"));
+                self.active.push(i);
+                self.events += 1;
+                changed = true;
+            }
+            if changed {
+                self.refresh_rates();
+            }
+            if t >= self.next_sample {
+                self.sample();
+            }
+        }
+    }
+
+    pub fn run(&mut self) {
+        self.run_until(self.scenario.duration);
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let interval = self.scenario.metrics.interval;
+        let width = now - self.last_sample;
+        self.last_sample = now;
+        for i in 0..self.defs.len() {
+            if self.defs[i].start >= now {
+                continue;
+            }
+            let delivered = self.delivered[i] as u64;
+            let last = self.last_delivered[i];
+            let finished_earlier = self.finish[i].is_some_and(|t| t + interval < now) && delivered == last;
+            if !finished_earlier {
+                self.tp_time.push(now);
+                self.tp_flow.push(i as u32);
+                self.tp_bytes.push(delivered - last);
+                self.tp_width.push(width);
+            }
+            self.last_delivered[i] = delivered;
+        }
+        self.next_sample = (now + interval).min(self.scenario.duration);
+        if self.next_sample <= now {
+            self.next_sample = Time::MAX;
+        }
+    }
+
+    fn goodputs(&self) -> Vec<f64> {
+        (0..self.defs.len())
+            .map(|i| {
+                let span = self.finish[i].unwrap_or(self.now).saturating_sub(self.defs[i].start).as_secs_f64();
+                if span > 0.0 { self.delivered[i].floor() * 8.0 / span } else { 0.0 }
+            })
+            .collect()
+    }
+
+    fn host_name(&self, h: u32) -> String {
+        self.net.nodes[self.net.hosts[h as usize].idx()].name.clone()
+    }
+
+    /// flows.parquet, with packet counters 0.
+    pub fn flows_table(&self) -> Table {
+        let f = &self.defs;
+        let n = f.len();
+        let secs = |t: Time| t.as_secs_f64();
+        let zeros = || Column::Int(vec![0; n]);
+        Table::default()
+            .with("flow_id", Column::Int((0..n as i64).collect()))
+            .with("src", Column::Str(f.iter().map(|x| self.host_name(x.src)).collect()))
+            .with("dst", Column::Str(f.iter().map(|x| self.host_name(x.dst)).collect()))
+            .with("tag", Column::Str(f.iter().map(|x| x.tag.clone()).collect()))
+            .with("priority", Column::Int(f.iter().map(|x| x.priority as i64).collect()))
+            .with("weight", Column::Float(f.iter().map(|x| x.weight).collect()))
+            .with("cc", Column::Str(vec!["fluid".to_string(); n]))
+            .with("hops", Column::Int(self.hops.iter().map(|&h| h as i64).collect()))
+            .with("size_bytes", Column::OptInt(f.iter().map(|x| x.size.map(|s| s as i64)).collect()))
+            .with("start_s", Column::Float(f.iter().map(|x| secs(x.start)).collect()))
+            .with("finish_s", Column::OptFloat(self.finish.iter().map(|x| x.map(secs)).collect()))
+            .with("fct_s", Column::OptFloat(self.finish.iter().zip(f).map(|(x, d)| x.map(|t| secs(t - d.start))).collect()))
+            .with("bytes_delivered", Column::Int(self.delivered.iter().map(|&b| b as i64).collect()))
+            .with("goodput_bps", Column::Float(self.goodputs()))
+            .with("packets_sent", zeros())
+            .with("retransmits", zeros())
+            .with("timeouts", zeros())
+            .with("fast_recoveries", zeros())
+            .with("ecn_cuts", zeros())
+            .with("tenant", Column::Str(f.iter().map(|x| x.tenant.clone()).collect()))
+            .with("class", Column::Str(f.iter().map(|x| x.class.clone()).collect()))
+            .with("ideal_fct_s", Column::OptFloat(self.ideal.iter().map(|x| x.map(secs)).collect()))
+            .with(
+                "slowdown",
+                Column::OptFloat(
+                    self.finish
+                        .iter()
+                        .zip(f)
+                        .zip(&self.ideal)
+                        .map(|((fin, d), ideal)| match (fin, ideal) {
+                            (Some(t), Some(i)) if *i > Time::ZERO => Some((*t - d.start).0 as f64 / i.0 as f64),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
+            )
+            .with("deadline_s", Column::OptFloat(f.iter().map(|x| x.deadline.map(secs)).collect()))
+            .with(
+                "deadline_met",
+                Column::OptBool(f.iter().zip(&self.finish).map(|(x, fin)| crate::metrics::fct::deadline_met(x.deadline, *fin, self.now)).collect()),
+            )
+    }
+
+    pub fn throughput_table(&self) -> Table {
+        Table::default()
+            .with("time_s", Column::Float(self.tp_time.iter().map(|t| t.as_secs_f64()).collect()))
+            .with("flow_id", Column::Int(self.tp_flow.iter().map(|&f| f as i64).collect()))
+            .with("bytes", Column::Int(self.tp_bytes.iter().map(|&b| b as i64).collect()))
+            .with("goodput_bps", Column::Float(self.tp_bytes.iter().zip(&self.tp_width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
+    }
+
+    pub fn summary(&self) -> serde_json::Value {
+        let bytes: u64 = self.delivered.iter().map(|&b| b as u64).sum();
+        serde_json::json!({
+            "scenario": self.scenario.name,
+            "seed": self.scenario.seed,
+            "corral_version": crate::VERSION,
+            "mode": "fluid",
+            "sim_time_s": self.now.as_secs_f64(),
+            "events": self.events,
+            "flows": self.defs.len(),
+            "packets_sent": 0,
+            "packets_delivered": 0,
+            "data_packets_delivered": 0,
+            "packets_dropped": 0,
+            "packets_in_flight": 0,
+            "bytes_sent": bytes,
+            "bytes_delivered": bytes,
+            "bytes_dropped": 0,
+            "jain_index": jain_index(&self.goodputs()),
+        })
+    }
+}

@@ -1,0 +1,173 @@
+"""Max-min fair rate allocation (`corral::alloc`), for rate controllers and analyses.
+
+Weighted water-filling per R2C2 (SIGCOMM 2015) section 3.3: each flow has a weight, a
+priority (0 first; a level gets what higher levels left), an optional demand cap and per-link
+usage fractions (a flow sprayed over two paths uses each of their links with fraction 1/2);
+a headroom fraction of every link is kept free. The solve runs natively with the GIL released.
+
+    >>> import numpy as np, corral.alloc as ca
+    >>> usage = ca.usage({"kind": "torus", "dims": [4, 4], "link_rate": "10Gbps"},
+    ...                  src=[0, 1], dst=[5, 5], routing="spray")
+    >>> rates, bottleneck = ca.maxmin(usage.capacity, usage.matrix)
+
+`bottleneck[i]` is the index of the saturated link that froze flow i, or -1 when the flow is
+at its demand.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["maxmin", "Allocator", "usage", "Usage", "DEMAND"]
+
+DEMAND = -1  # bottleneck code of a demand-limited flow
+
+
+def _f64(x, name: str, n: Optional[int] = None) -> bytes:
+    a = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+    if a.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
+    if n is not None and a.shape[0] != n:
+        raise ValueError(f"{name}: has {a.shape[0]} entries but there are {n} flows")
+    return a.astype("<f8", copy=False).tobytes()
+
+
+def _i64(x, name: str) -> bytes:
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"{name}: expected integers, got {a.dtype}")
+    return np.ascontiguousarray(a, dtype="<i8").tobytes()
+
+
+def _csr(usage, n_links: int) -> Tuple[bytes, bytes, bytes, int]:
+    if hasattr(usage, "tocsr"):
+        m = usage.tocsr()
+        if m.shape[1] != n_links:
+            raise ValueError(f"usage: has {m.shape[1]} columns but capacity has {n_links} links")
+        m.sum_duplicates()
+        indptr, indices, data = m.indptr, m.indices, m.data
+    else:
+        try:
+            indptr, indices, data = usage
+        except (TypeError, ValueError):
+            raise ValueError("usage: expected a scipy.sparse matrix (flows x links) or (indptr, indices, data)") from None
+    indptr = np.asarray(indptr)
+    return _i64(indptr, "usage.indptr"), _i64(indices, "usage.indices"), _f64(data, "usage.data"), len(indptr) - 1
+
+
+def _opt(weight, priority, demand, n: int):
+    w = None if weight is None else _f64(weight, "weight", n)
+    if priority is None:
+        p = None
+    else:
+        pa = np.asarray(priority)
+        if pa.ndim != 1 or pa.shape[0] != n:
+            raise ValueError(f"priority: expected {n} entries, got shape {pa.shape}")
+        if pa.size and (pa.min() < 0 or pa.max() > 255):
+            raise ValueError("priority: entries must be in 0..255")
+        p = pa.astype(np.uint8).tobytes()
+    d = None if demand is None else _f64(np.where(np.isnan(np.asarray(demand, dtype=float)), np.inf, demand), "demand", n)
+    return w, p, d
+
+
+def maxmin(capacity, usage, weight=None, priority=None, demand=None, headroom: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
+    """Max-min fair rates.
+
+    capacity: (links,) link capacities (any unit; rates come out in it).
+    usage: flows x links scipy.sparse matrix of usage fractions, or (indptr, indices, data).
+    weight, priority, demand: per flow (defaults 1, 0, none; inf or nan = no demand).
+    headroom: fraction of every link left unallocated, in [0, 1).
+    Returns (rates float64 (flows,), bottleneck int64 (flows,): link index or -1 = demand).
+    """
+    cap = _f64(capacity, "capacity")
+    n_links = len(cap) // 8
+    ip, ix, dt, n = _csr(usage, n_links)
+    w, p, d = _opt(weight, priority, demand, n)
+    r, b = _core.alloc_maxmin(cap, ip, ix, dt, w, p, d, float(headroom))
+    return np.frombuffer(r, dtype="<f8").copy(), np.frombuffer(b, dtype="<i8").copy()
+
+
+class Allocator:
+    """Incremental max-min allocation: add or remove flows, change demands or capacities;
+    each update recomputes only the part of the allocation it can change (HCC's incremental
+    algorithm) and gives the from-scratch result (to rounding)."""
+
+    def __init__(self, capacity, usage=None, weight=None, priority=None, demand=None, headroom: float = 0.0):
+        cap = _f64(capacity, "capacity")
+        if usage is None:
+            usage = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+        ip, ix, dt, n = _csr(usage, len(cap) // 8)
+        w, p, d = _opt(weight, priority, demand, n)
+        self._core = _core.AllocatorCore(cap, ip, ix, dt, w, p, d, float(headroom))
+
+    def add_flow(self, links: Sequence[int], fractions: Optional[Sequence[float]] = None, weight: float = 1.0,
+                 priority: int = 0, demand: float = float("inf")) -> int:
+        """Adds a flow using `links` with `fractions` (default 1 each); returns its id."""
+        links = np.asarray(links, dtype=np.int64)
+        fr = np.ones(len(links)) if fractions is None else fractions
+        return self._core.add_flow(_i64(links, "links"), _f64(fr, "fractions"), float(weight), int(priority), float(demand))
+
+    def remove_flow(self, flow: int) -> None:
+        self._core.remove_flow(int(flow))
+
+    def set_demand(self, flow: int, demand: float) -> None:
+        self._core.set_demand(int(flow), float(demand))
+
+    def set_capacity(self, link: int, capacity: float) -> None:
+        self._core.set_capacity(int(link), float(capacity))
+
+    def state(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(flow ids, rates, bottleneck) of the live flows, ids ascending."""
+        i, r, b = self._core.state()
+        return np.frombuffer(i, "<i8").copy(), np.frombuffer(r, "<f8").copy(), np.frombuffer(b, "<i8").copy()
+
+    @property
+    def rates(self) -> np.ndarray:
+        return self.state()[1]
+
+
+@dataclass
+class Usage:
+    """Usage fractions derived from a topology and a routing."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    capacity: np.ndarray  # bit/s per directed link
+    link_names: list  # "node:port" of the transmitting port
+
+    @property
+    def csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.indptr, self.indices, self.data
+
+    @property
+    def matrix(self):
+        """The flows x links scipy.sparse.csr_matrix (needs scipy)."""
+        from scipy.sparse import csr_matrix
+
+        return csr_matrix((self.data, self.indices, self.indptr), shape=(len(self.indptr) - 1, len(self.capacity)))
+
+
+def usage(topology: Union[dict, str], src, dst, routing: str = "spray", direct: float = 0.5, seed: int = 1) -> Usage:
+    """Usage fractions of flows src[i] -> dst[i] (host indices) on a topology.
+
+    topology: a `[topology]` table as a dict (or JSON text), e.g.
+      {"kind": "torus", "dims": [8, 8, 8], "link_rate": "10Gbps"} or {"kind": "fat_tree", "k": 4, ...}.
+    routing: "single", "ecmp" (the packet simulator's per-flow hash with `seed`, flow i = i),
+      "static", "spray" (uniform over minimal paths), "spray_per_hop", "vlb", or "wlb"
+      (`direct` share on minimal paths, the rest VLB).
+    Links are the topology's directed links, host links included.
+    """
+    text = topology if isinstance(topology, str) else json.dumps(topology)
+    ip, ix, dt, cap, names = _core.alloc_usage(text, _i64(np.atleast_1d(src), "src"), _i64(np.atleast_1d(dst), "dst"),
+                                                routing, float(direct), int(seed))
+    f = lambda b, t: np.frombuffer(b, t).copy()  # noqa: E731
+    return Usage(f(ip, "<i8"), f(ix, "<i8"), f(dt, "<f8"), f(cap, "<f8"), names)

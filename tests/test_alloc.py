@@ -1,0 +1,195 @@
+"""corral.alloc: max-min rates against an LP progressive-filling reference (scipy), Hypothesis
+properties, incremental == from scratch, usage from topologies, and input errors."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.optimize import linprog
+from scipy.sparse import csr_matrix
+
+import corral.alloc as ca
+
+
+def lp_reference(cap, A, w, prio, dem, headroom=0.0):
+    """Progressive filling with an LP per round: maximize t s.t. unfrozen flows get w*t (at most
+    their demand) and links stay within capacity; then freeze the flows at their demand or on a
+    saturated link. Priority levels in turn on what the previous ones left."""
+    n, m = A.shape
+    rate = np.zeros(n)
+    left = np.asarray(cap, float) * (1 - headroom)
+    for p in sorted(set(prio)):
+        open_ = [f for f in range(n) if prio[f] == p]
+        used = np.zeros(m)
+        while open_:
+            wa = np.zeros(m)
+            for f in open_:
+                wa += A[f] * w[f]
+            slack = left - used
+            # One variable t >= 0; maximize t.
+            A_ub = [[x] for x in wa[wa > 0]]
+            b_ub = list(np.maximum(slack[wa > 0], 0))
+            for f in open_:
+                if math.isfinite(dem[f]):
+                    A_ub.append([w[f]])
+                    b_ub.append(dem[f])
+            res = linprog([-1.0], A_ub=A_ub, b_ub=b_ub, bounds=[(0, None)], method="highs")
+            t = res.x[0]
+            load = used + t * wa
+            sat = (wa > 0) & (load >= left - 1e-9 * max(1.0, float(np.max(cap))))
+            frozen = [f for f in open_ if (math.isfinite(dem[f]) and w[f] * t >= dem[f] - 1e-12) or np.any(sat & (A[f] > 0))]
+            for f in frozen:
+                rate[f] = min(w[f] * t, dem[f])
+                used += A[f] * rate[f]
+            open_ = [f for f in open_ if f not in frozen]
+        left = left - used
+    return rate
+
+
+@st.composite
+def instances(draw):
+    m = draw(st.integers(1, 5))
+    n = draw(st.integers(1, 9))
+    cap = [draw(st.sampled_from([0.0, 1.0, 2.5, 10.0]) | st.floats(0.5, 12)) for _ in range(m)]
+    A = np.zeros((n, m))
+    for f in range(n):
+        links = draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=m, unique=True))
+        for l in links:
+            A[f, l] = draw(st.sampled_from([1.0, 0.5, 0.25]) | st.floats(0.05, 1.0))
+    w = [draw(st.sampled_from([1.0, 2.0, 0.5]) | st.floats(0.1, 4)) for _ in range(n)]
+    prio = [draw(st.sampled_from([0, 0, 0, 1, 2])) for _ in range(n)]
+    dem = [draw(st.sampled_from([math.inf, math.inf, 1.0]) | st.floats(0, 6)) for _ in range(n)]
+    headroom = draw(st.sampled_from([0.0, 0.05]))
+    return np.array(cap), A, np.array(w), np.array(prio), np.array(dem), headroom
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(instances())
+def test_matches_lp_reference_and_is_max_min(inst):
+    cap, A, w, prio, dem, h = inst
+    rates, bott = ca.maxmin(cap, csr_matrix(A), weight=w, priority=prio, demand=dem, headroom=h)
+    ref = lp_reference(cap, A, w, prio, dem, h)
+    tol = 1e-7 * max(1.0, cap.max())
+    np.testing.assert_allclose(rates, ref, atol=tol, rtol=1e-7)
+    eff = cap * (1 - h)
+    assert np.all(A.T @ rates <= eff + tol)  # feasible
+    for f in range(len(rates)):
+        assert rates[f] <= dem[f] + tol
+        if bott[f] == ca.DEMAND:
+            assert abs(rates[f] - dem[f]) <= tol
+            continue
+        l = bott[f]
+        assert A[f, l] > 0
+        same = (prio == prio[f]) & (A[:, l] > 0)
+        upto = (prio <= prio[f]) & (A[:, l] > 0)
+        assert A[upto, l] @ rates[upto] >= eff[l] - tol  # saturated by this level and above
+        assert rates[f] / w[f] >= np.max(rates[same] / w[same]) - tol  # largest weighted rate
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(instances(), st.lists(st.tuples(st.sampled_from(["add", "remove", "demand", "cap"]), st.integers(0, 1000),
+                                        st.floats(0, 8)), min_size=1, max_size=8))
+def test_incremental_equals_from_scratch(inst, ops):
+    cap, A, w, prio, dem, h = inst
+    al = ca.Allocator(cap, csr_matrix(A), weight=w, priority=prio, demand=dem, headroom=h)
+    flows = {i: (np.nonzero(A[i])[0], A[i][A[i] > 0], w[i], int(prio[i]), dem[i]) for i in range(len(w))}
+    cap = cap.copy()
+    for kind, k, x in ops:
+        ids = sorted(flows)
+        if kind == "add":
+            links = np.array(sorted({k % len(cap), (k // 7) % len(cap)}))
+            spec = (links, np.full(len(links), 0.5), 1.0 + (k % 3), k % 2, math.inf if k % 2 else x)
+            flows[al.add_flow(*spec)] = spec
+        elif kind == "remove" and ids:
+            f = ids[k % len(ids)]
+            al.remove_flow(f)
+            del flows[f]
+        elif kind == "demand" and ids:
+            f = ids[k % len(ids)]
+            al.set_demand(f, x)
+            flows[f] = flows[f][:4] + (x,)
+        elif kind == "cap":
+            cap[k % len(cap)] = x
+            al.set_capacity(k % len(cap), x)
+        ids, rates, _ = al.state()
+        assert list(ids) == sorted(flows)
+        if not len(ids):
+            continue
+        M = np.zeros((len(ids), len(cap)))
+        for r, f in enumerate(ids):
+            M[r, flows[f][0]] = flows[f][1]
+        full, _ = ca.maxmin(cap, csr_matrix(M), weight=[flows[f][2] for f in ids], priority=[flows[f][3] for f in ids],
+                            demand=[flows[f][4] for f in ids], headroom=h)
+        np.testing.assert_allclose(rates, full, atol=1e-9 * max(1.0, cap.max()), rtol=1e-9)
+
+
+def test_torus_spray_usage_and_gil_free_solve():
+    u = ca.usage({"kind": "torus", "dims": [5, 5], "link_rate": "10Gbps"}, src=[0, 0], dst=[6, 7], routing="spray")
+    assert len(u.capacity) == 2 * (25 + 50) and np.all(u.capacity == 1e10)
+    # h0 -> h6: 2 host links at 1 + 4 torus links at 1/2; h0 -> h7 (2,1): 3 paths.
+    assert sorted(u.data[u.indptr[0]:u.indptr[1]]) == [0.5] * 4 + [1.0] * 2
+    first = [u.data[k] for k in range(u.indptr[1], u.indptr[2]) if u.link_names[u.indices[k]].startswith("sw0:")]
+    assert sorted(first) == pytest.approx([1 / 3, 2 / 3])
+    rates, bott = ca.maxmin(u.capacity, u.matrix)
+    # Both share h0's uplink.
+    assert rates == pytest.approx([5e9, 5e9])
+    assert u.link_names[bott[0]] == "h0:0"
+
+
+def test_errors_name_the_argument():
+    with pytest.raises(ValueError, match=r"^capacity\[1\]: must be finite and >= 0"):
+        ca.maxmin([1.0, -2.0], ([0, 1], [0], [1.0]))
+    with pytest.raises(ValueError, match=r"usage: has 3 columns but capacity has 2 links"):
+        ca.maxmin([1.0, 1.0], csr_matrix(np.ones((1, 3))))
+    with pytest.raises(ValueError, match=r"weight: has 2 entries but there are 1 flows"):
+        ca.maxmin([1.0], ([0, 1], [0], [1.0]), weight=[1.0, 2.0])
+    with pytest.raises(ValueError, match=r"flows\[0\].weight: must be a positive"):
+        ca.maxmin([1.0], ([0, 1], [0], [1.0]), weight=[0.0])
+    with pytest.raises(ValueError, match=r"^headroom: must be in \[0, 1\)"):
+        ca.maxmin([1.0], ([0, 1], [0], [1.0]), headroom=1.5)
+    with pytest.raises(ValueError, match=r"unknown routing \"rps\""):
+        ca.usage({"kind": "torus", "dims": [3, 3], "link_rate": "1Gbps"}, [0], [1], routing="rps")
+    with pytest.raises(ValueError, match=r"dst\[0\]: host 99 out of range"):
+        ca.usage({"kind": "torus", "dims": [3, 3], "link_rate": "1Gbps"}, [0], [99])
+    with pytest.raises(ValueError, match=r"topology.dims\[0\]"):
+        ca.usage({"kind": "torus", "dims": [1, 3], "link_rate": "1Gbps"}, [0], [1])
+    al = ca.Allocator([1.0])
+    with pytest.raises(ValueError, match=r"no live flow with id 3"):
+        al.remove_flow(3)
+
+
+FLUID = """
+name = "fluid"
+mode = "fluid"
+duration = "40ms"
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "10Gbps"
+[[flows]]
+pattern = "permutation"
+size = "10MB"
+"""
+
+
+def test_fluid_mode_runs_through_the_python_api(tmp_path):
+    import corral
+
+    r = corral.run(FLUID)
+    assert r.summary["mode"] == "fluid"
+    assert r.flows.height == 16 and r.flows["fct_s"].null_count() == 0
+    # A flow alone on its path: 10 MB at the 10 Gbps payload rate (1460 of 1500 bytes).
+    assert r.flows["fct_s"].min() == pytest.approx(10e6 * 8 / (10e9 * 1460 / 1500), rel=1e-9)
+    assert r.throughput.height > 0 and r.queues.height == 0 and r.drops.height == 0
+    # Delivered bytes in the series add up to the flow sizes.
+    assert r.throughput["bytes"].sum() == pytest.approx(16 * 10e6, abs=16 * 2)
+    r.write(tmp_path / "run")
+    assert (tmp_path / "run" / "flows.parquet").exists()
+
+
+def test_bad_mode_names_the_key():
+    import corral
+
+    with pytest.raises(corral.ScenarioError, match=r"mode"):
+        corral.run(FLUID.replace('mode = "fluid"', 'mode = "flow"'))
