@@ -33,7 +33,7 @@ from .. import ScenarioError, __version__
 from ..outdir import atomic_dir
 from ..results import Results
 from . import outcast_figures as figures
-from .outcast_report import SCENARIO_DIR, measure_study_run, study_jobs, write_studies
+from .outcast_report import SCENARIO_DIR, STUDIES, measure_study_run, study_jobs, variant_table, write_studies
 from .runner import Job, run_jobs
 CASES = ("case1_2", "case1_6", "case1_12")
 SWEEP_CASE = "case1_12"
@@ -426,4 +426,16 @@ def rich_tables(report: Report) -> list[Table]:
     cells = {(r["buffer"], r["routing"]): _pm(r["ratio_mean"], r["ratio_std"]) for r in report.sweep.iter_rows(named=True)}
     for b in SWEEP_BUFFERS:
         sweep.add_row(b, *(cells.get((b, r), "–") for r in SWEEP_ROUTING))
-    return [cases, sweep]
+    tables = [cases, sweep]
+    if report.studies:
+        verdicts = Table(title="Cases II-VI and mitigations (median over seeds; details in report.md)",
+                         box=box.SIMPLE_HEAD)
+        verdicts.add_column("study")
+        verdicts.add_column("paper expects")
+        verdicts.add_column("measured")
+        verdicts.add_column("")
+        for study in STUDIES:
+            for v in study.check(variant_table(report.studies, study)):
+                verdicts.add_row(study.key, v.claim, v.measured, "✓" if v.ok else "✗")
+        tables.append(verdicts)
+    return tables
