@@ -111,19 +111,8 @@ fn sfq_with_head_drop_removes_the_outcast_effect() {
     assert!((0.75..=1.33).contains(&mean(&r)), "sfq (head drop) mean ratio {:.3} outside 0.75..1.33: {r:?}", mean(&r));
 }
 
-// Measured and printed, not asserted: SFQ with tail drop (Linux's default) does NOT reach the
-// band in this setup. Without perturbation the ratio depends on which flows share the 2-hop
-// flow's bucket (per seed from about 0.1 to 1.9); with perturbation it settles near 0.5-0.6,
-// because inside a bucket dropping the newest packet still takes the tails of the 2-hop
-// flow's windows and it times out (the outcast mechanism, within one bucket).
-#[test]
-fn sfq_with_tail_drop_in_the_outcast_setup() {
-    for table in ["", "perturb = \"10ms\"", "drop = \"head\""] {
-        let r = sfq_ratios(table);
-        eprintln!("sfq {table:?}: mean ratio {:.3}: {r:.3?}", mean(&r));
-        assert!(r.iter().all(|x| x.is_finite() && *x > 0.0));
-    }
-}
+// SFQ with tail drop (Linux's default) does not reach the band in this setup; the Outcast
+// report tracks it as a known miss (tests/test_outcast_studies.py, README "TCP Outcast").
 
 // RED (paper setting: min 5, max 15 packets, w_q 0.002, max_p 0.1): measured and printed,
 // with the drop-run histogram at tor0:0. Asserted only loosely: early drops exist and most
