@@ -73,6 +73,8 @@ CASES = [
     ("unknown-host-in-list", edit('src = "h1"', 'src = ["h1", "h16"]'), [], ["flows.0.src", "h16"]),
     ("switch-as-src", edit('src = "h1"', 'src = "tor0"'), [], ["flows.0.src", "tor0"]),
     ("zero-buffer", edit('buffer = "16KB"', 'buffer = "0KB"'), [], ["switch.buffer"]),
+    ("buffer-below-one-packet", edit('buffer = "16KB"', 'buffer = "1000B"'), [], ["switch.buffer", "one full-size packet", "1500"]),
+    ("host-buffer-below-one-packet", VALID, ["host.buffer=1KB"], ["host.buffer", "one full-size packet"]),
     ("duration-missing", edit('duration = "10ms"', ""), [], ["duration"]),
     ("duration-zero", edit('duration = "10ms"', 'duration = "0s"'), [], ["duration"]),
     ("duration-bad-unit", edit('duration = "10ms"', 'duration = "10 parsecs"'), [], ["duration"]),

@@ -11,10 +11,24 @@ impl Scenario {
     pub fn validate(&self) -> Result<()> {
         ensure(self.duration > Time::ZERO, "duration", || "must be positive, got 0".into())?;
         self.topology.validate()?;
-        ensure(!self.switch.buffer.is_zero(), "switch.buffer", || "must be positive: a zero buffer drops every packet that has to wait".into())?;
+        // Every packet passes its port's discipline, so a byte buffer below one full-size
+        // packet would drop every data packet.
+        let packet = self.transport.mss as u64 + self.transport.header as u64;
+        let holds_a_packet = |b: crate::units::BufferSize| match b {
+            crate::units::BufferSize::Bytes(n) => n >= packet,
+            crate::units::BufferSize::Packets(n) => n >= 1,
+        };
+        ensure(holds_a_packet(self.switch.buffer), "switch.buffer", || {
+            format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
+        })?;
+        if let Some(b) = self.switch.shared_buffer {
+            ensure(b.0 >= packet, "switch.shared_buffer", || format!("must hold at least one full-size packet ({packet} bytes)"))?;
+        }
         let ppm = self.network.clock_ppm;
         ensure((0.0..=1000.0).contains(&ppm), "network.clock_ppm", || format!("must be between 0 and 1000, got {ppm}"))?;
-        ensure(!self.host.buffer.is_zero(), "host.buffer", || "must be positive".into())?;
+        ensure(holds_a_packet(self.host.buffer), "host.buffer", || {
+            format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
+        })?;
         self.switch.validate()?;
         self.transport.validate()?;
         ensure(self.metrics.interval > Time::ZERO, "metrics.interval", || "must be positive".into())?;

@@ -129,7 +129,7 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
         weight: spec.weight,
         tenant: spec.tenant.clone(),
         class: spec.class.clone(),
-        deadline: spec.deadline.map(|d| start + d.draw(&mut deadline_rng)),
+        deadline: spec.deadline.map(|d| Time(start.0.saturating_add(d.draw(&mut deadline_rng).0))),
         block: Some(i as u32),
     };
     let check_route = |src: u32, dst: u32, path: &str| -> Result<()> {
@@ -155,7 +155,7 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
                 return Err(config_err(path, format!("src and dst are the same host {}", row.src)));
             }
             check_route(src, dst, &path)?;
-            let start = spec.start + row.start;
+            let start = Time(spec.start.0.saturating_add(row.start.0));
             if start >= stop {
                 continue;
             }
@@ -172,7 +172,7 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
             f.priority = row.priority.unwrap_or(f.priority);
             f.weight = row.weight.unwrap_or(f.weight);
             if let Some(d) = row.deadline {
-                f.deadline = Some(start + d);
+                f.deadline = Some(Time(start.0.saturating_add(d.0)));
             }
             out.push(f);
         }

@@ -28,8 +28,8 @@ pub const OPTIONAL: [&str; 5] = ["tenant", "class", "priority", "weight", "deadl
 
 fn seconds(s: &str) -> std::result::Result<Time, String> {
     if let Ok(v) = s.parse::<f64>() {
-        if !v.is_finite() || v < 0.0 {
-            return Err(format!("expected a non-negative time, got \"{s}\""));
+        if !v.is_finite() || !(0.0..=1e6).contains(&v) {
+            return Err(format!("expected a time from 0 to 1000000 seconds, got \"{s}\""));
         }
         return Ok(Time((v * Time::PS_PER_SEC as f64).round() as u64));
     }

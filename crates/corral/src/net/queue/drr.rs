@@ -12,6 +12,7 @@ use crate::error::{ensure, Result};
 use crate::ids::{FlowId, PktId};
 use crate::units::{BufferSize, Bytes};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// `[switch.drr]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -33,14 +34,15 @@ impl DrrConfig {
     }
 }
 
-const NONE: u32 = u32::MAX;
 
 pub struct Drr {
     pub(super) rounds: Rounds,
     limit: BufferSize,
     quantum: f64,
-    /// Flow index -> its slot, or NONE.
-    slot_of: Vec<u32>,
+    /// Flow index -> its slot, for flows with packets here: a map, not a vector indexed by
+    /// flow id, so a port's memory follows its own backlog, not the number of flows in the
+    /// run. Only looked up, never iterated, so its order cannot leak into results.
+    slot_of: HashMap<u32, u32>,
     /// Slot -> the flow using it.
     flow_of: Vec<FlowId>,
     free: Vec<u32>,
@@ -48,7 +50,7 @@ pub struct Drr {
 
 impl Drr {
     pub fn new(limit: BufferSize, cfg: &DrrConfig) -> Drr {
-        Drr { rounds: Rounds::new(0, 0), limit, quantum: cfg.quantum.0 as f64, slot_of: Vec::new(), flow_of: Vec::new(), free: Vec::new() }
+        Drr { rounds: Rounds::new(0, 0), limit, quantum: cfg.quantum.0 as f64, slot_of: HashMap::new(), flow_of: Vec::new(), free: Vec::new() }
     }
 
     /// Queues currently held (flows with packets here).
@@ -57,12 +59,8 @@ impl Drr {
     }
 
     fn slot_for(&mut self, flow: FlowId, weight: f64) -> u32 {
-        let f = flow.idx();
-        if f >= self.slot_of.len() {
-            self.slot_of.resize(f + 1, NONE);
-        }
-        if self.slot_of[f] != NONE {
-            return self.slot_of[f];
+        if let Some(&slot) = self.slot_of.get(&flow.0) {
+            return slot;
         }
         let id = match self.free.pop() {
             Some(id) => {
@@ -78,14 +76,14 @@ impl Drr {
         let s = &mut self.rounds.slots[id as usize];
         s.quantum = ((self.quantum * weight).round() as i64).max(1);
         s.weight = weight;
-        self.slot_of[f] = id;
+        self.slot_of.insert(flow.0, id);
         id
     }
 
     fn release_if_empty(&mut self, slot: u32) {
         if self.rounds.slots[slot as usize].q.is_empty() {
             let flow = self.flow_of[slot as usize];
-            self.slot_of[flow.idx()] = NONE;
+            self.slot_of.remove(&flow.0);
             self.free.push(slot);
         }
     }
@@ -100,7 +98,7 @@ impl Drr {
     pub fn enqueue(&mut self, a: Arrival) -> Admit {
         debug_assert!(self.rounds.victims.is_empty(), "victims of the previous enqueue were not collected");
         let slot = self.slot_for(a.flow, a.weight);
-        self.rounds.push(slot, a.pkt, a.size);
+        self.rounds.push(slot, a.pkt, a.size, a.flow.0);
         while self.over() {
             let v = self.rounds.longest(|s| s.bytes as f64 / s.weight).expect("over the limit means backlogged");
             let (pkt, size) = self.rounds.drop_tail(v).expect("longest is backlogged");

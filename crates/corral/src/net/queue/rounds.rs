@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 
 #[derive(Default)]
 pub struct Slot {
-    pub q: VecDeque<(PktId, u32)>,
+    /// Queued packets: (packet, size, flow).
+    pub q: VecDeque<(PktId, u32, u32)>,
     pub bytes: u64,
     deficit: i64,
     /// Bytes added to the deficit per round.
@@ -47,10 +48,11 @@ impl Rounds {
         self.packets
     }
 
-    /// Appends a packet to `slot`'s queue; an idle slot joins the round with a fresh quantum.
-    pub fn push(&mut self, slot: u32, pkt: PktId, size: u32) {
+    /// Appends a packet of `flow` to `slot`'s queue; an idle slot joins the round with a fresh
+    /// quantum.
+    pub fn push(&mut self, slot: u32, pkt: PktId, size: u32, flow: u32) {
         let s = &mut self.slots[slot as usize];
-        s.q.push_back((pkt, size));
+        s.q.push_back((pkt, size, flow));
         s.bytes += size as u64;
         if !s.active {
             s.active = true;
@@ -71,7 +73,7 @@ impl Rounds {
                 self.active.rotate_left(1);
                 continue;
             }
-            let (pkt, size) = s.q.pop_front().expect("active slots are backlogged");
+            let (pkt, size, _) = s.q.pop_front().expect("active slots are backlogged");
             s.deficit -= size as i64;
             s.bytes -= size as u64;
             if s.q.is_empty() {
@@ -96,7 +98,7 @@ impl Rounds {
 
     fn drop_from(&mut self, slot: u32, head: bool) -> Option<(PktId, u32)> {
         let s = &mut self.slots[slot as usize];
-        let (pkt, size) = if head { s.q.pop_front()? } else { s.q.pop_back()? };
+        let (pkt, size, _) = if head { s.q.pop_front()? } else { s.q.pop_back()? };
         s.bytes -= size as u64;
         if s.q.is_empty() {
             s.active = false;
@@ -105,6 +107,21 @@ impl Rounds {
         self.bytes -= size as u64;
         self.packets -= 1;
         Some((pkt, size))
+    }
+
+    /// Takes every queued packet out, slot by slot in index order (each slot's packets in
+    /// queue order), leaving all slots idle: Linux sch_sfq's rehash on perturbation.
+    pub fn drain(&mut self) -> Vec<(PktId, u32, u32)> {
+        let mut out = Vec::with_capacity(self.packets as usize);
+        for s in &mut self.slots {
+            out.extend(s.q.drain(..));
+            s.bytes = 0;
+            s.active = false;
+        }
+        self.active.clear();
+        self.bytes = 0;
+        self.packets = 0;
+        out
     }
 
     /// The backlogged slot with the largest `measure` (first in round order on ties).
@@ -128,8 +145,8 @@ mod tests {
     fn round_robin_by_quantum_and_slots_leave_when_empty() {
         let mut r = Rounds::new(2, 1000);
         for i in 0..3 {
-            r.push(0, PktId(i), 600);
-            r.push(1, PktId(10 + i), 600);
+            r.push(0, PktId(i), 600, 0);
+            r.push(1, PktId(10 + i), 600, 1);
         }
         // Slot 0 sends 600, 600 (deficit 1000 -> 400 -> -200), then slot 1 likewise, then
         // slot 0 (deficit 800) its last packet, then slot 1.
@@ -142,9 +159,9 @@ mod tests {
     #[test]
     fn drop_tail_takes_the_newest_packet_and_deactivates_empty_slots() {
         let mut r = Rounds::new(2, 1500);
-        r.push(0, PktId(0), 100);
-        r.push(0, PktId(1), 200);
-        r.push(1, PktId(2), 400);
+        r.push(0, PktId(0), 100, 0);
+        r.push(0, PktId(1), 200, 0);
+        r.push(1, PktId(2), 400, 1);
         assert_eq!(r.longest(|s| s.bytes as f64), Some(1));
         assert_eq!(r.drop_tail(1), Some((PktId(2), 400)));
         assert_eq!(r.longest(|s| s.bytes as f64), Some(0));

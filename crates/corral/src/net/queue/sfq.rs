@@ -1,8 +1,9 @@
 //! Stochastic Fairness Queueing (McKenney, "Stochastic Fairness Queueing", INFOCOM 1990;
 //! Linux sch_sfq): flows are hashed with a salt into `buckets` queues that share the port's
 //! buffer and are served byte-fairly by deficit round robin with `quantum` (see [`super::rounds`]).
-//! Every `perturb` interval the salt changes, so flows that collided move apart; packets
-//! already queued stay in their bucket, as in Linux. When the buffer overflows, the arrival is
+//! Every `perturb` interval the salt changes, so flows that collided move apart; the queued
+//! packets move to their flows' new buckets in order (Linux `sfq_rehash`), so a flow is never
+//! split over two buckets and its packets never leave out of order. When the buffer overflows, the arrival is
 //! queued and the last packet of the longest bucket (bytes for a byte limit, packets for a
 //! packet limit) is dropped, which may be the arrival itself; with `drop = "head"` (Linux's
 //! `headdrop`) the bucket's oldest packet is dropped instead. The TCP Outcast paper (NSDI 2012,
@@ -87,10 +88,14 @@ impl Sfq {
             self.salt = self.rng.next_u64();
             let periods = (a.now - self.next_perturb).ps() / self.perturb.ps() + 1;
             self.next_perturb = self.next_perturb + Time(periods * self.perturb.ps());
+            for (pkt, size, flow) in self.rounds.drain() {
+                let b = self.bucket(flow);
+                self.rounds.push(b, pkt, size, flow);
+            }
         }
         debug_assert!(self.rounds.victims.is_empty(), "victims of the previous enqueue were not collected");
         let b = self.bucket(a.flow.0);
-        self.rounds.push(b, a.pkt, a.size);
+        self.rounds.push(b, a.pkt, a.size, a.flow.0);
         let by_bytes = matches!(self.limit, BufferSize::Bytes(_));
         while self.over() {
             let v = self.rounds.longest(|s| if by_bytes { s.bytes as f64 } else { s.q.len() as f64 }).expect("over the limit means backlogged");
@@ -213,6 +218,37 @@ mod tests {
         assert_eq!(q.enqueue(Arrival { flow: FlowId(b), ..Arrival::test(3, 1500) }), Admit::Displace { mark: false });
         assert_eq!(q.rounds.victims, vec![(PktId(2), 1000), (PktId(1), 1000)]);
         assert_eq!(q.rounds.bytes(), 2500);
+    }
+
+    #[test]
+    fn perturbation_moves_queued_packets_and_keeps_each_flows_order() {
+        let cfg = SfqConfig { buckets: 4, perturb: Time::from_ms(10), ..SfqConfig::default() };
+        let mut q = Sfq::new(BufferSize::Packets(10_000), &cfg, Rng::stream(1, 8, 0));
+        let arrive = |q: &mut Sfq, pkt: u32, flow: u32, ms: u64| {
+            q.enqueue(Arrival { now: Time::from_ms(ms), flow: FlowId(flow), ..Arrival::test(pkt, 100) });
+        };
+        // Flows 0..8, three packets each before the salt changes, three after.
+        for i in 0..24 {
+            arrive(&mut q, i, i % 8, 1);
+        }
+        let before: Vec<u32> = (0..8).map(|f| q.bucket(f)).collect();
+        for i in 24..48 {
+            arrive(&mut q, i, i % 8, 11);
+        }
+        assert_ne!(before, (0..8).map(|f| q.bucket(f)).collect::<Vec<_>>(), "the salt changed");
+        // Every queued packet sits in its flow's current bucket...
+        for (b, slot) in q.rounds.slots.iter().enumerate() {
+            for &(_, _, flow) in &slot.q {
+                assert_eq!(q.bucket(flow), b as u32);
+            }
+        }
+        // ...so each flow's packets leave in arrival order.
+        let mut last = [None::<u32>; 8];
+        while let Some((pkt, _)) = q.dequeue() {
+            let f = (pkt.0 % 8) as usize;
+            assert!(last[f].is_none_or(|p| p < pkt.0), "flow {f}: packet {} after {:?}", pkt.0, last[f]);
+            last[f] = Some(pkt.0);
+        }
     }
 
     #[test]
