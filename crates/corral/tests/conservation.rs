@@ -32,6 +32,13 @@ fn assert_books_balance(sim: &Simulation) {
     }
     let to_hosts: u64 = sim.net.ports.iter().filter(|p| !is_host(p.node) && is_host(p.peer)).map(|p| p.stats.tx_packets).sum();
     assert!(c.delivered <= to_hosts, "delivered {} > transmitted toward hosts {to_hosts}", c.delivered);
+    for (i, node) in sim.net.nodes.iter().enumerate() {
+        let id = corral::ids::NodeId(i as u32);
+        if let Some(used) = sim.shared_buffer_used(id) {
+            let queued: u64 = sim.net.ports.iter().filter(|p| p.node == id).map(|p| p.queue.bytes()).sum();
+            assert_eq!(used, queued, "shared buffer of {} counts {used} bytes, its queues hold {queued}", node.name);
+        }
+    }
     let goodput_bytes: u64 = sim.flows.iter().map(|f| f.receiver.delivered()).sum();
     assert!(goodput_bytes <= c.delivered_bytes, "in-order payload {goodput_bytes} > bytes delivered {}", c.delivered_bytes);
 }

@@ -235,6 +235,11 @@ impl Simulation {
         self.events.events_processed()
     }
 
+    /// Bytes a switch's shared buffer counts as used (`None` with per-port buffers).
+    pub fn shared_buffer_used(&self, node: crate::ids::NodeId) -> Option<u64> {
+        self.shared_buffers.get(node.idx())?.as_ref().map(|b| b.used())
+    }
+
     /// Packets queued or on a wire right now.
     pub fn packets_in_flight(&self) -> u64 {
         self.arena.live() as u64
