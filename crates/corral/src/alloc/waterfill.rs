@@ -80,23 +80,27 @@ fn bits(k: f64) -> u64 {
 
 /// Fills the flows `set` (ids into `specs`, ascending) from level `t0`, on links whose
 /// remaining capacity is `rem` (indexed by link; read and updated only on links the set
-/// uses). Saturated links are left at exactly 0. Touched links end up in `s.touched`.
+/// uses). Saturated links are left at exactly 0. Touched links end up in `s.touched`. With
+/// `release`, each flow's current rate in `out.rate` is first given back to its links (an
+/// incremental refill: `rem` then holds the capacity left before those rates are removed).
 ///
 /// Freezing a flow at level `t` never lowers a link's saturation level: if `k = rem / W` is
 /// at least `t`, then `(rem - a w t) / (W - a w) >= k`. So link levels sit in a min-heap with lazy
 /// increase: a popped entry whose link's current level is higher is pushed back with it,
 /// and no per-freeze heap update (or division) is needed.
-pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s: &mut Scratch, out: &mut Out) {
+pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, release: bool, s: &mut Scratch, out: &mut Out) {
     s.ensure(rem.len());
     s.demands.clear();
-    // Weighted usage, count of unfrozen flows and flows (positions in `set`) per link, in
-    // one pass; all three are empty outside a fill.
+    // Weighted usage, count of unfrozen flows, released rates and flows (positions in `set`)
+    // per link, in one pass; all are zero / empty outside a fill.
     for (i, &f) in set.iter().enumerate() {
         let spec = &specs[f as usize];
         let w = spec.weight;
+        let r = if release { out.rate[f as usize] } else { 0.0 };
         for &(l, a) in &spec.usage {
             let li = l as usize;
             let st = &mut s.ls[li];
+            st.rem += a * r;
             st.wsum += a * w;
             st.active += 1;
             s.on[li].push(i as u32);
@@ -108,7 +112,7 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s:
     s.touched.clear();
     s.touched.extend((0..rem.len() as u32).filter(|&l| s.ls[l as usize].active > 0));
     for &l in &s.touched {
-        s.ls[l as usize].rem = rem[l as usize];
+        s.ls[l as usize].rem += rem[l as usize];
     }
     // Demand levels never change: one sorted list.
     s.demands.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -221,7 +225,7 @@ fn solve_with(p: &Problem, s: &mut Scratch, rate: &mut [f64], level: &mut [f64],
         let j = i + by_prio[i..].iter().take_while(|e| e.0 == by_prio[i].0).count();
         let set: Vec<u32> = by_prio[i..j].iter().map(|e| e.1).collect();
         // Each level fills on what the previous ones left in `rem`.
-        fill(&p.flows, &set, rem, 0.0, s, &mut out);
+        fill(&p.flows, &set, rem, 0.0, false, s, &mut out);
         i = j;
     }
 }
