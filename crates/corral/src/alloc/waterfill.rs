@@ -203,6 +203,12 @@ fn freeze(specs: &[FlowSpec], set: &[u32], i: usize, r: f64, t: f64, b: Bottlene
 /// Solves a whole problem from scratch: priorities in turn, headroom, demands.
 pub fn solve(p: &Problem) -> crate::Result<Allocation> {
     p.validate()?;
+    Ok(solve_validated(p))
+}
+
+/// [`solve`] without checking the problem again: for one that [`Problem::validate`] (or
+/// [`Problem::from_csr`]) accepted. An invalid problem may panic or give meaningless rates.
+pub fn solve_validated(p: &Problem) -> Allocation {
     let n = p.flows.len();
     let mut rate = vec![0.0; n];
     let mut level = vec![0.0; n];
@@ -215,7 +221,7 @@ pub fn solve(p: &Problem) -> crate::Result<Allocation> {
         static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
     }
     SCRATCH.with(|s| solve_with(p, &mut s.borrow_mut(), &mut rate, &mut level, &mut bottleneck, &mut rem, &by_prio));
-    Ok(Allocation { rate, bottleneck })
+    Allocation { rate, bottleneck }
 }
 
 fn solve_with(p: &Problem, s: &mut Scratch, rate: &mut [f64], level: &mut [f64], bottleneck: &mut [Bottleneck], rem: &mut [f64], by_prio: &[(u8, u32)]) {
