@@ -216,11 +216,14 @@ pub fn solve_validated(p: &Problem) -> Allocation {
     let mut by_prio: Vec<(u8, u32)> = p.flows.iter().enumerate().map(|(f, s)| (s.priority, f as u32)).collect();
     by_prio.sort_unstable();
     let mut rem: Vec<f64> = p.capacity.iter().map(|c| c * (1.0 - p.headroom)).collect();
-    // Work arrays are kept per thread: repeated solves reuse their pages.
+    // Work arrays are kept per thread: repeated solves reuse their pages. They are taken out
+    // for the solve and put back after it, so a panic in between leaves no half-reset state.
     thread_local! {
-        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+        static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
     }
-    SCRATCH.with(|s| solve_with(p, &mut s.borrow_mut(), &mut rate, &mut level, &mut bottleneck, &mut rem, &by_prio));
+    let mut s = SCRATCH.with(|c| c.take());
+    solve_with(p, &mut s, &mut rate, &mut level, &mut bottleneck, &mut rem, &by_prio);
+    SCRATCH.with(|c| c.set(s));
     Allocation { rate, bottleneck }
 }
 
