@@ -78,7 +78,8 @@ fn alloc_maxmin<'py>(
     headroom: f64,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     let p = problem(capacity, indptr, indices, data, weight, priority, demand, headroom)?;
-    let a = py.allow_threads(|| crate::guarded("allocating", || corral::alloc::solve(&p)))?.map_err(err)?;
+    // `problem` validated it (Problem::from_csr).
+    let a = py.allow_threads(|| crate::guarded("allocating", || corral::alloc::solve_validated(&p)))?;
     Ok((to_bytes_f64(py, &a.rate), to_bytes_i64(py, bottleneck_codes(&a.bottleneck))))
 }
 

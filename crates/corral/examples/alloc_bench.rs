@@ -2,7 +2,9 @@
 //! 1024 directed host links) with packet spraying over minimal paths, for 1k, 10k and 100k
 //! random flows: `cargo run --release --example alloc_bench [-- FLOWS...]`. Prints one JSON
 //! line per size: usage build time, full solve (median of repetitions), and the incremental
-//! update after one arrival and one departure (median over 50 arrivals / departures).
+//! update after one arrival and one departure (median over 50 arrivals / departures), and
+//! how many of the N flows change rate (beyond 1e-9 relative) on an arrival: a lower bound on
+//! the flows any exact update must recompute.
 
 use corral::alloc::usage::{Routing, UsageBuilder};
 use corral::alloc::{solve, Allocator, FlowSpec, Problem};
@@ -55,18 +57,24 @@ fn main() {
         }).collect();
         let mut al = Allocator::new(p.clone()).unwrap();
         let extra: Vec<FlowSpec> = (0..50).map(|i| { let (s, d) = pair(); FlowSpec::new(ub.usage(Routing::Spray, (n + i) as u32, s, d)) }).collect();
-        let (mut add, mut rem) = (Vec::new(), Vec::new());
+        let (mut add, mut rem, mut changed) = (Vec::new(), Vec::new(), Vec::new());
         for f in extra {
+            let before = al.allocation().rate;
             let t = Instant::now();
             let id = al.add_flow(f).unwrap();
             add.push(t.elapsed().as_secs_f64());
+            // Flows whose exact rate the arrival changes (beyond 1e-9 relative): any exact
+            // update has to recompute at least these.
+            let after = al.allocation().rate;
+            changed.push((0..n).filter(|&g| (after[g] - before[g]).abs() > 1e-9 * before[g].abs().max(1.0)).count() as f64);
             let t = Instant::now();
             al.remove_flow(id).unwrap();
             rem.push(t.elapsed().as_secs_f64());
         }
         println!(
-            "{{\"flows\": {n}, \"links\": {}, \"nnz\": {nnz}, \"usage_build_ms\": {:.2}, \"full_ms\": {:.3}, \"arrival_ms\": {:.3}, \"departure_ms\": {:.3}}}",
-            capacity.len(), usage_s * 1e3, median(full) * 1e3, median(add) * 1e3, median(rem) * 1e3
+            "{{\"flows\": {n}, \"links\": {}, \"nnz\": {nnz}, \"usage_build_ms\": {:.2}, \"full_ms\": {:.3}, \"arrival_ms\": {:.3}, \"departure_ms\": {:.3}, \"arrival_changed_flows\": {{\"median\": {}, \"min\": {}, \"max\": {}}}}}",
+            capacity.len(), usage_s * 1e3, median(full) * 1e3, median(add) * 1e3, median(rem) * 1e3,
+            median(changed.clone()), changed.iter().copied().fold(f64::INFINITY, f64::min), changed.iter().copied().fold(0.0, f64::max)
         );
     }
 }

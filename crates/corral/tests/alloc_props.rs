@@ -159,3 +159,57 @@ proptest! {
         }
     }
 }
+
+/// Larger instances where an update usually refills only part of the flows (those at or
+/// above the divergence level), so the partial path, not a full refill, is what is checked.
+fn wide_flow(links: usize) -> impl Strategy<Value = FlowSpec> {
+    (
+        proptest::collection::btree_map(0..links as u32, prop_oneof![Just(1.0), Just(0.5), Just(1.0 / 3.0), 0.05f64..1.0], 1..=6),
+        prop_oneof![4 => Just(1.0), 1 => 0.25f64..4.0],
+        prop_oneof![6 => Just(0u8), 1 => Just(1u8)],
+        prop_oneof![5 => Just(f64::INFINITY), 1 => 0.0f64..3.0],
+    )
+        .prop_map(|(u, weight, priority, demand)| FlowSpec { weight, priority, demand, usage: u.into_iter().collect() })
+}
+
+fn wide_ops(links: usize) -> impl Strategy<Value = Vec<Op>> {
+    proptest::collection::vec(
+        prop_oneof![
+            4 => wide_flow(links).prop_map(Op::Add),
+            3 => any::<usize>().prop_map(Op::Remove),
+            1 => (any::<usize>(), prop_oneof![Just(f64::INFINITY), 0.0f64..4.0]).prop_map(|(i, d)| Op::Demand(i, d)),
+            1 => (any::<usize>(), 1.0f64..20.0).prop_map(|(i, c)| Op::Capacity(i, c)),
+        ],
+        10..40,
+    )
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 60, rng_seed: RngSeed::Fixed(0xa11d), failure_persistence: None, ..Config::default() })]
+
+    #[test]
+    fn incremental_updates_on_wide_instances_equal_from_scratch(
+        (p, ops) in (8usize..24).prop_flat_map(|links| (
+            proptest::collection::vec(1.0f64..20.0, links),
+            proptest::collection::vec(wide_flow(links), 20..80),
+            wide_ops(links),
+        )).prop_map(|(capacity, flows, ops)| (Problem { capacity, headroom: 0.0, flows }, ops))
+    ) {
+        let mut al = Allocator::new(p).unwrap();
+        for op in ops {
+            let ids = al.flow_ids();
+            match op {
+                Op::Add(s) => { al.add_flow(s).unwrap(); }
+                Op::Remove(i) if !ids.is_empty() => al.remove_flow(ids[i % ids.len()]).unwrap(),
+                Op::Demand(i, d) if !ids.is_empty() => { let _ = al.set_demand(ids[i % ids.len()], d); }
+                Op::Capacity(i, c) => al.set_capacity((i % al.links()) as u32, c).unwrap(),
+                _ => {}
+            }
+            let prob = al.problem();
+            let inc = al.allocation();
+            let full = solve(&prob).unwrap();
+            if let Err(e) = close(&prob, &inc.rate, &full.rate) { prop_assert!(false, "incremental vs scratch: {}", e); }
+            if let Err(e) = check_maxmin(&prob, &inc) { prop_assert!(false, "incremental: {}", e); }
+        }
+    }
+}

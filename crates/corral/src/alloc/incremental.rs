@@ -7,10 +7,16 @@
 //! first level at which the new problem would saturate a link of S, or the old one did, the
 //! two runs make the same events; so every flow frozen strictly below that level keeps its
 //! rate, and only the others are refilled, starting from that level with the capacity the
-//! kept flows leave. The level is found per link of S from the piecewise-linear load
+//! kept flows leave (base minus used, with the refilled flows' old rates given back inside
+//! the fill's first pass). The level is found per link of S from the piecewise-linear load
 //! `sum_f a_fl * min(r_f, w_f * t)`. Lower priority levels are then redone the same way on
 //! the links whose leftover capacity changed. The result equals a from-scratch solve up to
 //! floating-point rounding (tests check 1e-9 relative).
+//!
+//! How local this is depends on the coupling: with flows sprayed over all minimal paths of a
+//! torus (~86 links each), one arrival changes the exact rate of a large share of the flows
+//! above its level (`examples/alloc_bench.rs` counts them: median 47 % of 10k flows), so the
+//! refilled set is within a small factor of the set any exact update must recompute.
 
 use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
 use super::waterfill::{fill, Out, Scratch};
@@ -40,8 +46,6 @@ pub struct Allocator {
     bottleneck: Vec<Bottleneck>,
     scratch: Scratch,
     rem: Vec<f64>,
-    /// Link -> position in a work list, u32::MAX when absent.
-    slot: Vec<u32>,
 }
 
 /// A removed flow: priority, usage, old rate and level.
@@ -91,7 +95,6 @@ impl Allocator {
             bottleneck: vec![Bottleneck::Demand; nf],
             scratch: Scratch::default(),
             rem: vec![0.0; nl],
-            slot: vec![u32::MAX; nl],
         };
         al.solve_all();
         Ok(al)
@@ -110,7 +113,7 @@ impl Allocator {
             let lv = self.levels.get_mut(&p).unwrap();
             self.rem.copy_from_slice(&base);
             let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
-            fill(&self.specs, &lv.flows, &mut self.rem, 0.0, &mut self.scratch, &mut out);
+            fill(&self.specs, &lv.flows, &mut self.rem, 0.0, false, &mut self.scratch, &mut out);
             lv.used = vec![0.0; nl];
             for &l in &self.scratch.touched {
                 lv.used[l as usize] = base[l as usize] - self.rem[l as usize];
@@ -327,48 +330,34 @@ impl Allocator {
             // Flows to refill: every flow at or above the divergence level, and the changed one.
             let lv = &self.levels[&p];
             let set: Vec<u32> = lv.flows.iter().copied().filter(|&g| self.level[g as usize] >= t_div || flow.map(|x| x.0) == Some(g)).collect();
-            // Capacity the kept flows leave: used minus the refilled flows' old use.
+            // Capacity the kept flows leave: base minus used, plus the removed flow's old use
+            // and (given back inside `fill`) the refilled flows' old use.
             let lv = self.levels.get_mut(&p).unwrap();
-            let mut kept: Vec<(u32, f64, bool)> = Vec::new();
-            let slot = &mut self.slot;
-            let mut add = |l: u32, v: f64, in_set: bool, kept: &mut Vec<(u32, f64, bool)>| {
-                let li = l as usize;
-                if slot[li] == u32::MAX {
-                    slot[li] = kept.len() as u32;
-                    kept.push((l, lv.used[li], false));
-                }
-                let e = &mut kept[slot[li] as usize];
-                e.1 -= v;
-                e.2 |= in_set;
-            };
-            for &g in &set {
-                let is_new = flow.map(|x| x.0) == Some(g) && flow.unwrap().1.is_none();
-                let r = if is_new { 0.0 } else { self.rate[g as usize] };
-                for &(l, a) in &self.specs[g as usize].usage {
-                    add(l, a * r, true, &mut kept);
-                }
+            for (r, (b, u)) in self.rem.iter_mut().zip(lv.base.iter().zip(&lv.used)) {
+                *r = b - u;
             }
             if let Some((_, u, r, _)) = removed {
                 for &(l, a) in u {
-                    add(l, a * r, false, &mut kept);
+                    self.rem[l as usize] += a * r;
                 }
-            }
-            for &l in &base_changed {
-                add(l, 0.0, false, &mut kept);
-            }
-            for &(l, k, _) in &kept {
-                self.rem[l as usize] = lv.base[l as usize] - k;
-                self.slot[l as usize] = u32::MAX;
             }
             let t0 = if t_div.is_finite() { t_div } else { 0.0 };
             let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
-            fill(&self.specs, &set, &mut self.rem, t0, &mut self.scratch, &mut out);
-            base_changed.clear();
-            for &(l, k, in_set) in &kept {
-                let li = l as usize;
-                lv.used[li] = if in_set { lv.base[li] - self.rem[li] } else { k };
-                base_changed.push(l);
+            fill(&self.specs, &set, &mut self.rem, t0, true, &mut self.scratch, &mut out);
+            // Links whose use changed: the refilled flows' and the removed flow's. Lower levels
+            // redo these and those whose base changed.
+            let mut changed: Vec<u32> = self.scratch.touched.clone();
+            if let Some((_, u, _, _)) = removed {
+                changed.extend(u.iter().map(|e| e.0));
             }
+            for &l in &changed {
+                let li = l as usize;
+                lv.used[li] = lv.base[li] - self.rem[li];
+            }
+            changed.append(&mut base_changed);
+            changed.sort_unstable();
+            changed.dedup();
+            base_changed = changed;
         }
     }
 }

@@ -16,4 +16,4 @@ pub mod waterfill;
 
 pub use incremental::Allocator;
 pub use problem::{Allocation, Bottleneck, FlowSpec, Problem};
-pub use waterfill::solve;
+pub use waterfill::{solve, solve_validated};

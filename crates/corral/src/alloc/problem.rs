@@ -63,17 +63,32 @@ impl FlowSpec {
         if self.demand.is_nan() || self.demand < 0.0 {
             return Err(config_err(p("demand"), format!("must be >= 0 (or infinite for none), got {}", self.demand)));
         }
-        for (j, &(l, a)) in self.usage.iter().enumerate() {
-            if l as usize >= links {
-                return Err(config_err(format!("flows[{i}].usage[{j}]"), format!("link {l} out of range: there are {links} links")));
+        // Fast check first; the detailed loop below only runs to name a bad entry.
+        let tag = i + 1;
+        let mut ok = true;
+        let st_links = &mut stamp[..links];
+        for &(l, a) in &self.usage {
+            match st_links.get_mut(l as usize) {
+                Some(st) => {
+                    ok &= *st != tag && a > 0.0 && a < f64::INFINITY;
+                    *st = tag;
+                }
+                None => ok = false,
             }
-            if !(a > 0.0 && a.is_finite()) {
-                return Err(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
+        }
+        if !ok {
+            let mut seen = std::collections::HashSet::new();
+            for (j, &(l, a)) in self.usage.iter().enumerate() {
+                if l as usize >= links {
+                    return Err(config_err(format!("flows[{i}].usage[{j}]"), format!("link {l} out of range: there are {links} links")));
+                }
+                if !(a > 0.0 && a.is_finite()) {
+                    return Err(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
+                }
+                if !seen.insert(l) {
+                    return Err(config_err(p("usage"), format!("link {l} appears twice")));
+                }
             }
-            if stamp[l as usize] == i + 1 {
-                return Err(config_err(p("usage"), format!("link {l} appears twice")));
-            }
-            stamp[l as usize] = i + 1;
         }
         if self.usage.is_empty() && self.demand.is_infinite() {
             return Err(config_err(p("usage"), "the flow uses no link and has no demand: its rate would be unbounded"));
@@ -198,5 +213,19 @@ mod tests {
         assert_eq!(e.to_string(), "flows[0].usage: link 0 appears twice");
         let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[1.0], None, None, None, 1.0).unwrap_err();
         assert!(e.to_string().starts_with("headroom:"), "{e}");
+    }
+
+    #[test]
+    fn validate_with_a_longer_stamp_still_checks_the_range() {
+        // A stamp array sized for more links must not let an out-of-range link through.
+        let mut stamp = vec![0usize; 8];
+        let f = FlowSpec::new(vec![(0, 1.0), (5, 1.0)]);
+        let e = f.validate_with(0, 4, &mut stamp).unwrap_err();
+        assert!(e.to_string().starts_with("flows[0].usage[1]: link 5 out of range"), "{e}");
+        let f = FlowSpec::new(vec![(1, 0.5), (2, f64::NAN)]);
+        let e = f.validate_with(1, 4, &mut stamp).unwrap_err();
+        assert!(e.to_string().starts_with("flows[1].usage[1]: fraction must be positive"), "{e}");
+        // Stamps from an earlier flow are no duplicates.
+        FlowSpec::new(vec![(1, 0.5), (2, 0.5)]).validate_with(2, 4, &mut stamp).unwrap();
     }
 }

@@ -5,105 +5,50 @@
 //! `d_f` is reached first (at `t = d_f / w_f`) freezes at its demand.
 //!
 //! Each link's saturation level is `rem_l / W_l` (remaining capacity over the weighted usage
-//! of its unfrozen flows). Freezing a flow never lowers another link's level below the
-//! current `t`, so the next event is the minimum over links, kept in a tournament tree
-//! (updated once per touched link per event), or the next demand level from a sorted list.
-//! Cost: O(nnz + E * D log L) for nnz usage entries, E events touching D links each.
+//! `W_l` of its unfrozen flows, kept up to date in O(1) per freeze). Freezing a flow never
+//! lowers a link's level, so the next event is the minimum of a lazy min-heap of link levels
+//! (an entry found stale when it reaches the top is pushed back with the link's current
+//! level), or the next demand level from a sorted list. One pass over the set's usage builds
+//! the per-link sums and the link-major view (per-link lists, reused across fills). Cost: O(nnz + P log L) for nnz usage entries and P
+//! heap pops (events plus stale entries).
 //!
 //! Priorities (section 3.3.2) and headroom are layered on top in [`super::incremental`]:
 //! levels are filled in turn on the capacity higher levels left.
 
 use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Reusable per-link and per-flow work arrays, reset after every fill.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    wsum: Vec<f64>,
-    active: Vec<u32>,
-    dirty: Vec<bool>,
-    touched_flag: Vec<bool>,
+    /// Per-link state during a fill (zero outside), one cache line per access.
+    ls: Vec<LinkState>,
     /// Links touched by the last fill.
     pub touched: Vec<u32>,
-    off: Vec<u32>,
-    fill_pos: Vec<u32>,
-    entries: Vec<u32>,
+    /// Link -> the set's flows using it (positions into `set`): the link-major view.
+    on: Vec<Vec<u32>>,
     frozen: Vec<bool>,
-    tree: MinTree,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
     demands: Vec<(f64, u32)>,
-    dirty_list: Vec<u32>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct LinkState {
+    /// Remaining capacity (copied in from and back to the caller's array).
+    rem: f64,
+    /// Weighted usage `sum a w` of the unfrozen flows.
+    wsum: f64,
+    /// Number of unfrozen flows.
+    active: u32,
 }
 
 impl Scratch {
-    pub fn ensure(&mut self, links: usize, flows: usize) {
-        if self.wsum.len() < links {
-            self.wsum.resize(links, 0.0);
-            self.active.resize(links, 0);
-            self.dirty.resize(links, false);
-            self.touched_flag.resize(links, false);
-            self.off.resize(links, 0);
-            self.fill_pos.resize(links, 0);
+    pub fn ensure(&mut self, links: usize) {
+        if self.ls.len() < links {
+            self.ls.resize(links, LinkState::default());
+            self.on.resize_with(links, Vec::new);
         }
-        if self.frozen.len() < flows {
-            self.frozen.resize(flows, false);
-        }
-        self.tree.ensure(links);
-    }
-}
-
-/// Tournament tree over links: the link with the lowest saturation level (ties: lowest
-/// index) in O(1), a key update in O(log L). No stale entries, unlike a binary heap.
-#[derive(Default)]
-struct MinTree {
-    size: usize,
-    key: Vec<f64>,
-    /// Internal node -> winning leaf; node 1 is the root, leaves are `size..2 size`.
-    win: Vec<u32>,
-}
-
-impl MinTree {
-    fn ensure(&mut self, n: usize) {
-        let size = n.max(1).next_power_of_two();
-        if self.size != size {
-            self.size = size;
-            self.key = vec![f64::INFINITY; size];
-            self.win = (0..size as u32).chain(0..size as u32).collect();
-            for i in (1..size).rev() {
-                self.win[i] = self.win[2 * i];
-            }
-        }
-    }
-
-    #[inline]
-    fn better(&self, a: u32, b: u32) -> u32 {
-        let (ka, kb) = (self.key[a as usize], self.key[b as usize]);
-        if kb < ka || (kb == ka && b < a) {
-            b
-        } else {
-            a
-        }
-    }
-
-    #[inline]
-    fn set(&mut self, l: usize, k: f64) {
-        self.key[l] = k;
-        let mut i = (l + self.size) / 2;
-        while i >= 1 {
-            let w = self.better(self.win[2 * i], self.win[2 * i + 1]);
-            self.win[i] = w;
-            i /= 2;
-        }
-    }
-
-    fn rebuild(&mut self) {
-        for i in (1..self.size).rev() {
-            self.win[i] = self.better(self.win[2 * i], self.win[2 * i + 1]);
-        }
-    }
-
-    #[inline]
-    fn min(&self) -> (f64, usize) {
-        let w = self.win[1] as usize;
-        (self.key[w], w)
     }
 }
 
@@ -115,6 +60,8 @@ pub(crate) struct Out<'a> {
     pub bottleneck: &'a mut [Bottleneck],
 }
 
+/// Saturation level of a link with remaining capacity `rem` and unfrozen weighted usage `w`
+/// at current level `t`.
 #[inline]
 fn key(rem: f64, w: f64, t: f64) -> f64 {
     if rem <= 0.0 {
@@ -124,139 +71,144 @@ fn key(rem: f64, w: f64, t: f64) -> f64 {
     }
 }
 
+/// Heap key: for non-negative floats (and +inf) the bit pattern orders like the value.
+#[inline]
+fn bits(k: f64) -> u64 {
+    debug_assert!(k >= 0.0);
+    k.to_bits()
+}
+
 /// Fills the flows `set` (ids into `specs`, ascending) from level `t0`, on links whose
 /// remaining capacity is `rem` (indexed by link; read and updated only on links the set
-/// uses). Saturated links are left at exactly 0. Touched links end up in `s.touched`.
-pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, s: &mut Scratch, out: &mut Out) {
-    s.ensure(rem.len(), specs.len());
-    s.touched.clear();
+/// uses). Saturated links are left at exactly 0. Touched links end up in `s.touched`. With
+/// `release`, each flow's current rate in `out.rate` is first given back to its links (an
+/// incremental refill: `rem` then holds the capacity left before those rates are removed).
+///
+/// Freezing a flow at level `t` never lowers a link's saturation level: if `k = rem / W` is
+/// at least `t`, then `(rem - a w t) / (W - a w) >= k`. So link levels sit in a min-heap with lazy
+/// increase: a popped entry whose link's current level is higher is pushed back with it,
+/// and no per-freeze heap update (or division) is needed.
+pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, release: bool, s: &mut Scratch, out: &mut Out) {
+    s.ensure(rem.len());
     s.demands.clear();
-    // Weighted usage and count of unfrozen flows per link.
-    for &f in set {
+    // Weighted usage, count of unfrozen flows, released rates and flows (positions in `set`)
+    // per link, in one pass; all are zero / empty outside a fill.
+    for (i, &f) in set.iter().enumerate() {
         let spec = &specs[f as usize];
+        let w = spec.weight;
+        let r = if release { out.rate[f as usize] } else { 0.0 };
         for &(l, a) in &spec.usage {
             let li = l as usize;
-            if !s.touched_flag[li] {
-                s.touched_flag[li] = true;
-                s.touched.push(l);
-                s.wsum[li] = 0.0;
-                s.active[li] = 0;
-            }
-            s.wsum[li] += a * spec.weight;
-            s.active[li] += 1;
+            let st = &mut s.ls[li];
+            st.rem += a * r;
+            st.wsum += a * w;
+            st.active += 1;
+            s.on[li].push(i as u32);
         }
         if spec.demand.is_finite() {
-            s.demands.push(((spec.demand / spec.weight).max(t0), f));
+            s.demands.push(((spec.demand / w).max(t0), i as u32));
         }
+    }
+    s.touched.clear();
+    s.touched.extend((0..rem.len() as u32).filter(|&l| s.ls[l as usize].active > 0));
+    for &l in &s.touched {
+        s.ls[l as usize].rem += rem[l as usize];
     }
     // Demand levels never change: one sorted list.
     s.demands.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    // Link-major copy of the set's usage (CSC), over touched links only.
-    let mut total = 0u32;
-    for &l in &s.touched {
-        s.off[l as usize] = total;
-        s.fill_pos[l as usize] = total;
-        total += s.active[l as usize];
-    }
-    s.entries.clear();
-    s.entries.resize(total as usize, 0);
-    for &f in set {
-        for &(l, _) in &specs[f as usize].usage {
-            let p = &mut s.fill_pos[l as usize];
-            s.entries[*p as usize] = f;
-            *p += 1;
-        }
-    }
+    s.frozen.clear();
+    s.frozen.resize(set.len(), false);
     let mut t = t0;
-    // Keys of untouched links are infinite (reset at the end of every fill); one O(L)
-    // rebuild beats a walk per touched link.
-    for i in 0..s.touched.len() {
-        let l = s.touched[i] as usize;
-        s.tree.key[l] = key(rem[l], s.wsum[l], t);
-    }
-    s.tree.rebuild();
+    s.heap.clear();
+    let items: Vec<Reverse<(u64, u32)>> = s.touched.iter().map(|&l| { let st = &s.ls[l as usize]; Reverse((bits(key(st.rem, st.wsum, t)), l)) }).collect();
+    s.heap = BinaryHeap::from(items);
     let mut left = set.len();
     let mut next_demand = 0;
     while left > 0 {
-        let (lk, l) = s.tree.min();
+        // The lowest link level, after pushing stale entries back with their current level.
+        let (lk, l) = loop {
+            match s.heap.peek() {
+                None => break (f64::INFINITY, usize::MAX),
+                Some(&Reverse((kb, l))) => {
+                    let li = l as usize;
+                    let st = &s.ls[li];
+                    if st.active == 0 {
+                        s.heap.pop();
+                        continue;
+                    }
+                    let k = key(st.rem, st.wsum, t);
+                    if bits(k) > kb {
+                        s.heap.pop();
+                        s.heap.push(Reverse((bits(k), l)));
+                        continue;
+                    }
+                    break (k, li);
+                }
+            }
+        };
         let dk = s.demands.get(next_demand).map_or(f64::INFINITY, |d| d.0);
         if dk <= lk && next_demand < s.demands.len() {
-            let f = s.demands[next_demand].1;
+            let i = s.demands[next_demand].1 as usize;
             next_demand += 1;
-            if s.frozen[f as usize] {
+            if s.frozen[i] {
                 continue;
             }
             t = t.max(dk);
-            let d = specs[f as usize].demand;
-            freeze(specs, f, d, t, Bottleneck::Demand, rem, s, out);
+            let d = specs[set[i] as usize].demand;
+            freeze(specs, set, i, d, t, Bottleneck::Demand, s, out);
             left -= 1;
         } else {
             if lk == f64::INFINITY {
                 break;
             }
+            s.heap.pop();
             t = t.max(lk);
-            let (a, b) = (s.off[l] as usize, s.fill_pos[l] as usize);
-            for e in a..b {
-                let f = s.entries[e];
-                if !s.frozen[f as usize] {
-                    let r = specs[f as usize].weight * t;
-                    freeze(specs, f, r, t, Bottleneck::Link(l as u32), rem, s, out);
+            for e in 0..s.on[l].len() {
+                let i = s.on[l][e] as usize;
+                if !s.frozen[i] {
+                    let r = specs[set[i] as usize].weight * t;
+                    freeze(specs, set, i, r, t, Bottleneck::Link(l as u32), s, out);
                     left -= 1;
                 }
             }
-            rem[l] = 0.0;
+            s.ls[l].rem = 0.0;
         }
-        // Many changed keys: rebuilding the whole tree is cheaper than one walk each.
-        let rebuild = s.dirty_list.len() * 4 > s.tree.size;
-        for i in 0..s.dirty_list.len() {
-            let l = s.dirty_list[i] as usize;
-            s.dirty[l] = false;
-            let k = if s.active[l] > 0 { key(rem[l], s.wsum[l], t) } else { f64::INFINITY };
-            if rebuild {
-                s.tree.key[l] = k;
-            } else {
-                s.tree.set(l, k);
-            }
-        }
-        if rebuild {
-            s.tree.rebuild();
-        }
-        s.dirty_list.clear();
     }
     debug_assert_eq!(left, 0);
-    for &f in set {
-        s.frozen[f as usize] = false;
-    }
     for &l in &s.touched {
-        s.touched_flag[l as usize] = false;
-        s.tree.key[l as usize] = f64::INFINITY;
+        let li = l as usize;
+        rem[li] = s.ls[li].rem;
+        s.ls[li] = LinkState::default();
+        s.on[li].clear();
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn freeze(specs: &[FlowSpec], f: u32, r: f64, t: f64, b: Bottleneck, rem: &mut [f64], s: &mut Scratch, out: &mut Out) {
-    let fi = f as usize;
-    s.frozen[fi] = true;
+fn freeze(specs: &[FlowSpec], set: &[u32], i: usize, r: f64, t: f64, b: Bottleneck, s: &mut Scratch, out: &mut Out) {
+    let fi = set[i] as usize;
+    s.frozen[i] = true;
     out.rate[fi] = r;
     out.level[fi] = t;
     out.bottleneck[fi] = b;
     let w = specs[fi].weight;
     for &(l, a) in &specs[fi].usage {
-        let li = l as usize;
-        rem[li] -= a * r;
-        s.wsum[li] -= a * w;
-        s.active[li] -= 1;
-        if !s.dirty[li] {
-            s.dirty[li] = true;
-            s.dirty_list.push(l);
-        }
+        let st = &mut s.ls[l as usize];
+        st.rem -= a * r;
+        st.wsum -= a * w;
+        st.active -= 1;
     }
 }
 
 /// Solves a whole problem from scratch: priorities in turn, headroom, demands.
 pub fn solve(p: &Problem) -> crate::Result<Allocation> {
     p.validate()?;
+    Ok(solve_validated(p))
+}
+
+/// [`solve`] without checking the problem again: for one that [`Problem::validate`] (or
+/// [`Problem::from_csr`]) accepted. An invalid problem may panic or give meaningless rates.
+pub fn solve_validated(p: &Problem) -> Allocation {
     let n = p.flows.len();
     let mut rate = vec![0.0; n];
     let mut level = vec![0.0; n];
@@ -264,17 +216,27 @@ pub fn solve(p: &Problem) -> crate::Result<Allocation> {
     let mut by_prio: Vec<(u8, u32)> = p.flows.iter().enumerate().map(|(f, s)| (s.priority, f as u32)).collect();
     by_prio.sort_unstable();
     let mut rem: Vec<f64> = p.capacity.iter().map(|c| c * (1.0 - p.headroom)).collect();
-    let mut s = Scratch::default();
-    let mut out = Out { rate: &mut rate, level: &mut level, bottleneck: &mut bottleneck };
+    // Work arrays are kept per thread: repeated solves reuse their pages. They are taken out
+    // for the solve and put back after it, so a panic in between leaves no half-reset state.
+    thread_local! {
+        static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
+    }
+    let mut s = SCRATCH.with(|c| c.take());
+    solve_with(p, &mut s, &mut rate, &mut level, &mut bottleneck, &mut rem, &by_prio);
+    SCRATCH.with(|c| c.set(s));
+    Allocation { rate, bottleneck }
+}
+
+fn solve_with(p: &Problem, s: &mut Scratch, rate: &mut [f64], level: &mut [f64], bottleneck: &mut [Bottleneck], rem: &mut [f64], by_prio: &[(u8, u32)]) {
+    let mut out = Out { rate, level, bottleneck };
     let mut i = 0;
     while i < by_prio.len() {
         let j = i + by_prio[i..].iter().take_while(|e| e.0 == by_prio[i].0).count();
         let set: Vec<u32> = by_prio[i..j].iter().map(|e| e.1).collect();
         // Each level fills on what the previous ones left in `rem`.
-        fill(&p.flows, &set, &mut rem, 0.0, &mut s, &mut out);
+        fill(&p.flows, &set, rem, 0.0, false, s, &mut out);
         i = j;
     }
-    Ok(Allocation { rate, bottleneck })
 }
 
 #[cfg(test)]
