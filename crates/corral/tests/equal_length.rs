@@ -7,44 +7,6 @@ mod common;
 
 use corral::Simulation;
 
-/// The TCP Outcast Case I setup of `python/corral/scenarios/outcast/case1_12.toml`: fat-tree
-/// k = 4 at 1 Gbps with 1 us links, 16 KB taildrop buffers, NewReno (mss 1460, IW 2, min_rto
-/// 2 ms, receive window 29200 B), host send jitter 12 us, flow start jitter 100 us; one 2-hop
-/// flow h1 -> h0 and twelve 6-hop flows from pods 1-3 to h0, 0.3 s.
-const CASE1: &str = r#"
-name = "outcast-case1-12"
-duration = "0.3s"
-[topology]
-kind = "fat_tree"
-k = 4
-link_rate = "1Gbps"
-link_delay = "1us"
-[switch]
-buffer = "16KB"
-queue = "taildrop"
-[host]
-buffer = "1000pkt"
-send_jitter = "12us"
-[routing]
-kind = "static"
-[transport]
-cc = "newreno"
-mss = 1460
-initial_window = 2
-min_rto = "2ms"
-receive_window = 29200
-ecn = false
-[[flows]]
-src = "h1"
-dst = "h0"
-jitter = "100us"
-tag = "2-hop"
-[[flows]]
-src = ["h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15"]
-dst = "h0"
-jitter = "100us"
-tag = "6-hop"
-"#;
 
 fn fat_tree_to_h0(routing: &str, srcs: &[u32]) -> String {
     let srcs: Vec<String> = srcs.iter().map(|h| format!("\"h{h}\"")).collect();
@@ -166,7 +128,7 @@ fn case1(seed: u64, overrides: &[&str]) -> Case1 {
     let seed = format!("seed={seed}");
     let mut ov = vec![seed.as_str()];
     ov.extend_from_slice(overrides);
-    let mut sim = common::build(CASE1, &ov);
+    let mut sim = common::build(&common::outcast_case1(1, "0.3s", "queue = \"taildrop\""), &ov);
     sim.run_until(corral::units::Time::from_ms(WARMUP_MS));
     let p = sim.net.port_by_name("tor0:0").unwrap();
     let before = sim.net.ports[p.idx()].run_histogram.clone();

@@ -7,49 +7,9 @@ mod common;
 
 use corral::Simulation;
 
-/// Outcast Case I: fat-tree k=4 at 1 Gbps, 16 KB buffers, static routing; one 2-hop flow
-/// (h1) and twelve 6-hop flows (pods 1-3) to h0, meeting at tor0:0. Same settings as
-/// python/corral/scenarios/outcast/case1_12.toml, 0.3 s.
+/// Outcast Case I (the shipped case1_12.toml), 0.3 s, with `switch` as the queue settings.
 fn outcast(seed: u64, switch: &str) -> String {
-    format!(
-        r#"
-name = "outcast-qdisc"
-seed = {seed}
-duration = "0.3s"
-[topology]
-kind = "fat_tree"
-k = 4
-link_rate = "1Gbps"
-link_delay = "1us"
-[switch]
-buffer = "16KB"
-{switch}
-[host]
-buffer = "1000pkt"
-send_jitter = "12us"
-[routing]
-kind = "static"
-[transport]
-cc = "newreno"
-mss = 1460
-initial_window = 2
-min_rto = "2ms"
-receive_window = 29200
-ecn = false
-[[flows]]
-src = "h1"
-dst = "h0"
-jitter = "100us"
-tag = "2-hop"
-[[flows]]
-src = ["h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15"]
-dst = "h0"
-jitter = "100us"
-tag = "6-hop"
-[metrics]
-interval = "5ms"
-"#
-    )
+    common::outcast_case1(seed, "0.3s", switch)
 }
 
 /// 2-hop goodput over the mean 6-hop goodput.

@@ -83,3 +83,18 @@ pub fn mean_queue(sim: &Simulation, spec: &str, from_s: f64) -> (f64, f64) {
 pub fn delivered(sim: &Simulation) -> Vec<f64> {
     sim.flows.iter().map(|f| f.receiver.delivered() as f64).collect()
 }
+
+/// The shipped TCP Outcast Case I scenario (`python/corral/scenarios/outcast/case1_12.toml`:
+/// one 2-hop and twelve 6-hop flows to h0 on a k = 4 fat-tree, 16 KB taildrop buffers), with
+/// `seed`, a run of `duration`, and the `[switch]` line `queue = "taildrop"` replaced by
+/// `switch` (TOML lines of the `[switch]` table, sub-tables allowed).
+#[allow(dead_code)]
+pub fn outcast_case1(seed: u64, duration: &str, switch: &str) -> String {
+    const SHIPPED: &str = include_str!("../../../../python/corral/scenarios/outcast/case1_12.toml");
+    let text = SHIPPED
+        .replacen("seed = 1\n", &format!("seed = {seed}\n"), 1)
+        .replacen("duration = \"0.5s\"", &format!("duration = \"{duration}\""), 1)
+        .replacen("queue = \"taildrop\"", switch, 1);
+    assert!(text.contains(&format!("seed = {seed}\n")) && text.contains(duration), "case1_12.toml changed shape");
+    text
+}
