@@ -88,18 +88,11 @@ impl Drr {
         }
     }
 
-    fn over(&self) -> bool {
-        match self.limit {
-            BufferSize::Bytes(b) => self.rounds.bytes() > b,
-            BufferSize::Packets(p) => self.rounds.packets() > p,
-        }
-    }
-
     pub fn enqueue(&mut self, a: Arrival) -> Admit {
         debug_assert!(self.rounds.victims.is_empty(), "victims of the previous enqueue were not collected");
         let slot = self.slot_for(a.flow, a.weight);
         self.rounds.push(slot, a.pkt, a.size, a.flow.0);
-        while self.over() {
+        while self.rounds.over(self.limit) {
             let v = self.rounds.longest(|s| s.bytes as f64 / s.weight).expect("over the limit means backlogged");
             let (pkt, size) = self.rounds.drop_tail(v).expect("longest is backlogged");
             self.release_if_empty(v);
@@ -108,11 +101,7 @@ impl Drr {
             }
             self.rounds.victims.push((pkt, size));
         }
-        if self.rounds.victims.is_empty() {
-            Admit::Accept { mark: false }
-        } else {
-            Admit::Displace { mark: false }
-        }
+        self.rounds.verdict()
     }
 
     pub fn dequeue(&mut self) -> Option<(PktId, u32)> {

@@ -7,7 +7,9 @@
 //! backlogged, the bytes they are served differ from their quanta's ratio by at most one
 //! quantum plus one packet.
 
+use super::Admit;
 use crate::ids::PktId;
+use crate::units::BufferSize;
 use std::collections::VecDeque;
 
 #[derive(Default)]
@@ -38,6 +40,24 @@ impl Rounds {
     pub fn new(n: usize, quantum: i64) -> Rounds {
         let slots = (0..n).map(|_| Slot { quantum, weight: 1.0, ..Slot::default() }).collect();
         Rounds { slots, ..Rounds::default() }
+    }
+
+    /// Whether the queued packets exceed `limit`.
+    pub fn over(&self, limit: BufferSize) -> bool {
+        match limit {
+            BufferSize::Bytes(b) => self.bytes > b,
+            BufferSize::Packets(p) => self.packets > p,
+        }
+    }
+
+    /// The fate of an arrival that was queued and not itself dropped: displacing the
+    /// `victims` if any.
+    pub fn verdict(&self) -> Admit {
+        if self.victims.is_empty() {
+            Admit::Accept { mark: false }
+        } else {
+            Admit::Displace { mark: false }
+        }
     }
 
     pub fn bytes(&self) -> u64 {

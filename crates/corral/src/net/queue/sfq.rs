@@ -76,13 +76,6 @@ impl Sfq {
         (mix64(flow as u64 ^ self.salt) % self.rounds.slots.len() as u64) as u32
     }
 
-    fn over(&self) -> bool {
-        match self.limit {
-            BufferSize::Bytes(b) => self.rounds.bytes() > b,
-            BufferSize::Packets(p) => self.rounds.packets() > p,
-        }
-    }
-
     pub fn enqueue(&mut self, a: Arrival) -> Admit {
         if self.perturb > Time::ZERO && a.now >= self.next_perturb {
             self.salt = self.rng.next_u64();
@@ -97,7 +90,7 @@ impl Sfq {
         let b = self.bucket(a.flow.0);
         self.rounds.push(b, a.pkt, a.size, a.flow.0);
         let by_bytes = matches!(self.limit, BufferSize::Bytes(_));
-        while self.over() {
+        while self.rounds.over(self.limit) {
             let v = self.rounds.longest(|s| if by_bytes { s.bytes as f64 } else { s.q.len() as f64 }).expect("over the limit means backlogged");
             let victim = if self.head_drop { self.rounds.drop_head(v) } else { self.rounds.drop_tail(v) };
             let (pkt, size) = victim.expect("longest is backlogged");
@@ -106,11 +99,7 @@ impl Sfq {
             }
             self.rounds.victims.push((pkt, size));
         }
-        if self.rounds.victims.is_empty() {
-            Admit::Accept { mark: false }
-        } else {
-            Admit::Displace { mark: false }
-        }
+        self.rounds.verdict()
     }
 
     pub fn dequeue(&mut self) -> Option<(PktId, u32)> {
