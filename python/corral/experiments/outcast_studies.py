@@ -76,6 +76,16 @@ def within(lo: float, hi: float) -> Callable[[float], bool]:
     return lambda x: lo <= x <= hi
 
 
+def few_below_many(claim: str) -> Check:
+    """A check with one claim per variant: "<variant>: <claim>", met when the median ratio
+    is below 1 (the few flows get less than the mean of the many)."""
+
+    def check(t: pl.DataFrame) -> list[Verdict]:
+        return [Verdict(f"{r['variant']}: {claim}", ratio_text(r), r["ratio_median"] < 1.0) for r in t.to_dicts()]
+
+    return check
+
+
 # ---------------------------------------------------------------- mitigations (Sec. 5, Table 2)
 
 RED = ("switch.queue=red", "switch.red.min_th=5pkt", "switch.red.max_th=15pkt", "switch.red.w_q=0.002")
@@ -181,17 +191,6 @@ MITIGATIONS = Study(
 
 # ---------------------------------------------------------------- Case II: multiple flows (Fig. 4)
 
-def check_case2(t: pl.DataFrame) -> list[Verdict]:
-    return [
-        Verdict(
-            f"{r['variant']}: the 2-hop flows get less than the 6-hop flows (paper: 3x less at 10 flows/host)",
-            ratio_text(r),
-            r["ratio_median"] < 1.0,
-        )
-        for r in t.to_dicts()
-    ]
-
-
 CASE2 = Study(
     key="case2",
     title="Case II: 10, 20, 30 flows per host at the 1:12 proportion",
@@ -199,24 +198,13 @@ CASE2 = Study(
     variants=tuple(
         Variant(f"{n} flows/host", (f"flows.0.count={n}", f"flows.1.count={n}")) for n in (10, 20, 30)
     ),
-    check=check_case2,
+    check=few_below_many("the 2-hop flows get less than the 6-hop flows (paper: 3x less at 10 flows/host)"),
     notes="Every sender opens n flows to h0; the ratio is per flow (equal to per host, since all "
     "hosts open the same number).",
 )
 
 
 # ---------------------------------------------------------------- Case III: staggered starts (Fig. 5)
-
-def check_case3(t: pl.DataFrame) -> list[Verdict]:
-    return [
-        Verdict(
-            f"{r['variant']}: once all flows are active the 2-hop flow gets less than the 6-hop mean",
-            ratio_text(r),
-            r["ratio_median"] < 1.0,
-        )
-        for r in t.to_dicts()
-    ]
-
 
 CASE3 = Study(
     key="case3",
@@ -227,7 +215,7 @@ CASE3 = Study(
         Variant("2-hop 100 ms after", ("flows.0.start=100ms", "duration=0.6s")),
         Variant("2-hop 200 ms after", ("flows.0.start=200ms", "duration=0.7s")),
     ),
-    check=check_case3,
+    check=few_below_many("once all flows are active the 2-hop flow gets less than the 6-hop mean"),
     notes="Goodput is measured from the time the last flow starts (all flows active) to the end; "
     "each run lasts 0.5 s after that.",
 )
@@ -289,19 +277,14 @@ CASE5 = Study(
 
 # ---------------------------------------------------------------- Case VI: buffers, RTT, ports
 
-def check_case6(t: pl.DataFrame) -> list[Verdict]:
-    return [
-        Verdict(f"{r['variant']}: the lone flow(s) get less than the mean of the many", ratio_text(r), r["ratio_median"] < 1.0)
-        for r in t.to_dicts()
-    ]
-
+LONE_FLOWS_LOSE = few_below_many("the lone flow(s) get less than the mean of the many")
 
 CASE6_BUFFERS = Study(
     key="case6_buffers",
     title="Case VI: buffers of 32, 64, 128 KB",
     paper="Sec. 3.2.6",
     variants=tuple(Variant(f"{b} buffer", (f"switch.buffer={b}",)) for b in ("32KB", "64KB", "128KB")),
-    check=check_case6,
+    check=LONE_FLOWS_LOSE,
 )
 
 CASE6_RTT = Study(
@@ -309,7 +292,7 @@ CASE6_RTT = Study(
     title="Case VI: equal RTTs, twelve flows from one 4-hop host vs one from another",
     paper="Sec. 3.2.6",
     variants=(Variant("equal RTTs", scenario="case6_equal_rtt"),),
-    check=check_case6,
+    check=LONE_FLOWS_LOSE,
     bottleneck="tor1:2",
     few_in=("h3",),
     few_tag="few",
@@ -323,7 +306,7 @@ CASE6_PORTS = Study(
     title="Case VI: three contending input ports",
     paper="Sec. 3.2.6",
     variants=(Variant("three input ports", ("routing.kind=ecmp",)),),
-    check=check_case6,
+    check=LONE_FLOWS_LOSE,
     notes="Case I with per-flow ECMP: the 6-hop flows reach tor0 through both aggregation "
     "switches, so three input ports (h1, agg0, agg1) feed tor0:0.",
 )
