@@ -122,6 +122,32 @@ fn ops_strategy(links: usize) -> impl Strategy<Value = Vec<Op>> {
     )
 }
 
+/// Applies `ops` to an incremental allocator one by one; after each, its allocation must equal
+/// a from-scratch solve and be max-min.
+fn apply_and_compare(p: Problem, ops: Vec<Op>) -> Result<(), String> {
+    let mut al = Allocator::new(p).unwrap();
+    for op in ops {
+        let ids = al.flow_ids();
+        match op {
+            Op::Add(s) => {
+                al.add_flow(s).unwrap();
+            }
+            Op::Remove(i) if !ids.is_empty() => al.remove_flow(ids[i % ids.len()]).unwrap(),
+            Op::Demand(i, d) if !ids.is_empty() => {
+                let _ = al.set_demand(ids[i % ids.len()], d);
+            }
+            Op::Capacity(i, c) => al.set_capacity((i % al.links()) as u32, c).unwrap(),
+            _ => {}
+        }
+        let prob = al.problem();
+        let inc = al.allocation();
+        let full = solve(&prob).unwrap();
+        close(&prob, &inc.rate, &full.rate).map_err(|e| format!("incremental vs scratch: {e}"))?;
+        check_maxmin(&prob, &inc).map_err(|e| format!("incremental: {e}"))?;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(Config { cases: 400, rng_seed: RngSeed::Fixed(0xa11c), failure_persistence: None, ..Config::default() })]
 
@@ -138,25 +164,7 @@ proptest! {
     fn incremental_updates_equal_from_scratch(
         (p, ops) in problem_strategy().prop_flat_map(|p| { let l = p.capacity.len(); (Just(p), ops_strategy(l)) })
     ) {
-        let mut al = Allocator::new(p).unwrap();
-        for op in ops {
-            let ids = al.flow_ids();
-            match op {
-                Op::Add(s) => { al.add_flow(s).unwrap(); }
-                Op::Remove(i) if !ids.is_empty() => al.remove_flow(ids[i % ids.len()]).unwrap(),
-                Op::Demand(i, d) if !ids.is_empty() => {
-                    let f = ids[i % ids.len()];
-                    let _ = al.set_demand(f, d);
-                }
-                Op::Capacity(i, c) => al.set_capacity((i % al.links()) as u32, c).unwrap(),
-                _ => {}
-            }
-            let prob = al.problem();
-            let inc = al.allocation();
-            let full = solve(&prob).unwrap();
-            if let Err(e) = close(&prob, &inc.rate, &full.rate) { prop_assert!(false, "incremental vs scratch: {}", e); }
-            if let Err(e) = check_maxmin(&prob, &inc) { prop_assert!(false, "incremental: {}", e); }
-        }
+        if let Err(e) = apply_and_compare(p, ops) { prop_assert!(false, "{}", e); }
     }
 }
 
@@ -195,21 +203,6 @@ proptest! {
             wide_ops(links),
         )).prop_map(|(capacity, flows, ops)| (Problem { capacity, headroom: 0.0, flows }, ops))
     ) {
-        let mut al = Allocator::new(p).unwrap();
-        for op in ops {
-            let ids = al.flow_ids();
-            match op {
-                Op::Add(s) => { al.add_flow(s).unwrap(); }
-                Op::Remove(i) if !ids.is_empty() => al.remove_flow(ids[i % ids.len()]).unwrap(),
-                Op::Demand(i, d) if !ids.is_empty() => { let _ = al.set_demand(ids[i % ids.len()], d); }
-                Op::Capacity(i, c) => al.set_capacity((i % al.links()) as u32, c).unwrap(),
-                _ => {}
-            }
-            let prob = al.problem();
-            let inc = al.allocation();
-            let full = solve(&prob).unwrap();
-            if let Err(e) = close(&prob, &inc.rate, &full.rate) { prop_assert!(false, "incremental vs scratch: {}", e); }
-            if let Err(e) = check_maxmin(&prob, &inc) { prop_assert!(false, "incremental: {}", e); }
-        }
+        if let Err(e) = apply_and_compare(p, ops) { prop_assert!(false, "{}", e); }
     }
 }
