@@ -165,8 +165,8 @@ impl Simulation {
                     ("drops", schema.1),
                     ("drop_runs", schema.2),
                     ("ports", schema.3),
-                    ("throughput_class", schema.4),
-                    ("latency", schema.5),
+                    ("throughput_class", f.throughput_class_table()),
+                    ("latency", schema.4),
                 ];
                 (tables, f.summary().to_string())
             }
@@ -181,8 +181,8 @@ impl Simulation {
     }
 }
 
-/// Empty queues, drops, drop_runs and ports tables with the packet-level columns.
-fn fluid_schemas() -> (Table, Table, Table, Table, Table, Table) {
+/// Empty queues, drops, drop_runs, ports and latency tables with the packet-level columns.
+fn fluid_schemas() -> (Table, Table, Table, Table, Table) {
     let text = "duration = \"1us\"\n[topology]\nkind = \"dumbbell\"\nsenders = 1\nreceivers = 1\nlink_rate = \"1Gbps\"\n";
     let sim = corral::Simulation::new(corral::scenario::load(text, &[], "schema").expect("schema scenario")).expect("schema scenario");
     (
@@ -190,7 +190,6 @@ fn fluid_schemas() -> (Table, Table, Table, Table, Table, Table) {
         empty_like(sim.drops_table()),
         empty_like(sim.drop_runs_table()),
         empty_like(sim.ports_table()),
-        empty_like(sim.throughput_class_table()),
         empty_like(sim.latency_table()),
     )
 }

@@ -16,6 +16,7 @@
 use crate::alloc::usage::{Routing, UsageBuilder};
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::error::Result;
+use crate::metrics::classes::{ClassSeries, ALL};
 use crate::metrics::fairness::jain_index;
 use crate::metrics::{Column, Table};
 use crate::net::queue::QueueDisc;
@@ -55,6 +56,13 @@ pub struct FluidSim {
     tp_flow: Vec<u32>,
     tp_bytes: Vec<u64>,
     tp_width: Vec<Time>,
+    /// `[[traffic]]` class names, and each flow's class index (`None` for `[[flows]]`
+    /// flows, which get per-flow throughput rows instead, as in packet mode).
+    classes: Vec<String>,
+    class_of: Vec<Option<u32>>,
+    /// Payload bytes delivered per class so far (fractional; floored into `class_series`).
+    class_bytes: Vec<f64>,
+    class_series: ClassSeries,
 }
 
 impl FluidSim {
@@ -87,6 +95,19 @@ impl FluidSim {
         order.sort_by_key(|&i| (defs[i].start, i));
         let n = defs.len();
         let first_sample = scenario.metrics.interval.min(scenario.duration);
+        let mut classes: Vec<String> = Vec::new();
+        let class_of: Vec<Option<u32>> = defs
+            .iter()
+            .map(|d| {
+                d.block.map(|_| match classes.iter().position(|c| *c == d.class) {
+                    Some(c) => c as u32,
+                    None => {
+                        classes.push(d.class.clone());
+                        classes.len() as u32 - 1
+                    }
+                })
+            })
+            .collect();
         Ok(FluidSim {
             net,
             hops,
@@ -109,6 +130,10 @@ impl FluidSim {
             tp_flow: Vec::new(),
             tp_bytes: Vec::new(),
             tp_width: Vec::new(),
+            class_bytes: vec![0.0; classes.len()],
+            class_series: ClassSeries::new(classes.len()),
+            classes,
+            class_of,
             defs,
             scenario,
         })
@@ -155,9 +180,13 @@ impl FluidSim {
     fn advance(&mut self, to: Time) {
         let dt = (to - self.now).as_secs_f64();
         for &i in &self.active {
+            let before = self.delivered[i];
             self.delivered[i] += self.rate_bps[i] * dt / 8.0;
             if let Some(s) = self.defs[i].size {
                 self.delivered[i] = self.delivered[i].min(s as f64);
+            }
+            if let Some(c) = self.class_of[i] {
+                self.class_bytes[c as usize] += self.delivered[i] - before;
             }
         }
         self.now = to;
@@ -185,6 +214,9 @@ impl FluidSim {
                 self.alloc.remove_flow(self.slot[i].take().unwrap()).expect("live flow");
                 self.active.retain(|&j| j != i);
                 self.rate_bps[i] = 0.0;
+                if let Some(c) = self.class_of[i] {
+                    self.class_series.active[c as usize] -= 1;
+                }
                 self.events += 1;
                 changed = true;
             }
@@ -197,6 +229,9 @@ impl FluidSim {
                 let spec = FlowSpec { weight: d.weight, priority: d.priority, demand: f64::INFINITY, usage: self.usage[i].clone() };
                 self.slot[i] = Some(self.alloc.add_flow(spec).expect("usage from the topology"));
                 self.active.push(i);
+                if let Some(c) = self.class_of[i] {
+                    self.class_series.active[c as usize] += 1;
+                }
                 self.events += 1;
                 changed = true;
             }
@@ -218,7 +253,12 @@ impl FluidSim {
         let interval = self.scenario.metrics.interval;
         let width = now - self.last_sample;
         self.last_sample = now;
+        // `[[flows]]` flows get a row each (they come first in `defs`); `[[traffic]]` flows
+        // are summed per class.
         for i in 0..self.defs.len() {
+            if self.class_of[i].is_some() {
+                break;
+            }
             if self.defs[i].start >= now {
                 continue;
             }
@@ -233,6 +273,10 @@ impl FluidSim {
             }
             self.last_delivered[i] = delivered;
         }
+        for (c, b) in self.class_bytes.iter().enumerate() {
+            self.class_series.delivered[c] = b.floor() as u64;
+        }
+        self.class_series.sample(now, width);
         self.next_sample = (now + interval).min(self.scenario.duration);
         if self.next_sample <= now {
             self.next_sample = Time::MAX;
@@ -308,6 +352,19 @@ impl FluidSim {
             .with("flow_id", Column::Int(self.tp_flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(self.tp_bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::Float(self.tp_bytes.iter().zip(&self.tp_width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
+    }
+
+    /// Aggregate (`class` = "*") and per-class goodput of `[[traffic]]` flows, the columns of
+    /// packet mode's table.
+    pub fn throughput_class_table(&self) -> Table {
+        let s = &self.class_series;
+        let name = |c: u32| if c == ALL { "*".to_string() } else { self.classes[c as usize].clone() };
+        Table::default()
+            .with("time_s", Column::Float(s.time.iter().map(|t| t.as_secs_f64()).collect()))
+            .with("class", Column::Str(s.class.iter().map(|&c| name(c)).collect()))
+            .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
+            .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
+            .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
     }
 
     pub fn summary(&self) -> serde_json::Value {
