@@ -13,13 +13,18 @@
 //! the links whose leftover capacity changed. The result equals a from-scratch solve up to
 //! floating-point rounding (tests check 1e-9 relative).
 //!
+//! With a single priority level, the refill reads the flows' entries on candidate links only
+//! ([`super::candidates`]: the saturated links and those near saturation) and then checks the
+//! other links. With several levels it reads every link.
+//!
 //! How local this is depends on the coupling: with flows sprayed over all minimal paths of a
 //! torus (~86 links each), one arrival changes the exact rate of a large share of the flows
-//! above its level (`examples/alloc_bench.rs` counts them: median 47 % of 10k flows), so the
-//! refilled set is within a small factor of the set any exact update must recompute.
+//! above its level (`examples/alloc_bench.rs` counts them: median 47 % of 10k flows); the
+//! candidate links make refilling them cheap.
 
+use super::candidates::{Candidates, SATURATED};
 use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
-use super::waterfill::{fill, Out, Scratch};
+use super::waterfill::{fill, Lists, Out, Scratch};
 use crate::error::{config_err, Result};
 use std::collections::BTreeMap;
 
@@ -46,7 +51,11 @@ pub struct Allocator {
     bottleneck: Vec<Bottleneck>,
     scratch: Scratch,
     rem: Vec<f64>,
+    cand: Candidates,
 }
+
+/// Default [`Allocator::set_candidate_slack`].
+pub const CANDIDATE_SLACK: f64 = 0.01;
 
 /// A removed flow: priority, usage, old rate and level.
 type Removed = (u8, Vec<(u32, f64)>, f64, f64);
@@ -95,9 +104,84 @@ impl Allocator {
             bottleneck: vec![Bottleneck::Demand; nf],
             scratch: Scratch::default(),
             rem: vec![0.0; nl],
+            cand: Candidates::new(nl, CANDIDATE_SLACK),
         };
         al.solve_all();
         Ok(al)
+    }
+
+    /// Sets the fraction of capacity within which an unsaturated link is a candidate of the
+    /// refill (default [`CANDIDATE_SLACK`]), and rebuilds the candidates. 0 takes only the
+    /// saturated links, so more updates need a second pass; infinity takes every link (the
+    /// plain refill). Results do not depend on it.
+    pub fn set_candidate_slack(&mut self, slack: f64) -> Result<()> {
+        if !(slack >= 0.0) {
+            return Err(config_err("candidate_slack", format!("must be >= 0, got {slack}")));
+        }
+        self.cand.slack = slack;
+        self.rebuild_candidates();
+        Ok(())
+    }
+
+    /// The load of priority `p` on link `l`, summed from its flows' current rates.
+    fn exact_use(&self, l: usize, p: u8) -> f64 {
+        self.link_flows[l].iter().filter(|&&(g, _)| self.specs[g as usize].priority == p).map(|&(g, a)| a * self.rate[g as usize]).sum()
+    }
+
+    /// Recomputes the candidates from exact loads: only with a single priority level.
+    fn rebuild_candidates(&mut self) {
+        if self.levels.len() > 1 {
+            self.cand.make_all();
+            return;
+        }
+        let nl = self.capacity.len();
+        let Some((&p, _)) = self.levels.iter().next() else {
+            self.cand.rebuild(&vec![0.0; nl], &vec![0.0; nl], |_| None, 0);
+            return;
+        };
+        let used: Vec<f64> = (0..nl).map(|l| self.exact_use(l, p)).collect();
+        let lv = self.levels.get_mut(&p).unwrap();
+        lv.used.clone_from(&used);
+        let (specs, alive) = (&self.specs, &self.alive);
+        self.cand.rebuild(&lv.base, &used, |f| alive[f].then(|| specs[f].usage.clone()), specs.len());
+    }
+
+    /// Leaves candidate mode: every link a candidate, with exact loads.
+    fn all_candidates(&mut self) {
+        if self.cand.all {
+            return;
+        }
+        let nl = self.capacity.len();
+        let keys: Vec<u8> = self.levels.keys().copied().collect();
+        for p in keys {
+            let used: Vec<f64> = (0..nl).map(|l| self.exact_use(l, p)).collect();
+            self.levels.get_mut(&p).unwrap().used = used;
+        }
+        self.cand.make_all();
+    }
+
+    /// Makes `l` a candidate with its exact load (of the single level `p`), plus `extra`.
+    fn promote(&mut self, l: u32, p: u8, extra: f64) {
+        if self.cand.is[l as usize] || !self.levels.contains_key(&p) {
+            return;
+        }
+        let u = self.exact_use(l as usize, p) + extra;
+        self.levels.get_mut(&p).unwrap().used[l as usize] = u;
+        self.cand.promote(l, &self.link_flows[l as usize]);
+    }
+
+    /// In candidate mode, a flow `f` without a demand must have a candidate link to stop at:
+    /// if it has none, the one of its links with the least slack becomes one.
+    fn give_candidate(&mut self, f: u32) {
+        let fi = f as usize;
+        let spec = &self.specs[fi];
+        if self.cand.all || spec.demand.is_finite() || spec.usage.is_empty() || !self.cand.usage[fi].is_empty() {
+            return;
+        }
+        let p = spec.priority;
+        let base = &self.levels[&p].base;
+        let l = spec.usage.iter().map(|&(l, _)| (base[l as usize] - self.exact_use(l as usize, p), l)).min_by(|x, y| x.0.total_cmp(&y.0)).unwrap().1;
+        self.promote(l, p, 0.0);
     }
 
     fn effective(&self, l: usize) -> f64 {
@@ -113,7 +197,7 @@ impl Allocator {
             let lv = self.levels.get_mut(&p).unwrap();
             self.rem.copy_from_slice(&base);
             let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
-            fill(&self.specs, &lv.flows, &mut self.rem, 0.0, false, &mut self.scratch, &mut out);
+            fill(&self.specs, &self.specs[..], &lv.flows, &mut self.rem, 0.0, false, &mut self.scratch, &mut out);
             lv.used = vec![0.0; nl];
             for &l in &self.scratch.touched {
                 lv.used[l as usize] = base[l as usize] - self.rem[l as usize];
@@ -123,6 +207,7 @@ impl Allocator {
                 *b -= u;
             }
         }
+        self.rebuild_candidates();
     }
 
     pub fn allocation(&self) -> Allocation {
@@ -189,6 +274,11 @@ impl Allocator {
         let p = spec.priority;
         let nl = self.capacity.len();
         let new_level = !self.levels.contains_key(&p);
+        if new_level && !self.levels.is_empty() {
+            // Several priority levels: every link a candidate.
+            self.all_candidates();
+        }
+        self.cand.set_flow(f as usize, &self.specs[f as usize].usage);
         if new_level {
             // The new level's base is what the level above leaves.
             let mut base: Vec<f64> = (0..nl).map(|l| self.effective(l)).collect();
@@ -202,6 +292,7 @@ impl Allocator {
         let lv = self.levels.get_mut(&p).unwrap();
         let pos = lv.flows.binary_search(&f).unwrap_err();
         lv.flows.insert(pos, f);
+        self.give_candidate(f);
         self.reflow(Change { links: Vec::new(), flow: Some((f, None)), removed: None, priority: p });
         Ok(f)
     }
@@ -213,6 +304,7 @@ impl Allocator {
         self.alive[fi] = false;
         self.free.push(f);
         let usage = std::mem::take(&mut self.specs[fi].usage);
+        self.cand.clear_flow(fi);
         for &(l, _) in &usage {
             let v = &mut self.link_flows[l as usize];
             let i = v.iter().position(|e| e.0 == f).unwrap();
@@ -240,6 +332,7 @@ impl Allocator {
         }
         self.specs[fi].demand = demand;
         let p = self.specs[fi].priority;
+        self.give_candidate(f);
         self.reflow(Change { links: Vec::new(), flow: Some((f, Some(self.level[fi]))), removed: None, priority: p });
         Ok(())
     }
@@ -260,6 +353,16 @@ impl Allocator {
 
     /// Redoes the levels from `ch.priority` down, each from the first level its changes reach.
     fn reflow(&mut self, ch: Change) {
+        if !self.cand.all {
+            self.cand.since_rebuild += 1;
+            if self.cand.since_rebuild >= super::candidates::REBUILD_EVERY {
+                self.rebuild_candidates();
+            }
+            // A link whose capacity changed is refilled as a candidate (its load exact).
+            for &l in &ch.links {
+                self.promote(l, ch.priority, 0.0);
+            }
+        }
         // Links whose base (capacity left by higher levels) changed, with their new base.
         let mut base_changed: Vec<u32> = ch.links.clone();
         let keys: Vec<u8> = self.levels.range(ch.priority..).map(|(k, _)| *k).collect();
@@ -293,40 +396,7 @@ impl Allocator {
             if s_links.is_empty() && flow.is_none() {
                 continue;
             }
-            // Divergence level.
-            let mut t_div = f64::INFINITY;
-            if let Some((f, old)) = flow {
-                let sp = &self.specs[f as usize];
-                t_div = t_div.min(sp.demand / sp.weight);
-                if let Some(t) = old {
-                    t_div = t_div.min(t);
-                }
-            }
-            if let Some((_, _, _, t)) = removed {
-                t_div = t_div.min(*t);
-            }
-            let mut pts: Vec<(f64, f64, f64)> = Vec::new();
-            for &l in &s_links {
-                let li = l as usize;
-                pts.clear();
-                let mut sat = f64::INFINITY;
-                for &(g, a) in &self.link_flows[li] {
-                    let sp = &self.specs[g as usize];
-                    if sp.priority != p {
-                        continue;
-                    }
-                    if flow.map(|x| x.0) == Some(g) {
-                        pts.push((sp.demand / sp.weight, a * sp.demand, a * sp.weight));
-                    } else {
-                        let gi = g as usize;
-                        if self.bottleneck[gi] == Bottleneck::Link(l) {
-                            sat = sat.min(self.level[gi]);
-                        }
-                        pts.push((self.level[gi], a * self.rate[gi], a * sp.weight));
-                    }
-                }
-                t_div = t_div.min(sat).min(crossing(&mut pts, self.levels[&p].base[li]));
-            }
+            let t_div = self.divergence(p, &s_links, flow, removed);
             // Flows to refill: every flow at or above the divergence level, and the changed one.
             let lv = &self.levels[&p];
             let set: Vec<u32> = lv.flows.iter().copied().filter(|&g| self.level[g as usize] >= t_div || flow.map(|x| x.0) == Some(g)).collect();
@@ -342,22 +412,145 @@ impl Allocator {
                 }
             }
             let t0 = if t_div.is_finite() { t_div } else { 0.0 };
-            let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
-            fill(&self.specs, &set, &mut self.rem, t0, true, &mut self.scratch, &mut out);
             // Links whose use changed: the refilled flows' and the removed flow's. Lower levels
             // redo these and those whose base changed.
-            let mut changed: Vec<u32> = self.scratch.touched.clone();
-            if let Some((_, u, _, _)) = removed {
-                changed.extend(u.iter().map(|e| e.0));
-            }
-            for &l in &changed {
-                let li = l as usize;
-                lv.used[li] = lv.base[li] - self.rem[li];
-            }
+            let mut changed = self.refill(p, &set, t0, removed);
             changed.append(&mut base_changed);
             changed.sort_unstable();
             changed.dedup();
             base_changed = changed;
+        }
+    }
+
+    /// The fill level below which the old and the new progressive filling of level `p` make
+    /// the same freeze events (or a lower one), from the links `s_links` the change touches.
+    fn divergence(&mut self, p: u8, s_links: &[u32], flow: Option<(u32, Option<f64>)>, removed: Option<&Removed>) -> f64 {
+        let mut t_div = f64::INFINITY;
+        if let Some((f, old)) = flow {
+            let sp = &self.specs[f as usize];
+            t_div = t_div.min(sp.demand / sp.weight);
+            if let Some(t) = old {
+                t_div = t_div.min(t);
+            }
+        }
+        if let Some((_, _, _, t)) = removed {
+            t_div = t_div.min(*t);
+        }
+        let mut pts: Vec<(f64, f64, f64)> = Vec::new();
+        for &l in s_links {
+            let li = l as usize;
+            if !self.cand.is[li] {
+                // Not saturated before the change, nor within the candidate slack. A removal
+                // cannot saturate it; the changed flow's share `a w t` can, no earlier than
+                // at its slack over `a w` (the other flows add at most their current load).
+                let Some((f, _)) = flow else { continue };
+                let sp = &self.specs[f as usize];
+                let Some(&(_, a)) = sp.usage.iter().find(|e| e.0 == l) else { continue };
+                let used = self.exact_use(li, p);
+                self.levels.get_mut(&p).unwrap().used[li] = used;
+                t_div = t_div.min(((self.levels[&p].base[li] - used) / (a * sp.weight)).max(0.0));
+                continue;
+            }
+            pts.clear();
+            let mut sat = f64::INFINITY;
+            for &(g, a) in &self.link_flows[li] {
+                let sp = &self.specs[g as usize];
+                if sp.priority != p {
+                    continue;
+                }
+                if flow.map(|x| x.0) == Some(g) {
+                    pts.push((sp.demand / sp.weight, a * sp.demand, a * sp.weight));
+                } else {
+                    let gi = g as usize;
+                    if self.bottleneck[gi] == Bottleneck::Link(l) {
+                        sat = sat.min(self.level[gi]);
+                    }
+                    pts.push((self.level[gi], a * self.rate[gi], a * sp.weight));
+                }
+            }
+            t_div = t_div.min(sat).min(crossing(&mut pts, self.levels[&p].base[li]));
+        }
+        t_div
+    }
+
+    /// Refills the flows `set` of level `p` from level `t0` on the capacity in `self.rem`,
+    /// and returns the links whose load changed (the refilled and the removed flows'). In
+    /// candidate mode the fill runs on candidate links; if it overloads another link, that
+    /// link becomes a candidate and the fill is redone from the same start.
+    fn refill(&mut self, p: u8, set: &[u32], t0: f64, removed: Option<&Removed>) -> Vec<u32> {
+        if self.cand.all {
+            let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
+            fill(&self.specs, &self.specs[..], set, &mut self.rem, t0, true, &mut self.scratch, &mut out);
+            let mut changed = self.scratch.touched.clone();
+            changed.extend(removed.iter().flat_map(|(_, u, _, _)| u.iter().map(|e| e.0)));
+            let lv = self.levels.get_mut(&p).unwrap();
+            for &l in &changed {
+                lv.used[l as usize] = lv.base[l as usize] - self.rem[l as usize];
+            }
+            return changed;
+        }
+        // Non-candidate links of the removed flow: their loads (upper bounds) drop.
+        if let Some((_, u, r, _)) = removed {
+            let lv = self.levels.get_mut(&p).unwrap();
+            for &(l, a) in u {
+                if !self.cand.is[l as usize] {
+                    lv.used[l as usize] = (lv.used[l as usize] - a * r).max(0.0);
+                }
+            }
+        }
+        let old: Vec<(f64, f64, Bottleneck)> = set.iter().map(|&g| (self.rate[g as usize], self.level[g as usize], self.bottleneck[g as usize])).collect();
+        let rem = self.rem.clone();
+        loop {
+            let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
+            fill(&self.specs, &Lists(&self.cand.usage), set, &mut self.rem, t0, true, &mut self.scratch, &mut out);
+            // Non-candidate links the refill may have overloaded: those of flows that went up.
+            for (k, &g) in set.iter().enumerate() {
+                let dr = self.rate[g as usize] - old[k].0;
+                if dr > 0.0 {
+                    self.cand.add_increase(g as usize, dr);
+                }
+            }
+            let mut loads = Vec::new();
+            let mut over = Vec::new();
+            let lv = &self.levels[&p];
+            for (l, inc) in self.cand.take_increases() {
+                let li = l as usize;
+                let limit = lv.base[li] * (1.0 - SATURATED);
+                let mut load = lv.used[li] + inc;
+                if load >= limit {
+                    load = self.exact_use(li, p);
+                    if load >= limit {
+                        over.push(l);
+                    }
+                }
+                loads.push((li, load));
+            }
+            if over.is_empty() {
+                let lv = self.levels.get_mut(&p).unwrap();
+                let removed_cand = removed.iter().flat_map(|(_, u, _, _)| u.iter().map(|e| e.0)).filter(|&l| self.cand.is[l as usize]);
+                for l in self.scratch.touched.iter().copied().chain(removed_cand) {
+                    lv.used[l as usize] = lv.base[l as usize] - self.rem[l as usize];
+                }
+                for (li, load) in loads {
+                    lv.used[li] = load;
+                }
+                // Candidate mode has a single level: no lower level needs the changed links
+                // beyond the candidates.
+                return self.scratch.touched.clone();
+            }
+            // Back to the old rates; the overloaded links join the candidates, their loads
+            // exact (plus the removed flow's old use, which `rem` gives back), and again.
+            for (k, &g) in set.iter().enumerate() {
+                let gi = g as usize;
+                (self.rate[gi], self.level[gi], self.bottleneck[gi]) = old[k];
+            }
+            self.rem.copy_from_slice(&rem);
+            for l in over {
+                let back = removed.and_then(|(_, u, r, _)| u.iter().find(|e| e.0 == l).map(|e| e.1 * r)).unwrap_or(0.0);
+                self.promote(l, p, back);
+                let lv = &self.levels[&p];
+                self.rem[l as usize] = lv.base[l as usize] - lv.used[l as usize] + back;
+            }
         }
     }
 }
@@ -379,5 +572,40 @@ fn crossing(pts: &mut [(f64, f64, f64)], cap: f64) -> f64 {
         ((cap - consumed) / slope).max(0.0)
     } else {
         f64::INFINITY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_allocator_takes_capacity_changes_then_flows() {
+        let mut al = Allocator::new(Problem { capacity: vec![10.0, 10.0], headroom: 0.0, flows: Vec::new() }).unwrap();
+        al.set_capacity(0, 4.0).unwrap();
+        let a = al.add_flow(FlowSpec::new(vec![(0, 1.0), (1, 1.0)])).unwrap();
+        let b = al.add_flow(FlowSpec::new(vec![(1, 1.0)])).unwrap();
+        assert_eq!((al.rate(a), al.rate(b)), (Some(4.0), Some(6.0)));
+        al.set_capacity(0, 0.0).unwrap();
+        assert_eq!((al.rate(a), al.rate(b)), (Some(0.0), Some(10.0)));
+        assert_eq!(al.bottleneck(a), Some(Bottleneck::Link(0)));
+    }
+
+    #[test]
+    fn a_link_left_out_of_the_candidates_is_added_when_the_refill_overloads_it() {
+        // Flow 0 crosses links 0 (capacity 4) and 1 (capacity 5); flow 1 uses link 0, flow 2
+        // link 1 with demand 2. Link 0 gives flows 0 and 1 two each, so link 1 carries 4 of
+        // its 5 and, with a candidate slack of 0, is no candidate. When flow 1 leaves, the
+        // refill on link 0 alone would raise flow 0 to 4, overloading link 1 (6): link 1
+        // becomes a candidate and the refill stops flow 0 at 3.
+        let mut flows = vec![FlowSpec::new(vec![(0, 1.0), (1, 1.0)]), FlowSpec::new(vec![(0, 1.0)]), FlowSpec::new(vec![(1, 1.0)])];
+        flows[2].demand = 2.0;
+        let mut al = Allocator::new(Problem { capacity: vec![4.0, 5.0], headroom: 0.0, flows }).unwrap();
+        al.set_candidate_slack(0.0).unwrap();
+        assert!(!al.cand.is[1]);
+        al.remove_flow(1).unwrap();
+        assert!(al.cand.is[1]);
+        assert_eq!(al.allocation(), super::super::solve(&al.problem()).unwrap());
+        assert_eq!((al.rate(0), al.bottleneck(0)), (Some(3.0), Some(Bottleneck::Link(1))));
     }
 }

@@ -8,6 +8,7 @@
 //! changes, [`usage`] derives usage fractions from a topology and a routing protocol, and
 //! [`reference`] is the plain HCC algorithm used as a test oracle.
 
+pub(crate) mod candidates;
 pub mod incremental;
 pub mod problem;
 pub mod reference;

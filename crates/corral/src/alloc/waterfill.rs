@@ -52,6 +52,29 @@ impl Scratch {
     }
 }
 
+/// Where a fill reads each flow's (link, fraction) entries: the flow's own usage, or a
+/// subset of its links (the incremental allocator fills on its candidate links only).
+pub(crate) trait Uses {
+    fn uses(&self, f: usize) -> &[(u32, f64)];
+}
+
+impl Uses for [FlowSpec] {
+    #[inline]
+    fn uses(&self, f: usize) -> &[(u32, f64)] {
+        &self[f].usage
+    }
+}
+
+/// Per-flow usage lists kept apart from the specs.
+pub(crate) struct Lists<'a>(pub &'a [Vec<(u32, f64)>]);
+
+impl Uses for Lists<'_> {
+    #[inline]
+    fn uses(&self, f: usize) -> &[(u32, f64)] {
+        &self.0[f]
+    }
+}
+
 /// Output arrays indexed by flow id.
 pub(crate) struct Out<'a> {
     pub rate: &'a mut [f64],
@@ -78,7 +101,8 @@ fn bits(k: f64) -> u64 {
     k.to_bits()
 }
 
-/// Fills the flows `set` (ids into `specs`, ascending) from level `t0`, on links whose
+/// Fills the flows `set` (ids into `specs`, ascending) from level `t0`, each on the links
+/// `uses` gives it (its whole usage, or a subset), on links whose
 /// remaining capacity is `rem` (indexed by link; read and updated only on links the set
 /// uses). Saturated links are left at exactly 0. Touched links end up in `s.touched`. With
 /// `release`, each flow's current rate in `out.rate` is first given back to its links (an
@@ -88,7 +112,8 @@ fn bits(k: f64) -> u64 {
 /// at least `t`, then `(rem - a w t) / (W - a w) >= k`. So link levels sit in a min-heap with lazy
 /// increase: a popped entry whose link's current level is higher is pushed back with it,
 /// and no per-freeze heap update (or division) is needed.
-pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, release: bool, s: &mut Scratch, out: &mut Out) {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], rem: &mut [f64], t0: f64, release: bool, s: &mut Scratch, out: &mut Out) {
     s.ensure(rem.len());
     s.demands.clear();
     // Weighted usage, count of unfrozen flows, released rates and flows (positions in `set`)
@@ -97,7 +122,7 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, re
         let spec = &specs[f as usize];
         let w = spec.weight;
         let r = if release { out.rate[f as usize] } else { 0.0 };
-        for &(l, a) in &spec.usage {
+        for &(l, a) in uses.uses(f as usize) {
             let li = l as usize;
             let st = &mut s.ls[li];
             st.rem += a * r;
@@ -155,7 +180,7 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, re
             }
             t = t.max(dk);
             let d = specs[set[i] as usize].demand;
-            freeze(specs, set, i, d, t, Bottleneck::Demand, s, out);
+            freeze(specs, uses, set, i, d, t, Bottleneck::Demand, s, out);
             left -= 1;
         } else {
             if lk == f64::INFINITY {
@@ -167,7 +192,7 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, re
                 let i = s.on[l][e] as usize;
                 if !s.frozen[i] {
                     let r = specs[set[i] as usize].weight * t;
-                    freeze(specs, set, i, r, t, Bottleneck::Link(l as u32), s, out);
+                    freeze(specs, uses, set, i, r, t, Bottleneck::Link(l as u32), s, out);
                     left -= 1;
                 }
             }
@@ -185,14 +210,14 @@ pub(crate) fn fill(specs: &[FlowSpec], set: &[u32], rem: &mut [f64], t0: f64, re
 
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn freeze(specs: &[FlowSpec], set: &[u32], i: usize, r: f64, t: f64, b: Bottleneck, s: &mut Scratch, out: &mut Out) {
+fn freeze<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], i: usize, r: f64, t: f64, b: Bottleneck, s: &mut Scratch, out: &mut Out) {
     let fi = set[i] as usize;
     s.frozen[i] = true;
     out.rate[fi] = r;
     out.level[fi] = t;
     out.bottleneck[fi] = b;
     let w = specs[fi].weight;
-    for &(l, a) in &specs[fi].usage {
+    for &(l, a) in uses.uses(fi) {
         let st = &mut s.ls[l as usize];
         st.rem -= a * r;
         st.wsum -= a * w;
@@ -234,7 +259,7 @@ fn solve_with(p: &Problem, s: &mut Scratch, rate: &mut [f64], level: &mut [f64],
         let j = i + by_prio[i..].iter().take_while(|e| e.0 == by_prio[i].0).count();
         let set: Vec<u32> = by_prio[i..j].iter().map(|e| e.1).collect();
         // Each level fills on what the previous ones left in `rem`.
-        fill(&p.flows, &set, rem, 0.0, false, s, &mut out);
+        fill(&p.flows, &p.flows[..], &set, rem, 0.0, false, s, &mut out);
         i = j;
     }
 }
