@@ -115,7 +115,7 @@ impl Allocator {
     /// saturated links, so more updates need a second pass; infinity takes every link (the
     /// plain refill). Results do not depend on it.
     pub fn set_candidate_slack(&mut self, slack: f64) -> Result<()> {
-        if !(slack >= 0.0) {
+        if slack.is_nan() || slack < 0.0 {
             return Err(config_err("candidate_slack", format!("must be >= 0, got {slack}")));
         }
         self.cand.slack = slack;
