@@ -188,6 +188,20 @@ def test_fluid_mode_runs_through_the_python_api(tmp_path):
     assert (tmp_path / "run" / "flows.parquet").exists()
 
 
+def test_fluid_mode_sums_traffic_flows_per_class():
+    import corral
+
+    r = corral.run(FLUID.replace('[[flows]]\npattern = "permutation"\nsize = "10MB"',
+                                 '[[traffic]]\npattern = "all_to_all"\nsize = "50KB"\nload = 0.3\nclass = "web"')
+                   .replace('duration = "40ms"', 'duration = "5ms"'))
+    tc = r.throughput_class
+    assert set(tc["class"].unique()) == {"web", "*"}
+    # Traffic flows have no per-flow rows; their bytes are in the class series.
+    assert r.throughput.height == 0
+    delivered = r.flows["bytes_delivered"].sum()
+    assert abs(tc.filter(tc["class"] == "*")["bytes"].sum() - delivered) < r.flows.height
+
+
 def test_bad_mode_names_the_key():
     import corral
 
