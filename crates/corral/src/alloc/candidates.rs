@@ -15,10 +15,10 @@
 //!
 //! Link loads stay exact on candidate links. On the others they are upper bounds: increases
 //! are added, and a link is recomputed exactly from its flows when its bound nears capacity.
-//! Candidates only grow between rebuilds; a rebuild (every [`REBUILD_EVERY`] updates) starts
-//! again from the exact loads.
+//! Candidates only grow between rebuilds; a rebuild (after a from-scratch solve the
+//! allocator makes every [`REBUILD_EVERY`] updates) starts again from the exact loads.
 
-/// Updates between two rebuilds of the candidate set.
+/// Updates between two from-scratch solves of the allocator (and rebuilds of the candidates).
 pub(crate) const REBUILD_EVERY: usize = 1000;
 
 /// Relative margin under capacity at which a link counts as saturated.
@@ -37,6 +37,7 @@ pub(crate) struct Candidates {
     pub other: Vec<Vec<(u32, f32)>>,
     /// A link within this fraction of its capacity is a candidate at a rebuild.
     pub slack: f64,
+    /// Updates since the last from-scratch solve.
     pub since_rebuild: usize,
     /// Verification work arrays: per-link load increase, and the links that have one.
     inc: Vec<f64>,
@@ -68,7 +69,6 @@ impl Candidates {
     /// Candidates from exact link loads: links with `used >= base * (1 - slack)`.
     /// `usage_of(f)` is flow f's usage, `None` for a dead id.
     pub fn rebuild(&mut self, base: &[f64], used: &[f64], usage_of: impl Fn(usize) -> Option<Vec<(u32, f64)>>, flows: usize) {
-        self.since_rebuild = 0;
         if self.slack.is_infinite() {
             self.make_all();
             return;
