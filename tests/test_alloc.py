@@ -207,3 +207,74 @@ def test_bad_mode_names_the_key():
 
     with pytest.raises(corral.ScenarioError, match=r"mode"):
         corral.run(FLUID.replace('mode = "fluid"', 'mode = "flow"'))
+
+
+def _torus_usage(n=60):
+    rng = np.random.default_rng(3)
+    src = rng.integers(0, 27, n)
+    dst = (src + 1 + rng.integers(0, 26, n)) % 27
+    return ca.usage({"kind": "torus", "dims": [3, 3, 3], "link_rate": "10Gbps"}, src, dst, routing="spray")
+
+
+def test_scipy_int32_indices_and_converted_arrays_give_the_same_rates():
+    u = _torus_usage()
+    want, wb = ca.maxmin(u.capacity, u.csr)  # int64 indptr and indices
+    m = u.matrix
+    assert m.indices.dtype == np.int32 and m.indptr.dtype == np.int32  # scipy's own choice
+    w = np.linspace(0.5, 2.0, len(u.indptr) - 1)
+    for usage in [
+        m,
+        (m.indptr, m.indices, m.data),  # int32 arrays as a tuple
+        (u.indptr.astype(np.int32), u.indices, u.data),  # mixed widths
+        (u.indptr.tolist(), u.indices.tolist(), u.data.tolist()),  # lists
+        (u.indptr.astype(">i8"), u.indices.astype(">i4"), u.data.astype(">f8")),  # big-endian
+        (u.indptr.astype(np.uint16), u.indices.astype(np.uint16), u.data.astype(np.float32).astype(np.float64)),
+        # Strided (non-contiguous) views of the same values.
+        (np.repeat(u.indptr, 2)[::2], np.repeat(u.indices, 3)[1::3], np.stack([u.data, -u.data], 1)[:, 0]),
+    ]:
+        rates, bott = ca.maxmin(np.repeat(u.capacity, 2)[::2], usage)
+        np.testing.assert_array_equal(rates, want)
+        np.testing.assert_array_equal(bott, wb)
+        rates, _ = ca.maxmin(u.capacity, usage, weight=w[::-1].copy()[::-1])
+        np.testing.assert_array_equal(rates, ca.maxmin(u.capacity, u.csr, weight=w)[0])
+    al = ca.Allocator(u.capacity, m)
+    np.testing.assert_array_equal(al.rates, want)
+
+
+def test_bad_indices_name_the_argument_whatever_their_width():
+    for dt in (np.int32, np.int64):
+        with pytest.raises(ValueError, match=r"^usage.indices\[1\]: link index must be >= 0, got -1"):
+            ca.maxmin([1.0, 1.0], (np.array([0, 1, 2], dt), np.array([0, -1], dt), [1.0, 1.0]))
+        with pytest.raises(ValueError, match=r"^flows\[1\].usage\[0\]: link 2 out of range: there are 2 links"):
+            ca.maxmin([1.0, 1.0], (np.array([0, 1, 2], dt), np.array([0, 2], dt), [1.0, 1.0]))
+        with pytest.raises(ValueError, match=r"^usage.indptr: entries must be >= 0, got -1"):
+            ca.Allocator([1.0, 1.0], (np.array([0, -1, 2], dt), np.array([0, 1], dt), [1.0, 1.0]))
+        with pytest.raises(ValueError, match=r"^usage.indptr: must start at 0"):
+            ca.Allocator([1.0, 1.0], (np.array([0, 1, 3], dt), np.array([0, 1], dt), [1.0, 1.0]))
+    with pytest.raises(ValueError, match=r"^usage.indices: expected integers, got float64"):
+        ca.maxmin([1.0], ([0, 1], [0.0], [1.0]))
+    with pytest.raises(ValueError, match=r"^usage.data: expected a 1-D array"):
+        ca.maxmin([1.0], ([0, 1], [0], [[1.0]]))
+    with pytest.raises(ValueError, match=r"^flows\[0\].usage\[0\]: fraction must be positive and finite, got NaN"):
+        ca.maxmin([1.0], ([0, 1], [0], [np.nan]))
+
+
+def test_results_are_writable_arrays_of_their_own():
+    u = _torus_usage(8)
+    for a in (u.indptr, u.indices, u.data, u.capacity):
+        assert a.flags.writeable and a.flags.c_contiguous
+    assert u.indices.dtype == np.int64 and u.data.dtype == np.float64
+    rates, bott = ca.maxmin(u.capacity, u.csr)
+    assert rates.dtype == np.float64 and bott.dtype == np.int64
+    assert rates.flags.writeable and bott.flags.writeable
+    again, _ = ca.maxmin(u.capacity, u.csr)
+    rates[:] = -1.0
+    bott[:] = 7
+    assert np.all(again > 0)  # each call's arrays are its own
+    al = ca.Allocator(u.capacity, u.csr)
+    ids, r, b = al.state()
+    np.testing.assert_array_equal(r, again)
+    for a in (ids, r, b):
+        assert a.flags.writeable
+    r[:] = 0.0
+    np.testing.assert_array_equal(al.rates, again)  # the allocator's state is not shared

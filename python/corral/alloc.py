@@ -3,7 +3,8 @@
 Weighted water-filling per R2C2 (SIGCOMM 2015) section 3.3: each flow has a weight, a
 priority (0 first; a level gets what higher levels left), an optional demand cap and per-link
 usage fractions (a flow sprayed over two paths uses each of their links with fraction 1/2);
-a headroom fraction of every link is kept free. The solve runs natively with the GIL released.
+a headroom fraction of every link is kept free. The problem is built and solved natively with
+the GIL released.
 
     >>> import numpy as np, corral.alloc as ca
     >>> usage = ca.usage({"kind": "torus", "dims": [4, 4], "link_rate": "10Gbps"},
@@ -30,24 +31,34 @@ DEMAND = -1  # bottleneck code of a demand-limited flow
 
 
 def _f64(x, name: str, n: Optional[int] = None) -> bytes:
-    a = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+    a = np.asarray(x, dtype=np.float64)
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
     if n is not None and a.shape[0] != n:
         raise ValueError(f"{name}: has {a.shape[0]} entries but there are {n} flows")
-    return a.astype("<f8", copy=False).tobytes()
+    return a.astype("<f8", copy=False).tobytes()  # C order: one copy, whatever the strides
 
 
-def _i64(x, name: str) -> bytes:
+def _ints(x, name: str, widths=(8,)) -> Tuple[bytes, int]:
+    """Little-endian bytes of a 1-D integer array and their item size: int32 stays int32 where
+    4 is in `widths` (scipy's CSR indices), anything else becomes int64."""
     a = np.asarray(x)
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
     if a.size and not np.issubdtype(a.dtype, np.integer):
         raise ValueError(f"{name}: expected integers, got {a.dtype}")
-    return np.ascontiguousarray(a, dtype="<i8").tobytes()
+    if not (a.dtype.kind == "i" and a.dtype.itemsize in widths):
+        a = a.astype(np.int64)
+    return a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes(), a.dtype.itemsize
 
 
-def _csr(usage, n_links: int) -> Tuple[bytes, bytes, bytes, int]:
+def _i64(x, name: str) -> bytes:
+    return _ints(x, name)[0]
+
+
+def _csr(usage, n_links: int) -> Tuple[tuple, int]:
+    """(indptr, indices, data, indptr width, indices width) for the native side, and the
+    number of flows."""
     if hasattr(usage, "tocsr"):
         m = usage.tocsr()
         if m.shape[1] != n_links:
@@ -59,8 +70,14 @@ def _csr(usage, n_links: int) -> Tuple[bytes, bytes, bytes, int]:
             indptr, indices, data = usage
         except (TypeError, ValueError):
             raise ValueError("usage: expected a scipy.sparse matrix (flows x links) or (indptr, indices, data)") from None
-    indptr = np.asarray(indptr)
-    return _i64(indptr, "usage.indptr"), _i64(indices, "usage.indices"), _f64(data, "usage.data"), len(indptr) - 1
+    ip, ipw = _ints(indptr, "usage.indptr", (4, 8))
+    ix, ixw = _ints(indices, "usage.indices", (4, 8))
+    return (ip, ix, _f64(data, "usage.data"), ipw, ixw), len(ip) // ipw - 1
+
+
+def _out(b, dtype: str) -> np.ndarray:
+    """A writable numpy array over a bytearray from the native side (no copy)."""
+    return np.frombuffer(b, dtype=dtype)
 
 
 def _opt(weight, priority, demand, n: int):
@@ -82,17 +99,19 @@ def maxmin(capacity, usage, weight=None, priority=None, demand=None, headroom: f
     """Max-min fair rates.
 
     capacity: (links,) link capacities (any unit; rates come out in it).
-    usage: flows x links scipy.sparse matrix of usage fractions, or (indptr, indices, data).
+    usage: flows x links scipy.sparse matrix of usage fractions, or (indptr, indices, data);
+      int32 or int64 indptr and indices are handed over as they are, other integer types as
+      int64.
     weight, priority, demand: per flow (defaults 1, 0, none; inf or nan = no demand).
     headroom: fraction of every link left unallocated, in [0, 1).
-    Returns (rates float64 (flows,), bottleneck int64 (flows,): link index or -1 = demand).
+    Returns (rates float64 (flows,), bottleneck int64 (flows,): link index or -1 = demand),
+    new writable arrays.
     """
     cap = _f64(capacity, "capacity")
-    n_links = len(cap) // 8
-    ip, ix, dt, n = _csr(usage, n_links)
+    (ip, ix, dt, ipw, ixw), n = _csr(usage, len(cap) // 8)
     w, p, d = _opt(weight, priority, demand, n)
-    r, b = _core.alloc_maxmin(cap, ip, ix, dt, w, p, d, float(headroom))
-    return np.frombuffer(r, dtype="<f8").copy(), np.frombuffer(b, dtype="<i8").copy()
+    r, b = _core.alloc_maxmin(cap, ip, ix, dt, w, p, d, float(headroom), ipw, ixw)
+    return _out(r, "<f8"), _out(b, "<i8")
 
 
 class Allocator:
@@ -104,9 +123,9 @@ class Allocator:
         cap = _f64(capacity, "capacity")
         if usage is None:
             usage = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-        ip, ix, dt, n = _csr(usage, len(cap) // 8)
+        (ip, ix, dt, ipw, ixw), n = _csr(usage, len(cap) // 8)
         w, p, d = _opt(weight, priority, demand, n)
-        self._core = _core.AllocatorCore(cap, ip, ix, dt, w, p, d, float(headroom))
+        self._core = _core.AllocatorCore(cap, ip, ix, dt, w, p, d, float(headroom), ipw, ixw)
 
     def add_flow(self, links: Sequence[int], fractions: Optional[Sequence[float]] = None, weight: float = 1.0,
                  priority: int = 0, demand: float = float("inf")) -> int:
@@ -127,7 +146,7 @@ class Allocator:
     def state(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(flow ids, rates, bottleneck) of the live flows, ids ascending."""
         i, r, b = self._core.state()
-        return np.frombuffer(i, "<i8").copy(), np.frombuffer(r, "<f8").copy(), np.frombuffer(b, "<i8").copy()
+        return _out(i, "<i8"), _out(r, "<f8"), _out(b, "<i8")
 
     @property
     def rates(self) -> np.ndarray:
@@ -169,5 +188,4 @@ def usage(topology: Union[dict, str], src, dst, routing: str = "spray", direct: 
     text = topology if isinstance(topology, str) else json.dumps(topology)
     ip, ix, dt, cap, names = _core.alloc_usage(text, _i64(np.atleast_1d(src), "src"), _i64(np.atleast_1d(dst), "dst"),
                                                 routing, float(direct), int(seed))
-    f = lambda b, t: np.frombuffer(b, t).copy()  # noqa: E731
-    return Usage(f(ip, "<i8"), f(ix, "<i8"), f(dt, "<f8"), f(cap, "<f8"), names)
+    return Usage(_out(ip, "<i8"), _out(ix, "<i8"), _out(dt, "<f8"), _out(cap, "<f8"), names)

@@ -1,40 +1,80 @@
 //! `corral._core` bindings of the max-min allocation library (`corral::alloc`). Arrays cross
-//! the boundary as little-endian byte buffers (float64, int64, uint8), which the Python
-//! wrapper `corral.alloc` makes from and turns back into numpy arrays; solves run with the
-//! GIL released. Invalid input raises `ValueError` naming the argument.
+//! the boundary as little-endian byte buffers (float64; int64 or, for CSR `indptr` and
+//! `indices`, int32 as scipy keeps them; uint8), which the Python wrapper `corral.alloc` makes
+//! from numpy arrays with one copy each. The problem is built from those buffers in place and
+//! solved with the GIL released; results come back as `bytearray`s, which the wrapper wraps in
+//! writable numpy arrays without copying. Invalid input raises `ValueError` naming the
+//! argument.
 
+use corral::alloc::problem::{CsrArray, CsrIndex};
 use corral::alloc::usage::{Routing, UsageBuilder};
 use corral::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::PyByteArray;
+use std::marker::PhantomData;
 
 fn err(e: corral::Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// A little-endian byte buffer read in place as an array of `T`.
+struct Le<'a, T>(&'a [u8], PhantomData<T>);
+
+macro_rules! le_array {
+    ($($t:ty => $name:literal),*) => {$(
+        impl<'a> Le<'a, $t> {
+            fn new(b: &'a [u8], what: &str) -> PyResult<Self> {
+                if b.len() % size_of::<$t>() != 0 {
+                    return Err(PyValueError::new_err(format!("{what}: buffer is not {}", $name)));
+                }
+                Ok(Le(b, PhantomData))
+            }
+        }
+        impl CsrArray<$t> for Le<'_, $t> {
+            fn len(&self) -> usize {
+                self.0.len() / size_of::<$t>()
+            }
+            #[inline]
+            fn get(&self, i: usize) -> $t {
+                const N: usize = size_of::<$t>();
+                <$t>::from_le_bytes(self.0[i * N..][..N].try_into().unwrap())
+            }
+            fn range(&self, a: usize, b: usize) -> impl Iterator<Item = $t> + '_ {
+                const N: usize = size_of::<$t>();
+                self.0[a * N..b * N].chunks_exact(N).map(|c| <$t>::from_le_bytes(c.try_into().unwrap()))
+            }
+        }
+    )*};
+}
+le_array!(f64 => "float64", i64 => "int64", i32 => "int32");
+
 fn f64s(b: &[u8], what: &str) -> PyResult<Vec<f64>> {
-    if b.len() % 8 != 0 {
-        return Err(PyValueError::new_err(format!("{what}: buffer is not float64")));
-    }
-    Ok(b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
+    let a = Le::<f64>::new(b, what)?;
+    Ok((0..a.len()).map(|i| a.get(i)).collect())
 }
 
 fn i64s(b: &[u8], what: &str) -> PyResult<Vec<i64>> {
-    if b.len() % 8 != 0 {
-        return Err(PyValueError::new_err(format!("{what}: buffer is not int64")));
-    }
-    Ok(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect())
+    let a = Le::<i64>::new(b, what)?;
+    Ok((0..a.len()).map(|i| a.get(i)).collect())
 }
 
-fn to_bytes_f64<'py>(py: Python<'py>, v: &[f64]) -> Bound<'py, PyBytes> {
-    let raw: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    PyBytes::new(py, &raw)
+/// A `bytearray` of `v`'s items in little-endian order, written in place.
+fn le_bytes<'py, T, const N: usize>(py: Python<'py>, v: impl ExactSizeIterator<Item = T>, to_le: impl Fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyByteArray>> {
+    PyByteArray::new_with(py, v.len() * N, |buf| {
+        for (c, x) in buf.chunks_exact_mut(N).zip(v) {
+            c.copy_from_slice(&to_le(x));
+        }
+        Ok(())
+    })
 }
 
-fn to_bytes_i64<'py>(py: Python<'py>, v: impl Iterator<Item = i64>) -> Bound<'py, PyBytes> {
-    let raw: Vec<u8> = v.flat_map(|x| x.to_le_bytes()).collect();
-    PyBytes::new(py, &raw)
+fn f64_out<'py>(py: Python<'py>, v: &[f64]) -> PyResult<Bound<'py, PyByteArray>> {
+    le_bytes(py, v.iter().copied(), f64::to_le_bytes)
+}
+
+fn i64_out<'py>(py: Python<'py>, v: impl ExactSizeIterator<Item = i64>) -> PyResult<Bound<'py, PyByteArray>> {
+    le_bytes(py, v, i64::to_le_bytes)
 }
 
 fn links_u32(v: Vec<i64>, what: &str) -> PyResult<Vec<u32>> {
@@ -44,27 +84,53 @@ fn links_u32(v: Vec<i64>, what: &str) -> PyResult<Vec<u32>> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn problem(capacity: &[u8], indptr: &[u8], indices: &[u8], data: &[u8], weight: Option<&[u8]>, priority: Option<&[u8]>, demand: Option<&[u8]>, headroom: f64) -> PyResult<Problem> {
-    let cap = f64s(capacity, "capacity")?;
-    let ip: Vec<usize> = i64s(indptr, "indptr")?
-        .into_iter()
-        .map(|x| usize::try_from(x).map_err(|_| PyValueError::new_err(format!("usage.indptr: entries must be >= 0, got {x}"))))
-        .collect::<PyResult<_>>()?;
-    let ix = links_u32(i64s(indices, "indices")?, "usage.indices")?;
-    let d = f64s(data, "data")?;
-    let w = weight.map(|b| f64s(b, "weight")).transpose()?;
-    let dm = demand.map(|b| f64s(b, "demand")).transpose()?;
-    Problem::from_csr(cap, &ip, &ix, &d, w.as_deref(), priority, dm.as_deref(), headroom).map_err(err)
+/// The arguments of a problem as handed over by `corral.alloc` (borrowed byte buffers).
+struct Csr<'a> {
+    capacity: &'a [u8],
+    indptr: &'a [u8],
+    indices: &'a [u8],
+    data: &'a [u8],
+    weight: Option<&'a [u8]>,
+    priority: Option<&'a [u8]>,
+    demand: Option<&'a [u8]>,
+    headroom: f64,
+    /// Item size in bytes of `indptr` and `indices`: 4 (int32) or 8 (int64).
+    indptr_width: u8,
+    indices_width: u8,
 }
 
-fn bottleneck_codes(b: &[Bottleneck]) -> impl Iterator<Item = i64> + '_ {
+impl Csr<'_> {
+    /// Builds and validates the problem, reading every buffer in place (no GIL needed).
+    fn problem(&self) -> PyResult<Problem> {
+        let (ip, ix) = (self.indptr, self.indices);
+        match (self.indptr_width, self.indices_width) {
+            (8, 8) => self.build(&Le::<i64>::new(ip, "usage.indptr")?, &Le::<i64>::new(ix, "usage.indices")?),
+            (8, 4) => self.build(&Le::<i64>::new(ip, "usage.indptr")?, &Le::<i32>::new(ix, "usage.indices")?),
+            (4, 8) => self.build(&Le::<i32>::new(ip, "usage.indptr")?, &Le::<i64>::new(ix, "usage.indices")?),
+            (4, 4) => self.build(&Le::<i32>::new(ip, "usage.indptr")?, &Le::<i32>::new(ix, "usage.indices")?),
+            (a, b) => Err(PyValueError::new_err(format!("usage: index widths must be 4 or 8 bytes, got {a} (indptr) and {b} (indices)"))),
+        }
+    }
+
+    fn build<P: CsrIndex, I: CsrIndex>(&self, indptr: &impl CsrArray<P>, indices: &impl CsrArray<I>) -> PyResult<Problem> {
+        let cap = f64s(self.capacity, "capacity")?;
+        let data = Le::<f64>::new(self.data, "usage.data")?;
+        let w = self.weight.map(|b| Le::<f64>::new(b, "weight")).transpose()?;
+        let dm = self.demand.map(|b| Le::<f64>::new(b, "demand")).transpose()?;
+        let (w, dm) = (w.as_ref().map(|a| a as &dyn CsrArray<f64>), dm.as_ref().map(|a| a as &dyn CsrArray<f64>));
+        let pr = self.priority.as_ref().map(|a| a as &dyn CsrArray<u8>);
+        Problem::from_csr_arrays(cap, indptr, indices, &data, w, pr, dm, self.headroom).map_err(err)
+    }
+}
+
+fn bottleneck_codes(b: &[Bottleneck]) -> impl ExactSizeIterator<Item = i64> + '_ {
     b.iter().map(|x| x.code())
 }
 
-/// One from-scratch solve: (rates float64 bytes, bottleneck int64 bytes; -1 = demand).
+/// One from-scratch solve: (rates float64, bottleneck int64 with -1 = demand) as bytearrays.
+/// The problem is built and solved with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (capacity, indptr, indices, data, weight=None, priority=None, demand=None, headroom=0.0))]
+#[pyo3(signature = (capacity, indptr, indices, data, weight=None, priority=None, demand=None, headroom=0.0, indptr_width=8, indices_width=8))]
 #[allow(clippy::too_many_arguments)]
 fn alloc_maxmin<'py>(
     py: Python<'py>,
@@ -76,16 +142,23 @@ fn alloc_maxmin<'py>(
     priority: Option<&[u8]>,
     demand: Option<&[u8]>,
     headroom: f64,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-    let p = problem(capacity, indptr, indices, data, weight, priority, demand, headroom)?;
-    // `problem` validated it (Problem::from_csr).
-    let a = py.allow_threads(|| crate::guarded("allocating", || corral::alloc::solve_validated(&p)))?;
-    Ok((to_bytes_f64(py, &a.rate), to_bytes_i64(py, bottleneck_codes(&a.bottleneck))))
+    indptr_width: u8,
+    indices_width: u8,
+) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+    let csr = Csr { capacity, indptr, indices, data, weight, priority, demand, headroom, indptr_width, indices_width };
+    let a = py.allow_threads(|| {
+        crate::guarded("allocating", || -> PyResult<_> {
+            let p = csr.problem()?;
+            // `problem` validated it (Problem::from_csr_arrays).
+            Ok(corral::alloc::solve_validated(&p))
+        })
+    })??;
+    Ok((f64_out(py, &a.rate)?, i64_out(py, bottleneck_codes(&a.bottleneck))?))
 }
 
 /// Usage fractions of flows (src, dst host pairs) on a topology under a routing:
-/// (indptr, indices, data as int64/int64/float64 bytes, capacities in bit/s as float64 bytes,
-/// link names "node:port").
+/// (indptr, indices, data as int64/int64/float64 bytearrays, capacities in bit/s as float64
+/// bytearray, link names "node:port").
 #[pyfunction]
 #[pyo3(signature = (topology_json, src, dst, routing, direct=0.5, seed=1))]
 #[allow(clippy::type_complexity)]
@@ -97,7 +170,7 @@ fn alloc_usage<'py>(
     routing: &str,
     direct: f64,
     seed: u64,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Vec<String>)> {
+) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Vec<String>)> {
     let topo: corral::net::topo::TopologyConfig =
         serde_json::from_str(topology_json).map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
     topo.validate().map_err(err)?;
@@ -135,7 +208,7 @@ fn alloc_usage<'py>(
         })
     })?;
     let (ip, ix, dt, cap, names) = out.map_err(PyValueError::new_err)?;
-    Ok((to_bytes_i64(py, ip.into_iter()), to_bytes_i64(py, ix.into_iter()), to_bytes_f64(py, &dt), to_bytes_f64(py, &cap), names))
+    Ok((i64_out(py, ip.into_iter())?, i64_out(py, ix.into_iter())?, f64_out(py, &dt)?, f64_out(py, &cap)?, names))
 }
 
 /// The incremental allocator (`corral.alloc.Allocator` wraps it).
@@ -147,11 +220,23 @@ struct AllocatorCore {
 #[pymethods]
 impl AllocatorCore {
     #[new]
-    #[pyo3(signature = (capacity, indptr, indices, data, weight=None, priority=None, demand=None, headroom=0.0))]
+    #[pyo3(signature = (capacity, indptr, indices, data, weight=None, priority=None, demand=None, headroom=0.0, indptr_width=8, indices_width=8))]
     #[allow(clippy::too_many_arguments)]
-    fn new(py: Python<'_>, capacity: &[u8], indptr: &[u8], indices: &[u8], data: &[u8], weight: Option<&[u8]>, priority: Option<&[u8]>, demand: Option<&[u8]>, headroom: f64) -> PyResult<Self> {
-        let p = problem(capacity, indptr, indices, data, weight, priority, demand, headroom)?;
-        let inner = py.allow_threads(|| crate::guarded("allocating", || Allocator::new(p)))?.map_err(err)?;
+    fn new(
+        py: Python<'_>,
+        capacity: &[u8],
+        indptr: &[u8],
+        indices: &[u8],
+        data: &[u8],
+        weight: Option<&[u8]>,
+        priority: Option<&[u8]>,
+        demand: Option<&[u8]>,
+        headroom: f64,
+        indptr_width: u8,
+        indices_width: u8,
+    ) -> PyResult<Self> {
+        let csr = Csr { capacity, indptr, indices, data, weight, priority, demand, headroom, indptr_width, indices_width };
+        let inner = py.allow_threads(|| crate::guarded("allocating", || csr.problem().and_then(|p| Allocator::new(p).map_err(err))))??;
         Ok(AllocatorCore { inner })
     }
 
@@ -182,11 +267,12 @@ impl AllocatorCore {
         py.allow_threads(|| crate::guarded("allocating", || inner.set_capacity(link, capacity)))?.map_err(err)
     }
 
-    /// (flow ids int64, rates float64, bottleneck int64) of the live flows, as bytes.
-    fn state<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
+    /// (flow ids int64, rates float64, bottleneck int64) of the live flows, as bytearrays.
+    #[allow(clippy::type_complexity)]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
         let ids = self.inner.flow_ids();
         let a = self.inner.allocation();
-        (to_bytes_i64(py, ids.iter().map(|&f| f as i64)), to_bytes_f64(py, &a.rate), to_bytes_i64(py, bottleneck_codes(&a.bottleneck)))
+        Ok((i64_out(py, ids.iter().map(|&f| f as i64))?, f64_out(py, &a.rate)?, i64_out(py, bottleneck_codes(&a.bottleneck))?))
     }
 }
 
