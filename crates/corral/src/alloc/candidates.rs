@@ -1,9 +1,9 @@
 //! Candidate links of the incremental allocator: the links an update's refill looks at.
 //!
 //! HCC (section III-A) runs its incremental algorithm on the bottleneck-flow graph, which
-//! joins each flow to its bottleneck links only, not to every link it crosses. Here that is
-//! exact. The refill runs on the candidate links: every saturated link, plus the links within
-//! a slack fraction of saturation at the last rebuild. Afterwards the other links it could
+//! joins each flow to its bottleneck links only, not to every link it crosses. The refill
+//! here does the same and stays exact. It runs on the candidate links: every saturated link,
+//! plus the links within a slack fraction of saturation at the last rebuild. Afterwards the other links it could
 //! have overloaded are checked: the links of flows whose rate went up. If the refilled
 //! allocation leaves every non-candidate link below capacity, progressive filling on all links
 //! would have made the same freeze events, because a link's load only grows with the fill
