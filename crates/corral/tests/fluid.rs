@@ -45,6 +45,13 @@ fn scenario(head: &str, flows: &str) -> String {
     format!("{head}\n{FABRIC}\n{flows}")
 }
 
+fn ints(t: &Table, name: &str) -> Vec<i64> {
+    match t.column(name).unwrap() {
+        Column::Int(v) => v.clone(),
+        _ => unreachable!(),
+    }
+}
+
 fn col(t: &Table, name: &str) -> Vec<Option<f64>> {
     match t.column(name).unwrap() {
         Column::OptFloat(v) => v.clone(),
@@ -177,20 +184,13 @@ interval = "1ms"
 "#;
     let mut f = FluidSim::new(load(text, &[], "t").unwrap()).unwrap();
     f.run();
-    let flows = f.flows_table();
-    let delivered = match flows.column("bytes_delivered").unwrap() {
-        Column::Int(v) => v.clone(),
-        _ => unreachable!(),
-    };
-    let tp = f.throughput_table();
-    let tp_flows = match tp.column("flow_id").unwrap() {
-        Column::Int(v) => v.clone(),
-        _ => unreachable!(),
-    };
+    let delivered = ints(&f.flows_table(), "bytes_delivered");
+    let tp_flows = ints(&f.throughput_table(), "flow_id");
     assert!(!tp_flows.is_empty() && tp_flows.iter().all(|&i| i == 0), "only the [[flows]] flow has per-flow rows");
     let tc = f.throughput_class_table();
-    let (class, bytes) = match (tc.column("class").unwrap(), tc.column("bytes").unwrap()) {
-        (Column::Str(c), Column::Int(b)) => (c.clone(), b.clone()),
+    let bytes = ints(&tc, "bytes");
+    let class = match tc.column("class").unwrap() {
+        Column::Str(c) => c.clone(),
         _ => unreachable!(),
     };
     assert_eq!(class.len(), 3 * 20, "20 samples x (web, small, *)");
@@ -231,10 +231,7 @@ size = "64KB"
     let together = 15.0 * 64e3 * 8.0 / (10e9 * 1460.0 / 1500.0);
     assert!(ff.iter().all(|&f| (f - together).abs() < 1e-9), "{ff:?}");
     let last = pf.iter().copied().fold(0.0, f64::max);
-    let timeouts: i64 = match packet.column("timeouts").unwrap() {
-        Column::Int(v) => v.iter().sum(),
-        _ => unreachable!(),
-    };
+    let timeouts: i64 = ints(&packet, "timeouts").iter().sum();
     eprintln!("incast: fluid {:.3} ms for all; packet last {:.3} ms, {timeouts} timeouts", together * 1e3, last * 1e3);
     assert!(timeouts > 0 && last > 5.0 * together, "packet last {last} s, {timeouts} timeouts");
 }
