@@ -24,6 +24,7 @@
 //! ```
 
 pub mod alloc;
+pub mod config;
 pub mod error;
 pub mod fluid;
 pub mod ids;

@@ -7,7 +7,7 @@ use corral::metrics::Column;
 use corral::net::{Network, NodeKind};
 use corral::net::queue::QueueDisc;
 use corral::route::RouteTable;
-use corral::scenario::flows::FlowDef;
+use corral::workload::flow::FlowDef;
 use corral::units::{BufferSize, Time};
 use corral::workload::generate::{generate, racks};
 

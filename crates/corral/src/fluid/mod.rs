@@ -22,7 +22,8 @@ use crate::metrics::{Column, Table};
 use crate::net::queue::QueueDisc;
 use crate::net::Network;
 use crate::route::{RouteTable, RoutingConfig};
-use crate::scenario::flows::{expand, FlowDef};
+use crate::scenario::flows::expand;
+use crate::workload::flow::FlowDef;
 use crate::scenario::Scenario;
 use crate::units::{BufferSize, Time};
 
@@ -71,7 +72,7 @@ impl FluidSim {
         let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(1)));
         let routes = RouteTable::build(&net);
         let mut defs = expand(&scenario, &net, &routes)?;
-        defs.extend(crate::workload::generate::generate(&scenario, &net, &routes)?);
+        defs.extend(crate::workload::generate::generate(&scenario.traffic, scenario.seed, scenario.duration, &net, &routes, scenario.base_dir.as_deref())?);
         let routing = match scenario.routing {
             RoutingConfig::Static => Routing::Static,
             RoutingConfig::Ecmp => Routing::Ecmp,

@@ -42,7 +42,7 @@ struct EqualLengthKeys {
 
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::scenario::load::{by_kind, typed};
+        use crate::config::{by_kind, typed};
         by_kind(d, &["static", "ecmp", "spray", "equal_length"], |kind, v| {
             if kind == "equal_length" {
                 let k: EqualLengthKeys = typed(v, "")?;

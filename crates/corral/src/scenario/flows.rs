@@ -5,42 +5,11 @@
 
 use super::{FlowSize, FlowSpec, Pattern, Scenario};
 use crate::error::{config_err, Result};
-use crate::net::{Network, NodeKind};
+use crate::workload::flow::{resolve_host, FlowDef};
+use crate::net::Network;
 use crate::route::RouteTable;
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
-
-/// A flow to simulate.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowDef {
-    pub src: u32,
-    pub dst: u32,
-    /// `None` = unbounded.
-    pub size: Option<u64>,
-    pub start: Time,
-    pub tag: String,
-    /// Priority class of the flow's packets (0 = highest).
-    pub priority: u8,
-    /// Weight for weighted fair queueing and rate allocation.
-    pub weight: f64,
-    pub tenant: String,
-    /// Objective class.
-    pub class: String,
-    /// Absolute deadline.
-    pub deadline: Option<Time>,
-    /// The `[[traffic]]` block that generated the flow; `None` for `[[flows]]` entries.
-    pub block: Option<u32>,
-}
-
-fn resolve_host(net: &Network, name: &str, path: &str) -> Result<u32> {
-    let node = net.node_by_name(name).ok_or_else(|| {
-        let hint = super::suggest::nearest(name, net.nodes.iter().filter(|n| n.kind == NodeKind::Host).map(|n| n.name.as_str()))
-            .map(|s| format!("did you mean \"{s}\"? "))
-            .unwrap_or_default();
-        config_err(path, format!("unknown host \"{name}\"; {hint}this topology has hosts h0..h{}", net.hosts.len().saturating_sub(1)))
-    })?;
-    net.host_index[node.idx()].ok_or_else(|| config_err(path, format!("\"{name}\" is a switch; flows run between hosts")))
-}
 
 fn pairs(net: &Network, spec: &FlowSpec, i: usize, seed: u64) -> Result<Vec<(u32, u32)>> {
     if let Some(Pattern::Permutation) = spec.pattern {

@@ -8,7 +8,6 @@
 pub mod flows;
 pub mod load;
 pub mod overrides;
-pub mod suggest;
 pub mod validate;
 
 use crate::net::topo::TopologyConfig;
@@ -17,6 +16,7 @@ use crate::transport::TcpConfig;
 use crate::units::{BufferSize, Time};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub use crate::workload::flow::Hosts;
 pub use load::load;
 
 /// A whole scenario file.
@@ -111,12 +111,12 @@ pub enum BufferModel {
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {
     /// Buffer per output port, bytes ("16KB") or packets ("32pkt") (default "100pkt").
-    #[serde(serialize_with = "ser_buffer")]
+    #[serde(serialize_with = "crate::config::ser_buffer")]
     pub buffer: BufferSize,
     /// Queue discipline (default "taildrop").
     pub queue: QueueKind,
     /// Marking threshold K for queue = "ecn", bytes or packets.
-    #[serde(serialize_with = "ser_opt_buffer", skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::config::ser_opt_buffer", skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<BufferSize>,
     /// RED parameters (queue = "red", or "priority" with class = "red").
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -174,7 +174,7 @@ pub struct NetworkConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
     /// NIC queue limit (default "1000pkt"; ns-3 devices default to 100 packets, Linux txqueuelen to 1000).
-    #[serde(serialize_with = "ser_buffer")]
+    #[serde(serialize_with = "crate::config::ser_buffer")]
     pub buffer: BufferSize,
     /// Host processing jitter: every packet a host's transport emits (data or ACK) reaches the
     /// NIC a uniform random delay in [0, send_jitter) later, in order (default "0s": off).
@@ -193,23 +193,6 @@ pub struct HostConfig {
 impl Default for HostConfig {
     fn default() -> Self {
         HostConfig { buffer: BufferSize::Packets(1000), send_jitter: Time::ZERO, small_queue: 2 }
-    }
-}
-
-/// One or several host names.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(untagged)]
-pub enum Hosts {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl Hosts {
-    pub fn names(&self) -> Vec<&str> {
-        match self {
-            Hosts::One(s) => vec![s.as_str()],
-            Hosts::Many(v) => v.iter().map(String::as_str).collect(),
-        }
     }
 }
 
@@ -343,19 +326,5 @@ impl Default for MetricsConfig {
             latency_sample_every: 0,
             size_buckets: vec![crate::units::Bytes(100_000), crate::units::Bytes(1_000_000)],
         }
-    }
-}
-
-pub(crate) fn ser_buffer<S: Serializer>(b: &BufferSize, s: S) -> Result<S::Ok, S::Error> {
-    match b {
-        BufferSize::Bytes(n) => s.serialize_str(&format!("{n}B")),
-        BufferSize::Packets(n) => s.serialize_str(&format!("{n}pkt")),
-    }
-}
-
-fn ser_opt_buffer<S: Serializer>(b: &Option<BufferSize>, s: S) -> Result<S::Ok, S::Error> {
-    match b {
-        Some(b) => ser_buffer(b, s),
-        None => s.serialize_none(),
     }
 }

@@ -93,7 +93,7 @@ impl EmpiricalCdf {
             Err(e) if looks_like_path => Err(config_err(path, format!("cannot read CDF file {}: {e}", file.display()))),
             Err(_) => {
                 let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-                let hint = crate::scenario::suggest::nearest(spec, names.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
+                let hint = crate::config::suggest::nearest(spec, names.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
                 Err(config_err(path, format!("unknown workload \"{spec}\"; {hint}expected one of {} or a path to a .cdf file", names.join(", "))))
             }
         }

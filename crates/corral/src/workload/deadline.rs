@@ -30,7 +30,7 @@ struct ExpKeys {
 
 impl<'de> Deserialize<'de> for DeadlineSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use crate::scenario::load::{by_kind, typed};
+        use crate::config::{by_kind, typed};
         use serde::de::Error;
         let v = match toml::Value::deserialize(d)? {
             toml::Value::String(s) => {
@@ -87,7 +87,7 @@ mod tests {
         struct W {
             deadline: DeadlineSpec,
         }
-        let p = |s: &str| crate::scenario::load::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.deadline);
+        let p = |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.deadline);
         assert_eq!(p("deadline = \"3ms\"").unwrap(), DeadlineSpec::Fixed { value: Time::from_ms(3) });
         assert_eq!(p("deadline = { kind = \"exponential\", mean = \"1ms\" }").unwrap(), DeadlineSpec::Exponential { mean: Time::from_ms(1) });
         let e = p("deadline = { kind = \"exponential\", mean = \"1 parsec\" }").unwrap_err().to_string();

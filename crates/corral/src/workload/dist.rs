@@ -55,7 +55,7 @@ struct CdfKeys {
 
 impl<'de> Deserialize<'de> for SizeSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use crate::scenario::load::{by_kind, typed};
+        use crate::config::{by_kind, typed};
         use serde::de::Error;
         let v = match toml::Value::deserialize(d)? {
             toml::Value::String(s) => {
@@ -229,7 +229,7 @@ mod tests {
         struct W {
             size: SizeSpec,
         }
-        let p = |s: &str| crate::scenario::load::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.size);
+        let p = |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.size);
         assert_eq!(p("size = \"10KB\"").unwrap(), SizeSpec::Fixed(10_000));
         assert_eq!(p("size = { cdf = \"websearch\" }").unwrap(), SizeSpec::Cdf("websearch".into()));
         assert_eq!(p("size = { kind = \"uniform\", min = \"1KB\", max = \"2KB\" }").unwrap(), SizeSpec::Uniform { min: 1000, max: 2000 });

@@ -10,10 +10,9 @@ use super::patterns::{PairPicker, TrafficPattern};
 use super::spec::TrafficSpec;
 use crate::error::{config_err, Result};
 use crate::ids::NodeId;
-use crate::net::{Network, NodeKind};
+use crate::net::Network;
 use crate::route::RouteTable;
-use crate::scenario::flows::FlowDef;
-use crate::scenario::Scenario;
+use super::flow::{resolve_host, FlowDef};
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
 use std::path::Path;
@@ -99,16 +98,6 @@ fn crossings(net: &Network, routes: &RouteTable, marked: &[bool], src: u32, dst:
         level = next;
     }
     total
-}
-
-fn resolve_host(net: &Network, name: &str, path: &str) -> Result<u32> {
-    let node = net.node_by_name(name).ok_or_else(|| {
-        let hint = crate::scenario::suggest::nearest(name, net.nodes.iter().filter(|n| n.kind == NodeKind::Host).map(|n| n.name.as_str()))
-            .map(|s| format!("did you mean \"{s}\"? "))
-            .unwrap_or_default();
-        config_err(path, format!("unknown host \"{name}\"; {hint}this topology has hosts h0..h{}", net.hosts.len().saturating_sub(1)))
-    })?;
-    net.host_index[node.idx()].ok_or_else(|| config_err(path, format!("\"{name}\" is a switch; flows run between hosts")))
 }
 
 /// The flows of traffic block `i`, in arrival order.
@@ -282,10 +271,10 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
 
 /// The flows of every `[[traffic]]` block, merged in start order (ties: block order, then
 /// generation order).
-pub fn generate(sc: &Scenario, net: &Network, routes: &RouteTable) -> Result<Vec<FlowDef>> {
+pub fn generate(blocks: &[TrafficSpec], seed: u64, duration: Time, net: &Network, routes: &RouteTable, base: Option<&Path>) -> Result<Vec<FlowDef>> {
     let mut all = Vec::new();
-    for (i, spec) in sc.traffic.iter().enumerate() {
-        all.extend(generate_block(spec, i, sc.seed, sc.duration, net, routes, sc.base_dir.as_deref())?);
+    for (i, spec) in blocks.iter().enumerate() {
+        all.extend(generate_block(spec, i, seed, duration, net, routes, base)?);
     }
     all.sort_by_key(|f| f.start); // stable
     Ok(all)

@@ -8,6 +8,7 @@ pub mod arrivals;
 pub mod cdf;
 pub mod deadline;
 pub mod dist;
+pub mod flow;
 pub mod generate;
 pub mod patterns;
 pub mod spec;

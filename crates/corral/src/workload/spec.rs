@@ -6,7 +6,7 @@ use super::deadline::DeadlineSpec;
 use super::dist::SizeSpec;
 use super::patterns::TrafficPattern;
 use crate::error::{config_err, ensure, Result};
-use crate::scenario::Hosts;
+use super::flow::Hosts;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 

@@ -59,7 +59,7 @@ pub fn parse(text: &str, source: &str, path: &str) -> Result<Vec<TraceRow>> {
     }
     if let Some(unknown) = names.iter().find(|n| !REQUIRED.contains(&n.as_str()) && !OPTIONAL.contains(&n.as_str())) {
         let all: Vec<&str> = REQUIRED.iter().chain(OPTIONAL.iter()).copied().collect();
-        let hint = crate::scenario::suggest::nearest(unknown, all.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
+        let hint = crate::config::suggest::nearest(unknown, all.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
         return Err(config_err(path, format!("{source}: unknown column \"{unknown}\"; {hint}expected {}", all.join(", "))));
     }
     let idx: Vec<Option<usize>> = REQUIRED.iter().chain(OPTIONAL.iter()).map(|n| col(n)).collect();

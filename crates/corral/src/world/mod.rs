@@ -16,7 +16,8 @@ use crate::metrics::Metrics;
 use crate::net::queue::QueueDisc;
 use crate::net::{Network, PacketArena};
 use crate::route::{RouteTable, Router};
-use crate::scenario::flows::{expand, FlowDef};
+use crate::scenario::flows::expand;
+use crate::workload::flow::FlowDef;
 use crate::net::shared_buffer::SharedBuffer;
 use crate::scenario::Scenario;
 use crate::sim::rng::{stream, Rng};
@@ -130,7 +131,7 @@ impl Simulation {
         let router = Router::new(&scenario.routing, scenario.seed, net.nodes.len());
         let mut defs = expand(&scenario, &net, &routes)?;
         let explicit = defs.len();
-        defs.extend(crate::workload::generate::generate(&scenario, &net, &routes)?);
+        defs.extend(crate::workload::generate::generate(&scenario.traffic, scenario.seed, scenario.duration, &net, &routes, scenario.base_dir.as_deref())?);
         let mut classes: Vec<String> = Vec::new();
         let queue_ports = scenario
             .metrics

@@ -37,10 +37,10 @@ pub enum RedMode {
 #[serde(deny_unknown_fields, default)]
 pub struct RedConfig {
     /// Lower threshold on the average queue, bytes or packets (default "5pkt").
-    #[serde(serialize_with = "crate::scenario::ser_buffer")]
+    #[serde(serialize_with = "crate::config::ser_buffer")]
     pub min_th: BufferSize,
     /// Upper threshold, same unit as `min_th` (default "15pkt").
-    #[serde(serialize_with = "crate::scenario::ser_buffer")]
+    #[serde(serialize_with = "crate::config::ser_buffer")]
     pub max_th: BufferSize,
     /// EWMA weight of the average queue (default 0.002).
     pub w_q: f64,

@@ -23,7 +23,7 @@ pub enum TopologyConfig {
 
 impl<'de> Deserialize<'de> for TopologyConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use crate::scenario::load::{by_kind, typed};
+        use crate::config::{by_kind, typed};
         by_kind(d, &["dumbbell", "fat_tree", "leaf_spine", "three_tier", "torus"], |kind, v| {
             Ok(match kind {
                 "dumbbell" => TopologyConfig::Dumbbell(typed(v, "")?),

@@ -104,7 +104,7 @@ pub enum CcConfig {
 /// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.
 impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::scenario::load::{by_kind, typed};
+        use crate::config::{by_kind, typed};
         use serde::de::Error;
         let v = match toml::Value::deserialize(d)? {
             toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
