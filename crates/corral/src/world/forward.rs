@@ -6,7 +6,7 @@
 
 use super::{Event, Simulation};
 use crate::ids::{PktId, PortId};
-use crate::net::queue::{Admit, Arrival};
+use crate::net::queue::{Admit, Arrival, Discipline};
 use crate::net::{NodeKind, PacketKind};
 
 impl Simulation {
@@ -54,7 +54,7 @@ impl Simulation {
         let before = port.queue.bytes();
         let admit = match shared {
             Some(sb) if !sb.admits(before, size) => Admit::Drop,
-            _ => port.queue.enqueue(Arrival { pkt, size, ect, flow, prio, weight, now }),
+            _ => port.queue.enqueue(Arrival { pkt, size, ect, flow, prio, weight, tenant: 0, agg: u32::MAX, now }),
         };
         if let Some(sb) = shared {
             sb.update(before, port.queue.bytes());

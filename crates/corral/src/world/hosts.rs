@@ -4,6 +4,7 @@
 //! as the NIC drains, like Linux TCP Small Queues).
 
 use super::{Event, Simulation};
+use crate::net::queue::Discipline;
 use crate::ids::{FlowId, PktId};
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;

@@ -19,7 +19,7 @@ pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate) -> Qu
         QueueKind::Ecn => ecn_q(),
         QueueKind::Red => red_q(0),
         QueueKind::Sfq => QueueDisc::Sfq(sfq::Sfq::new(sw.buffer, &sw.sfq.clone().unwrap_or_default(), Rng::stream(seed, stream::SFQ, port as u64))),
-        QueueKind::Drr => QueueDisc::Drr(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default())),
+        QueueKind::Drr => QueueDisc::Drr(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default(), &[])),
         QueueKind::Priority => {
             let cfg = sw.priority.clone().unwrap_or_default();
             let classes = (0..cfg.classes as usize)

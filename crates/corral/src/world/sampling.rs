@@ -4,6 +4,7 @@
 //! the traffic flows.
 
 use super::{Event, Simulation};
+use crate::net::queue::Discipline;
 
 impl Simulation {
     pub(super) fn sample_throughput(&mut self) {

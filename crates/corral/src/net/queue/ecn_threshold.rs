@@ -3,11 +3,12 @@
 //! (RFC 8257 section 3.1; Alizadeh et al., SIGCOMM 2010, section 3.1). Non-ECT packets are
 //! never marked; packets that do not fit are dropped as in drop-tail.
 
-use super::{exceeds, fits, Admit, Arrival, Fifo};
-use crate::units::BufferSize;
+use super::{exceeds, fits, Admit, Arrival, Discipline, Fifo};
+use crate::ids::PktId;
+use crate::units::{BufferSize, Time};
 
 pub struct EcnThreshold {
-    pub(super) fifo: Fifo,
+    fifo: Fifo,
     limit: BufferSize,
     threshold: BufferSize,
 }
@@ -17,7 +18,10 @@ impl EcnThreshold {
         EcnThreshold { fifo: Fifo::default(), limit, threshold }
     }
 
-    pub fn enqueue(&mut self, a: Arrival) -> Admit {
+}
+
+impl Discipline for EcnThreshold {
+    fn enqueue(&mut self, a: Arrival) -> Admit {
         let (bytes, pkts) = (self.fifo.bytes(), self.fifo.len() as u64);
         if !fits(self.limit, bytes, pkts, a.size) {
             return Admit::Drop;
@@ -25,6 +29,18 @@ impl EcnThreshold {
         let mark = a.ect && exceeds(self.threshold, bytes, pkts);
         self.fifo.push(a.pkt, a.size);
         Admit::Accept { mark }
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<(PktId, u32)> {
+        self.fifo.pop()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn packets(&self) -> u64 {
+        self.fifo.len() as u64
     }
 }
 

@@ -5,7 +5,10 @@
 //! accept, mark (ECN CE) or drop. Every arrival goes through the discipline, also one that
 //! finds the port idle (it is dequeued at once), so averaging disciplines such as RED see
 //! every packet. Disciplines that make room by dropping an already queued packet (SFQ, DRR)
-//! answer [`Admit::Displace`] and hand the victims out through [`QueueDisc::pop_victim`].
+//! answer [`Admit::Displace`] and hand the victims out through [`Discipline::pop_victim`].
+//!
+//! Every discipline implements [`Discipline`]; [`QueueDisc`] is the closed enum the
+//! per-packet path dispatches through, and it never reaches into a discipline's fields.
 
 pub mod drr;
 pub mod ecn_threshold;
@@ -26,10 +29,10 @@ pub enum Admit {
     /// Queued; `mark` asks the caller to set CE on the packet.
     Accept { mark: bool },
     /// Queued, but to make room the discipline dropped one or more packets that were already
-    /// queued; the caller takes them with [`QueueDisc::pop_victim`] and accounts their drops.
+    /// queued; the caller takes them with [`Discipline::pop_victim`] and accounts their drops.
     Displace { mark: bool },
     /// The arriving packet is dropped. (A discipline may also have dropped queued packets
-    /// first; [`QueueDisc::pop_victim`] returns them.)
+    /// first; [`Discipline::pop_victim`] returns them.)
     Drop,
 }
 
@@ -46,6 +49,10 @@ pub struct Arrival {
     pub prio: u8,
     /// The flow's weight, for weighted fair queueing.
     pub weight: f64,
+    /// The flow's tenant, numbered in order of appearance in the run (DRR by tenant).
+    pub tenant: u16,
+    /// The aggregate or tunnel id a scheme stamped on the packet (`u32::MAX`: none).
+    pub agg: u32,
     /// Arrival time, for disciplines with time-based state (RED's idle decay, SFQ perturbation).
     pub now: Time,
 }
@@ -54,10 +61,28 @@ impl Arrival {
     /// An arrival at time zero of flow 0, priority 0, weight 1 (for unit tests).
     #[cfg(test)]
     pub fn test(pkt: u32, size: u32) -> Arrival {
-        Arrival { pkt: PktId(pkt), size, ect: true, flow: FlowId(0), prio: 0, weight: 1.0, now: Time::ZERO }
+        Arrival { pkt: PktId(pkt), size, ect: true, flow: FlowId(0), prio: 0, weight: 1.0, tenant: 0, agg: u32::MAX, now: Time::ZERO }
     }
 }
 
+/// One output-queue discipline. The per-packet path calls these through the closed enum
+/// [`QueueDisc`]; each discipline keeps its packets and state private.
+pub trait Discipline {
+    /// Decides the fate of an arriving packet (and queues it unless dropped).
+    fn enqueue(&mut self, a: Arrival) -> Admit;
+    /// The next packet to transmit; `now` is when it starts on the wire.
+    fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)>;
+    /// A queued packet the last enqueue dropped to make room, with its size.
+    fn pop_victim(&mut self) -> Option<(PktId, u32)> {
+        None
+    }
+    /// Bytes queued (the packet on the wire excluded).
+    fn bytes(&self) -> u64;
+    /// Packets queued.
+    fn packets(&self) -> u64;
+}
+
+/// The closed set of disciplines, dispatched statically on the per-packet path.
 pub enum QueueDisc {
     TailDrop(taildrop::TailDrop),
     EcnThreshold(ecn_threshold::EcnThreshold),
@@ -65,6 +90,19 @@ pub enum QueueDisc {
     Sfq(sfq::Sfq),
     Priority(priority::Priority),
     Drr(drr::Drr),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            QueueDisc::TailDrop($q) => $e,
+            QueueDisc::EcnThreshold($q) => $e,
+            QueueDisc::Red($q) => $e,
+            QueueDisc::Sfq($q) => $e,
+            QueueDisc::Priority($q) => $e,
+            QueueDisc::Drr($q) => $e,
+        }
+    };
 }
 
 impl QueueDisc {
@@ -76,65 +114,35 @@ impl QueueDisc {
         QueueDisc::EcnThreshold(ecn_threshold::EcnThreshold::new(limit, threshold))
     }
 
-    #[inline]
-    pub fn enqueue(&mut self, a: Arrival) -> Admit {
-        match self {
-            QueueDisc::TailDrop(q) => q.enqueue(a),
-            QueueDisc::EcnThreshold(q) => q.enqueue(a),
-            QueueDisc::Red(q) => q.enqueue(a),
-            QueueDisc::Sfq(q) => q.enqueue(a),
-            QueueDisc::Priority(q) => q.enqueue(a),
-            QueueDisc::Drr(q) => q.enqueue(a),
-        }
-    }
-
-    /// The next packet to transmit; `now` is when it starts on the wire.
-    #[inline]
-    pub fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
-        match self {
-            QueueDisc::TailDrop(q) => q.fifo.pop(),
-            QueueDisc::EcnThreshold(q) => q.fifo.pop(),
-            QueueDisc::Red(q) => q.dequeue(now),
-            QueueDisc::Sfq(q) => q.dequeue(),
-            QueueDisc::Priority(q) => q.dequeue(now),
-            QueueDisc::Drr(q) => q.dequeue(),
-        }
-    }
-
-    /// A queued packet the last enqueue dropped to make room, with its size.
-    #[inline]
-    pub fn pop_victim(&mut self) -> Option<(PktId, u32)> {
-        match self {
-            QueueDisc::Sfq(q) => q.rounds.victims.pop(),
-            QueueDisc::Drr(q) => q.rounds.victims.pop(),
-            _ => None,
-        }
-    }
-
-    pub fn bytes(&self) -> u64 {
-        match self {
-            QueueDisc::TailDrop(q) => q.fifo.bytes(),
-            QueueDisc::EcnThreshold(q) => q.fifo.bytes(),
-            QueueDisc::Red(q) => q.fifo.bytes(),
-            QueueDisc::Sfq(q) => q.rounds.bytes(),
-            QueueDisc::Priority(q) => q.bytes(),
-            QueueDisc::Drr(q) => q.rounds.bytes(),
-        }
-    }
-
-    pub fn packets(&self) -> u64 {
-        match self {
-            QueueDisc::TailDrop(q) => q.fifo.len() as u64,
-            QueueDisc::EcnThreshold(q) => q.fifo.len() as u64,
-            QueueDisc::Red(q) => q.fifo.len() as u64,
-            QueueDisc::Sfq(q) => q.rounds.packets(),
-            QueueDisc::Priority(q) => q.packets(),
-            QueueDisc::Drr(q) => q.rounds.packets(),
-        }
-    }
-
     pub fn is_empty(&self) -> bool {
         self.packets() == 0
+    }
+}
+
+impl Discipline for QueueDisc {
+    #[inline]
+    fn enqueue(&mut self, a: Arrival) -> Admit {
+        dispatch!(self, q => q.enqueue(a))
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
+        dispatch!(self, q => q.dequeue(now))
+    }
+
+    #[inline]
+    fn pop_victim(&mut self) -> Option<(PktId, u32)> {
+        dispatch!(self, q => q.pop_victim())
+    }
+
+    #[inline]
+    fn bytes(&self) -> u64 {
+        dispatch!(self, q => q.bytes())
+    }
+
+    #[inline]
+    fn packets(&self) -> u64 {
+        dispatch!(self, q => q.packets())
     }
 }
 

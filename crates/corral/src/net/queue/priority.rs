@@ -4,7 +4,7 @@
 //! highest-priority class that has packets (IEEE 802.1Q strict priority transmission
 //! selection, section 8.6.8.1).
 
-use super::{Admit, Arrival, QueueDisc};
+use super::{Admit, Arrival, Discipline, QueueDisc};
 use crate::error::{ensure, Result};
 use crate::ids::PktId;
 use crate::units::Time;
@@ -55,26 +55,32 @@ impl Priority {
         Priority { classes }
     }
 
-    pub fn enqueue(&mut self, a: Arrival) -> Admit {
+    /// Packets queued in class `c`.
+    pub fn class_packets(&self, c: usize) -> u64 {
+        self.classes[c].packets()
+    }
+}
+
+impl Discipline for Priority {
+    fn enqueue(&mut self, a: Arrival) -> Admit {
         let c = (a.prio as usize).min(self.classes.len() - 1);
         self.classes[c].enqueue(a)
     }
 
-    pub fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
+    fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
         self.classes.iter_mut().find(|c| !c.is_empty())?.dequeue(now)
     }
 
-    pub fn bytes(&self) -> u64 {
+    fn pop_victim(&mut self) -> Option<(PktId, u32)> {
+        self.classes.iter_mut().find_map(|c| c.pop_victim())
+    }
+
+    fn bytes(&self) -> u64 {
         self.classes.iter().map(|c| c.bytes()).sum()
     }
 
-    pub fn packets(&self) -> u64 {
+    fn packets(&self) -> u64 {
         self.classes.iter().map(|c| c.packets()).sum()
-    }
-
-    /// Packets queued in class `c`.
-    pub fn class_packets(&self, c: usize) -> u64 {
-        self.classes[c].packets()
     }
 }
 

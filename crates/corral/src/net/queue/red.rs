@@ -15,7 +15,7 @@
 //! buffer are always dropped. The TCP Outcast paper (NSDI 2012, section 5, Table 2) uses
 //! min 5, max 15 packets, w_q 0.002.
 
-use super::{fits, Admit, Arrival, Fifo};
+use super::{fits, Admit, Arrival, Discipline, Fifo};
 use crate::error::{ensure, Result};
 use crate::ids::PktId;
 use crate::sim::rng::Rng;
@@ -93,7 +93,7 @@ fn amount(b: BufferSize) -> f64 {
 }
 
 pub struct Red {
-    pub(super) fifo: Fifo,
+    fifo: Fifo,
     limit: BufferSize,
     cfg: RedConfig,
     /// Transmission time of a typical packet at the port's rate.
@@ -204,7 +204,10 @@ impl Red {
         }
     }
 
-    pub fn enqueue(&mut self, a: Arrival) -> Admit {
+}
+
+impl Discipline for Red {
+    fn enqueue(&mut self, a: Arrival) -> Admit {
         self.update_avg(a.now);
         let signal = self.early_signal(a.size);
         let room = fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size);
@@ -223,12 +226,20 @@ impl Red {
 
     /// Takes the next packet, which starts on the wire at `now`; the port goes idle when it
     /// has been sent if nothing else is queued.
-    pub fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
+    fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
         let (p, s) = self.fifo.pop()?;
         if self.fifo.is_empty() {
             self.idle_since = Some(now + self.rate.tx_time(s as u64));
         }
         Some((p, s))
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn packets(&self) -> u64 {
+        self.fifo.len() as u64
     }
 }
 

@@ -10,7 +10,7 @@
 //! section 5, Table 2) uses 4 buckets to show that fair queueing removes the outcast effect.
 
 use super::rounds::Rounds;
-use super::{Admit, Arrival};
+use super::{Admit, Arrival, Discipline};
 use crate::error::{ensure, Result};
 use crate::ids::PktId;
 use crate::sim::rng::{mix64, Rng};
@@ -56,7 +56,7 @@ impl SfqConfig {
 }
 
 pub struct Sfq {
-    pub(super) rounds: Rounds,
+    rounds: Rounds,
     limit: BufferSize,
     perturb: Time,
     head_drop: bool,
@@ -76,7 +76,10 @@ impl Sfq {
         (mix64(flow as u64 ^ self.salt) % self.rounds.slots.len() as u64) as u32
     }
 
-    pub fn enqueue(&mut self, a: Arrival) -> Admit {
+}
+
+impl Discipline for Sfq {
+    fn enqueue(&mut self, a: Arrival) -> Admit {
         if self.perturb > Time::ZERO && a.now >= self.next_perturb {
             self.salt = self.rng.next_u64();
             let periods = (a.now - self.next_perturb).ps() / self.perturb.ps() + 1;
@@ -102,8 +105,20 @@ impl Sfq {
         self.rounds.verdict()
     }
 
-    pub fn dequeue(&mut self) -> Option<(PktId, u32)> {
+    fn dequeue(&mut self, _now: Time) -> Option<(PktId, u32)> {
         self.rounds.pop().map(|(p, s, _)| (p, s))
+    }
+
+    fn pop_victim(&mut self) -> Option<(PktId, u32)> {
+        self.rounds.victims.pop()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.rounds.bytes()
+    }
+
+    fn packets(&self) -> u64 {
+        self.rounds.packets()
     }
 }
 
@@ -145,7 +160,7 @@ mod tests {
         let heavy_bucket = q.bucket(heavy);
         let (mut hb, mut lb) = (0i64, 0i64);
         for _ in 0..600 {
-            let (p, s) = q.dequeue().unwrap();
+            let (p, s) = q.dequeue(Time::ZERO).unwrap();
             // Packet ids tell which flow sent them: heavy ids are multiples of 6 below 1200.
             if p.0 < 1200 && p.0 % 6 == 0 {
                 hb += s as i64;
@@ -173,7 +188,7 @@ mod tests {
         // Now a holds 3, b holds 1: another packet of a is itself the longest bucket's tail.
         assert_eq!(q.enqueue(arr(11, a)), Admit::Drop);
         assert!(q.rounds.victims.is_empty());
-        let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue().map(|(p, _)| p.0)).collect();
+        let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO).map(|(p, _)| p.0)).collect();
         out.sort();
         assert_eq!(out, vec![0, 1, 2, 10]);
     }
@@ -192,7 +207,7 @@ mod tests {
         // Flow a again: its bucket (2 queued + the arrival) is longest; its oldest goes.
         assert_eq!(q.enqueue(arr(11, a)), Admit::Displace { mark: false });
         assert_eq!(q.rounds.victims.pop(), Some((PktId(1), 1500)));
-        let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue().map(|(p, _)| p.0)).collect();
+        let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO).map(|(p, _)| p.0)).collect();
         out.sort();
         assert_eq!(out, vec![2, 10, 11]);
     }
@@ -233,7 +248,7 @@ mod tests {
         }
         // ...so each flow's packets leave in arrival order.
         let mut last = [None::<u32>; 8];
-        while let Some((pkt, _)) = q.dequeue() {
+        while let Some((pkt, _)) = q.dequeue(Time::ZERO) {
             let f = (pkt.0 % 8) as usize;
             assert!(last[f].is_none_or(|p| p < pkt.0), "flow {f}: packet {} after {:?}", pkt.0, last[f]);
             last[f] = Some(pkt.0);

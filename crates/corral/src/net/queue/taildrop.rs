@@ -2,11 +2,12 @@
 //! discipline of commodity switches that the TCP Outcast paper (NSDI 2012, sections 2 and 4)
 //! shows causes port blackout.
 
-use super::{fits, Admit, Arrival, Fifo};
-use crate::units::BufferSize;
+use super::{fits, Admit, Arrival, Discipline, Fifo};
+use crate::ids::PktId;
+use crate::units::{BufferSize, Time};
 
 pub struct TailDrop {
-    pub(super) fifo: Fifo,
+    fifo: Fifo,
     limit: BufferSize,
 }
 
@@ -15,19 +16,33 @@ impl TailDrop {
         TailDrop { fifo: Fifo::default(), limit }
     }
 
-    pub fn enqueue(&mut self, a: Arrival) -> Admit {
+}
+
+impl Discipline for TailDrop {
+    fn enqueue(&mut self, a: Arrival) -> Admit {
         if !fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size) {
             return Admit::Drop;
         }
         self.fifo.push(a.pkt, a.size);
         Admit::Accept { mark: false }
     }
+
+    fn dequeue(&mut self, _now: Time) -> Option<(PktId, u32)> {
+        self.fifo.pop()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn packets(&self) -> u64 {
+        self.fifo.len() as u64
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::PktId;
 
     fn arr(i: u32, size: u32) -> Arrival {
         Arrival::test(i, size)
@@ -39,9 +54,9 @@ mod tests {
         assert_eq!(q.enqueue(arr(0, 1500)), Admit::Accept { mark: false });
         assert_eq!(q.enqueue(arr(1, 1500)), Admit::Accept { mark: false });
         assert_eq!(q.enqueue(arr(2, 40)), Admit::Drop);
-        assert_eq!(q.fifo.pop(), Some((PktId(0), 1500)));
+        assert_eq!(q.dequeue(Time::ZERO), Some((PktId(0), 1500)));
         assert_eq!(q.enqueue(arr(3, 1500)), Admit::Accept { mark: false });
-        assert_eq!(q.fifo.bytes(), 3000);
+        assert_eq!(q.bytes(), 3000);
     }
 
     #[test]
