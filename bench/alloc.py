@@ -36,7 +36,7 @@ def bench_alloc(sizes=(1_000, 10_000, 100_000), runs: int = 5) -> list[dict]:
     for n in sizes:
         s, d = pairs(n, 512, rng)
         t = time.perf_counter()
-        u = ca.usage(TOPO, s, d, routing="spray")
+        u = ca.usage(TOPO, s, d, routing="rps")
         usage_s = time.perf_counter() - t
         csr = u.csr
         reps = max(1, runs if n < 100_000 else min(runs, 3))
@@ -47,7 +47,7 @@ def bench_alloc(sizes=(1_000, 10_000, 100_000), runs: int = 5) -> list[dict]:
             full.append(time.perf_counter() - t)
         al = ca.Allocator(u.capacity, csr)
         xs, xd = pairs(30, 512, rng)
-        extra = ca.usage(TOPO, xs, xd, routing="spray")
+        extra = ca.usage(TOPO, xs, xd, routing="rps")
         add, rem = [], []
         for i in range(30):
             a, b = extra.indptr[i], extra.indptr[i + 1]

@@ -124,8 +124,8 @@ def test_incremental_equals_from_scratch(inst, ops):
         np.testing.assert_allclose(rates, full, atol=1e-9 * max(1.0, cap.max()), rtol=1e-9)
 
 
-def test_torus_spray_usage_and_gil_free_solve():
-    u = ca.usage({"kind": "torus", "dims": [5, 5], "link_rate": "10Gbps"}, src=[0, 0], dst=[6, 7], routing="spray")
+def test_torus_rps_usage_and_gil_free_solve():
+    u = ca.usage({"kind": "torus", "dims": [5, 5], "link_rate": "10Gbps"}, src=[0, 0], dst=[6, 7], routing="rps")
     assert len(u.capacity) == 2 * (25 + 50) and np.all(u.capacity == 1e10)
     # h0 -> h6: 2 host links at 1 + 4 torus links at 1/2; h0 -> h7 (2,1): 3 paths.
     assert sorted(u.data[u.indptr[0]:u.indptr[1]]) == [0.5] * 4 + [1.0] * 2
@@ -148,8 +148,8 @@ def test_errors_name_the_argument():
         ca.maxmin([1.0], ([0, 1], [0], [1.0]), weight=[0.0])
     with pytest.raises(ValueError, match=r"^headroom: must be in \[0, 1\)"):
         ca.maxmin([1.0], ([0, 1], [0], [1.0]), headroom=1.5)
-    with pytest.raises(ValueError, match=r"unknown routing \"rps\""):
-        ca.usage({"kind": "torus", "dims": [3, 3], "link_rate": "1Gbps"}, [0], [1], routing="rps")
+    with pytest.raises(ValueError, match=r"unknown routing \"rsp\"; did you mean \"rps\"\?"):
+        ca.usage({"kind": "torus", "dims": [3, 3], "link_rate": "1Gbps"}, [0], [1], routing="rsp")
     with pytest.raises(ValueError, match=r"dst\[0\]: host 99 out of range"):
         ca.usage({"kind": "torus", "dims": [3, 3], "link_rate": "1Gbps"}, [0], [99])
     with pytest.raises(ValueError, match=r"topology.dims\[0\]"):
@@ -213,7 +213,7 @@ def _torus_usage(n=60):
     rng = np.random.default_rng(3)
     src = rng.integers(0, 27, n)
     dst = (src + 1 + rng.integers(0, 26, n)) % 27
-    return ca.usage({"kind": "torus", "dims": [3, 3, 3], "link_rate": "10Gbps"}, src, dst, routing="spray")
+    return ca.usage({"kind": "torus", "dims": [3, 3, 3], "link_rate": "10Gbps"}, src, dst, routing="rps")
 
 
 def test_scipy_int32_indices_and_converted_arrays_give_the_same_rates():

@@ -263,7 +263,7 @@ def test_same_sweep_on_one_and_two_workers_is_byte_identical(tmp_path, client):
     fcts = set()
     for name in names:
         files = sorted(f.name for f in (one / layout.RUNS / name).glob("*.parquet"))
-        assert len(files) == 8  # flows, throughput, throughput_class, queues, drops, drop_runs, ports, latency
+        assert len(files) == 9  # flows, throughput, throughput_class, queues, drops, drop_runs, ports, latency, control
         for f in files:
             data = (one / layout.RUNS / name / f).read_bytes()
             assert data == (two / layout.RUNS / name / f).read_bytes() == (threads / layout.RUNS / name / f).read_bytes(), f

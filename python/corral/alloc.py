@@ -8,7 +8,7 @@ the GIL released.
 
     >>> import numpy as np, corral.alloc as ca
     >>> usage = ca.usage({"kind": "torus", "dims": [4, 4], "link_rate": "10Gbps"},
-    ...                  src=[0, 1], dst=[5, 5], routing="spray")
+    ...                  src=[0, 1], dst=[5, 5], routing="rps")
     >>> rates, bottleneck = ca.maxmin(usage.capacity, usage.matrix)
 
 `bottleneck[i]` is the index of the saturated link that froze flow i, or -1 when the flow is
@@ -175,14 +175,16 @@ class Usage:
         return csr_matrix((self.data, self.indices, self.indptr), shape=(len(self.indptr) - 1, len(self.capacity)))
 
 
-def usage(topology: Union[dict, str], src, dst, routing: str = "spray", direct: float = 0.5, seed: int = 1) -> Usage:
+def usage(topology: Union[dict, str], src, dst, routing: str = "rps", direct: float = 1 / 3, seed: int = 1) -> Usage:
     """Usage fractions of flows src[i] -> dst[i] (host indices) on a topology.
 
     topology: a `[topology]` table as a dict (or JSON text), e.g.
       {"kind": "torus", "dims": [8, 8, 8], "link_rate": "10Gbps"} or {"kind": "fat_tree", "k": 4, ...}.
-    routing: "single", "ecmp" (the packet simulator's per-flow hash with `seed`, flow i = i),
-      "static", "spray" (uniform over minimal paths), "spray_per_hop", "vlb", or "wlb"
-      (`direct` share on minimal paths, the rest VLB).
+    routing: the names packets use (README, "Routing"): "static", "ecmp" (the packet
+      simulator's per-flow hash with `seed`, flow i = i), "spray" (uniform per hop), "rps"
+      (uniform over minimal paths), "dest_tag" (dimension order), "vlb", "wlb" (`direct`
+      share on minimal paths, the rest VLB) or "equal_length"; "single" and "spray_per_hop"
+      are the older names of "dest_tag" and "spray".
     Links are the topology's directed links, host links included.
     """
     text = topology if isinstance(topology, str) else json.dumps(topology)

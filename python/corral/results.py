@@ -1,6 +1,6 @@
 """The `Results` of one run: polars tables, a summary dict, and writing them to a folder.
 
-`Results.write(out_dir)` produces the documented run folder (see README_columns.md):
+`Results.write(out_dir)` produces the documented run folder (see the README, "Run folder"):
 one Parquet file per table, `summary.json`, `scenario.json` (the effective scenario after
 overrides) and PNG plots. Parquet files hold no timestamps or statistics, so the same
 scenario and seed give byte-identical files. The folder appears only once complete.
@@ -32,6 +32,7 @@ class Results:
     ports: pl.DataFrame
     throughput_class: pl.DataFrame
     latency: pl.DataFrame
+    control: pl.DataFrame
     summary: dict[str, Any]
     scenario: dict[str, Any] = field(default_factory=dict)
 

@@ -7,7 +7,8 @@
 //! argument.
 
 use corral::alloc::problem::{CsrArray, CsrIndex};
-use corral::alloc::usage::{Routing, UsageBuilder};
+use corral::route::usage::UsageBuilder;
+use corral::route::Routing;
 use corral::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -160,7 +161,7 @@ fn alloc_maxmin<'py>(
 /// (indptr, indices, data as int64/int64/float64 bytearrays, capacities in bit/s as float64
 /// bytearray, link names "node:port").
 #[pyfunction]
-#[pyo3(signature = (topology_json, src, dst, routing, direct=0.5, seed=1))]
+#[pyo3(signature = (topology_json, src, dst, routing, direct=1.0 / 3.0, seed=1))]
 #[allow(clippy::type_complexity)]
 fn alloc_usage<'py>(
     py: Python<'py>,
@@ -183,7 +184,7 @@ fn alloc_usage<'py>(
         crate::guarded("computing usage", || -> Result<_, String> {
             let t = topo.build();
             let net = corral::net::Network::build(&t, |_| corral::net::queue::QueueDisc::taildrop(corral::units::BufferSize::Packets(1)));
-            let rt = corral::route::RouteTable::build(&net);
+            let rt = corral::route::RouteTable::build(&net, true);
             let nh = net.hosts.len() as i64;
             let mut ub = UsageBuilder::new(&net, &rt, seed);
             let (mut ip, mut ix, mut dt) = (vec![0i64], Vec::new(), Vec::new());

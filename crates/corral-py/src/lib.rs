@@ -6,6 +6,7 @@
 mod alloc;
 
 use corral::metrics::{Column, Table};
+use corral::run::Run;
 use corral::units::Time;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -25,59 +26,9 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| SimulationError::new_err(format!("internal error while {what}: {}", panic_message(p))))
 }
 
-/// Packet-level or fluid run, by the scenario's `mode`.
-enum Engine {
-    Packet(Box<corral::Simulation>),
-    Fluid(Box<corral::fluid::FluidSim>),
-}
-
-impl Engine {
-    fn reached(&self) -> Time {
-        match self {
-            Engine::Packet(s) => s.reached(),
-            Engine::Fluid(s) => s.reached(),
-        }
-    }
-    fn is_finished(&self) -> bool {
-        match self {
-            Engine::Packet(s) => s.is_finished(),
-            Engine::Fluid(s) => s.is_finished(),
-        }
-    }
-    fn events_processed(&self) -> u64 {
-        match self {
-            Engine::Packet(s) => s.events_processed(),
-            Engine::Fluid(s) => s.events_processed(),
-        }
-    }
-    fn run_until(&mut self, t: Time) {
-        match self {
-            Engine::Packet(s) => s.run_until(t),
-            Engine::Fluid(s) => s.run_until(t),
-        }
-    }
-}
-
-/// Empty table with the columns of `t`.
-fn empty_like(t: Table) -> Table {
-    let mut out = Table::default();
-    for (name, col) in t.columns {
-        let empty = match col {
-            Column::Int(_) => Column::Int(vec![]),
-            Column::OptInt(_) => Column::OptInt(vec![]),
-            Column::Float(_) => Column::Float(vec![]),
-            Column::OptFloat(_) => Column::OptFloat(vec![]),
-            Column::OptBool(_) => Column::OptBool(vec![]),
-            Column::Str(_) => Column::Str(vec![]),
-        };
-        out = out.with(name, empty);
-    }
-    out
-}
-
 #[pyclass(module = "corral._core")]
 struct Simulation {
-    inner: Engine,
+    inner: Run,
     #[pyo3(get)]
     name: String,
     #[pyo3(get)]
@@ -96,17 +47,10 @@ impl Simulation {
         let built = guarded("loading the scenario", || -> corral::Result<_> {
             let sc = corral::scenario::load(scenario_toml, &overrides, &source)?;
             let json = serde_json::to_string(&sc).unwrap_or_default();
-            let engine = match sc.mode {
-                corral::scenario::Mode::Packet => Engine::Packet(Box::new(corral::Simulation::new(sc)?)),
-                corral::scenario::Mode::Fluid => Engine::Fluid(Box::new(corral::fluid::FluidSim::new(sc)?)),
-            };
-            Ok((engine, json))
+            Ok((Run::new(sc)?, json))
         })?;
         let (inner, scenario_json) = built.map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        let sc = match &inner {
-            Engine::Packet(s) => &s.scenario,
-            Engine::Fluid(s) => &s.scenario,
-        };
+        let sc = inner.scenario();
         Ok(Simulation {
             name: sc.name.clone(),
             seed: sc.seed,
@@ -140,37 +84,7 @@ impl Simulation {
     /// The output tables as {table: {column: list}} plus "summary": dict.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &self.inner;
-        let (tables, summary) = guarded("collecting results", || match inner {
-            Engine::Packet(s) => {
-                let tables = vec![
-                    ("flows", s.flows_table()),
-                    ("throughput", s.throughput_table()),
-                    ("queues", s.queues_table()),
-                    ("drops", s.drops_table()),
-                    ("drop_runs", s.drop_runs_table()),
-                    ("ports", s.ports_table()),
-                    ("throughput_class", s.throughput_class_table()),
-                    ("latency", s.latency_table()),
-                ];
-                (tables, s.summary().to_string())
-            }
-            Engine::Fluid(f) => {
-                // Queue, drop and port tables keep their columns and stay empty: fluid mode
-                // has no packets. Their schemas come from an empty packet-level run.
-                let schema = fluid_schemas();
-                let tables = vec![
-                    ("flows", f.flows_table()),
-                    ("throughput", f.throughput_table()),
-                    ("queues", schema.0),
-                    ("drops", schema.1),
-                    ("drop_runs", schema.2),
-                    ("ports", schema.3),
-                    ("throughput_class", f.throughput_class_table()),
-                    ("latency", schema.4),
-                ];
-                (tables, f.summary().to_string())
-            }
-        })?;
+        let (tables, summary) = guarded("collecting results", || (inner.tables(), inner.summary().to_string()))?;
         let out = PyDict::new(py);
         for (name, t) in &tables {
             out.set_item(name, table_to_dict(py, t)?)?;
@@ -181,17 +95,18 @@ impl Simulation {
     }
 }
 
-/// Empty queues, drops, drop_runs, ports and latency tables with the packet-level columns.
-fn fluid_schemas() -> (Table, Table, Table, Table, Table) {
-    let text = "duration = \"1us\"\n[topology]\nkind = \"dumbbell\"\nsenders = 1\nreceivers = 1\nlink_rate = \"1Gbps\"\n";
-    let sim = corral::Simulation::new(corral::scenario::load(text, &[], "schema").expect("schema scenario")).expect("schema scenario");
-    (
-        empty_like(sim.queues_table()),
-        empty_like(sim.drops_table()),
-        empty_like(sim.drop_runs_table()),
-        empty_like(sim.ports_table()),
-        empty_like(sim.latency_table()),
-    )
+/// The output schema: {table: [(column, type)]}, type one of "int", "float", "str", "bool".
+#[pyfunction]
+fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (name, cols) in corral::metrics::schema::TABLES {
+        let list = PyList::empty(py);
+        for (col, ty) in cols.iter() {
+            list.append((*col, ty.name()))?;
+        }
+        out.set_item(*name, list)?;
+    }
+    Ok(out)
 }
 
 fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
@@ -220,6 +135,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     alloc::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(schemas, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())

@@ -8,7 +8,8 @@
 //! recompute. `ecmp` routes each flow on one hashed shortest path instead of spraying, for
 //! comparison: far fewer links per flow, far less coupling.
 
-use corral::alloc::usage::{Routing, UsageBuilder};
+use corral::route::usage::UsageBuilder;
+use corral::route::Routing;
 use corral::alloc::{solve, Allocator, FlowSpec, Problem};
 use corral::net::queue::QueueDisc;
 use corral::net::topo::torus::TorusConfig;
@@ -24,14 +25,14 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let routing = if std::env::args().any(|a| a == "ecmp") { Routing::Ecmp } else { Routing::Spray };
+    let routing = if std::env::args().any(|a| a == "ecmp") { Routing::Ecmp } else { Routing::Rps };
     let sizes: Vec<usize> = {
         let a: Vec<usize> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
         if a.is_empty() { vec![1_000, 10_000, 100_000] } else { a }
     };
-    let topo = TorusConfig { dims: vec![8, 8, 8], link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1) }.build();
+    let topo = TorusConfig { dims: vec![8, 8, 8], link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1), ..TorusConfig::default() }.build();
     let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
-    let rt = RouteTable::build(&net);
+    let rt = RouteTable::build(&net, true);
     let mut ub = UsageBuilder::new(&net, &rt, 1);
     let hosts = net.hosts.len() as u64;
     let mut rng = Rng::stream(1, 99, 0);

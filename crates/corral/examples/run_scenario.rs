@@ -14,15 +14,9 @@ fn main() {
         std::process::exit(2)
     });
     let run = || -> corral::Result<serde_json::Value> {
-        let sc = corral::scenario::load(&text, &overrides, &path)?;
-        if sc.mode == corral::scenario::Mode::Fluid {
-            let mut sim = corral::fluid::FluidSim::new(sc)?;
-            sim.run();
-            return Ok(sim.summary());
-        }
-        let mut sim = corral::Simulation::new(sc)?;
-        sim.run();
-        Ok(sim.summary())
+        let mut run = corral::run::Run::load(&text, &overrides, &path)?;
+        run.run();
+        Ok(run.summary())
     };
     match run() {
         Ok(summary) => println!("{summary}"),

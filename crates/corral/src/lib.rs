@@ -1,9 +1,14 @@
 //! corral: a deterministic discrete-event datacenter network simulator.
 //!
-//! Layers, bottom up: [`units`] and [`ids`]; the event machinery in [`sim`]; the network in
-//! [`net`] (topologies, ports, queue disciplines); [`route`]; the TCP [`transport`] with its
-//! congestion controllers; [`metrics`]; [`scenario`] files; and [`world`], the simulation
-//! that ties them together. [`Simulation`] is the entry point:
+//! Layers, bottom up (a module imports only modules listed before it):
+//! [`units`], [`ids`] and [`error`]; shared configuration helpers in [`config`]; the event
+//! machinery in [`sim`]; the network in [`net`] (topologies, ports, queue disciplines);
+//! [`route`], the one place paths are chosen; the [`transport`] (TCP, its congestion
+//! controllers, explicit-rate sending); [`workload`]s; [`metrics`]; max-min rate
+//! [`alloc`]ation; [`scenario`] files; [`build`], which turns a scenario into a network and
+//! flows for both modes; the control plane [`ctrl`]; the cooperative [`schemes`]; [`world`],
+//! the packet-level simulation; [`fluid`], the flow-level one; and [`run`], the one entry
+//! point for either. [`Simulation`] is the packet-level engine:
 //!
 //! ```
 //! let text = r#"
@@ -24,14 +29,18 @@
 //! ```
 
 pub mod alloc;
+pub mod build;
 pub mod config;
+pub mod ctrl;
 pub mod error;
 pub mod fluid;
 pub mod ids;
 pub mod metrics;
 pub mod net;
 pub mod route;
+pub mod run;
 pub mod scenario;
+pub mod schemes;
 pub mod sim;
 pub mod transport;
 pub mod units;

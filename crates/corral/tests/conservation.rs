@@ -5,6 +5,7 @@
 
 mod common;
 
+use corral::net::queue::Discipline;
 use corral::Simulation;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};

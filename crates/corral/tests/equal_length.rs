@@ -107,7 +107,7 @@ fn core_key_is_checked() {
     let err = corral::scenario::load(&base, &["routing.kind=ecmp".into(), "routing.core=random".into()], "t").unwrap_err().to_string();
     assert!(err.starts_with("routing.core:") || err.starts_with("routing:"), "{err}");
     let sc = corral::scenario::load(&base, &[], "t").unwrap();
-    assert_eq!(sc.routing, corral::route::RoutingConfig::EqualLength { core: corral::route::equal_length::CoreChoice::Random });
+    assert_eq!(sc.routing.routing, corral::route::Routing::EqualLength { core: corral::route::equal_length::CoreChoice::Random });
 }
 
 /// Warm-up excluded from the drop-run statistics: all 13 flows start within 100 us with

@@ -37,8 +37,8 @@ fn scenario(duration: &str, traffic: &str) -> String {
 fn flows_of(text: &str) -> (Vec<FlowDef>, Network) {
     let sc = corral::scenario::load(text, &[], "test").unwrap_or_else(|e| panic!("{e}"));
     let net = Network::build(&sc.topology.build(), |_| QueueDisc::taildrop(BufferSize::Packets(100)));
-    let routes = RouteTable::build(&net);
-    (generate(&sc, &net, &routes).unwrap_or_else(|e| panic!("{e}")), net)
+    let routes = RouteTable::build(&net, false);
+    (generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref()).unwrap_or_else(|e| panic!("{e}")), net)
 }
 
 fn offered_load(flows: &[FlowDef], capacity_bps: f64, secs: f64) -> f64 {

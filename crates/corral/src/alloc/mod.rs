@@ -5,14 +5,14 @@
 //!
 //! [`problem`] holds the input in CSR form, [`waterfill`] the exact fast solver,
 //! [`incremental`] the allocator that updates under arrivals, departures, demand and capacity
-//! changes, [`usage`] derives usage fractions from a topology and a routing protocol, and
-//! [`reference`] is the plain HCC algorithm used as a test oracle.
+//! changes, and [`reference`] is the plain HCC algorithm used as a test oracle. Usage
+//! fractions of a flow under a routing come from [`crate::route::usage`], the one place paths
+//! are chosen.
 
 pub(crate) mod candidates;
 pub mod incremental;
 pub mod problem;
 pub mod reference;
-pub mod usage;
 pub mod waterfill;
 
 pub use incremental::Allocator;

@@ -6,32 +6,34 @@
 //! rates: a link of rate R carries `R * mss / (mss + header)` of payload, the share of a
 //! full data packet's bits.
 //!
-//! Routing maps to usage fractions as in packet mode: `ecmp` -> the flow's hashed single path
-//! (same hash, same path), `static` -> the destination-bits path, `spray` -> the per-hop
-//! uniform split the packet simulator's spray makes.
+//! Each flow's routing (its entry's, or `[routing]`) maps to usage fractions by the rules
+//! packets follow ([`crate::route::usage`]): `ecmp` -> the flow's hashed single path (same
+//! hash, same path), `static` -> the destination-bits path, `spray` -> the per-hop uniform
+//! split, `rps` -> uniform over minimal paths, `vlb`/`wlb` -> through intermediates. The
+//! network and flows come from the same builder as packet mode ([`crate::build`]); a
+//! `[scheme]` is ignored (every flow moves at its max-min rate).
 //!
 //! Event loop: the next event is the earliest of the next arrival, the next completion at the
 //! current rates, and the next throughput sample; bytes advance linearly in between.
 
-use crate::alloc::usage::{Routing, UsageBuilder};
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::error::Result;
 use crate::metrics::classes::{ClassSeries, ALL};
 use crate::metrics::fairness::jain_index;
 use crate::metrics::{Column, Table};
-use crate::net::queue::QueueDisc;
 use crate::net::Network;
-use crate::route::{RouteTable, RoutingConfig};
-use crate::scenario::flows::expand;
-use crate::workload::flow::FlowDef;
+use crate::route::usage::UsageBuilder;
+use crate::route::Routing;
 use crate::scenario::Scenario;
-use crate::units::{BufferSize, Time};
+use crate::units::Time;
+use crate::workload::flow::FlowDef;
 
 /// A fluid run.
 pub struct FluidSim {
     pub scenario: Scenario,
     pub net: Network,
     pub defs: Vec<FlowDef>,
+    routing: Vec<Routing>,
     hops: Vec<u32>,
     /// Ideal FCT per sized flow (serialization at the access rate plus unloaded path delay),
     /// the same lower bound packet-level runs report.
@@ -68,27 +70,17 @@ pub struct FluidSim {
 
 impl FluidSim {
     pub fn new(scenario: Scenario) -> Result<FluidSim> {
-        let topo = scenario.topology.build();
-        let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(1)));
-        let routes = RouteTable::build(&net);
-        let mut defs = expand(&scenario, &net, &routes)?;
-        defs.extend(crate::workload::generate::generate(&scenario.traffic, scenario.seed, scenario.duration, &net, &routes, scenario.base_dir.as_deref())?);
-        let routing = match scenario.routing {
-            RoutingConfig::Static => Routing::Static,
-            RoutingConfig::Ecmp => Routing::Ecmp,
-            RoutingConfig::Spray => Routing::SprayPerHop,
-            RoutingConfig::EqualLength { .. } => {
-                return Err(crate::error::config_err("routing.kind", "equal_length is not supported in fluid mode; use static, ecmp or spray"))
-            }
-        };
+        let b = crate::build::build(&scenario, false)?;
+        let (net, routes) = (b.net, b.routes);
+        let routing: Vec<Routing> = b.flows.iter().map(|p| p.routing).collect();
+        let hops = b.flows.iter().map(|p| p.hops).collect();
+        let ideal = b.flows.iter().map(|p| p.ideal).collect();
+        let class_of: Vec<Option<u32>> = b.flows.iter().map(|p| p.class).collect();
+        let classes = b.classes;
+        let defs: Vec<FlowDef> = b.flows.into_iter().map(|p| p.def).collect();
         let mut ub = UsageBuilder::new(&net, &routes, scenario.seed);
-        let usage: Vec<Vec<(u32, f64)>> = defs.iter().enumerate().map(|(i, d)| ub.usage(routing, i as u32, d.src, d.dst)).collect();
-        let hops = defs.iter().map(|d| routes.hops(net.hosts[d.src as usize], d.dst).unwrap_or(0)).collect();
+        let usage: Vec<Vec<(u32, f64)>> = defs.iter().enumerate().map(|(i, d)| ub.usage(routing[i], i as u32, d.src, d.dst)).collect();
         let tcp = &scenario.transport;
-        let ideal = defs
-            .iter()
-            .map(|d| d.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, false, d.src, d.dst, size, tcp.mss as u64, tcp.header as u64)))
-            .collect();
         let payload = tcp.mss as f64 / (tcp.mss + tcp.header) as f64;
         let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate.bps() as f64 * payload).collect();
         let alloc = Allocator::new(Problem { capacity, headroom: 0.0, flows: Vec::new() })?;
@@ -96,21 +88,9 @@ impl FluidSim {
         order.sort_by_key(|&i| (defs[i].start, i));
         let n = defs.len();
         let first_sample = scenario.metrics.interval.min(scenario.duration);
-        let mut classes: Vec<String> = Vec::new();
-        let class_of: Vec<Option<u32>> = defs
-            .iter()
-            .map(|d| {
-                d.block.map(|_| match classes.iter().position(|c| *c == d.class) {
-                    Some(c) => c as u32,
-                    None => {
-                        classes.push(d.class.clone());
-                        classes.len() as u32 - 1
-                    }
-                })
-            })
-            .collect();
         Ok(FluidSim {
             net,
+            routing,
             hops,
             ideal,
             usage,
@@ -310,7 +290,9 @@ impl FluidSim {
             .with("tag", Column::Str(f.iter().map(|x| x.tag.clone()).collect()))
             .with("priority", Column::Int(f.iter().map(|x| x.priority as i64).collect()))
             .with("weight", Column::Float(f.iter().map(|x| x.weight).collect()))
+            .with("transport", Column::Str(vec!["fluid".to_string(); n]))
             .with("cc", Column::Str(vec!["fluid".to_string(); n]))
+            .with("routing", Column::Str(self.routing.iter().map(|r| r.name().to_string()).collect()))
             .with("hops", Column::Int(self.hops.iter().map(|&h| h as i64).collect()))
             .with("size_bytes", Column::OptInt(f.iter().map(|x| x.size.map(|s| s as i64)).collect()))
             .with("start_s", Column::Float(f.iter().map(|x| secs(x.start)).collect()))
@@ -345,6 +327,7 @@ impl FluidSim {
                 "deadline_met",
                 Column::OptBool(f.iter().zip(&self.finish).map(|(x, fin)| crate::metrics::fct::deadline_met(x.deadline, *fin, self.now)).collect()),
             )
+            .check("flows")
     }
 
     pub fn throughput_table(&self) -> Table {
@@ -353,6 +336,7 @@ impl FluidSim {
             .with("flow_id", Column::Int(self.tp_flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(self.tp_bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::Float(self.tp_bytes.iter().zip(&self.tp_width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
+            .check("throughput")
     }
 
     /// Aggregate (`class` = "*") and per-class goodput of `[[traffic]]` flows, the columns of
@@ -366,6 +350,7 @@ impl FluidSim {
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
+            .check("throughput_class")
     }
 
     pub fn summary(&self) -> serde_json::Value {
@@ -387,6 +372,7 @@ impl FluidSim {
             "bytes_delivered": bytes,
             "bytes_dropped": 0,
             "jain_index": jain_index(&self.goodputs()),
+            "scheme_ignored": self.scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()),
         })
     }
 }

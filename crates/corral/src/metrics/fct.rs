@@ -111,7 +111,7 @@ mod tests {
     fn ideal_fct_of_one_packet_is_the_path_delay_and_grows_at_line_rate() {
         let topo = FatTreeConfig { k: 4, link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1) }.build();
         let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
-        let rt = RouteTable::build(&net);
+        let rt = RouteTable::build(&net, false);
         // 1000 B + 40 B header over 6 hops: 6 x (832 ns + 1 us).
         assert_eq!(ideal_fct(&net, &rt, false, 4, 0, 1000, 1460, 40), Time::from_ns(6 * 1832));
         // Two full packets more add exactly their serialization at the access link.

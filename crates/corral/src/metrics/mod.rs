@@ -7,6 +7,7 @@ pub mod fairness;
 pub mod fct;
 pub mod latency;
 pub mod queues;
+pub mod schema;
 pub mod table;
 pub mod throughput;
 

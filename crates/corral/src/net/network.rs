@@ -23,6 +23,8 @@ pub struct Network {
     pub hosts: Vec<NodeId>,
     /// Node -> host index, for hosts.
     pub host_index: Vec<Option<u32>>,
+    /// Host index -> the switch its NIC connects to (its rack).
+    pub attach: Vec<NodeId>,
 }
 
 impl Network {
@@ -46,7 +48,9 @@ impl Network {
             for (me, peer, peer_port) in [(l.a, l.b, pb), (l.b, l.a, pa)] {
                 let local = nodes[me.idx()].ports.len() as u16;
                 let q = queue_for(nodes[me.idx()].kind);
-                ports.push(Port::new(me, local, peer, peer_port, l.rate, l.delay, q, degree[me.idx()]));
+                let mut port = Port::new(me, local, peer, peer_port, l.rate, l.delay, q, degree[me.idx()]);
+                port.dim = l.dim;
+                ports.push(port);
                 nodes[me.idx()].ports.push(PortId(ports.len() as u32 - 1));
             }
         }
@@ -54,7 +58,8 @@ impl Network {
         for (i, h) in topo.hosts.iter().enumerate() {
             host_index[h.idx()] = Some(i as u32);
         }
-        Network { nodes, ports, hosts: topo.hosts.clone(), host_index }
+        let attach = topo.hosts.iter().map(|h| nodes[h.idx()].ports.first().map_or(*h, |p| ports[p.idx()].peer)).collect();
+        Network { nodes, ports, hosts: topo.hosts.clone(), host_index, attach }
     }
 
     pub fn port(&self, node: NodeId, local: usize) -> Option<PortId> {

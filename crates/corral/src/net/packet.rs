@@ -1,5 +1,6 @@
 //! Packets and the arena that owns them. Events carry a [`PktId`]; no packet is heap
-//! allocated on its own, and freed slots are reused.
+//! allocated on its own, and freed slots are reused. Source routes live beside the packets
+//! (one 128-bit header field per slot, touched only by source-routed packets).
 
 use crate::ids::{FlowId, PktId};
 use crate::units::Time;
@@ -8,10 +9,33 @@ use crate::units::Time;
 pub enum PacketKind {
     Data,
     Ack,
+    /// A scheme's control message (`crate::ctrl`): `flow` holds the message's slot.
+    Control,
 }
+
+/// The per-hop routing rule a packet carries (one byte); `crate::route` interprets it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Leg {
+    /// Destination bits (`route::static_bits`).
+    #[default]
+    Static,
+    Ecmp,
+    Spray,
+    /// Uniform over minimal paths: each next hop weighted by the shortest paths behind it.
+    Rps,
+    /// The next hop in the lowest dimension (the first candidate when links have none).
+    DestTag,
+    /// Uniform per hop, from the equal-length routing's own streams.
+    EqualRandom,
+}
+
+/// `Packet::agg` when no scheme stamped an aggregate.
+pub const NO_AGG: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 pub struct Packet {
+    /// Data and ACK: the packet's flow. Control: the message slot.
     pub flow: FlowId,
     pub kind: PacketKind,
     /// Data: sequence number of the first payload byte. Ack: cumulative ACK number.
@@ -20,8 +44,18 @@ pub struct Packet {
     pub payload: u32,
     /// Bytes on the wire, headers included.
     pub size: u32,
-    /// Destination host index (routing key).
-    pub dst_host: u32,
+    /// Data and ACK: destination host index (routing key). Control: destination node.
+    pub dst: u32,
+    /// Intermediate host to head for first, or `route::CLIMB` / `route::NO_WAYPOINT`.
+    pub waypoint: u32,
+    /// Aggregate or tunnel id a scheme stamps on its flows' packets ([`NO_AGG`]: none).
+    pub agg: u32,
+    /// The per-hop routing rule.
+    pub leg: Leg,
+    /// Source-routed packets: the next hop's index in the route, and the route's length
+    /// (`rlen == 0`: the switches choose every hop).
+    pub ridx: u8,
+    pub rlen: u8,
     /// ECN-capable transport (ECT) codepoint set.
     pub ect: bool,
     /// Congestion Experienced, set by a marking queue.
@@ -32,9 +66,6 @@ pub struct Packet {
     pub cwr: bool,
     /// Priority class copied from the flow (0 = highest), read by priority queues.
     pub prio: u8,
-    /// Equal-length routing: the packet has reached a top-tier node and now heads down along
-    /// shortest paths (false until then, and unused by other routings).
-    pub turned: bool,
     /// Input slot through which the packet entered the node now holding it (drop-run
     /// accounting when a queue later drops it to make room).
     pub in_slot: u16,
@@ -45,6 +76,8 @@ pub struct Packet {
 #[derive(Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
+    /// Source route of each slot (meaningful while its packet has `rlen > 0`).
+    routes: Vec<u128>,
     free: Vec<u32>,
 }
 
@@ -76,5 +109,22 @@ impl PacketArena {
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.slots[id.idx()]
+    }
+
+    /// Writes a source route of `len` hops into the packet's header.
+    pub fn set_route(&mut self, id: PktId, route: u128, len: u8) {
+        if self.routes.len() <= id.idx() {
+            self.routes.resize(self.slots.len().max(id.idx() + 1), 0);
+        }
+        self.routes[id.idx()] = route;
+        let p = &mut self.slots[id.idx()];
+        p.rlen = len;
+        p.ridx = 0;
+    }
+
+    /// The source route of a source-routed packet.
+    #[inline]
+    pub fn route(&self, id: PktId) -> u128 {
+        self.routes[id.idx()]
     }
 }

@@ -27,9 +27,15 @@ pub struct Port {
     pub peer_port: PortId,
     pub rate: Rate,
     pub delay: Time,
+    /// The dimension the link moves along (torus; 0 elsewhere), for dimension-order routing.
+    pub dim: u8,
     pub queue: QueueDisc,
     /// The wire is busy serializing until this time.
     pub busy_until: Time,
+    /// A scheme sees every packet offered to this port.
+    pub tapped: bool,
+    /// Control packets among the queued ones (their bytes are counted when they go out).
+    pub ctrl_queued: u32,
     pub stats: PortStats,
     /// Current run of consecutive drops per input port of this node (index = local input
     /// port; the last slot is the node's own traffic, e.g. a host's transport).
@@ -47,8 +53,11 @@ impl Port {
             peer_port,
             rate,
             delay,
+            dim: 0,
             queue,
             busy_until: Time::ZERO,
+            tapped: false,
+            ctrl_queued: 0,
             stats: PortStats::default(),
             drop_run: vec![0; node_ports + 1],
             run_histogram: BTreeMap::new(),

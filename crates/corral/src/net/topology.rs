@@ -32,6 +32,8 @@ pub struct LinkSpec {
     pub b: NodeId,
     pub rate: Rate,
     pub delay: Time,
+    /// The dimension the link moves along (torus; 0 elsewhere).
+    pub dim: u8,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -58,6 +60,11 @@ impl Topology {
     }
 
     pub fn link(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: Time) {
-        self.links.push(LinkSpec { a, b, rate, delay });
+        self.link_along(a, b, rate, delay, 0);
+    }
+
+    /// A link that moves along dimension `dim` of a grid.
+    pub fn link_along(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: Time, dim: u8) {
+        self.links.push(LinkSpec { a, b, rate, delay, dim });
     }
 }

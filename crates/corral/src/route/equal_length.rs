@@ -6,10 +6,9 @@
 //! the VL2-style scheme) or by destination address bits (`dest_bits`, the paper's testbed:
 //! last bit at the ToR, second-last at the aggregation switch, as [`super::static_bits`]).
 //!
-//! Which packets still climb is a flag in the packet ([`crate::net::Packet::turned`]), set
-//! where a packet reaches a node without uplinks.
+//! A packet climbs while its waypoint is [`super::CLIMB`]; the router clears it where the
+//! packet reaches a node without uplinks.
 
-use super::static_bits::StaticBits;
 use crate::ids::NodeId;
 use crate::sim::rng::{stream, Rng};
 use serde::{Deserialize, Serialize};
@@ -25,26 +24,20 @@ pub enum CoreChoice {
     DestBits,
 }
 
-pub enum EqualLength {
-    Random(Vec<Rng>),
-    DestBits,
+/// The random choices of `core = "random"`: one stream per node.
+pub struct EqualRandom {
+    rngs: Vec<Rng>,
 }
 
-impl EqualLength {
-    pub fn new(core: CoreChoice, seed: u64, nodes: usize) -> EqualLength {
-        match core {
-            CoreChoice::Random => EqualLength::Random((0..nodes).map(|i| Rng::stream(seed, stream::EQUAL_LENGTH, i as u64)).collect()),
-            CoreChoice::DestBits => EqualLength::DestBits,
-        }
+impl EqualRandom {
+    pub fn new(seed: u64, nodes: usize) -> EqualRandom {
+        EqualRandom { rngs: (0..nodes).map(|i| Rng::stream(seed, stream::EQUAL_LENGTH, i as u64)).collect() }
     }
 
-    /// Picks one of `n` candidates at `node` for a packet to host `dst`.
+    /// One of `n` candidates at `node`, uniformly.
     #[inline]
-    pub fn pick(&mut self, node: NodeId, static_div: u32, n: usize, dst: u32) -> usize {
-        match self {
-            EqualLength::Random(rngs) => rngs[node.idx()].below(n as u64) as usize,
-            EqualLength::DestBits => StaticBits.pick(static_div, n, dst),
-        }
+    pub fn pick(&mut self, node: NodeId, n: usize) -> usize {
+        self.rngs[node.idx()].below(n as u64) as usize
     }
 }
 
@@ -53,21 +46,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dest_bits_is_a_function_of_the_destination_and_random_covers_all() {
-        let mut d = EqualLength::new(CoreChoice::DestBits, 1, 4);
-        for dst in 0..8 {
-            let first = d.pick(NodeId(2), 2, 2, dst);
-            assert_eq!(first, (dst as usize / 2) % 2);
-            assert!((0..10).all(|_| d.pick(NodeId(2), 2, 2, dst) == first));
-        }
-        let mut r = EqualLength::new(CoreChoice::Random, 1, 4);
+    fn random_choices_cover_all_and_repeat_per_seed() {
+        let mut r = EqualRandom::new(1, 4);
         let mut counts = [0; 2];
         for _ in 0..200 {
-            counts[r.pick(NodeId(3), 1, 2, 0)] += 1;
+            counts[r.pick(NodeId(3), 2)] += 1;
         }
         assert!(counts.iter().all(|&c| c > 60), "{counts:?}");
-        // Seeded: the same seed repeats the same choices.
-        let (mut a, mut b) = (EqualLength::new(CoreChoice::Random, 9, 4), EqualLength::new(CoreChoice::Random, 9, 4));
-        assert!((0..50).all(|_| a.pick(NodeId(1), 1, 4, 0) == b.pick(NodeId(1), 1, 4, 0)));
+        let (mut a, mut b) = (EqualRandom::new(9, 4), EqualRandom::new(9, 4));
+        assert!((0..50).all(|_| a.pick(NodeId(1), 4) == b.pick(NodeId(1), 4)));
     }
 }

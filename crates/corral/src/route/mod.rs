@@ -1,30 +1,125 @@
-//! Routing: shortest-path candidate tables, and the policies that pick one candidate per
-//! packet, one file each: `static` destination bits (the TCP Outcast paper's fat-tree
-//! routing), per-flow `ecmp` hashing, per-packet `spray`, and `equal_length` routing through
-//! the top tier.
+//! Routing: shortest-path candidate tables ([`table`]), the rules that pick one candidate per
+//! hop, and the one place paths are chosen, for packets ([`Router`]), for source routes
+//! ([`source`]) and for flow-level usage fractions ([`usage`], used by `alloc` and fluid
+//! mode), so that every mode reads the same names with the same meaning:
+//!
+//! | name | per packet | paper |
+//! |---|---|---|
+//! | `static` | destination-address bits pick the uplink | TCP Outcast 2.1 |
+//! | `ecmp` | per-flow hash over equal-cost next hops | RFC 2992 |
+//! | `spray` | uniform over equal-cost next hops at every hop | Dixit et al. |
+//! | `rps` | a uniformly random minimal path (per hop, weighted by the paths behind each next hop) | R2C2 3.5 |
+//! | `dest_tag` | one minimal path, lowest dimension first (dimension order on a torus) | R2C2 2.2.1, Dally-Towles |
+//! | `vlb` | `rps` to a uniformly random intermediate (a host's switch), then `rps` to the destination | Valiant, R2C2 |
+//! | `wlb` | `rps` direct with probability `direct`, else `vlb` (R2C2's 1:2 split is direct = 1/3) | R2C2 3.3.1 |
+//! | `equal_length` | up to the top tier, then down (`core`: random or destination bits) | TCP Outcast 5.4 |
+//!
+//! A packet carries its per-hop rule ([`Leg`]) and a waypoint: an intermediate host whose
+//! switch it heads for first (`vlb`, `wlb`), [`CLIMB`] while it climbs (`equal_length`), or
+//! [`NO_WAYPOINT`]. With `source_routes` the sender applies the same rules once and writes
+//! the whole path into the packet header ([`source`]); switches then only follow it.
 
+pub mod dest_tag;
 pub mod ecmp;
 pub mod equal_length;
+pub mod rps;
+pub mod source;
 pub mod spray;
 pub mod static_bits;
 pub mod table;
+pub mod usage;
+pub mod vlb;
 
 use crate::ids::{FlowId, NodeId, PortId};
-use serde::{Deserialize, Serialize};
+pub use crate::net::packet::Leg;
+use crate::net::Network;
+use equal_length::CoreChoice;
+use serde::{Deserialize, Serialize, Serializer};
 pub use table::RouteTable;
 
-/// `[routing]` table of a scenario.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RoutingConfig {
-    /// Destination-address bits choose the uplink (Outcast paper, section 2.1).
+/// The waypoint of a packet that heads straight for its destination.
+pub const NO_WAYPOINT: u32 = u32::MAX;
+/// The waypoint of an `equal_length` packet still climbing to the top tier.
+pub const CLIMB: u32 = u32::MAX - 1;
+
+/// How the packets of a flow choose among paths.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Routing {
     Static,
-    /// Per-flow hash over equal-cost next hops.
     Ecmp,
-    /// Per-packet uniform random choice over equal-cost next hops.
     Spray,
-    /// Every packet goes up to the top tier and back down (Outcast paper, section 5.4).
-    EqualLength { core: equal_length::CoreChoice },
+    Rps,
+    DestTag,
+    Vlb,
+    Wlb { direct: f64 },
+    EqualLength { core: CoreChoice },
+}
+
+/// The names [`Routing`] accepts (scenario files, `corral.alloc.usage`).
+pub const ROUTING_NAMES: &[&str] = &["static", "ecmp", "spray", "rps", "dest_tag", "vlb", "wlb", "equal_length"];
+
+impl Routing {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Routing::Static => "static",
+            Routing::Ecmp => "ecmp",
+            Routing::Spray => "spray",
+            Routing::Rps => "rps",
+            Routing::DestTag => "dest_tag",
+            Routing::Vlb => "vlb",
+            Routing::Wlb { .. } => "wlb",
+            Routing::EqualLength { .. } => "equal_length",
+        }
+    }
+
+    /// A routing by name, with the older `corral.alloc` aliases: `single` = `dest_tag`,
+    /// `spray_per_hop` = `spray`. `direct` is WLB's minimal share.
+    pub fn parse(name: &str, direct: f64) -> crate::Result<Routing> {
+        Ok(match name {
+            "static" => Routing::Static,
+            "ecmp" => Routing::Ecmp,
+            "spray" | "spray_per_hop" => Routing::Spray,
+            "rps" => Routing::Rps,
+            "dest_tag" | "single" => Routing::DestTag,
+            "vlb" => Routing::Vlb,
+            "wlb" => Routing::Wlb { direct: check_direct(direct).map_err(|m| crate::error::config_err("direct", m))? },
+            "equal_length" => Routing::EqualLength { core: CoreChoice::Random },
+            _ => {
+                let hint = crate::config::suggest::nearest(name, ROUTING_NAMES.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
+                return Err(crate::error::config_err("routing", format!("unknown routing \"{name}\"; {hint}expected one of {}", ROUTING_NAMES.join(", "))));
+            }
+        })
+    }
+
+    /// The per-hop rule between waypoints.
+    pub fn leg(&self) -> Leg {
+        match self {
+            Routing::Static | Routing::EqualLength { core: CoreChoice::DestBits } => Leg::Static,
+            Routing::Ecmp => Leg::Ecmp,
+            Routing::Spray => Leg::Spray,
+            Routing::Rps | Routing::Vlb | Routing::Wlb { .. } => Leg::Rps,
+            Routing::DestTag => Leg::DestTag,
+            Routing::EqualLength { core: CoreChoice::Random } => Leg::EqualRandom,
+        }
+    }
+
+    /// Packets climb to the top tier first.
+    pub fn via_top(&self) -> bool {
+        matches!(self, Routing::EqualLength { .. })
+    }
+
+    /// The route table must count shortest paths (uniform path sampling).
+    pub fn needs_path_counts(&self) -> bool {
+        self.leg() == Leg::Rps
+    }
+}
+
+fn check_direct(direct: f64) -> Result<f64, String> {
+    if (0.0..=1.0).contains(&direct) {
+        Ok(direct)
+    } else {
+        Err(format!("must be in [0, 1], got {direct}"))
+    }
 }
 
 /// A routing table takes no keys besides `kind`...
@@ -32,85 +127,233 @@ pub enum RoutingConfig {
 #[serde(deny_unknown_fields)]
 struct NoKeys {}
 
-/// ...except equal-length routing, which takes `core`.
+/// ...except equal-length routing, which takes `core`...
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EqualLengthKeys {
     #[serde(default)]
-    core: equal_length::CoreChoice,
+    core: CoreChoice,
+}
+
+/// ...and weighted load balancing, which takes `direct`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WlbKeys {
+    /// Share of the traffic on minimal paths (default 1/3: R2C2's 1:2 example).
+    #[serde(default = "one_third")]
+    direct: f64,
+}
+
+fn one_third() -> f64 {
+    1.0 / 3.0
+}
+
+/// `"vlb"` or `{ kind = "wlb", direct = 0.5 }`.
+impl<'de> Deserialize<'de> for Routing {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::config::{by_kind, typed};
+        use serde::de::Error;
+        let v = match toml::Value::deserialize(d)? {
+            toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
+            other => other,
+        };
+        by_kind(v, ROUTING_NAMES, |kind, v| {
+            Ok(match kind {
+                "equal_length" => Routing::EqualLength { core: typed::<EqualLengthKeys>(v, "")?.core },
+                "wlb" => {
+                    let k: WlbKeys = typed(v, "")?;
+                    Routing::Wlb { direct: check_direct(k.direct).map_err(|m| crate::error::config_err("direct", m))? }
+                }
+                other => {
+                    typed::<NoKeys>(v, "")?;
+                    Routing::parse(other, 0.0)?
+                }
+            })
+        })
+        .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+    }
+}
+
+impl Serialize for Routing {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", self.name())?;
+        match self {
+            Routing::Wlb { direct } => m.serialize_entry("direct", direct)?,
+            Routing::EqualLength { core } => m.serialize_entry("core", core)?,
+            _ => {}
+        }
+        m.end()
+    }
+}
+
+/// `[routing]`: the run's routing (every flow's unless a flow entry names its own) and
+/// whether senders write whole paths into packet headers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoutingConfig {
+    pub routing: Routing,
+    /// Senders choose each packet's whole path and write it into the header (3 bits per hop
+    /// on a torus, as R2C2's data plane); switches only follow it (default false: every
+    /// switch chooses the next hop itself). The same rules choose either way.
+    pub source_routes: bool,
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig { routing: Routing::Ecmp, source_routes: false }
+    }
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::config::{by_kind, typed};
-        by_kind(d, &["static", "ecmp", "spray", "equal_length"], |kind, v| {
-            if kind == "equal_length" {
-                let k: EqualLengthKeys = typed(v, "")?;
-                return Ok(RoutingConfig::EqualLength { core: k.core });
-            }
-            typed::<NoKeys>(v, "")?;
-            Ok(match kind {
-                "static" => RoutingConfig::Static,
-                "ecmp" => RoutingConfig::Ecmp,
-                _ => RoutingConfig::Spray,
-            })
-        })
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(d).map_err(|_| D::Error::custom(format!("expected a table with kind = one of {}", ROUTING_NAMES.join(", "))))?;
+        let source_routes = match table.remove("source_routes") {
+            None => false,
+            Some(toml::Value::Boolean(b)) => b,
+            Some(other) => return Err(D::Error::custom(format!("\u{1}source_routes\u{1}expected true or false, got {other}"))),
+        };
+        let routing = Routing::deserialize(toml::Value::Table(table)).map_err(|e| D::Error::custom(e.message()))?;
+        Ok(RoutingConfig { routing, source_routes })
     }
 }
 
-impl RoutingConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            RoutingConfig::Static => "static",
-            RoutingConfig::Ecmp => "ecmp",
-            RoutingConfig::Spray => "spray",
-            RoutingConfig::EqualLength { .. } => "equal_length",
+impl Serialize for RoutingConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", self.routing.name())?;
+        match self.routing {
+            Routing::Wlb { direct } => m.serialize_entry("direct", &direct)?,
+            Routing::EqualLength { core } => m.serialize_entry("core", &core)?,
+            _ => {}
         }
-    }
-
-    /// Packets climb to the top tier before heading down (equal-length routing).
-    pub fn via_top(&self) -> bool {
-        matches!(self, RoutingConfig::EqualLength { .. })
+        m.serialize_entry("source_routes", &self.source_routes)?;
+        m.end()
     }
 }
 
-/// A routing policy with its state, dispatched statically.
-pub enum Router {
-    Static(static_bits::StaticBits),
-    Ecmp(ecmp::Ecmp),
-    Spray(spray::Spray),
-    EqualLength(equal_length::EqualLength),
+/// What a switch needs to know about a packet to route it.
+#[derive(Clone, Copy, Debug)]
+pub struct Hop {
+    pub flow: FlowId,
+    /// Destination host.
+    pub dst: u32,
+    /// Intermediate host, [`CLIMB`] or [`NO_WAYPOINT`]; cleared when reached.
+    pub waypoint: u32,
+    pub leg: Leg,
+}
+
+/// The routing state of a run: the random streams of the randomized rules, per switch (and
+/// per sending host for waypoints), each derived from the run's seed.
+pub struct Router {
+    ecmp: ecmp::Ecmp,
+    spray: spray::Spray,
+    rps: rps::Rps,
+    equal: equal_length::EqualRandom,
+    waypoints: vlb::Waypoints,
 }
 
 impl Router {
-    pub fn new(cfg: &RoutingConfig, seed: u64, nodes: usize) -> Router {
-        match cfg {
-            RoutingConfig::Static => Router::Static(static_bits::StaticBits),
-            RoutingConfig::Ecmp => Router::Ecmp(ecmp::Ecmp::new(seed)),
-            RoutingConfig::Spray => Router::Spray(spray::Spray::new(seed, nodes)),
-            RoutingConfig::EqualLength { core } => Router::EqualLength(equal_length::EqualLength::new(*core, seed, nodes)),
+    pub fn new(seed: u64, nodes: usize, hosts: usize) -> Router {
+        Router {
+            ecmp: ecmp::Ecmp::new(seed),
+            spray: spray::Spray::new(seed, nodes),
+            rps: rps::Rps::new(seed, nodes),
+            equal: equal_length::EqualRandom::new(seed, nodes),
+            waypoints: vlb::Waypoints::new(seed, hosts),
         }
     }
 
-    /// Packets climb to the top tier first: the caller offers uplinks until the packet turns.
+    /// The waypoint a new packet of a flow with routing `r` from host `src` starts with.
     #[inline]
-    pub fn via_top(&self) -> bool {
-        matches!(self, Router::EqualLength(_))
+    pub fn waypoint(&mut self, r: Routing, src: u32, hosts: usize) -> u32 {
+        match r {
+            Routing::Vlb => self.waypoints.vlb(src, hosts),
+            Routing::Wlb { direct } => self.waypoints.wlb(src, hosts, direct),
+            Routing::EqualLength { .. } => CLIMB,
+            _ => NO_WAYPOINT,
+        }
     }
 
-    /// Picks the output port at `node` for a packet of `flow` to host `dst`, among the
-    /// non-empty equal-cost `candidates`.
+    /// The output port at `node` for a packet described by `hop` (which may clear its
+    /// waypoint). `node` must not be the destination host.
     #[inline]
-    pub fn choose(&mut self, node: NodeId, static_div: u32, candidates: &[PortId], flow: FlowId, dst: u32) -> PortId {
-        if candidates.len() == 1 {
-            return candidates[0];
+    pub fn next_port(&mut self, rt: &RouteTable, net: &Network, node: NodeId, hop: &mut Hop) -> PortId {
+        if hop.waypoint == CLIMB {
+            let up = rt.uplinks(node);
+            if !up.is_empty() {
+                return up[self.pick(net, node, up, &[], hop)];
+            }
+            hop.waypoint = NO_WAYPOINT;
         }
-        let i = match self {
-            Router::Static(r) => r.pick(static_div, candidates.len(), dst),
-            Router::Ecmp(r) => r.pick(node, candidates.len(), flow),
-            Router::Spray(r) => r.pick(node, candidates.len()),
-            Router::EqualLength(r) => r.pick(node, static_div, candidates.len(), dst),
-        };
-        candidates[i]
+        let mut target = hop.dst;
+        if hop.waypoint != NO_WAYPOINT {
+            // Reached the intermediate's switch (or the waypoint is the sender itself).
+            if node == net.attach[hop.waypoint as usize] || node == net.hosts[hop.waypoint as usize] {
+                hop.waypoint = NO_WAYPOINT;
+            } else {
+                target = hop.waypoint;
+            }
+        }
+        let cands = rt.candidates(node, target);
+        if cands.len() == 1 {
+            return cands[0];
+        }
+        let paths = if hop.leg == Leg::Rps { rt.candidate_paths(node, target) } else { &[] };
+        cands[self.pick(net, node, cands, paths, hop)]
+    }
+
+    /// One of the candidates `cands` at `node` by the packet's rule; `paths` are the shortest
+    /// paths behind each candidate (for `rps`; empty while climbing).
+    fn pick(&mut self, net: &Network, node: NodeId, cands: &[PortId], paths: &[f64], hop: &Hop) -> usize {
+        let n = cands.len();
+        if n == 1 {
+            return 0;
+        }
+        match hop.leg {
+            Leg::Static => static_bits::StaticBits.pick(net.nodes[node.idx()].static_div, n, hop.dst),
+            Leg::Ecmp => self.ecmp.pick(node, n, hop.flow),
+            Leg::Spray => self.spray.pick(node, n),
+            Leg::EqualRandom => self.equal.pick(node, n),
+            Leg::DestTag => dest_tag::pick(net, cands),
+            Leg::Rps if paths.is_empty() => self.rps.uniform(node, n),
+            Leg::Rps => self.rps.pick(node, paths),
+        }
+    }
+
+    /// The whole path (output ports) a packet described by `hop` takes from `node` to its
+    /// destination host, every hop chosen as the switches would choose it.
+    pub fn path(&mut self, rt: &RouteTable, net: &Network, mut node: NodeId, mut hop: Hop, out: &mut Vec<PortId>) {
+        out.clear();
+        let dst = net.hosts[hop.dst as usize];
+        while node != dst {
+            let p = self.next_port(rt, net, node, &mut hop);
+            out.push(p);
+            node = net.ports[p.idx()].peer;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<RoutingConfig, String> {
+        crate::config::typed::<RoutingConfig>(toml::from_str(text).unwrap(), "routing").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn routing_tables_parse_with_their_keys() {
+        assert_eq!(parse("kind = \"vlb\"").unwrap().routing, Routing::Vlb);
+        assert_eq!(parse("kind = \"wlb\"\ndirect = 0.5").unwrap().routing, Routing::Wlb { direct: 0.5 });
+        assert_eq!(parse("kind = \"wlb\"").unwrap().routing, Routing::Wlb { direct: 1.0 / 3.0 });
+        let c = parse("kind = \"rps\"\nsource_routes = true").unwrap();
+        assert!(c.source_routes && c.routing == Routing::Rps);
+        assert!(parse("kind = \"wlb\"\ndirect = 2.0").unwrap_err().starts_with("routing.direct:"));
+        assert!(parse("kind = \"ecmp\"\ndirect = 0.5").unwrap_err().starts_with("routing.direct: unknown key"));
+        assert!(parse("kind = \"vbl\"").unwrap_err().contains("did you mean \"vlb\""));
+        assert!(parse("kind = \"rps\"\nsource_routes = 1").unwrap_err().starts_with("routing.source_routes:"));
     }
 }

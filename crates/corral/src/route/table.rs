@@ -1,6 +1,8 @@
 //! Equal-cost shortest-path next hops from every node to every host, found by one
 //! breadth-first search per destination host. Paths never transit a host. Also each node's
-//! uplinks (ports to a node of a higher tier), which equal-length routing climbs first.
+//! uplinks (ports to a node of a higher tier), which equal-length routing climbs first, and,
+//! when asked for, the number of shortest paths behind every next hop (uniform path
+//! sampling, [`super::rps`]).
 
 use crate::ids::{NodeId, PortId};
 use crate::net::{Network, NodeKind};
@@ -16,10 +18,15 @@ pub struct RouteTable {
     /// node -> range in `up_ports`: its ports toward a higher tier.
     up_offsets: Vec<u32>,
     up_ports: Vec<PortId>,
+    /// Parallel to `ports`: shortest paths to the destination through that next hop (empty
+    /// unless built with path counts).
+    paths: Vec<f64>,
 }
 
 impl RouteTable {
-    pub fn build(net: &Network) -> RouteTable {
+    /// The table of `net`; `path_counts` also counts the shortest paths behind every next
+    /// hop (needed by `rps`, `vlb` and `wlb`).
+    pub fn build(net: &Network, path_counts: bool) -> RouteTable {
         let n = net.nodes.len();
         let h = net.hosts.len();
         let mut dist = vec![u32::MAX; n * h];
@@ -67,7 +74,61 @@ impl RouteTable {
             up_ports.extend(node.ports.iter().filter(|p| net.nodes[net.ports[p.idx()].peer.idx()].level > node.level));
         }
         up_offsets.push(up_ports.len() as u32);
-        RouteTable { hosts: h, offsets, ports, dist, up_offsets, up_ports }
+        let mut rt = RouteTable { hosts: h, offsets, ports, dist, up_offsets, up_ports, paths: Vec::new() };
+        if path_counts {
+            rt.count_paths(net);
+        }
+        rt
+    }
+
+    /// Fills `paths`: per destination, nodes in order of increasing distance, each node's
+    /// count is the sum over its next hops of the counts behind them (1 at the destination).
+    fn count_paths(&mut self, net: &Network) {
+        let (n, h) = (net.nodes.len(), self.hosts);
+        let mut behind = vec![0.0f64; self.ports.len()];
+        let mut count = vec![0.0f64; n];
+        let mut order: Vec<usize> = Vec::with_capacity(n);
+        for d in 0..h {
+            order.clear();
+            order.extend((0..n).filter(|&u| self.dist[u * h + d] != u32::MAX));
+            order.sort_by_key(|&u| self.dist[u * h + d]);
+            for &u in &order {
+                let (a, b) = (self.offsets[u * h + d] as usize, self.offsets[u * h + d + 1] as usize);
+                if self.dist[u * h + d] == 0 {
+                    count[u] = 1.0;
+                    continue;
+                }
+                let mut total = 0.0;
+                for k in a..b {
+                    let v = net.ports[self.ports[k].idx()].peer.idx();
+                    behind[k] = count[v];
+                    total += count[v];
+                }
+                count[u] = total;
+            }
+        }
+        self.paths = behind;
+    }
+
+    /// Shortest paths to host `dst` behind each of [`Self::candidates`]`(node, dst)`; empty
+    /// if the table was built without path counts.
+    #[inline]
+    pub fn candidate_paths(&self, node: NodeId, dst: u32) -> &[f64] {
+        if self.paths.is_empty() {
+            return &[];
+        }
+        let i = node.idx() * self.hosts + dst as usize;
+        &self.paths[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Number of shortest paths from `node` to host `dst` (requires path counts).
+    pub fn path_count(&self, node: NodeId, dst: u32) -> f64 {
+        let d = self.candidate_paths(node, dst);
+        if self.hops(node, dst) == Some(0) {
+            1.0
+        } else {
+            d.iter().sum()
+        }
     }
 
     /// Output ports at `node` leading to a node of a higher tier; empty at the top tier.
@@ -133,7 +194,7 @@ mod tests {
     #[test]
     fn fat_tree_hop_counts_and_multipath() {
         let net = k4();
-        let rt = RouteTable::build(&net);
+        let rt = RouteTable::build(&net, false);
         let h = |i: usize| net.hosts[i];
         assert_eq!(rt.hops(h(1), 0), Some(2)); // same ToR
         assert_eq!(rt.hops(h(2), 0), Some(4)); // same pod
@@ -147,7 +208,7 @@ mod tests {
     #[test]
     fn uplinks_follow_tiers_and_equal_length_paths_climb_to_the_core() {
         let net = k4();
-        let rt = RouteTable::build(&net);
+        let rt = RouteTable::build(&net, false);
         let node = |s: &str| net.node_by_name(s).unwrap();
         let ports = |s: &str, r: std::ops::Range<usize>| r.map(|i| net.port(node(s), i).unwrap()).collect::<Vec<_>>();
         assert_eq!(rt.uplinks(net.hosts[5]), &[net.port(net.hosts[5], 0).unwrap()]);
@@ -161,5 +222,23 @@ mod tests {
             assert_eq!((hops, delay), (6, Time(hop.0 * 6)), "h{src} -> h0");
         }
         assert_eq!(rt.path(&net, h(1), 0, 1540, false), Some((2, Time(hop.0 * 2))));
+    }
+
+    #[test]
+    fn path_counts_on_a_torus() {
+        use crate::net::topo::torus::TorusConfig;
+        let topo = TorusConfig { dims: vec![5, 5], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build();
+        let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
+        let rt = RouteTable::build(&net, true);
+        let node = |s: &str| net.node_by_name(s).unwrap();
+        // (0,0) -> (2,1) = h7: 3 minimal torus paths (xxy, xyx, yxx); from h0 the same 3.
+        assert_eq!(rt.path_count(node("sw0"), 7), 3.0);
+        assert_eq!(rt.path_count(net.hosts[0], 7), 3.0);
+        let mut behind = rt.candidate_paths(node("sw0"), 7).to_vec();
+        behind.sort_by(f64::total_cmp);
+        assert_eq!(behind, vec![1.0, 2.0]);
+        // (0,0) -> (2,2): C(4,2) = 6 paths.
+        assert_eq!(rt.path_count(node("sw0"), 12), 6.0);
+        assert!(RouteTable::build(&net, false).candidate_paths(node("sw0"), 7).is_empty());
     }
 }

@@ -71,6 +71,8 @@ pub fn expand(sc: &Scenario, net: &Network, routes: &RouteTable) -> Result<Vec<F
                     class: spec.class.clone(),
                     deadline: None,
                     block: None,
+                    routing: spec.routing,
+                    transport: spec.transport.clone(),
                 });
             }
         }

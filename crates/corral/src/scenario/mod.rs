@@ -5,6 +5,7 @@
 //! Parsing and validation are separate steps: serde checks types, units and unknown keys;
 //! `validate()` checks values and references (hosts, ports, routes).
 
+pub mod control;
 pub mod flows;
 pub mod load;
 pub mod overrides;
@@ -12,6 +13,7 @@ pub mod validate;
 
 use crate::net::topo::TopologyConfig;
 use crate::route::RoutingConfig;
+use crate::transport::config::FlowTransport;
 use crate::transport::TcpConfig;
 use crate::units::{BufferSize, Time};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -41,10 +43,17 @@ pub struct Scenario {
     pub host: HostConfig,
     #[serde(default)]
     pub network: NetworkConfig,
-    #[serde(default = "default_routing")]
+    #[serde(default)]
     pub routing: RoutingConfig,
     #[serde(default)]
     pub transport: TcpConfig,
+    /// The cooperative scheme (`[scheme] kind = "..."` and its settings), typed by
+    /// `crate::schemes` when the run is built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<toml::Value>,
+    /// How the scheme's control messages travel.
+    #[serde(default)]
+    pub control: control::ControlConfig,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
     /// Open-loop workloads (`[[traffic]]` blocks, [`crate::workload`]).
@@ -62,9 +71,6 @@ fn default_name() -> String {
 }
 fn default_seed() -> u64 {
     1
-}
-fn default_routing() -> RoutingConfig {
-    RoutingConfig::Ecmp
 }
 
 /// How the scenario is simulated.
@@ -188,11 +194,25 @@ pub struct HostConfig {
     /// never overflows its own NIC (default 2; 0 turns backpressure off and lets the window
     /// fill the NIC queue up to `buffer`).
     pub small_queue: u32,
+    /// Which waiting flow gets NIC room next: "round_robin" (default: each in turn) or
+    /// "fair" (deficit round robin by bytes, weighted by the flows' `weight`). Either way a
+    /// rate-limited flow takes no more than its rate, so flows capped at 2, 6 and 10 Gbps on
+    /// a 10 Gbps NIC get 2, 4 and 4 (RackCC section 3.2).
+    pub scheduler: HostScheduler,
+}
+
+/// How a host's NIC serves the flows waiting for room (`host.scheduler`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HostScheduler {
+    #[default]
+    RoundRobin,
+    Fair,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { buffer: BufferSize::Packets(1000), send_jitter: Time::ZERO, small_queue: 2 }
+        HostConfig { buffer: BufferSize::Packets(1000), send_jitter: Time::ZERO, small_queue: 2, scheduler: HostScheduler::RoundRobin }
     }
 }
 
@@ -283,6 +303,13 @@ pub struct FlowSpec {
     /// Tenant, reported in flows.parquet (default "").
     #[serde(default)]
     pub tenant: String,
+    /// Routing of these flows (default: `[routing]`), a name or a table like `[routing]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<crate::route::Routing>,
+    /// "scheme", "tcp", a controller name or table (default: the scheme if the scenario has
+    /// one, else TCP with `transport.cc`).
+    #[serde(default, skip_serializing_if = "FlowTransport::is_default")]
+    pub transport: FlowTransport,
 }
 
 fn default_weight() -> f64 {

@@ -31,6 +31,17 @@ impl Scenario {
         })?;
         self.switch.validate()?;
         self.transport.validate()?;
+        self.control.validate()?;
+        ensure(self.host.scheduler == super::HostScheduler::RoundRobin || self.host.small_queue > 0, "host.scheduler", || "\"fair\" needs host.small_queue >= 1: without backpressure flows fill the NIC queue in arrival order".into())?;
+        if self.scheme.is_none() {
+            let needs = |t: &crate::transport::config::FlowTransport| *t == crate::transport::config::FlowTransport::Scheme;
+            for (i, f) in self.flows.iter().enumerate() {
+                ensure(!needs(&f.transport), &format!("flows[{i}].transport"), || "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into())?;
+            }
+            for (i, t) in self.traffic.iter().enumerate() {
+                ensure(!needs(&t.transport), &format!("traffic[{i}].transport"), || "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into())?;
+            }
+        }
         ensure(self.metrics.interval > Time::ZERO, "metrics.interval", || "must be positive".into())?;
         ensure(self.metrics.queue_interval > Time::ZERO, "metrics.queue_interval", || "must be positive".into())?;
         for (i, f) in self.flows.iter().enumerate() {
@@ -44,6 +55,7 @@ impl Scenario {
             ensure(f.count >= 1, &at("count"), || "must be at least 1".into())?;
             ensure(f.weight.is_finite() && f.weight > 0.0, &at("weight"), || format!("must be a positive number, got {}", f.weight))?;
             ensure(f.start < self.duration, &at("start"), || format!("must be before the end of the run ({})", self.duration))?;
+            f.transport.validate(&at("transport"))?;
         }
         for (i, t) in self.traffic.iter().enumerate() {
             t.validate(i, self.duration)?;

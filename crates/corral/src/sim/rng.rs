@@ -33,6 +33,12 @@ pub mod stream {
     pub const RED: u64 = 8;
     /// SFQ hash salts, per port.
     pub const SFQ: u64 = 9;
+    /// Uniform-minimal-path (`rps`) choices, per switch.
+    pub const RPS: u64 = 10;
+    /// VLB/WLB intermediates, per sending host.
+    pub const WAYPOINT: u64 = 11;
+    /// A scheme's own draws (index: the scheme's choice, e.g. its agent).
+    pub const SCHEME: u64 = 12;
 }
 
 impl Rng {

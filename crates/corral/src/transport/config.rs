@@ -78,12 +78,69 @@ impl TcpConfig {
         ensure(self.pacing_gain.is_finite() && self.pacing_gain > 0.0 && self.pacing_gain <= 100.0, "transport.pacing_gain", || {
             format!("must be a number above 0 and at most 100, got {}", self.pacing_gain)
         })?;
-        if let CcConfig::Dctcp(c) = &self.cc {
-            ensure(self.ecn, "transport.ecn", || "must be true when transport.cc is dctcp (DCTCP needs ECN)".into())?;
-            c.validate().map_err(|m| crate::error::config_err("transport.cc", m))?;
+        if self.cc.needs_ecn() {
+            ensure(self.ecn, "transport.ecn", || format!("must be true when transport.cc is {} ({} needs ECN)", self.cc.name(), self.cc.name()))?;
         }
-        if let CcConfig::Cubic(c) = &self.cc {
-            c.validate().map_err(|m| crate::error::config_err("transport.cc", m))?;
+        self.cc.validate().map_err(|m| crate::error::config_err("transport.cc", m))
+    }
+
+    /// Whether a TCP flow with controller `cc` sends ECN-capable packets: its controller
+    /// needs ECN, or the run's `transport.ecn` is on.
+    pub fn ecn_for(&self, cc: &CcConfig) -> bool {
+        self.ecn || cc.needs_ecn()
+    }
+}
+
+/// The `transport` of a `[[flows]]` entry or `[[traffic]]` block: who controls the flows'
+/// sending. Strings: `"scheme"`, `"tcp"` or a controller name; a table: a controller with its
+/// settings (`{ kind = "dctcp", g = 0.0625 }`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum FlowTransport {
+    /// The scenario's scheme when it has a `[scheme]`, else TCP with `transport.cc` (default).
+    #[default]
+    Default,
+    /// Managed by the scenario's `[scheme]`, which chooses how the flows send.
+    Scheme,
+    /// TCP with this controller (`None`: `transport.cc`), outside any scheme.
+    Tcp(Option<CcConfig>),
+}
+
+impl<'de> Deserialize<'de> for FlowTransport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::String(s) if s == "scheme" => Ok(FlowTransport::Scheme),
+            toml::Value::String(s) if s == "tcp" => Ok(FlowTransport::Tcp(None)),
+            toml::Value::String(_) | toml::Value::Table(_) => CcConfig::deserialize(v).map(|c| FlowTransport::Tcp(Some(c))).map_err(|e| {
+                let msg = e.message().to_string();
+                D::Error::custom(if msg.contains("unknown kind") { msg.replace("expected one of ", "expected \"scheme\", \"tcp\" or one of ") } else { msg })
+            }),
+            other => Err(D::Error::custom(format!("expected \"scheme\", \"tcp\", a controller name or a controller table, got {other}"))),
+        }
+    }
+}
+
+impl Serialize for FlowTransport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            FlowTransport::Default => s.serialize_str("default"),
+            FlowTransport::Scheme => s.serialize_str("scheme"),
+            FlowTransport::Tcp(None) => s.serialize_str("tcp"),
+            FlowTransport::Tcp(Some(cc)) => cc.serialize(s),
+        }
+    }
+}
+
+impl FlowTransport {
+    pub fn is_default(&self) -> bool {
+        *self == FlowTransport::Default
+    }
+
+    /// Checks a controller given here (DCTCP's settings); `path` names the key.
+    pub fn validate(&self, path: &str) -> Result<()> {
+        if let FlowTransport::Tcp(Some(cc)) = self {
+            cc.validate().map_err(|m| crate::error::config_err(path, m))?;
         }
         Ok(())
     }

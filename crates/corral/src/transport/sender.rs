@@ -9,8 +9,13 @@
 //! every `len / rate`; before the first RTT estimate they are not paced. Pure ACKs are the
 //! receiver's and never paced. The caller learns from [`TcpSender::pacing_deadline`] when the
 //! next segment may leave and calls [`TcpSender::resume`] then.
+//!
+//! Explicit-rate flows ([`super::rate`]) send through a token bucket on their wire bytes
+//! instead of (or, with `window = true`, as well as) the congestion window; the scheme that
+//! manages them sets the rate. Loss recovery is the same.
 
-use super::cc::{AnyCc, CcState, CongestionControl};
+use super::cc::{AnyCc, CcConfig, CcState, CongestionControl};
+use super::rate::{RateLimit, TokenBucket};
 use super::rtt::RttEstimator;
 use super::TcpConfig;
 use crate::units::Time;
@@ -66,11 +71,22 @@ pub struct TcpSender {
     next_send: Time,
     /// A fast-recovery retransmission waiting for its pacing slot.
     retx_pending: bool,
+    /// Explicit rate: the token bucket every segment passes.
+    limiter: Option<TokenBucket>,
+    /// The congestion window limits sending (false for rate-only flows).
+    window: bool,
+    /// Header bytes per segment, which the token bucket counts.
+    header: u64,
     pub stats: SenderStats,
 }
 
 impl TcpSender {
     pub fn new(cfg: &TcpConfig, size: Option<u64>) -> TcpSender {
+        Self::with(cfg, &cfg.cc, cfg.ecn, None, size)
+    }
+
+    /// A sender with its own controller `cc` and ECN setting, optionally rate-limited.
+    pub fn with(cfg: &TcpConfig, cc: &CcConfig, ecn: bool, rate: Option<RateLimit>, size: Option<u64>) -> TcpSender {
         let mss = cfg.mss as u64;
         TcpSender {
             mss,
@@ -79,12 +95,12 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             cc_state: CcState::new(mss, cfg.initial_window as u64),
-            cc: cfg.cc.build(),
+            cc: cc.build(),
             dupacks: 0,
             in_recovery: false,
             recover: None,
             partial_ack_seen: false,
-            ecn: cfg.ecn,
+            ecn,
             ecn_recover: None,
             send_cwr: false,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
@@ -94,7 +110,41 @@ impl TcpSender {
             pacing: cfg.pacing.then_some(cfg.pacing_gain),
             next_send: Time::ZERO,
             retx_pending: false,
+            limiter: rate.map(|r| TokenBucket::new(r.bps, r.depth)),
+            window: rate.is_none_or(|r| r.window),
+            header: cfg.header as u64,
             stats: SenderStats::default(),
+        }
+    }
+
+    /// The explicit rate in bit/s (`None` for window-only TCP).
+    pub fn rate_bps(&self) -> Option<u64> {
+        self.limiter.as_ref().map(TokenBucket::bps)
+    }
+
+    /// Sets the explicit rate at `now` (a rate-limited sender only); `hold` delays the next
+    /// segment until then.
+    pub fn set_rate(&mut self, now: Time, bps: f64, hold: Option<Time>) {
+        if let Some(b) = &mut self.limiter {
+            b.set_rate(now, bps);
+            if let Some(at) = hold {
+                b.hold_until(at);
+            }
+        }
+    }
+
+    /// Bytes sent at least once, acknowledged, and the first byte not yet sent.
+    pub fn progress(&self) -> (u64, u64, u64) {
+        (self.snd_max, self.snd_una, self.snd_nxt)
+    }
+
+    /// The window that limits sending: cwnd (capped by the receive window), or only the
+    /// receive window for a rate-only flow.
+    fn wnd(&self) -> u64 {
+        if self.window {
+            self.cc_state.cwnd.min(self.rwnd).max(self.mss)
+        } else {
+            self.rwnd
         }
     }
 
@@ -108,22 +158,39 @@ impl TcpSender {
         Some(Time((len as f64 * srtt.0 as f64 / (gain * cwnd)).round() as u64))
     }
 
-    /// Whether the pacing clock holds segments back at `now`.
-    fn paced_out(&self, now: Time) -> bool {
-        self.pacing.is_some() && now < self.next_send
+    /// The earliest time at or after `now` the pacing clock and the token bucket let a
+    /// segment go (`None`: the bucket is paused).
+    fn release_at(&self, now: Time) -> Option<Time> {
+        let paced = if self.pacing.is_some() { now.max(self.next_send) } else { now };
+        match &self.limiter {
+            Some(b) => b.earliest(now).map(|t| t.max(paced)),
+            None => Some(paced),
+        }
     }
 
-    /// Advances the pacing clock after a segment of `len` bytes left at `now`.
+    /// Whether the pacing clock or the token bucket holds segments back at `now`.
+    fn paced_out(&self, now: Time) -> bool {
+        self.release_at(now) != Some(now)
+    }
+
+    /// Advances the pacing clock and the token bucket after a segment of `len` bytes left at `now`.
     fn pace(&mut self, now: Time, len: u64) {
         if let Some(gap) = self.pacing_interval(len) {
             self.next_send = self.next_send.max(now) + gap;
         }
+        if let Some(b) = &mut self.limiter {
+            b.consume(now, len + self.header);
+        }
     }
 
-    /// When the pacing clock next lets a segment go that is waiting for it: `Some` only if
-    /// pacing holds back a segment the window (or fast recovery) would send now.
+    /// When the pacing clock or the token bucket next lets a segment go that is waiting for
+    /// it: `Some` only if they hold back a segment the window (or fast recovery) would send
+    /// now and the bucket is not paused.
     pub fn pacing_deadline(&self, now: Time) -> Option<Time> {
-        (self.paced_out(now) && (self.retx_pending || self.can_send())).then_some(self.next_send)
+        if !(self.paced_out(now) && (self.retx_pending || self.can_send())) {
+            return None;
+        }
+        self.release_at(now)
     }
 
     fn limit(&self) -> u64 {
@@ -182,7 +249,7 @@ impl TcpSender {
 
     /// Whether the window would let another segment go out now.
     pub fn can_send(&self) -> bool {
-        let wnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss);
+        let wnd = self.wnd();
         let len = self.mss.min(self.limit().saturating_sub(self.snd_nxt));
         len > 0 && self.snd_nxt + len <= self.snd_una + wnd
     }
@@ -200,7 +267,7 @@ impl TcpSender {
                 self.retransmit_una(now, out);
             }
         }
-        let wnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss);
+        let wnd = self.wnd();
         let limit = self.limit();
         while self.snd_nxt < limit && self.credit > 0 && !self.paced_out(now) {
             let len = self.mss.min(limit - self.snd_nxt);
@@ -239,7 +306,7 @@ impl TcpSender {
 
     /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
     fn react_to_ecn(&mut self, now: Time) -> bool {
-        if self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+        if !self.window || self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
             return false;
         }
         let flight = self.flight();

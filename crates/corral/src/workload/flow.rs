@@ -44,6 +44,10 @@ pub struct FlowDef {
     pub deadline: Option<Time>,
     /// The `[[traffic]]` block that generated the flow; `None` for `[[flows]]` entries.
     pub block: Option<u32>,
+    /// The entry's routing, `None` for the run's `[routing]`.
+    pub routing: Option<crate::route::Routing>,
+    /// Who controls the flow's sending.
+    pub transport: crate::transport::config::FlowTransport,
 }
 
 /// The host index of host `name`; errors at `path` name the nearest host or say it is a switch.

@@ -120,6 +120,8 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
         class: spec.class.clone(),
         deadline: spec.deadline.map(|d| Time(start.0.saturating_add(d.draw(&mut deadline_rng).0))),
         block: Some(i as u32),
+        routing: spec.routing,
+        transport: spec.transport.clone(),
     };
     let check_route = |src: u32, dst: u32, path: &str| -> Result<()> {
         if routes.hops(net.hosts[src as usize], dst).is_none() {

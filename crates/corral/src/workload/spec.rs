@@ -55,6 +55,13 @@ pub struct TrafficSpec {
     pub weight: f64,
     /// Deadline after each flow's start: "2ms" or { kind = "exponential", mean = "2ms" }.
     pub deadline: Option<DeadlineSpec>,
+    /// Routing of the block's flows (default: `[routing]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<crate::route::Routing>,
+    /// "scheme", "tcp", a controller name or table (default: the scheme if the scenario has
+    /// one, else TCP with `transport.cc`).
+    #[serde(default, skip_serializing_if = "crate::transport::config::FlowTransport::is_default")]
+    pub transport: crate::transport::config::FlowTransport,
     /// Refuse to generate more flows than this (default 2000000): a guard against a typo in
     /// `rate` or `duration` exhausting memory.
     #[serde(default = "default_max_flows")]
@@ -126,6 +133,7 @@ impl TrafficSpec {
             d.validate(&at("deadline"))?;
         }
         ensure(self.max_flows >= 1, &at("max_flows"), || "must be at least 1".into())?;
+        self.transport.validate(&at("transport"))?;
         Ok(())
     }
 }

@@ -1,11 +1,14 @@
-//! Transport glue: flow starts, delivery of packets to the TCP receiver or sender at the
-//! destination host, turning their segments and ACKs into packets on the host NIC, and the
-//! retransmission, pacing and delayed-ACK timers (one live event per flow; a timer that moved
-//! later is re-armed when its stale event fires).
+//! Transport glue: flow starts (the scheme hears of its flows first), delivery of packets to
+//! the receiver or sender at the destination host (through the scheme at hosts it tapped),
+//! turning segments and ACKs into packets on the host NIC (routing rule, waypoint, source
+//! route and aggregate id stamped at creation), the end of a managed flow, and the
+//! retransmission, pacing and delayed-ACK timers (one live event per flow; a timer that
+//! moved later is re-armed when its stale event fires).
 
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
 use crate::net::{Packet, PacketKind};
+use crate::route::{Hop, NO_WAYPOINT};
 use crate::transport::{AckOut, Segment, TcpSender};
 use crate::units::Time;
 
@@ -19,14 +22,22 @@ impl Simulation {
         } else {
             self.metrics.note_started(flow.0);
         }
+        if self.flows[flow.idx()].managed {
+            self.call_scheme(|s, ctx| s.on_flow_start(ctx, flow));
+        }
         self.drive_sender(flow, |s, now, out| s.start(now, out));
     }
 
     /// Runs one sender step with the NIC room as its credit, sends what it emits, re-arms
     /// its timer and queues it for NIC room if it was held back.
     pub(super) fn drive_sender(&mut self, flow: FlowId, step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>)) {
-        let now = self.events.now();
         let room = self.nic_room(self.flows[flow.idx()].def.src);
+        self.drive_sender_with_credit(flow, room, step);
+    }
+
+    /// [`Self::drive_sender`] with at most `room` new segments.
+    pub(super) fn drive_sender_with_credit(&mut self, flow: FlowId, room: u64, step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>)) {
+        let now = self.events.now();
         let mut segs = std::mem::take(&mut self.seg_buf);
         let s = &mut self.flows[flow.idx()].sender;
         s.set_credit(room);
@@ -38,68 +49,57 @@ impl Simulation {
         self.block_if_limited(flow);
     }
 
+    /// A packet of `flow` from host `from` to host `to`: the flow's routing rule, a waypoint,
+    /// and the whole route when senders route at the source.
+    fn flow_packet(&mut self, flow: FlowId, kind: PacketKind, from: u32, to: u32, seq: u64, payload: u32, size: u32, ts: Time) -> PktId {
+        let f = &self.flows[flow.idx()];
+        let (routing, leg, prio, agg) = (f.routing, f.leg, f.def.priority, f.agg);
+        let ect = kind == PacketKind::Data && f.ect;
+        let waypoint = self.router.waypoint(routing, from, self.net.hosts.len());
+        let pkt = self.arena.alloc(Packet { flow, kind, seq, payload, size, dst: to, waypoint, agg, leg, ridx: 0, rlen: 0, ect, ce: false, ece: false, cwr: false, prio, in_slot: 0, ts });
+        if let Some(sr) = self.source_routes {
+            let hop = Hop { flow, dst: to, waypoint, leg };
+            let mut path = std::mem::take(&mut self.path_buf);
+            self.router.path(&self.routes, &self.net, self.net.hosts[from as usize], hop, &mut path);
+            let route = sr.encode(&self.net, &path).expect("path lengths were checked when the run was built");
+            // The host's own NIC is the first hop; switches follow the rest.
+            self.arena.set_route(pkt, route, path.len() as u8);
+            self.arena.get_mut(pkt).ridx = 1;
+            self.arena.get_mut(pkt).waypoint = NO_WAYPOINT;
+            self.path_buf = path;
+        }
+        self.counts.sent += 1;
+        self.counts.sent_bytes += size as u64;
+        pkt
+    }
+
     fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<Segment>) {
         let now = self.events.now();
-        let (src, dst, prio) = {
-            let d = &self.flows[flow.idx()].def;
-            (d.src, d.dst, d.priority)
-        };
+        let (src, dst) = (self.flows[flow.idx()].def.src, self.flows[flow.idx()].def.dst);
         for s in segs.drain(..) {
-            let size = s.len + self.header;
-            let pkt = self.arena.alloc(Packet {
-                flow,
-                kind: PacketKind::Data,
-                seq: s.seq,
-                payload: s.len,
-                size,
-                dst_host: dst,
-                ect: self.ect,
-                ce: false,
-                ece: false,
-                cwr: s.cwr,
-                prio,
-                turned: false,
-                in_slot: 0,
-                ts: now,
-            });
-            self.counts.sent += 1;
-            self.counts.sent_bytes += size as u64;
+            let pkt = self.flow_packet(flow, PacketKind::Data, src, dst, s.seq, s.len, s.len + self.header, now);
+            self.arena.get_mut(pkt).cwr = s.cwr;
             self.emit(src, pkt);
         }
     }
 
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
-        let (src, dst, prio) = {
-            let d = &self.flows[flow.idx()].def;
-            (d.src, d.dst, d.priority)
-        };
-        let pkt = self.arena.alloc(Packet {
-            flow,
-            kind: PacketKind::Ack,
-            seq: a.ack,
-            payload: 0,
-            size: self.header,
-            dst_host: src,
-            ect: false,
-            ce: false,
-            ece: a.ece,
-            cwr: false,
-            prio,
-            turned: false,
-            in_slot: 0,
-            ts: a.ts_echo,
-        });
-        self.counts.sent += 1;
-        self.counts.sent_bytes += self.header as u64;
+        let (src, dst) = (self.flows[flow.idx()].def.src, self.flows[flow.idx()].def.dst);
+        let pkt = self.flow_packet(flow, PacketKind::Ack, dst, src, a.ack, 0, self.header, a.ts_echo);
+        self.arena.get_mut(pkt).ece = a.ece;
         self.emit(dst, pkt);
     }
 
-    /// A packet reached a host: it must be the packet's destination.
+    /// A data or ACK packet reached a host: it must be the packet's destination.
     pub(super) fn deliver(&mut self, node: NodeId, pkt: PktId) {
         let now = self.events.now();
+        let host = self.net.host_index[node.idx()].expect("delivered at a host");
+        debug_assert_eq!(host, self.arena.get(pkt).dst);
+        if self.tapped_hosts[host as usize] && self.flows[self.arena.get(pkt).flow.idx()].managed {
+            self.tap_host(host, pkt);
+        }
         let p = self.arena.get(pkt).clone();
         self.arena.free(pkt);
-        debug_assert_eq!(self.net.host_index[node.idx()], Some(p.dst_host));
         self.counts.delivered += 1;
         self.counts.delivered_bytes += p.size as u64;
         let flow = p.flow;
@@ -131,7 +131,15 @@ impl Simulation {
                 }
                 self.ack_buf = acks;
             }
-            PacketKind::Ack => self.drive_sender(flow, |s, now, out| s.on_ack(now, p.seq, p.ece, p.ts, out)),
+            PacketKind::Ack => {
+                self.drive_sender(flow, |s, now, out| s.on_ack(now, p.seq, p.ece, p.ts, out));
+                let f = &mut self.flows[flow.idx()];
+                if f.managed && !f.ended && f.sender.finished() {
+                    f.ended = true;
+                    self.call_scheme(|s, ctx| s.on_flow_end(ctx, flow));
+                }
+            }
+            PacketKind::Control => unreachable!("control packets are delivered by the control plane"),
         }
     }
 
@@ -164,7 +172,7 @@ impl Simulation {
     }
 
     /// Makes sure an event is scheduled no later than the sender's next pacing slot.
-    fn sync_pacing(&mut self, flow: FlowId) {
+    pub(super) fn sync_pacing(&mut self, flow: FlowId) {
         let now = self.events.now();
         let f = &mut self.flows[flow.idx()];
         if let Some(at) = f.sender.pacing_deadline(now) {

@@ -1,52 +1,63 @@
-//! Moving packets: switches look up equal-cost candidates (or, for equal-length routing on
-//! the way up, their uplinks) and let the router pick one; an
-//! output port transmits at once when idle or hands the packet to its queue discipline, which
-//! accepts, marks or drops it. Serialization takes size/rate; the packet arrives at the peer
+//! Moving packets: at a switch, a source-routed packet takes the next port of its route;
+//! any other packet asks the router ([`crate::route::Router`]) for one of the equal-cost
+//! candidates by its per-hop rule and waypoint. Control packets go their own way
+//! ([`super::scheme`]). An output port transmits at once when idle or hands the packet to
+//! its queue discipline, which accepts, marks or drops it; a port a scheme tapped shows the
+//! packet to the scheme first. Serialization takes size/rate; the packet arrives at the peer
 //! one propagation delay after its last bit left.
 
 use super::{Event, Simulation};
 use crate::ids::{PktId, PortId};
 use crate::net::queue::{Admit, Arrival, Discipline};
 use crate::net::{NodeKind, PacketKind};
+use crate::route::Hop;
 
 impl Simulation {
     pub(super) fn on_arrive(&mut self, ingress: PortId, pkt: PktId) {
         let port = &self.net.ports[ingress.idx()];
         let (node, in_slot) = (port.node, port.local);
+        let p = self.arena.get(pkt);
+        if p.kind == PacketKind::Control {
+            self.on_control_arrive(node, in_slot, pkt);
+            return;
+        }
         if self.net.nodes[node.idx()].kind == NodeKind::Host {
             self.deliver(node, pkt);
             return;
         }
-        let (dst, flow, turned) = {
-            let p = self.arena.get(pkt);
-            (p.dst_host, p.flow, p.turned)
-        };
-        // Equal-length routing: climb while there is a way up; turn at the top tier.
-        let mut climb = false;
-        if self.router.via_top() && !turned {
-            climb = !self.routes.uplinks(node).is_empty();
-            self.arena.get_mut(pkt).turned = !climb;
-        }
-        let out = {
-            let cands = if climb { self.routes.uplinks(node) } else { self.routes.candidates(node, dst) };
-            let div = self.net.nodes[node.idx()].static_div;
-            self.router.choose(node, div, cands, flow, dst)
+        let out = if p.rlen > 0 {
+            let sr = self.source_routes.as_ref().expect("source-routed packets need the encoding");
+            let out = sr.hop(&self.net, node, self.arena.route(pkt), p.ridx);
+            self.arena.get_mut(pkt).ridx += 1;
+            out
+        } else {
+            let mut hop = Hop { flow: p.flow, dst: p.dst, waypoint: p.waypoint, leg: p.leg };
+            let before = hop.waypoint;
+            let out = self.router.next_port(&self.routes, &self.net, node, &mut hop);
+            if hop.waypoint != before {
+                self.arena.get_mut(pkt).waypoint = hop.waypoint;
+            }
+            out
         };
         self.enqueue(out, pkt, in_slot);
     }
 
     /// Offers `pkt`, which came in through input slot `in_slot` of the port's node, to the
-    /// output port `out`: the switch's shared buffer (if any) and then the port's discipline
-    /// decide. A packet accepted at an idle port starts on the wire at once. Packets the
-    /// discipline drops from its queue to make room are accounted as drops here too.
+    /// output port `out`: the scheme (if it tapped the port), the switch's shared buffer (if
+    /// any) and then the port's discipline decide. A packet accepted at an idle port starts
+    /// on the wire at once. Packets the discipline drops from its queue to make room are
+    /// accounted as drops here too.
     pub(super) fn enqueue(&mut self, out: PortId, pkt: PktId, in_slot: u16) {
+        if self.net.ports[out.idx()].tapped {
+            self.tap_port(out, pkt);
+        }
         let now = self.events.now();
-        let (size, ect, flow, prio) = {
+        let (size, ect, flow, prio, agg, control) = {
             let p = self.arena.get_mut(pkt);
             p.in_slot = in_slot;
-            (p.size, p.ect, p.flow, p.prio)
+            (p.size, p.ect, p.flow, p.prio, p.agg, p.kind == PacketKind::Control)
         };
-        let weight = self.flows[flow.idx()].def.weight;
+        let (weight, tenant) = if control { (1.0, 0) } else { (self.flows[flow.idx()].def.weight, self.flows[flow.idx()].tenant) };
         let port = &mut self.net.ports[out.idx()];
         let shared = &mut self.shared_buffers[port.node.idx()];
         let was_empty = port.queue.is_empty();
@@ -54,7 +65,7 @@ impl Simulation {
         let before = port.queue.bytes();
         let admit = match shared {
             Some(sb) if !sb.admits(before, size) => Admit::Drop,
-            _ => port.queue.enqueue(Arrival { pkt, size, ect, flow, prio, weight, tenant: 0, agg: u32::MAX, now }),
+            _ => port.queue.enqueue(Arrival { pkt, size, ect, flow, prio, weight, tenant, agg, now }),
         };
         if let Some(sb) = shared {
             sb.update(before, port.queue.bytes());
@@ -62,6 +73,9 @@ impl Simulation {
         match admit {
             Admit::Accept { mark } | Admit::Displace { mark } => {
                 port.note_arrival(in_slot, false);
+                if control {
+                    port.ctrl_queued += 1;
+                }
                 if mark {
                     port.stats.ecn_marks += 1;
                     self.arena.get_mut(pkt).ce = true;
@@ -84,6 +98,9 @@ impl Simulation {
         }
         while let Some((victim, _)) = self.net.ports[out.idx()].queue.pop_victim() {
             let slot = self.arena.get(victim).in_slot;
+            if self.arena.get(victim).kind == PacketKind::Control {
+                self.net.ports[out.idx()].ctrl_queued -= 1;
+            }
             self.drop_packet(out, victim, slot);
         }
     }
@@ -102,12 +119,23 @@ impl Simulation {
             let seq = if p.kind == PacketKind::Data { p.seq } else { u64::MAX };
             self.metrics.drops.push(now, out, in_port, p.flow, seq);
         }
+        let control = (p.kind == PacketKind::Control).then_some(p.flow.0);
         self.arena.free(pkt);
+        if let Some(slot) = control {
+            self.control_dropped(slot);
+        }
     }
 
     fn transmit(&mut self, out: PortId, pkt: PktId, size: u32) {
         let now = self.events.now();
         let port = &mut self.net.ports[out.idx()];
+        if port.ctrl_queued > 0 {
+            let p = self.arena.get(pkt);
+            if p.kind == PacketKind::Control {
+                port.ctrl_queued -= 1;
+                self.ctrl.note_sent(p.flow.0, Some(out), size);
+            }
+        }
         let done = now + port.rate.tx_time(size as u64);
         port.busy_until = done;
         port.stats.tx_packets += 1;

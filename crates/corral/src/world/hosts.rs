@@ -1,11 +1,15 @@
 //! Host-side send path between a flow's transport and its NIC: processing jitter (packets
 //! reach the NIC a random delay later, in order) and small-queue backpressure (a flow hands
-//! new segments to the NIC only while few packets wait there; blocked flows resume round-robin
-//! as the NIC drains, like Linux TCP Small Queues).
+//! new segments to the NIC only while few packets wait there, like Linux TCP Small Queues).
+//! Flows held back wait in a list that the NIC serves as it drains (`host.scheduler`):
+//! round robin, or deficit round robin by bytes weighted by the flows' weights (fair
+//! queueing across flows, Shreedhar and Varghese 1995). A rate-limited flow is never held
+//! for more than its rate, so the NIC shares what the others leave max-min fairly.
 
 use super::{Event, Simulation};
-use crate::net::queue::Discipline;
 use crate::ids::{FlowId, PktId};
+use crate::net::queue::Discipline;
+use crate::scenario::HostScheduler;
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -16,8 +20,9 @@ pub struct HostState {
     last_ready: Time,
     /// Packets emitted but still in the jitter delay, not yet in the NIC queue.
     pending: u32,
-    /// Flows waiting for NIC room, served round-robin.
-    blocked: VecDeque<FlowId>,
+    /// Flows waiting for NIC room, in service order, with their deficit (bytes) for the fair
+    /// scheduler.
+    blocked: VecDeque<(FlowId, i64)>,
 }
 
 impl HostState {
@@ -46,22 +51,62 @@ impl Simulation {
         // A flow held back by its pacing clock waits for its pacing timer, not for NIC room.
         if self.scenario.host.small_queue > 0 && !f.blocked && f.sender.can_send_at(now) {
             f.blocked = true;
-            self.hosts[f.def.src as usize].blocked.push_back(flow);
+            self.hosts[f.def.src as usize].blocked.push_back((flow, 0));
         }
     }
 
-    /// Host `host`'s NIC started sending a queued packet: blocked flows get the room.
+    /// Host `host`'s NIC started sending a queued packet: waiting flows get the room.
     pub(super) fn on_nic_drain(&mut self, host: u32) {
+        match self.scenario.host.scheduler {
+            HostScheduler::RoundRobin => self.serve_round_robin(host),
+            HostScheduler::Fair => self.serve_fair(host),
+        }
+    }
+
+    fn serve_round_robin(&mut self, host: u32) {
         let mut turns = self.hosts[host as usize].blocked.len();
         while turns > 0 {
             turns -= 1;
-            let room = self.nic_room(host);
-            if room == 0 {
+            if self.nic_room(host) == 0 {
                 break;
             }
-            let Some(flow) = self.hosts[host as usize].blocked.pop_front() else { break };
+            let Some((flow, _)) = self.hosts[host as usize].blocked.pop_front() else { break };
             self.flows[flow.idx()].blocked = false;
             self.drive_sender(flow, |s, now, out| s.resume(now, out));
+        }
+    }
+
+    /// Deficit round robin: the flow at the head sends one segment while its deficit covers
+    /// a full packet, gains `weight` packets of deficit per visit, and goes to the back once
+    /// spent; a flow that stops waiting leaves the list with its deficit.
+    fn serve_fair(&mut self, host: u32) {
+        let packet = (self.scenario.transport.mss + self.header) as i64;
+        // Every waiting flow is visited at most a bounded number of times per call.
+        let mut visits = 4 * self.hosts[host as usize].blocked.len() + 4;
+        while visits > 0 && self.nic_room(host) > 0 {
+            visits -= 1;
+            let h = &mut self.hosts[host as usize];
+            let Some(&(flow, deficit)) = h.blocked.front() else { break };
+            if deficit < packet {
+                let quantum = (packet as f64 * self.flows[flow.idx()].def.weight).round().max(1.0) as i64;
+                h.blocked.pop_front();
+                h.blocked.push_back((flow, deficit + quantum));
+                continue;
+            }
+            h.blocked.pop_front();
+            self.flows[flow.idx()].blocked = false;
+            let before = self.flows[flow.idx()].sender.stats.segments_sent;
+            self.drive_sender_with_credit(flow, 1, |s, now, out| s.resume(now, out));
+            let sent = (self.flows[flow.idx()].sender.stats.segments_sent - before) as i64;
+            let f = &mut self.flows[flow.idx()];
+            if f.blocked {
+                // Still waiting: keep its place at the head with the rest of its deficit.
+                let h = &mut self.hosts[host as usize];
+                if let Some(pos) = h.blocked.iter().rposition(|e| e.0 == flow) {
+                    h.blocked.remove(pos);
+                }
+                h.blocked.push_front((flow, deficit - sent * packet));
+            }
         }
     }
 

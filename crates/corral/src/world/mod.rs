@@ -1,29 +1,35 @@
-//! The simulation: a network, its routes, the flows' TCP endpoints and the metric
-//! collectors, driven by one event queue. Split by concern: packet forwarding through ports
-//! ([`forward`]), transport endpoints and their timers ([`endpoints`]), periodic sampling
-//! ([`sampling`]) and the final tables ([`results`]).
+//! The packet-level simulation: a network, its routes, every flow's transport endpoints, the
+//! scheme with its control plane, and the metric collectors, driven by one event queue.
+//! Split by concern: packet forwarding through ports ([`forward`]), transport endpoints and
+//! their timers ([`endpoints`]), the host send path ([`hosts`]), the scheme's context and
+//! control messages ([`scheme`]), periodic sampling ([`sampling`]) and the final tables
+//! ([`results`]).
 
 mod endpoints;
 mod forward;
 mod hosts;
-mod queues;
 pub mod results;
 mod sampling;
+mod scheme;
 
-use crate::error::{config_err, Result};
-use crate::ids::{FlowId, PktId, PortId};
+use crate::build::{self, Transport};
+use crate::ctrl::ControlPlane;
+use crate::error::Result;
+use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::metrics::Metrics;
-use crate::net::queue::QueueDisc;
-use crate::net::{Network, PacketArena};
-use crate::route::{RouteTable, Router};
-use crate::scenario::flows::expand;
-use crate::workload::flow::FlowDef;
 use crate::net::shared_buffer::SharedBuffer;
+use crate::net::{Leg, Network, PacketArena, NO_AGG};
+use crate::route::source::SourceRoutes;
+use crate::route::{RouteTable, Router, Routing};
 use crate::scenario::Scenario;
+use crate::schemes::{Scheme, SchemeTransport};
 use crate::sim::rng::{stream, Rng};
 use crate::sim::EventQueue;
+use crate::transport::rate::RateLimit;
 use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
 use crate::units::Time;
+use crate::workload::flow::FlowDef;
+use std::collections::BTreeMap;
 
 /// Everything that can happen.
 #[derive(Clone, Copy, Debug)]
@@ -35,7 +41,7 @@ pub enum Event {
     FlowStart { flow: FlowId },
     /// A flow's retransmission timer may have expired.
     Rto { flow: FlowId },
-    /// A flow's pacing clock lets its next segment leave.
+    /// A flow's pacing clock or token bucket lets its next segment leave.
     Pace { flow: FlowId },
     /// A flow's delayed-ACK timer expired.
     DelAck { flow: FlowId },
@@ -43,9 +49,13 @@ pub enum Event {
     NicEnqueue { port: PortId, pkt: PktId },
     SampleThroughput,
     SampleQueues,
+    /// A scheme's timer.
+    Timer { agent: u32, tag: u64 },
+    /// An out-of-band control message (slot) reaches `node`.
+    CtrlDeliver { slot: u32, node: NodeId },
 }
 
-/// One TCP connection: its definition, both endpoints and timer bookkeeping.
+/// One connection: its definition, both endpoints and timer bookkeeping.
 pub struct Flow {
     pub def: FlowDef,
     pub hops: u32,
@@ -63,6 +73,19 @@ pub struct Flow {
     pub class_idx: u32,
     /// Shortest possible completion time on the empty network (sized flows).
     pub ideal: Option<Time>,
+    pub routing: Routing,
+    /// The scheme manages the flow.
+    pub managed: bool,
+    /// Controller name, or "rate" for a rate-only sender.
+    pub cc_name: &'static str,
+    /// ECN-capable packets.
+    ect: bool,
+    /// Aggregate id stamped on its packets.
+    agg: u32,
+    tenant: u16,
+    leg: Leg,
+    /// The scheme heard of its end.
+    ended: bool,
 }
 
 /// Packet counters for the conservation check: sent = delivered + dropped + in flight.
@@ -82,6 +105,7 @@ pub struct Simulation {
     pub net: Network,
     routes: RouteTable,
     router: Router,
+    source_routes: Option<SourceRoutes>,
     pub flows: Vec<Flow>,
     events: EventQueue<Event>,
     arena: PacketArena,
@@ -92,12 +116,12 @@ pub struct Simulation {
     /// Ports whose queues are sampled.
     queue_ports: Vec<PortId>,
     header: u32,
-    ect: bool,
     /// Host send paths: jitter and backpressure state.
     hosts: Vec<hosts::HostState>,
     /// Scratch buffers reused by the transport glue (no per-event allocation).
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
+    path_buf: Vec<PortId>,
     finalized: bool,
     /// Simulated time the run has been advanced to (all events up to it are done).
     reached: Time,
@@ -106,79 +130,97 @@ pub struct Simulation {
     pub explicit: usize,
     /// Classes of traffic flows, in order of first appearance.
     pub classes: Vec<String>,
+    /// Tenants of all flows, in order of first appearance.
+    pub tenants: Vec<String>,
+    /// The cooperative scheme (taken out while one of its hooks runs).
+    scheme: Option<Box<dyn Scheme>>,
+    /// The `[scheme]` kind, "" without one.
+    pub scheme_name: String,
+    pub ctrl: ControlPlane,
+    scheme_rng: Rng,
+    /// The scheme's counters (`Ctx::count`).
+    pub scheme_counters: BTreeMap<&'static str, u64>,
+    /// Hosts whose arriving packets of managed flows go through the scheme.
+    tapped_hosts: Vec<bool>,
+    /// Work a scheme asked for, done once its hook has returned.
+    pending: Vec<scheme::Action>,
 }
 
 impl Simulation {
     /// Builds the network and flows of a validated scenario; reference errors (unknown hosts,
-    /// ports, unroutable pairs) are reported here, before any event runs.
+    /// ports, unroutable pairs, scheme settings) are reported here, before any event runs.
     pub fn new(scenario: Scenario) -> Result<Simulation> {
         if scenario.mode == crate::scenario::Mode::Fluid {
-            return Err(config_err("mode", "\"fluid\" scenarios run in crate::fluid::FluidSim; Simulation is the packet-level engine"));
+            return Err(crate::error::config_err("mode", "\"fluid\" scenarios run in crate::fluid::FluidSim; Simulation is the packet-level engine"));
         }
-        let topo = scenario.topology.build();
-        let host_buf = scenario.host.buffer;
-        // Switch ports get their discipline in `queues::install`, once rates are final.
-        let mut net = Network::build(&topo, |_| QueueDisc::taildrop(host_buf));
-        if scenario.network.clock_ppm > 0.0 {
-            let ppb = (scenario.network.clock_ppm * 1000.0) as u64;
-            for (i, p) in net.ports.iter_mut().enumerate() {
-                let offset = Rng::stream(scenario.seed, stream::LINK_CLOCK, i as u64).below(2 * ppb + 1) as i128 - ppb as i128;
-                p.rate = crate::units::Rate((p.rate.0 as i128 + p.rate.0 as i128 * offset / 1_000_000_000) as u64);
-            }
-        }
-        let shared_buffers = queues::install(&mut net, &scenario.switch, scenario.seed);
-        let routes = RouteTable::build(&net);
-        let router = Router::new(&scenario.routing, scenario.seed, net.nodes.len());
-        let mut defs = expand(&scenario, &net, &routes)?;
-        let explicit = defs.len();
-        defs.extend(crate::workload::generate::generate(&scenario.traffic, scenario.seed, scenario.duration, &net, &routes, scenario.base_dir.as_deref())?);
-        let mut classes: Vec<String> = Vec::new();
+        let scheme = scenario.scheme.as_ref().map(crate::schemes::build).transpose()?;
+        let scheme_name = scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()).unwrap_or("").to_string();
+        let b = build::build(&scenario, true)?;
         let queue_ports = scenario
             .metrics
             .queue_ports
             .iter()
             .enumerate()
             .map(|(i, spec)| {
-                net.port_by_name(spec).ok_or_else(|| {
-                    config_err(format!("metrics.queue_ports[{i}]"), format!("unknown port \"{spec}\"; expected \"node:port\" with a node name of this topology and a port number it has"))
+                b.net.port_by_name(spec).ok_or_else(|| {
+                    crate::error::config_err(format!("metrics.queue_ports[{i}]"), format!("unknown port \"{spec}\"; expected \"node:port\" with a node name of this topology and a port number it has"))
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let source_routes = scenario.routing.source_routes.then(|| SourceRoutes::new(&b.net));
+        if let Some(sr) = &source_routes {
+            // The longest path a packet can take: to a waypoint and on (VLB), or up and down.
+            let worst = b.flows.iter().map(|f| if matches!(f.routing, Routing::Vlb | Routing::Wlb { .. }) { 2 * diameter(&b.routes, &b.net) } else { f.hops }).max().unwrap_or(0);
+            crate::error::ensure(worst as usize <= sr.max_hops, "routing.source_routes", || format!("paths of up to {worst} hops do not fit the 128-bit route header ({} bits per hop: at most {} hops)", sr.bits, sr.max_hops))?;
+        }
         let tcp = &scenario.transport;
-        let via_top = scenario.routing.via_top();
-        // Hops and unloaded one-way delay (ACK-sized packets) of the path the router takes.
-        let path = |src: u32, dst: u32| routes.path(&net, net.hosts[src as usize], dst, tcp.header as u64, via_top).expect("expand checked routes");
-        let flows = defs
+        let flows = b
+            .flows
             .into_iter()
-            .map(|def| Flow {
-                class_idx: match def.block {
-                    None => 0,
-                    Some(_) => match classes.iter().position(|c| *c == def.class) {
-                        Some(i) => i as u32,
-                        None => {
-                            classes.push(def.class.clone());
-                            classes.len() as u32 - 1
+            .map(|plan| {
+                let managed = plan.transport == Transport::Scheme;
+                let src_rate = b.net.ports[b.net.host_port(plan.def.src).idx()].rate.bps() as f64;
+                let (cc, ecn, limit) = match &plan.transport {
+                    Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None),
+                    Transport::Scheme => match scheme.as_ref().expect("managed flows have a scheme").transport(&plan.def) {
+                        SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None),
+                        SchemeTransport::Rate { initial_bps, window } => {
+                            let depth = (tcp.mss + tcp.header) as u64;
+                            (tcp.cc.clone(), tcp.ecn, Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window }))
                         }
                     },
-                },
-                ideal: def.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64)),
-                hops: path(def.src, def.dst).0,
-                sender: {
-                    let mut s = TcpSender::new(tcp, def.size);
-                    if tcp.handshake_rtt {
-                        s.seed_rtt(path(def.src, def.dst).1 + path(def.dst, def.src).1);
-                    }
-                    s
-                },
-                receiver: TcpReceiver::new(tcp.delayed_ack, tcp.cc.accurate_ecn()),
-                rto_event_at: None,
-                pace_event_at: None,
-                delack_armed: false,
-                blocked: false,
-                finish: None,
-                def,
+                };
+                let cc_name = if limit.is_some_and(|l: RateLimit| !l.window) { "rate" } else { cc.name() };
+                let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
+                if tcp.handshake_rtt {
+                    let via_top = plan.routing.via_top();
+                    let one_way = |s: u32, d: u32| b.routes.path(&b.net, b.net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);
+                    sender.seed_rtt(one_way(plan.def.src, plan.def.dst) + one_way(plan.def.dst, plan.def.src));
+                }
+                Flow {
+                    hops: plan.hops,
+                    sender,
+                    receiver: TcpReceiver::new(tcp.delayed_ack, cc.accurate_ecn()),
+                    rto_event_at: None,
+                    pace_event_at: None,
+                    delack_armed: false,
+                    blocked: false,
+                    finish: None,
+                    class_idx: plan.class.unwrap_or(0),
+                    ideal: plan.ideal,
+                    routing: plan.routing,
+                    managed,
+                    cc_name,
+                    ect: ecn,
+                    agg: NO_AGG,
+                    tenant: plan.tenant,
+                    leg: plan.routing.leg(),
+                    ended: false,
+                    def: plan.def,
+                }
             })
             .collect::<Vec<_>>();
+        let explicit = b.explicit;
         let mut events = EventQueue::new();
         // `[[flows]]` flows start by their own events; traffic flows (sorted by start) chain:
         // each start schedules the next, so the queue holds one pending traffic start.
@@ -192,30 +234,42 @@ impl Simulation {
         if !queue_ports.is_empty() {
             events.schedule(Time::ZERO, Event::SampleQueues);
         }
-        let metrics = Metrics::new(explicit, classes.len(), scenario.metrics.record_drops, scenario.metrics.latency_sample_every);
-        let hosts = (0..net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
-        Ok(Simulation {
+        let metrics = Metrics::new(explicit, b.classes.len(), scenario.metrics.record_drops, scenario.metrics.latency_sample_every);
+        let hosts = (0..b.net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
+        let n_hosts = b.net.hosts.len();
+        let mut sim = Simulation {
             header: tcp.header,
-            ect: tcp.ecn,
-            net,
-            routes,
-            router,
+            router: Router::new(scenario.seed, b.net.nodes.len(), n_hosts),
+            source_routes,
+            net: b.net,
+            routes: b.routes,
             flows,
             events,
             arena: PacketArena::default(),
             metrics,
             counts: PacketCounts::default(),
             queue_ports,
-            shared_buffers,
+            shared_buffers: b.shared_buffers,
             hosts,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(4),
+            path_buf: Vec::new(),
             finalized: false,
             reached: Time::ZERO,
             explicit,
-            classes,
+            classes: b.classes,
+            tenants: b.tenants,
+            scheme,
+            scheme_name,
+            ctrl: ControlPlane::new(scenario.control.clone()),
+            scheme_rng: Rng::stream(scenario.seed, stream::SCHEME, 0),
+            scheme_counters: BTreeMap::new(),
+            tapped_hosts: vec![false; n_hosts],
+            pending: Vec::new(),
             scenario,
-        })
+        };
+        sim.call_scheme(|s, ctx| s.init(ctx));
+        Ok(sim)
     }
 
     /// Time of the last event processed.
@@ -237,7 +291,7 @@ impl Simulation {
     }
 
     /// Bytes a switch's shared buffer counts as used (`None` with per-port buffers).
-    pub fn shared_buffer_used(&self, node: crate::ids::NodeId) -> Option<u64> {
+    pub fn shared_buffer_used(&self, node: NodeId) -> Option<u64> {
         self.shared_buffers.get(node.idx())?.as_ref().map(|b| b.used())
     }
 
@@ -282,6 +336,8 @@ impl Simulation {
             Event::NicEnqueue { port, pkt } => self.on_nic_enqueue(port, pkt),
             Event::SampleThroughput => self.sample_throughput(),
             Event::SampleQueues => self.sample_queues(),
+            Event::Timer { agent, tag } => self.call_scheme(|s, ctx| s.on_timer(ctx, agent, tag)),
+            Event::CtrlDeliver { slot, node } => self.deliver_control(node, slot),
         }
     }
 
@@ -294,4 +350,9 @@ impl Simulation {
             p.flush_runs();
         }
     }
+}
+
+/// The largest hop count between a node and a host (the longest minimal path).
+fn diameter(rt: &RouteTable, net: &Network) -> u32 {
+    (0..net.hosts.len() as u32).flat_map(|d| net.hosts.iter().filter_map(move |&h| rt.hops(h, d))).max().unwrap_or(0)
 }

@@ -48,7 +48,9 @@ impl Simulation {
             .with("tag", Column::Str(f.iter().map(|x| x.def.tag.clone()).collect()))
             .with("priority", Column::Int(f.iter().map(|x| x.def.priority as i64).collect()))
             .with("weight", Column::Float(f.iter().map(|x| x.def.weight).collect()))
-            .with("cc", Column::Str(f.iter().map(|_| self.scenario.transport.cc.name().to_string()).collect()))
+            .with("transport", Column::Str(f.iter().map(|x| if x.managed { self.scheme_name.clone() } else { "tcp".to_string() }).collect()))
+            .with("cc", Column::Str(f.iter().map(|x| x.cc_name.to_string()).collect()))
+            .with("routing", Column::Str(f.iter().map(|x| x.routing.name().to_string()).collect()))
             .with("hops", Column::Int(f.iter().map(|x| x.hops as i64).collect()))
             .with("size_bytes", Column::OptInt(f.iter().map(|x| x.def.size.map(|s| s as i64)).collect()))
             .with("start_s", Column::Float(f.iter().map(|x| secs(x.def.start)).collect()))
@@ -67,6 +69,7 @@ impl Simulation {
             .with("slowdown", Column::OptFloat(f.iter().map(|x| self.slowdown(x)).collect()))
             .with("deadline_s", Column::OptFloat(f.iter().map(|x| x.def.deadline.map(secs)).collect()))
             .with("deadline_met", Column::OptBool(f.iter().map(|x| deadline_met(x.def.deadline, x.finish, self.reached())).collect()))
+            .check("flows")
     }
 
     fn slowdown(&self, f: &super::Flow) -> Option<f64> {
@@ -85,6 +88,7 @@ impl Simulation {
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12)).collect()))
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
+            .check("throughput_class")
     }
 
     /// Sampled one-way delays of data packets.
@@ -95,6 +99,7 @@ impl Simulation {
             .with("flow_id", Column::Int(l.flow.iter().map(|f| f.0 as i64).collect()))
             .with("class", Column::Str(l.flow.iter().map(|f| self.flows[f.idx()].def.class.clone()).collect()))
             .with("latency_s", Column::Float(l.delay.iter().map(|&d| secs(d)).collect()))
+            .check("latency")
     }
 
     /// Jain's index of the `[[flows]]` flows' goodputs in each sampling interval.
@@ -160,6 +165,7 @@ impl Simulation {
             .with("flow_id", Column::Int(s.flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12)).collect()))
+            .check("throughput")
     }
 
     pub fn queues_table(&self) -> Table {
@@ -171,6 +177,7 @@ impl Simulation {
             .with("port", Column::Int(names.iter().map(|n| n.1).collect()))
             .with("bytes", Column::Int(q.bytes.iter().map(|&b| b as i64).collect()))
             .with("packets", Column::Int(q.packets.iter().map(|&b| b as i64).collect()))
+            .check("queues")
     }
 
     /// Name of the node on the other side of input slot `slot` of `node`'s ports, or the node
@@ -194,6 +201,7 @@ impl Simulation {
             .with("in_port", Column::Int(d.in_port.iter().map(|s| s.map_or(-1, |v| v as i64)).collect()))
             .with("flow_id", Column::Int(d.flow.iter().map(|f| f.0 as i64).collect()))
             .with("seq", Column::OptInt(d.seq.iter().map(|&s| (s != u64::MAX).then_some(s as i64)).collect()))
+            .check("drops")
     }
 
     pub fn drop_runs_table(&self) -> Table {
@@ -217,6 +225,7 @@ impl Simulation {
             .with("in_node", Column::Str(in_node))
             .with("run_length", Column::Int(len))
             .with("episodes", Column::Int(episodes))
+            .check("drop_runs")
     }
 
     pub fn ports_table(&self) -> Table {
@@ -233,6 +242,70 @@ impl Simulation {
             .with("ecn_marks", Column::Int(ps.iter().map(|p| p.stats.ecn_marks as i64).collect()))
             .with("max_queue_bytes", Column::Int(ps.iter().map(|p| p.stats.max_queue_bytes as i64).collect()))
             .with("utilization", Column::Float(ps.iter().map(|p| p.stats.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * dur)).collect()))
+            .check("ports")
+    }
+
+    /// Control packets and bytes per link and message type; out-of-band deliveries in rows
+    /// with no link (node "", port -1).
+    pub fn control_table(&self) -> Table {
+        let c = &self.ctrl;
+        let mut rows: Vec<(u32, u16, u64, u64)> = c.per_link.iter().map(|(&(p, k), &(n, b))| (p, k, n, b)).collect();
+        rows.sort_unstable();
+        let (mut node, mut port, mut peer, mut kind, mut packets, mut bytes) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (p, k, n, b) in rows {
+            let (nm, l) = self.port_name(crate::ids::PortId(p));
+            node.push(nm);
+            port.push(l);
+            peer.push(self.net.nodes[self.net.ports[p as usize].peer.idx()].name.clone());
+            kind.push(c.kinds[k as usize].to_string());
+            packets.push(n as i64);
+            bytes.push(b as i64);
+        }
+        if c.cfg.mode == crate::ctrl::ControlMode::OutOfBand {
+            for (k, t) in c.kinds.iter().zip(&c.totals) {
+                node.push(String::new());
+                port.push(-1);
+                peer.push(String::new());
+                kind.push(k.to_string());
+                packets.push(t.packets as i64);
+                bytes.push(t.bytes as i64);
+            }
+        }
+        Table::default()
+            .with("node", Column::Str(node))
+            .with("port", Column::Int(port))
+            .with("peer", Column::Str(peer))
+            .with("kind", Column::Str(kind))
+            .with("packets", Column::Int(packets))
+            .with("bytes", Column::Int(bytes))
+            .check("control")
+    }
+
+    /// Control-plane totals for summary.json: per message type, the bytes on links, their
+    /// share of all link capacity over the run, and their ratio to the data bytes links
+    /// carried (byte-hops).
+    fn control_summary(&self) -> serde_json::Value {
+        let c = &self.ctrl;
+        if c.kinds.is_empty() {
+            return serde_json::Value::Null;
+        }
+        let per_kind: serde_json::Map<String, serde_json::Value> = c
+            .kinds
+            .iter()
+            .zip(&c.totals)
+            .map(|(k, t)| (k.to_string(), serde_json::json!({"sent": t.sent, "delivered": t.delivered, "dropped": t.dropped, "packets": t.packets, "bytes": t.bytes})))
+            .collect();
+        let link_bytes: u64 = c.per_link.values().map(|v| v.1).sum();
+        let all_tx: u64 = self.net.ports.iter().map(|p| p.stats.tx_bytes).sum();
+        let capacity_bits: f64 = self.net.ports.iter().map(|p| p.rate.bps() as f64).sum::<f64>() * secs(self.reached()).max(1e-12);
+        let data_bytes = all_tx.saturating_sub(link_bytes);
+        serde_json::json!({
+            "mode": match c.cfg.mode { crate::ctrl::ControlMode::Inband => "inband", crate::ctrl::ControlMode::OutOfBand => "out_of_band" },
+            "kinds": per_kind,
+            "link_bytes": link_bytes,
+            "capacity_fraction": link_bytes as f64 * 8.0 / capacity_bits,
+            "data_byte_ratio": if data_bytes > 0 { link_bytes as f64 / data_bytes as f64 } else { 0.0 },
+        })
     }
 
     /// Headline numbers for summary.json (the Python layer adds wall time).
@@ -260,6 +333,13 @@ impl Simulation {
             "fct_by_size": by_size,
             "fct_by_class": by_class,
             "deadline_miss_ratio": miss,
+            "mode": "packet",
+            "scheme": if self.scheme_name.is_empty() { serde_json::Value::Null } else { serde_json::json!({
+                "kind": self.scheme_name,
+                "counters": self.scheme_counters,
+                "state": self.scheme.as_ref().map_or(serde_json::Value::Null, |s| s.summary()),
+            }) },
+            "control": self.control_summary(),
         })
     }
 }

@@ -129,6 +129,20 @@ impl<'de> Deserialize<'de> for CcConfig {
 struct NoKeys {}
 
 impl CcConfig {
+    /// Checks the controller's settings.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            CcConfig::Newreno => Ok(()),
+            CcConfig::Cubic(c) => c.validate(),
+            CcConfig::Dctcp(c) => c.validate(),
+        }
+    }
+
+    /// The controller reacts to ECN marks and needs ECN-capable packets.
+    pub fn needs_ecn(&self) -> bool {
+        matches!(self, CcConfig::Dctcp(_))
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             CcConfig::Newreno => "newreno",

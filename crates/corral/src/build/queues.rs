@@ -10,7 +10,7 @@ use crate::sim::rng::{stream, Rng};
 use crate::units::Rate;
 
 /// The discipline of switch port number `port` (global index), serializing at `rate`.
-pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate) -> QueueDisc {
+pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenants: &[String]) -> QueueDisc {
     let red_cfg = || sw.red.clone().unwrap_or_default();
     let red_q = |class: usize| QueueDisc::Red(red::Red::new(sw.buffer, red_cfg(), rate, Rng::stream(seed, stream::RED, (port * 8 + class) as u64)));
     let ecn_q = || QueueDisc::ecn_threshold(sw.buffer, sw.ecn_threshold.expect("validated"));
@@ -19,7 +19,7 @@ pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate) -> Qu
         QueueKind::Ecn => ecn_q(),
         QueueKind::Red => red_q(0),
         QueueKind::Sfq => QueueDisc::Sfq(sfq::Sfq::new(sw.buffer, &sw.sfq.clone().unwrap_or_default(), Rng::stream(seed, stream::SFQ, port as u64))),
-        QueueKind::Drr => QueueDisc::Drr(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default(), &[])),
+        QueueKind::Drr => QueueDisc::Drr(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default(), tenants)),
         QueueKind::Priority => {
             let cfg = sw.priority.clone().unwrap_or_default();
             let classes = (0..cfg.classes as usize)
@@ -36,11 +36,11 @@ pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate) -> Qu
 
 /// Replaces every switch port's queue with the configured discipline (after the link rates
 /// are final) and returns the per-node shared buffers (None for hosts and per-port buffers).
-pub fn install(net: &mut Network, sw: &SwitchConfig, seed: u64) -> Vec<Option<SharedBuffer>> {
+pub fn install(net: &mut Network, sw: &SwitchConfig, seed: u64, tenants: &[String]) -> Vec<Option<SharedBuffer>> {
     for i in 0..net.ports.len() {
         if net.nodes[net.ports[i].node.idx()].kind == NodeKind::Switch {
             let rate = net.ports[i].rate;
-            net.ports[i].queue = switch_queue(sw, seed, i, rate);
+            net.ports[i].queue = switch_queue(sw, seed, i, rate, tenants);
         }
     }
     net.nodes

@@ -1,70 +1,35 @@
-//! Per-link usage fractions from a topology and a routing protocol (R2C2, SIGCOMM 2015,
-//! section 3.3.1: "we use information about a flow's routing protocol to determine the
-//! relative rate of the flow across the paths it is using and, hence, along each network
-//! link"). Links are directed: link `i` is global port `i` of the built [`Network`] (the
-//! port that transmits on it), so host access links are included: a flow always uses its
-//! source's uplink and its destination's downlink with fraction 1.
+//! Per-link usage fractions of a flow under a routing (R2C2, SIGCOMM 2015, section 3.3.1:
+//! "we use information about a flow's routing protocol to determine the relative rate of the
+//! flow across the paths it is using and, hence, along each network link"): the share of the
+//! flow's packets that cross each link, for the same [`Routing`] names and rules packets use.
+//! Links are directed: link `i` is global port `i` of the built [`Network`] (the port that
+//! transmits on it), so host access links are included: a flow always uses its source's
+//! uplink and its destination's downlink with fraction 1.
 //!
-//! * `SinglePath`: the first equal-cost candidate at every hop (deterministic).
-//! * `Ecmp`: the packet simulator's per-flow hash at every hop, so the flow's one path is the
-//!   path its packets take in packet mode.
-//! * `Static`: the packet simulator's destination-bits choice.
-//! * `Spray`: uniform over all minimal paths (R2C2's random packet spraying); the fraction on a
-//!   link is the share of minimal paths through it, counted by dynamic programming on the
-//!   shortest-path DAG (paths through u->v = paths s->u times paths v->d), not enumerated.
-//! * `SprayPerHop`: a uniform choice among equal-cost next hops at every hop, which is what
-//!   the packet simulator's `spray` does; it differs from `Spray` where the DAG is unbalanced
-//!   (tori), not on fat-trees.
-//! * `Vlb`: Valiant load balancing, minimal-path spraying to a uniformly random intermediate
-//!   switch (every host's attachment switch), then on to the destination; the usage is the
-//!   average over intermediates.
-//! * `Wlb { direct }`: weighted load balancing, a `direct` share on the minimal paths and the
-//!   rest through VLB (R2C2's WLB example, 1:2 split gives direct = 1/3).
+//! * `static`, `ecmp`, `dest_tag`: the one path the packet router takes (the same hash, the
+//!   same destination bits, the same dimension order), fraction 1 on each of its links.
+//! * `spray`: a uniform choice among equal-cost next hops at every hop.
+//! * `rps`: uniform over all minimal paths; the fraction on a link is the share of minimal
+//!   paths through it, counted by dynamic programming on the shortest-path DAG (paths through
+//!   u->v = paths s->u times paths v->d), not enumerated. It differs from `spray` where the
+//!   DAG is unbalanced (tori), not on fat-trees.
+//! * `vlb`: `rps` to a uniformly random intermediate (every host's switch), then `rps` on to
+//!   the destination; the usage is the average over intermediates.
+//! * `wlb { direct }`: a `direct` share as `rps`, the rest as `vlb` (R2C2's 1:2 split gives
+//!   direct = 1/3).
+//! * `equal_length`: up through uplinks to the top tier, then down, each step uniform
+//!   (`core = "random"`) or by destination bits.
 
-use crate::ids::{FlowId, NodeId};
+use super::{Hop, RouteTable, Router, Routing, NO_WAYPOINT};
+use crate::ids::{FlowId, NodeId, PortId};
 use crate::net::Network;
-use crate::route::{Router, RoutingConfig, RouteTable};
 use std::collections::HashMap;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Routing {
-    SinglePath,
-    Ecmp,
-    Static,
-    Spray,
-    SprayPerHop,
-    Vlb,
-    Wlb { direct: f64 },
-}
-
-impl Routing {
-    /// Parses a routing name as the Python API spells it: "single", "ecmp", "static",
-    /// "spray", "spray_per_hop", "vlb", "wlb" (with `direct`).
-    pub fn parse(name: &str, direct: f64) -> crate::Result<Routing> {
-        Ok(match name {
-            "single" => Routing::SinglePath,
-            "ecmp" => Routing::Ecmp,
-            "static" => Routing::Static,
-            "spray" => Routing::Spray,
-            "spray_per_hop" => Routing::SprayPerHop,
-            "vlb" => Routing::Vlb,
-            "wlb" => {
-                if !(0.0..=1.0).contains(&direct) {
-                    return Err(crate::error::config_err("direct", format!("must be in [0, 1], got {direct}")));
-                }
-                Routing::Wlb { direct }
-            }
-            _ => return Err(crate::error::config_err("routing", format!("unknown routing \"{name}\"; expected single, ecmp, static, spray, spray_per_hop, vlb or wlb"))),
-        })
-    }
-}
 
 /// Computes usage vectors; caches VLB leg sums per source and destination.
 pub struct UsageBuilder<'a> {
     net: &'a Network,
     routes: &'a RouteTable,
-    ecmp: Router,
-    stat: Router,
+    router: Router,
     ns: Vec<f64>,
     nd: Vec<f64>,
     seen: Vec<bool>,
@@ -81,8 +46,7 @@ impl<'a> UsageBuilder<'a> {
         UsageBuilder {
             net,
             routes,
-            ecmp: Router::new(&RoutingConfig::Ecmp, seed, n),
-            stat: Router::new(&RoutingConfig::Static, seed, n),
+            router: Router::new(seed, n, net.hosts.len()),
             ns: vec![0.0; n],
             nd: vec![0.0; n],
             seen: vec![false; n],
@@ -98,30 +62,24 @@ impl<'a> UsageBuilder<'a> {
         self.net.ports.len()
     }
 
-    /// Usage of flow `flow` (its id, for the ECMP hash) from host `src` to host `dst`, sorted
-    /// by link. Empty if `src == dst`.
+    /// Usage of flow `flow` (its id, for the ECMP hash) from host `src` to host `dst` under
+    /// `routing`, sorted by link. Empty if `src == dst`.
     pub fn usage(&mut self, routing: Routing, flow: u32, src: u32, dst: u32) -> Vec<(u32, f64)> {
         if src == dst {
             return Vec::new();
         }
         let s = self.net.hosts[src as usize];
         match routing {
-            Routing::SinglePath => self.walk(s, dst, |_, _, _| 0),
-            Routing::Ecmp => {
-                let fid = FlowId(flow);
-                let mut r = std::mem::replace(&mut self.ecmp, Router::Static(crate::route::static_bits::StaticBits));
-                let out = self.walk(s, dst, |node, div, c| pick(&mut r, node, div, c, fid, dst));
-                self.ecmp = r;
+            Routing::Static | Routing::Ecmp | Routing::DestTag => {
+                let hop = Hop { flow: FlowId(flow), dst, waypoint: NO_WAYPOINT, leg: routing.leg() };
+                let mut path = Vec::new();
+                self.router.path(self.routes, self.net, s, hop, &mut path);
+                let mut out: Vec<(u32, f64)> = path.iter().map(|p| (p.0, 1.0)).collect();
+                out.sort_unstable_by_key(|e| e.0);
                 out
             }
-            Routing::Static => {
-                let mut r = std::mem::replace(&mut self.stat, Router::Static(crate::route::static_bits::StaticBits));
-                let out = self.walk(s, dst, |node, div, c| pick(&mut r, node, div, c, FlowId(flow), dst));
-                self.stat = r;
-                out
-            }
-            Routing::Spray => self.spray(s, dst, false),
-            Routing::SprayPerHop => self.spray(s, dst, true),
+            Routing::Spray => self.spray(s, dst, true),
+            Routing::Rps => self.spray(s, dst, false),
             Routing::Vlb => self.vlb(src, dst),
             Routing::Wlb { direct } => {
                 let mut d = self.spray(s, dst, false);
@@ -131,22 +89,43 @@ impl<'a> UsageBuilder<'a> {
                 }
                 merge(d, v.into_iter().map(|(l, a)| (l, a * (1.0 - direct))).collect())
             }
+            Routing::EqualLength { core } => self.equal_length(s, dst, core),
         }
     }
 
-    fn walk(&mut self, mut node: NodeId, dst: u32, mut choose: impl FnMut(NodeId, u32, &[crate::ids::PortId]) -> usize) -> Vec<(u32, f64)> {
+    /// Equal-length routing: mass climbs uplinks level by level (split evenly, or by
+    /// destination bits), turns where a node has no uplink, then descends splitting evenly
+    /// per hop (or by destination bits).
+    fn equal_length(&mut self, s: NodeId, dst: u32, core: super::equal_length::CoreChoice) -> Vec<(u32, f64)> {
+        let bits = core == super::equal_length::CoreChoice::DestBits;
         let mut out = Vec::new();
-        loop {
-            let c = self.routes.candidates(node, dst);
-            if c.is_empty() {
-                break;
+        let mut level: Vec<(NodeId, f64)> = vec![(s, 1.0)];
+        let mut top: Vec<(NodeId, f64)> = Vec::new();
+        let mut climbing = true;
+        while !level.is_empty() {
+            let mut next: Vec<(NodeId, f64)> = Vec::new();
+            for (node, mass) in level {
+                let ways = if climbing { self.routes.uplinks(node) } else { self.routes.candidates(node, dst) };
+                if ways.is_empty() {
+                    if climbing {
+                        top.push((node, mass));
+                    }
+                    continue;
+                }
+                let chosen: Vec<PortId> = if bits { vec![ways[super::static_bits::StaticBits.pick(self.net.nodes[node.idx()].static_div, ways.len(), dst)]] } else { ways.to_vec() };
+                let share = mass / chosen.len() as f64;
+                for p in chosen {
+                    out.push((p.0, share));
+                    add(&mut next, self.net.ports[p.idx()].peer, share);
+                }
             }
-            let p = c[choose(node, self.net.nodes[node.idx()].static_div, c)];
-            out.push((p.0, 1.0));
-            node = self.net.ports[p.idx()].peer;
+            level = next;
+            if level.is_empty() && climbing {
+                climbing = false;
+                level = std::mem::take(&mut top);
+            }
         }
-        out.sort_unstable_by_key(|e| e.0);
-        out
+        self.densify(out)
     }
 
     /// Nodes of the shortest-path DAG from `s` to host `dst`, farthest from `dst` first.
@@ -276,9 +255,12 @@ impl<'a> UsageBuilder<'a> {
     }
 }
 
-fn pick(r: &mut Router, node: NodeId, div: u32, c: &[crate::ids::PortId], flow: FlowId, dst: u32) -> usize {
-    let p = r.choose(node, div, c, flow, dst);
-    c.iter().position(|&q| q == p).unwrap()
+/// Adds `mass` at `node` to a short list of (node, mass).
+fn add(level: &mut Vec<(NodeId, f64)>, node: NodeId, mass: f64) {
+    match level.iter_mut().find(|(n, _)| *n == node) {
+        Some(e) => e.1 += mass,
+        None => level.push((node, mass)),
+    }
 }
 
 /// Sum of two link-sorted sparse vectors.
@@ -319,32 +301,32 @@ mod tests {
     #[test]
     fn spray_on_a_2d_torus_counts_paths() {
         // 5x5 torus, h0 at (0,0) to h6 at (1,1): two minimal paths, each link 1/2.
-        let net = build(TorusConfig { dims: vec![5, 5], link_rate: Rate(1), link_delay: Time::ZERO }.build());
-        let rt = RouteTable::build(&net);
+        let net = build(TorusConfig { dims: vec![5, 5], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build());
+        let rt = RouteTable::build(&net, true);
         let mut b = UsageBuilder::new(&net, &rt, 1);
-        let u = b.usage(Routing::Spray, 0, 0, 6);
+        let u = b.usage(Routing::Rps, 0, 0, 6);
         let fr: Vec<f64> = u.iter().map(|e| e.1).collect();
         assert_eq!(fr.iter().filter(|&&a| a == 1.0).count(), 2, "{u:?}"); // host links
         assert_eq!(fr.iter().filter(|&&a| a == 0.5).count(), 4, "{u:?}");
         // (0,0) -> (2,1) = h7: 3 minimal paths of 3 torus hops; the first hop is x with 2/3.
-        let u = b.usage(Routing::Spray, 0, 0, 7);
+        let u = b.usage(Routing::Rps, 0, 0, 7);
         let sw0 = net.node_by_name("sw0").unwrap();
         let first: Vec<f64> = u.iter().filter(|e| net.ports[e.0 as usize].node == sw0).map(|e| e.1).collect();
         let mut first = first;
         first.sort_by(f64::total_cmp);
         assert!((first[0] - 1.0 / 3.0).abs() < 1e-12 && (first[1] - 2.0 / 3.0).abs() < 1e-12, "{first:?}");
         // Per-hop spray splits 1/2 at the first hop instead.
-        let u = b.usage(Routing::SprayPerHop, 0, 0, 7);
+        let u = b.usage(Routing::Spray, 0, 0, 7);
         let first: Vec<f64> = u.iter().filter(|e| net.ports[e.0 as usize].node == sw0).map(|e| e.1).collect();
         assert_eq!(first, vec![0.5, 0.5]);
     }
 
     #[test]
     fn flow_is_conserved_at_every_node() {
-        let net = build(TorusConfig { dims: vec![4, 3, 2], link_rate: Rate(1), link_delay: Time::ZERO }.build());
-        let rt = RouteTable::build(&net);
+        let net = build(TorusConfig { dims: vec![4, 3, 2], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build());
+        let rt = RouteTable::build(&net, true);
         let mut b = UsageBuilder::new(&net, &rt, 1);
-        for r in [Routing::Spray, Routing::SprayPerHop, Routing::Ecmp, Routing::SinglePath, Routing::Vlb, Routing::Wlb { direct: 1.0 / 3.0 }] {
+        for r in [Routing::Spray, Routing::Rps, Routing::Ecmp, Routing::DestTag, Routing::Static, Routing::Vlb, Routing::Wlb { direct: 1.0 / 3.0 }] {
             for (s, d) in [(0u32, 23u32), (5, 7), (11, 2)] {
                 let u = b.usage(r, 3, s, d);
                 // Out of the source host 1, into the destination 1, balanced in between.
@@ -364,24 +346,30 @@ mod tests {
     #[test]
     fn ecmp_matches_the_packet_router_and_spray_is_even_on_fat_tree() {
         let net = build(FatTreeConfig { k: 4, link_rate: Rate(1), link_delay: Time::ZERO }.build());
-        let rt = RouteTable::build(&net);
+        let rt = RouteTable::build(&net, true);
         let mut b = UsageBuilder::new(&net, &rt, 7);
         let u = b.usage(Routing::Ecmp, 9, 0, 15);
         assert_eq!(u.len(), 6);
         assert!(u.iter().all(|e| e.1 == 1.0));
-        let mut r = Router::new(&RoutingConfig::Ecmp, 7, net.nodes.len());
+        let mut r = Router::new(7, net.nodes.len(), net.hosts.len());
         let mut node = net.hosts[0];
         let mut ports = Vec::new();
-        while !rt.candidates(node, 15).is_empty() {
-            let p = r.choose(node, net.nodes[node.idx()].static_div, rt.candidates(node, 15), FlowId(9), 15);
+        let mut hop = Hop { flow: FlowId(9), dst: 15, waypoint: NO_WAYPOINT, leg: Routing::Ecmp.leg() };
+        while node != net.hosts[15] {
+            let p = r.next_port(&rt, &net, node, &mut hop);
             ports.push(p.0);
             node = net.ports[p.idx()].peer;
         }
         ports.sort_unstable();
         assert_eq!(u.iter().map(|e| e.0).collect::<Vec<_>>(), ports);
         // Spray to another pod: 4 core paths, every core link 1/4.
-        let u = b.usage(Routing::Spray, 0, 0, 15);
+        let u = b.usage(Routing::Rps, 0, 0, 15);
         assert_eq!(u.iter().filter(|e| e.1 == 0.25).count(), 8);
-        assert_eq!(u, b.usage(Routing::SprayPerHop, 0, 0, 15));
+        assert_eq!(u, b.usage(Routing::Spray, 0, 0, 15));
+        // Equal length: every flow climbs to a core, the 2-hop pair h0 -> h1 too (6 hops).
+        let u = b.usage(Routing::EqualLength { core: super::super::equal_length::CoreChoice::Random }, 0, 0, 1);
+        let at_cores: f64 = u.iter().filter(|e| net.nodes[net.ports[e.0 as usize].node.idx()].name.starts_with("core")).map(|e| e.1).sum();
+        assert!((at_cores - 1.0).abs() < 1e-12, "{u:?}");
+        assert!((u.iter().map(|e| e.1).sum::<f64>() - 6.0).abs() < 1e-12, "six hops: {u:?}");
     }
 }

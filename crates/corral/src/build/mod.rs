@@ -1,0 +1,116 @@
+//! Building a run from a validated scenario, the one path packet and fluid mode share: the
+//! network (with switch queue disciplines and shared buffers for packet mode), the route
+//! table, and every flow (`[[flows]]` entries first, then `[[traffic]]` flows in start
+//! order) with its resolved routing and transport, its traffic class and tenant, its path
+//! length and its ideal completion time.
+
+pub mod queues;
+
+use crate::error::{config_err, Result};
+use crate::net::queue::QueueDisc;
+use crate::net::shared_buffer::SharedBuffer;
+use crate::net::Network;
+use crate::route::{RouteTable, Routing};
+use crate::scenario::flows::expand;
+use crate::scenario::Scenario;
+use crate::sim::rng::{stream, Rng};
+use crate::transport::cc::CcConfig;
+use crate::transport::config::FlowTransport;
+use crate::units::{Rate, Time};
+use crate::workload::flow::FlowDef;
+
+/// Who controls a flow's sending.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transport {
+    /// TCP with this controller, outside any scheme.
+    Tcp(CcConfig),
+    /// The scenario's scheme.
+    Scheme,
+}
+
+/// One flow, ready to run.
+#[derive(Clone, Debug)]
+pub struct FlowPlan {
+    pub def: FlowDef,
+    pub routing: Routing,
+    pub transport: Transport,
+    /// Links on the flow's path (its minimal path; up and down for `equal_length`).
+    pub hops: u32,
+    /// Shortest possible completion time on the empty network (sized flows).
+    pub ideal: Option<Time>,
+    /// Index into [`Built::classes`] for `[[traffic]]` flows; `None` for `[[flows]]` flows.
+    pub class: Option<u32>,
+    /// Index into [`Built::tenants`].
+    pub tenant: u16,
+}
+
+pub struct Built {
+    pub net: Network,
+    pub routes: RouteTable,
+    pub flows: Vec<FlowPlan>,
+    /// Flows `0..explicit` come from `[[flows]]` entries.
+    pub explicit: usize,
+    /// Classes of `[[traffic]]` flows, in order of first appearance.
+    pub classes: Vec<String>,
+    /// Tenants of all flows, in order of first appearance.
+    pub tenants: Vec<String>,
+    /// Per node: the switch's shared buffer (packet mode with `buffer_model = "shared"`).
+    pub shared_buffers: Vec<Option<SharedBuffer>>,
+}
+
+/// Index of `name` in `list`, appended if new.
+fn intern(list: &mut Vec<String>, name: &str) -> u32 {
+    match list.iter().position(|c| c == name) {
+        Some(i) => i as u32,
+        None => {
+            list.push(name.to_string());
+            list.len() as u32 - 1
+        }
+    }
+}
+
+/// Builds the network and flows of `sc`; `packet` installs switch disciplines and the ports'
+/// clock offsets (fluid mode needs neither). Reference errors (unknown hosts and ports,
+/// unroutable pairs) are reported here, before anything runs.
+pub fn build(sc: &Scenario, packet: bool) -> Result<Built> {
+    let topo = sc.topology.build();
+    // Switch ports get their discipline below, once rates are final.
+    let mut net = Network::build(&topo, |_| QueueDisc::taildrop(sc.host.buffer));
+    if packet && sc.network.clock_ppm > 0.0 {
+        let ppb = (sc.network.clock_ppm * 1000.0) as u64;
+        for (i, p) in net.ports.iter_mut().enumerate() {
+            let offset = Rng::stream(sc.seed, stream::LINK_CLOCK, i as u64).below(2 * ppb + 1) as i128 - ppb as i128;
+            p.rate = Rate((p.rate.0 as i128 + p.rate.0 as i128 * offset / 1_000_000_000) as u64);
+        }
+    }
+    let mut routes = RouteTable::build(&net, false);
+    let mut defs = expand(sc, &net, &routes)?;
+    let explicit = defs.len();
+    defs.extend(crate::workload::generate::generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref())?);
+    let run_routing = sc.routing.routing;
+    if run_routing.needs_path_counts() || defs.iter().any(|d| d.routing.is_some_and(|r| r.needs_path_counts())) {
+        routes = RouteTable::build(&net, true);
+    }
+    let mut classes = Vec::new();
+    let mut tenants = Vec::new();
+    let tcp = &sc.transport;
+    let mut flows = Vec::with_capacity(defs.len());
+    for def in defs {
+        let routing = def.routing.unwrap_or(run_routing);
+        let transport = match &def.transport {
+            FlowTransport::Default if sc.scheme.is_some() => Transport::Scheme,
+            FlowTransport::Default | FlowTransport::Tcp(None) => Transport::Tcp(tcp.cc.clone()),
+            FlowTransport::Tcp(Some(cc)) => Transport::Tcp(cc.clone()),
+            FlowTransport::Scheme if sc.scheme.is_some() => Transport::Scheme,
+            FlowTransport::Scheme => return Err(config_err("scheme", "flows with transport = \"scheme\" need a [scheme] section")),
+        };
+        let via_top = routing.via_top();
+        let hops = routes.path(&net, net.hosts[def.src as usize], def.dst, tcp.header as u64, via_top).map_or(0, |p| p.0);
+        let ideal = def.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64));
+        let class = def.block.map(|_| intern(&mut classes, &def.class));
+        let tenant = intern(&mut tenants, &def.tenant) as u16;
+        flows.push(FlowPlan { def, routing, transport, hops, ideal, class, tenant });
+    }
+    let shared_buffers = if packet { queues::install(&mut net, &sc.switch, sc.seed, &tenants) } else { (0..net.nodes.len()).map(|_| None).collect() };
+    Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers })
+}

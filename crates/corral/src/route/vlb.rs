@@ -1,0 +1,54 @@
+//! Valiant load balancing and weighted load balancing (Valiant and Brebner, STOC 1981; Singh
+//! et al.'s WLB; R2C2, SIGCOMM 2015, sections 2.2.1 and 3.3.1): the sender gives each packet
+//! a uniformly random intermediate, and the packet takes a random minimal path to it and
+//! then on to its destination. The intermediate is a host's switch (every node of a torus,
+//! a ToR in a tree), drawn per packet from the sending host's stream. WLB sends a `direct`
+//! share of the packets straight along minimal paths and the rest through an intermediate,
+//! which biases it toward short paths.
+
+use super::NO_WAYPOINT;
+use crate::sim::rng::{stream, Rng};
+
+pub struct Waypoints {
+    rngs: Vec<Rng>,
+}
+
+impl Waypoints {
+    pub fn new(seed: u64, hosts: usize) -> Waypoints {
+        Waypoints { rngs: (0..hosts).map(|i| Rng::stream(seed, stream::WAYPOINT, i as u64)).collect() }
+    }
+
+    /// VLB: the intermediate host of a new packet from `src`.
+    #[inline]
+    pub fn vlb(&mut self, src: u32, hosts: usize) -> u32 {
+        self.rngs[src as usize].below(hosts as u64) as u32
+    }
+
+    /// WLB: no intermediate with probability `direct`, else a uniformly random one.
+    #[inline]
+    pub fn wlb(&mut self, src: u32, hosts: usize, direct: f64) -> u32 {
+        let rng = &mut self.rngs[src as usize];
+        if rng.unit() < direct {
+            NO_WAYPOINT
+        } else {
+            rng.below(hosts as u64) as u32
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wlb_goes_direct_with_its_share() {
+        let mut w = Waypoints::new(3, 4);
+        let direct = (0..30_000).filter(|_| w.wlb(1, 64, 1.0 / 3.0) == NO_WAYPOINT).count();
+        assert!((direct as f64 / 30_000.0 - 1.0 / 3.0).abs() < 0.01, "{direct}");
+        let mut seen = [false; 64];
+        for _ in 0..2000 {
+            seen[w.vlb(0, 64) as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s), "every intermediate is drawn");
+    }
+}

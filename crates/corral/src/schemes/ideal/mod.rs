@@ -1,0 +1,149 @@
+//! `ideal`: the omniscient centralized max-min controller that R2C2 (SIGCOMM 2015, section
+//! 5.2, the rates of rho = 0) and HCC (section IV, the centralized allocator) measure
+//! themselves against. On every start and end of one of its flows it recomputes the
+//! weighted max-min rates of all its active flows with [`crate::alloc`] (incrementally; flow
+//! weights, priorities and a headroom kept free on every link) and sets every flow whose rate
+//! changed, `delay` after the event (0: at once). It counts the rate changes it sends.
+//!
+//! Rates are wire rates (headers included), on link capacity: the token bucket of each flow
+//! counts wire bytes, so a flow's goodput is its rate times `mss / (mss + header)`. A flow's
+//! usage is its data path (fraction 1 per link, or its routing's split) plus its ACKs on
+//! the reverse path, at `header / (mss + header)` of its rate per acknowledged segment, so
+//! ACKs never overload a link. Before its first allocation arrives (with `delay > 0`) a
+//! flow sends at its access-link rate, as R2C2's senders do.
+
+use super::{Ctx, Scheme};
+use crate::alloc::{Allocator, FlowSpec, Problem};
+use crate::config::typed;
+use crate::error::{ensure, Result};
+use crate::ids::FlowId;
+use crate::units::Time;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// `[scheme]` with `kind = "ideal"`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IdealConfig {
+    /// Time from a flow event to the new rates (default "0s": at once).
+    pub delay: Time,
+    /// Fraction of every link kept unallocated, in [0, 1) (default 0.05, R2C2's choice).
+    pub headroom: f64,
+}
+
+impl Default for IdealConfig {
+    fn default() -> Self {
+        IdealConfig { delay: Time::ZERO, headroom: 0.05 }
+    }
+}
+
+pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
+    let cfg: IdealConfig = typed(table, "scheme")?;
+    ensure(cfg.headroom.is_finite() && (0.0..1.0).contains(&cfg.headroom), "scheme.headroom", || format!("must be in [0, 1), got {}", cfg.headroom))?;
+    Ok(Box::new(Ideal { cfg, alloc: None, slot: BTreeMap::new(), rate: BTreeMap::new() }))
+}
+
+/// Timer tags: which event a delayed recomputation answers.
+const START: u64 = 0;
+const END: u64 = 1;
+
+pub struct Ideal {
+    cfg: IdealConfig,
+    alloc: Option<Allocator>,
+    /// Allocator id of each active flow.
+    slot: BTreeMap<u32, u32>,
+    /// The rate last set, per active flow.
+    rate: BTreeMap<u32, f64>,
+}
+
+impl Ideal {
+    fn alloc(&mut self, ctx: &mut dyn Ctx) -> &mut Allocator {
+        self.alloc.get_or_insert_with(|| {
+            let capacity = ctx.net().ports.iter().map(|p| p.rate.bps() as f64).collect();
+            Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() }).expect("link rates are valid capacities")
+        })
+    }
+
+    /// The flow's data path and, scaled by the ACK share, its reverse path.
+    fn spec(ctx: &mut dyn Ctx, f: FlowId) -> FlowSpec {
+        let def = ctx.flow(f).clone();
+        let mut usage = ctx.usage(f);
+        let t = ctx.transport();
+        let ack_share = t.header as f64 / (t.mss + t.header) as f64 / t.delayed_ack as f64;
+        let reverse: Vec<(u32, f64)> = usage.iter().map(|&(l, a)| (ctx.net().ports[l as usize].peer_port.0, a * ack_share)).collect();
+        for (l, a) in reverse {
+            match usage.iter_mut().find(|e| e.0 == l) {
+                Some(e) => e.1 += a,
+                None => usage.push((l, a)),
+            }
+        }
+        usage.sort_unstable_by_key(|e| e.0);
+        FlowSpec { weight: def.weight, priority: def.priority, demand: f64::INFINITY, usage }
+    }
+
+    fn add(&mut self, ctx: &mut dyn Ctx, f: FlowId) {
+        if self.slot.contains_key(&f.0) || ctx.progress(f).finished {
+            return;
+        }
+        let spec = Self::spec(ctx, f);
+        let id = self.alloc(ctx).add_flow(spec).expect("usage from the topology");
+        self.slot.insert(f.0, id);
+    }
+
+    fn remove(&mut self, ctx: &mut dyn Ctx, f: FlowId) {
+        if let Some(id) = self.slot.remove(&f.0) {
+            self.rate.remove(&f.0);
+            self.alloc(ctx).remove_flow(id).expect("live flow");
+        }
+    }
+
+    /// Sets every active flow whose allocated rate moved.
+    fn push_rates(&mut self, ctx: &mut dyn Ctx) {
+        let Some(alloc) = &self.alloc else { return };
+        for (&f, &id) in &self.slot {
+            let r = alloc.rate(id).unwrap_or(0.0);
+            let last = self.rate.get(&f).copied();
+            if last.is_none_or(|l| (l - r).abs() > 1e-9 * r.max(1.0)) {
+                ctx.set_rate(FlowId(f), r);
+                ctx.count("rate_changes", 1);
+                self.rate.insert(f, r);
+            }
+        }
+    }
+
+    fn on_event(&mut self, ctx: &mut dyn Ctx, f: FlowId, tag: u64) {
+        if tag == START {
+            self.add(ctx, f);
+        } else {
+            self.remove(ctx, f);
+        }
+        self.push_rates(ctx);
+    }
+
+    fn event(&mut self, ctx: &mut dyn Ctx, f: FlowId, tag: u64) {
+        if self.cfg.delay == Time::ZERO {
+            self.on_event(ctx, f, tag);
+        } else {
+            let at = ctx.now() + self.cfg.delay;
+            ctx.schedule(at, f.0, tag);
+        }
+    }
+}
+
+impl Scheme for Ideal {
+    fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        self.event(ctx, flow, START);
+    }
+
+    fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        self.event(ctx, flow, END);
+    }
+
+    fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u64) {
+        self.on_event(ctx, FlowId(agent), tag);
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({ "active_flows": self.slot.len() })
+    }
+}

@@ -1,0 +1,166 @@
+//! Cooperative congestion-control schemes, one folder each, behind one trait (DESIGN.md, "How
+//! a cooperative scheme fits"). A scheme works at control rate: it hears of its flows'
+//! starts and ends, of control messages delivered to a node, of its timers, and of packets
+//! at the ports and hosts it tapped; it acts through a narrow [`Ctx`]: the time, timers,
+//! control messages ([`crate::ctrl`]), its flows' rates, routing and aggregate id, their
+//! progress, and the queues. Dynamic dispatch is fine at this rate; the per-packet path
+//! never calls a scheme except at tapped ports.
+//!
+//! A scenario selects one with `[scheme] kind = "..."` and the scheme's own typed settings;
+//! flows with `transport = "scheme"` (the default when a scheme is present) are its flows.
+//! Adding a scheme is one folder and one line in [`REGISTRY`].
+
+pub mod ideal;
+
+use crate::ctrl::Message;
+use crate::error::{config_err, Result};
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::net::{Network, Packet};
+use crate::route::{RouteTable, Routing};
+use crate::sim::Rng;
+use crate::transport::cc::CcConfig;
+use crate::transport::TcpConfig;
+use crate::units::{Rate, Time};
+use crate::workload::flow::FlowDef;
+
+/// How a scheme's flow sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemeTransport {
+    /// Explicit rate through a token bucket the scheme sets; TCP reliability. `initial_bps`
+    /// is the rate before the scheme's first decision (`None`: the sender's access-link
+    /// rate); with `window` the congestion window of `transport.cc` limits it too.
+    Rate { initial_bps: Option<f64>, window: bool },
+    /// TCP with this controller; the scheme acts around it (tunnels, ECN rewriting).
+    Tcp(CcConfig),
+}
+
+/// What a scheme may know about a flow's progress.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowProgress {
+    /// Bytes to send, `None` for an unbounded flow.
+    pub size: Option<u64>,
+    /// Payload bytes sent at least once.
+    pub sent: u64,
+    /// Payload bytes acknowledged.
+    pub acked: u64,
+    /// Payload bytes the receiver holds in order.
+    pub delivered: u64,
+    /// The first byte not sent yet (below `sent` after a timeout: go-back-N).
+    pub next: u64,
+    /// The flow's current explicit rate in bit/s, if it is rate-limited.
+    pub rate_bps: Option<u64>,
+    pub started: bool,
+    /// All bytes acknowledged.
+    pub finished: bool,
+}
+
+impl FlowProgress {
+    /// Bytes the application has queued but not yet sent (the sender's backlog; R2C2's
+    /// demand estimator reads it), `u64::MAX` for an unbounded flow.
+    pub fn backlog(&self) -> u64 {
+        self.size.map_or(u64::MAX, |s| s.saturating_sub(self.next))
+    }
+}
+
+/// The scheme's window on the simulation. Every action takes effect at once.
+pub trait Ctx {
+    fn now(&self) -> Time;
+    fn net(&self) -> &Network;
+    fn routes(&self) -> &RouteTable;
+    /// The run's `[transport]` settings (segment and header sizes, ACK policy).
+    fn transport(&self) -> &TcpConfig;
+    /// The scheme's own random stream (derived from the run's seed).
+    fn rng(&mut self) -> &mut Rng;
+    /// Number of flows in the run (ids `0..flows`).
+    fn flows(&self) -> usize;
+    fn flow(&self, f: FlowId) -> &FlowDef;
+    /// Whether the scheme manages flow `f` (its `transport` is the scheme).
+    fn managed(&self, f: FlowId) -> bool;
+    fn progress(&self, f: FlowId) -> FlowProgress;
+    fn routing(&self, f: FlowId) -> Routing;
+    /// Per-link (port id) fractions of flow `f`'s traffic under its current routing
+    /// ([`crate::route::usage`]).
+    fn usage(&mut self, f: FlowId) -> Vec<(u32, f64)>;
+    /// The rate of the access link of host `h`.
+    fn access_rate(&self, h: u32) -> Rate;
+    /// The queue at `port`: (bytes, packets).
+    fn queue(&self, port: PortId) -> (u64, u64);
+    /// Sets the explicit rate (wire bit/s) of a rate-limited flow.
+    fn set_rate(&mut self, f: FlowId, bps: f64);
+    /// Sets the rate and holds the flow's next packet until `now + delay`.
+    fn set_rate_after(&mut self, f: FlowId, bps: f64, delay: Time);
+    fn set_routing(&mut self, f: FlowId, r: Routing);
+    /// Stamps `agg` on the flow's packets from now on (an aggregate or tunnel id).
+    fn set_agg(&mut self, f: FlowId, agg: u32);
+    /// Calls [`Scheme::on_timer`] with `(agent, tag)` at `at`.
+    fn schedule(&mut self, at: Time, agent: u32, tag: u64);
+    /// Sends a control message from node `from` to node `to`.
+    fn send(&mut self, from: NodeId, to: NodeId, msg: Message);
+    /// Broadcasts a control message from switch `from` to every switch, down tree `tree`.
+    fn broadcast(&mut self, from: NodeId, tree: u32, msg: Message);
+    /// From now on, packets offered to output `port` go through [`Scheme::on_port_packet`].
+    fn tap_port(&mut self, port: PortId);
+    /// From now on, packets of managed flows delivered to host `h` go through
+    /// [`Scheme::on_host_packet`] before its transport sees them.
+    fn tap_host(&mut self, h: u32);
+    /// Adds `n` to the scheme's counter `name` (reported in summary.json).
+    fn count(&mut self, name: &'static str, n: u64);
+}
+
+/// One cooperative scheme. Every hook has a default that does nothing.
+pub trait Scheme: Send + Sync {
+    /// Called once before the first event: tap ports, start periodic timers.
+    fn init(&mut self, _ctx: &mut dyn Ctx) {}
+    /// How the scheme's flow `def` sends (fixed for the run).
+    fn transport(&self, _def: &FlowDef) -> SchemeTransport {
+        SchemeTransport::Rate { initial_bps: None, window: false }
+    }
+    /// A managed flow starts; called before its sender sends anything.
+    fn on_flow_start(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
+    /// All bytes of a managed flow are acknowledged.
+    fn on_flow_end(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
+    /// A control message reached node `at`.
+    fn on_message(&mut self, _ctx: &mut dyn Ctx, _at: NodeId, _msg: &Message) {}
+    /// A queue dropped a control message that node `src` sent.
+    fn on_message_dropped(&mut self, _ctx: &mut dyn Ctx, _src: NodeId, _msg: &Message) {}
+    fn on_timer(&mut self, _ctx: &mut dyn Ctx, _agent: u32, _tag: u64) {}
+    /// A packet is offered to a tapped output port (before its queue decides); the scheme
+    /// may read and annotate it.
+    fn on_port_packet(&mut self, _ctx: &mut dyn Ctx, _port: PortId, _pkt: &mut Packet) {}
+    /// A data or ACK packet of a managed flow reaches tapped host `host`.
+    fn on_host_packet(&mut self, _ctx: &mut dyn Ctx, _host: u32, _pkt: &mut Packet) {}
+    /// The scheme's own numbers for summary.json.
+    fn summary(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+/// A scheme constructor: the `[scheme]` table without `kind`; errors name keys under
+/// `scheme.`.
+pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
+
+/// Every scheme, by its `kind`.
+pub const REGISTRY: &[(&str, Build)] = &[("ideal", ideal::build)];
+
+/// The names of the registered schemes.
+pub fn kinds() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(k, _)| *k).collect()
+}
+
+/// Builds the scheme a `[scheme]` table selects.
+pub fn build(table: &toml::Value) -> Result<Box<dyn Scheme>> {
+    let mut t = table.as_table().cloned().ok_or_else(|| config_err("scheme", "expected a table with kind = the scheme's name"))?;
+    let names = kinds();
+    let kind = match t.remove("kind") {
+        Some(toml::Value::String(k)) => k,
+        Some(other) => return Err(config_err("scheme.kind", format!("expected a string, one of {}, got {other}", names.join(", ")))),
+        None => return Err(config_err("scheme.kind", format!("required key is missing; expected one of {}", names.join(", ")))),
+    };
+    match REGISTRY.iter().find(|(k, _)| *k == kind) {
+        Some((_, make)) => make(toml::Value::Table(t)),
+        None => {
+            let hint = crate::config::suggest::nearest(&kind, names.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
+            Err(config_err("scheme.kind", format!("unknown scheme \"{kind}\"; {hint}expected one of {}", names.join(", "))))
+        }
+    }
+}
