@@ -58,10 +58,15 @@ const TOPOLOGIES: [(&str, &str); 4] = [
 ];
 
 /// Routing tables of the matrix: (label, body of `[routing]`).
-const ROUTINGS: [(&str, &str); 5] = [
+const ROUTINGS: [(&str, &str); 10] = [
     ("static", "kind = \"static\""),
     ("ecmp", "kind = \"ecmp\""),
     ("spray", "kind = \"spray\""),
+    ("rps", "kind = \"rps\""),
+    ("dest_tag", "kind = \"dest_tag\""),
+    ("vlb", "kind = \"vlb\""),
+    ("wlb", "kind = \"wlb\"\ndirect = 0.5"),
+    ("rps/source_routes", "kind = \"rps\"\nsource_routes = true"),
     ("equal_length/random", "kind = \"equal_length\"\ncore = \"random\""),
     ("equal_length/dest_bits", "kind = \"equal_length\"\ncore = \"dest_bits\""),
 ];
@@ -100,8 +105,9 @@ interval = "1ms"
     )
 }
 
-// Every topology kind x routing (static, ecmp, spray, equal_length with random and dest_bits
-// core choice) x cc (newreno, cubic, dctcp with an ECN queue): 60 runs of 10 ms, a random permutation of unbounded flows plus one 200 KB flow that
+// Every topology kind x routing (static, ecmp, spray, rps, dest_tag, vlb, wlb, rps with source
+// routes, equal_length with random and dest_bits core choice) x cc (newreno, cubic, dctcp with
+// an ECN queue): 120 runs of 10 ms, a random permutation of unbounded flows plus one 200 KB flow that
 // overlaps h0's incoming permutation flow. Small (50-packet) buffers so that drops happen.
 // Tolerance: exact packet conservation and bookkeeping (assert_books_balance); every flow
 // delivered data; a finished 200 KB flow delivered exactly 200 KB (and at least one run
@@ -130,7 +136,8 @@ fn conservation_on_every_topology_routing_and_cc() {
                 // Per-packet random equal-length routing reorders every flow (about 30 spurious
                 // fast recoveries per flow in 10 ms on the fat-tree), which keeps windows below
                 // the marking threshold: no marks there is expected, not a bookkeeping error.
-                if cc == "dctcp" && routing_name != "equal_length/random" {
+                // VLB and WLB paths reorder packets the same way.
+                if cc == "dctcp" && !["equal_length/random", "vlb", "wlb"].contains(&routing_name) {
                     let marks: u64 = sim.net.ports.iter().map(|p| p.stats.ecn_marks).sum();
                     assert!(marks > 0, "{what}: no ECN marks");
                 }
@@ -263,7 +270,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         buffer_strategy(),
         prop::option::of(1u32..40),
         prop::sample::select(vec!["newreno", "cubic", "dctcp"]),
-        (prop::sample::select(vec!["static", "ecmp", "spray", "equal_length"]), any::<bool>()),
+        (prop::sample::select(vec!["static", "ecmp", "spray", "equal_length", "rps", "dest_tag", "vlb", "wlb"]), any::<bool>()),
         prop::collection::vec((any::<u32>(), any::<u32>(), prop::option::of(1000u32..300_000)), 1..8),
         any::<bool>(),
         prop::sample::select(vec![0u32, 500, 3000]),

@@ -70,9 +70,10 @@ fn intern(list: &mut Vec<String>, name: &str) -> u32 {
 }
 
 /// Builds the network and flows of `sc`; `packet` installs switch disciplines and the ports'
-/// clock offsets (fluid mode needs neither). Reference errors (unknown hosts and ports,
-/// unroutable pairs) are reported here, before anything runs.
-pub fn build(sc: &Scenario, packet: bool) -> Result<Built> {
+/// clock offsets (fluid mode needs neither); with `scheme`, flows whose transport is left at
+/// its default belong to the scheme. Reference errors (unknown hosts and ports, unroutable
+/// pairs) are reported here, before anything runs.
+pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     let topo = sc.topology.build();
     // Switch ports get their discipline below, once rates are final.
     let mut net = Network::build(&topo, |_| QueueDisc::taildrop(sc.host.buffer));
@@ -98,10 +99,10 @@ pub fn build(sc: &Scenario, packet: bool) -> Result<Built> {
     for def in defs {
         let routing = def.routing.unwrap_or(run_routing);
         let transport = match &def.transport {
-            FlowTransport::Default if sc.scheme.is_some() => Transport::Scheme,
+            FlowTransport::Default if scheme => Transport::Scheme,
             FlowTransport::Default | FlowTransport::Tcp(None) => Transport::Tcp(tcp.cc.clone()),
             FlowTransport::Tcp(Some(cc)) => Transport::Tcp(cc.clone()),
-            FlowTransport::Scheme if sc.scheme.is_some() => Transport::Scheme,
+            FlowTransport::Scheme if scheme => Transport::Scheme,
             FlowTransport::Scheme => return Err(config_err("scheme", "flows with transport = \"scheme\" need a [scheme] section")),
         };
         let via_top = routing.via_top();

@@ -70,7 +70,7 @@ pub struct FluidSim {
 
 impl FluidSim {
     pub fn new(scenario: Scenario) -> Result<FluidSim> {
-        let b = crate::build::build(&scenario, false)?;
+        let b = crate::build::build(&scenario, false, scenario.scheme.is_some())?;
         let (net, routes) = (b.net, b.routes);
         let routing: Vec<Routing> = b.flows.iter().map(|p| p.routing).collect();
         let hops = b.flows.iter().map(|p| p.hops).collect();

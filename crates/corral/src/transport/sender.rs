@@ -251,7 +251,7 @@ impl TcpSender {
     pub fn can_send(&self) -> bool {
         let wnd = self.wnd();
         let len = self.mss.min(self.limit().saturating_sub(self.snd_nxt));
-        len > 0 && self.snd_nxt + len <= self.snd_una + wnd
+        len > 0 && self.snd_nxt + len <= self.snd_una.saturating_add(wnd)
     }
 
     /// Sends what the window allows: called when host backpressure lifts.
@@ -271,7 +271,7 @@ impl TcpSender {
         let limit = self.limit();
         while self.snd_nxt < limit && self.credit > 0 && !self.paced_out(now) {
             let len = self.mss.min(limit - self.snd_nxt);
-            if self.snd_nxt + len > self.snd_una + wnd {
+            if self.snd_nxt + len > self.snd_una.saturating_add(wnd) {
                 break;
             }
             let retransmit = self.snd_nxt < self.snd_max;

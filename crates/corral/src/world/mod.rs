@@ -150,12 +150,26 @@ impl Simulation {
     /// Builds the network and flows of a validated scenario; reference errors (unknown hosts,
     /// ports, unroutable pairs, scheme settings) are reported here, before any event runs.
     pub fn new(scenario: Scenario) -> Result<Simulation> {
+        let scheme = scenario.scheme.as_ref().map(crate::schemes::build).transpose()?;
+        let name = scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()).unwrap_or("").to_string();
+        Self::assemble(scenario, scheme.map(|s| (s, name)))
+    }
+
+    /// A run under a scheme that is not in the registry (a user's own, or a test's): flows
+    /// whose `transport` is left at its default belong to it, as with a `[scheme]` section.
+    pub fn with_scheme(scenario: Scenario, scheme: Box<dyn Scheme>, name: &str) -> Result<Simulation> {
+        Self::assemble(scenario, Some((scheme, name.to_string())))
+    }
+
+    fn assemble(scenario: Scenario, scheme: Option<(Box<dyn Scheme>, String)>) -> Result<Simulation> {
         if scenario.mode == crate::scenario::Mode::Fluid {
             return Err(crate::error::config_err("mode", "\"fluid\" scenarios run in crate::fluid::FluidSim; Simulation is the packet-level engine"));
         }
-        let scheme = scenario.scheme.as_ref().map(crate::schemes::build).transpose()?;
-        let scheme_name = scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()).unwrap_or("").to_string();
-        let b = build::build(&scenario, true)?;
+        let (scheme, scheme_name) = match scheme {
+            Some((s, n)) => (Some(s), n),
+            None => (None, String::new()),
+        };
+        let b = build::build(&scenario, true, scheme.is_some())?;
         let queue_ports = scenario
             .metrics
             .queue_ports
