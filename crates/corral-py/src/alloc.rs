@@ -203,7 +203,7 @@ fn alloc_usage<'py>(
                 }
                 ip.push(ix.len() as i64);
             }
-            let cap: Vec<f64> = net.ports.iter().map(|p| p.rate.bps() as f64).collect();
+            let cap: Vec<f64> = net.ports.iter().map(|p| p.rate().bps() as f64).collect();
             let names: Vec<String> = net.ports.iter().map(|p| format!("{}:{}", net.nodes[p.node.idx()].name, p.local)).collect();
             Ok((ip, ix, dt, cap, names))
         })

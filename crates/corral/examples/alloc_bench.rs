@@ -42,7 +42,7 @@ fn main() {
             return (s, d);
         }
     };
-    let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate.bps() as f64).collect();
+    let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate().bps() as f64).collect();
     for n in sizes {
         let t0 = Instant::now();
         let flows: Vec<FlowSpec> = (0..n).map(|i| {

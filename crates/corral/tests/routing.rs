@@ -62,7 +62,7 @@ fn shares(routing: &str, dst: u32) -> (Vec<f64>, Vec<(u32, f64)>, Simulation) {
     let counts = counts.lock().unwrap().clone();
     let sent = sim.flows[0].sender.stats.segments_sent as f64;
     let measured: Vec<f64> = counts.iter().map(|&c| c as f64 / sent).collect();
-    let r = sim.flows[0].routing;
+    let r = sim.hot[0].routing;
     let usage = UsageBuilder::new(&sim.net, &corral::route::RouteTable::build(&sim.net, true), sim.scenario.seed).usage(r, 0, 0, dst);
     (measured, usage, sim)
 }

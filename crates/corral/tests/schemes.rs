@@ -199,7 +199,7 @@ size = "1MB"
         assert_eq!((transport[i].as_str(), cc[i].as_str()), want, "flow {i}");
         assert!(f.receiver.delivered() > 0);
     }
-    assert_eq!(sim.flows.iter().filter(|f| f.managed).count(), 16);
+    assert_eq!(sim.hot.iter().filter(|h| h.managed).count(), 16);
 }
 
 /// A test scheme that exercises the control plane: at start, node `from` sends `count`

@@ -52,7 +52,7 @@ dst = "h1"
     sim.run();
     common::assert_conserved(&sim);
     let port = &sim.net.ports[sim.net.port_by_name("sw0:1").unwrap().idx()];
-    let bps = port.rate.bps() as f64;
+    let bps = port.rate().bps() as f64;
     let dur = sim.duration().as_secs_f64();
     let steady_s = dur - warmup_ms as f64 / 1e3;
     let f = &sim.flows[0];

@@ -81,7 +81,8 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         let ppb = (sc.network.clock_ppm * 1000.0) as u64;
         for (i, p) in net.ports.iter_mut().enumerate() {
             let offset = Rng::stream(sc.seed, stream::LINK_CLOCK, i as u64).below(2 * ppb + 1) as i128 - ppb as i128;
-            p.rate = Rate((p.rate.0 as i128 + p.rate.0 as i128 * offset / 1_000_000_000) as u64);
+            let r = p.rate().0 as i128;
+            p.set_rate(Rate((r + r * offset / 1_000_000_000) as u64));
         }
     }
     let mut routes = RouteTable::build(&net, false);

@@ -12,14 +12,14 @@ use crate::units::Rate;
 /// The discipline of switch port number `port` (global index), serializing at `rate`.
 pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenants: &[String]) -> QueueDisc {
     let red_cfg = || sw.red.clone().unwrap_or_default();
-    let red_q = |class: usize| QueueDisc::Red(red::Red::new(sw.buffer, red_cfg(), rate, Rng::stream(seed, stream::RED, (port * 8 + class) as u64)));
+    let red_q = |class: usize| QueueDisc::Red(Box::new(red::Red::new(sw.buffer, red_cfg(), rate, Rng::stream(seed, stream::RED, (port * 8 + class) as u64))));
     let ecn_q = || QueueDisc::ecn_threshold(sw.buffer, sw.ecn_threshold.expect("validated"));
     match sw.queue {
         QueueKind::Taildrop => QueueDisc::taildrop(sw.buffer),
         QueueKind::Ecn => ecn_q(),
         QueueKind::Red => red_q(0),
-        QueueKind::Sfq => QueueDisc::Sfq(sfq::Sfq::new(sw.buffer, &sw.sfq.clone().unwrap_or_default(), Rng::stream(seed, stream::SFQ, port as u64))),
-        QueueKind::Drr => QueueDisc::Drr(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default(), tenants)),
+        QueueKind::Sfq => QueueDisc::Sfq(Box::new(sfq::Sfq::new(sw.buffer, &sw.sfq.clone().unwrap_or_default(), Rng::stream(seed, stream::SFQ, port as u64)))),
+        QueueKind::Drr => QueueDisc::Drr(Box::new(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default(), tenants))),
         QueueKind::Priority => {
             let cfg = sw.priority.clone().unwrap_or_default();
             let classes = (0..cfg.classes as usize)
@@ -29,7 +29,7 @@ pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenan
                     ClassKind::Red => red_q(c),
                 })
                 .collect();
-            QueueDisc::Priority(Priority::new(classes))
+            QueueDisc::Priority(Box::new(Priority::new(classes)))
         }
     }
 }
@@ -39,7 +39,7 @@ pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenan
 pub fn install(net: &mut Network, sw: &SwitchConfig, seed: u64, tenants: &[String]) -> Vec<Option<SharedBuffer>> {
     for i in 0..net.ports.len() {
         if net.nodes[net.ports[i].node.idx()].kind == NodeKind::Switch {
-            let rate = net.ports[i].rate;
+            let rate = net.ports[i].rate();
             net.ports[i].queue = switch_queue(sw, seed, i, rate, tenants);
         }
     }

@@ -82,7 +82,7 @@ impl FluidSim {
         let usage: Vec<Vec<(u32, f64)>> = defs.iter().enumerate().map(|(i, d)| ub.usage(routing[i], i as u32, d.src, d.dst)).collect();
         let tcp = &scenario.transport;
         let payload = tcp.mss as f64 / (tcp.mss + tcp.header) as f64;
-        let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate.bps() as f64 * payload).collect();
+        let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate().bps() as f64 * payload).collect();
         let alloc = Allocator::new(Problem { capacity, headroom: 0.0, flows: Vec::new() })?;
         let mut order: Vec<usize> = (0..defs.len()).collect();
         order.sort_by_key(|&i| (defs[i].start, i));

@@ -19,7 +19,7 @@ pub fn ideal_fct(net: &Network, routes: &RouteTable, via_top: bool, src: u32, ds
     let packets = size.div_ceil(mss).max(1);
     let last = size - (packets - 1) * mss + header;
     let wire = size + packets * header;
-    let access = net.ports[net.host_port(src).idx()].rate;
+    let access = net.ports[net.host_port(src).idx()].rate();
     let path = routes.path(net, net.hosts[src as usize], dst, last, via_top).map_or(Time::ZERO, |p| p.1);
     access.tx_time(wire) + path - access.tx_time(last)
 }

@@ -10,6 +10,6 @@ pub mod topo;
 pub mod topology;
 
 pub use network::Network;
-pub use packet::{Leg, Packet, PacketArena, PacketKind, NO_AGG};
+pub use packet::{Ecn, Leg, Packet, PacketArena, PacketKind, NO_AGG};
 pub use port::Port;
 pub use topology::{NodeKind, Topology};

@@ -56,14 +56,8 @@ pub struct Packet {
     /// (`rlen == 0`: the switches choose every hop).
     pub ridx: u8,
     pub rlen: u8,
-    /// ECN-capable transport (ECT) codepoint set.
-    pub ect: bool,
-    /// Congestion Experienced, set by a marking queue.
-    pub ce: bool,
-    /// ECN-Echo on an ACK.
-    pub ece: bool,
-    /// Congestion Window Reduced on a data segment.
-    pub cwr: bool,
+    /// The ECN bits ([`Ecn`]), one byte.
+    pub ecn: Ecn,
     /// Priority class copied from the flow (0 = highest), read by priority queues.
     pub prio: u8,
     /// Input slot through which the packet entered the node now holding it (drop-run
@@ -71,6 +65,59 @@ pub struct Packet {
     pub in_slot: u16,
     /// Data: time sent (timestamp option). Ack: echo of the data segment's timestamp.
     pub ts: Time,
+}
+
+/// A packet's ECN bits: ECN-capable transport (ECT), Congestion Experienced (set by a
+/// marking queue), ECN-Echo (on an ACK) and Congestion Window Reduced (on a data segment),
+/// packed in one byte to keep packets at 48 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ecn(u8);
+
+impl Ecn {
+    const ECT: u8 = 1;
+    const CE: u8 = 2;
+    const ECE: u8 = 4;
+    const CWR: u8 = 8;
+
+    /// The bits of a new packet.
+    pub fn new(ect: bool, ece: bool, cwr: bool) -> Ecn {
+        Ecn((ect as u8) * Self::ECT | (ece as u8) * Self::ECE | (cwr as u8) * Self::CWR)
+    }
+
+    #[inline]
+    pub fn ect(self) -> bool {
+        self.0 & Self::ECT != 0
+    }
+
+    #[inline]
+    pub fn ce(self) -> bool {
+        self.0 & Self::CE != 0
+    }
+
+    #[inline]
+    pub fn ece(self) -> bool {
+        self.0 & Self::ECE != 0
+    }
+
+    #[inline]
+    pub fn cwr(self) -> bool {
+        self.0 & Self::CWR != 0
+    }
+
+    #[inline]
+    pub fn set_ce(&mut self, on: bool) {
+        self.0 = if on { self.0 | Self::CE } else { self.0 & !Self::CE };
+    }
+
+    #[inline]
+    pub fn set_ece(&mut self, on: bool) {
+        self.0 = if on { self.0 | Self::ECE } else { self.0 & !Self::ECE };
+    }
+
+    #[inline]
+    pub fn set_ect(&mut self, on: bool) {
+        self.0 = if on { self.0 | Self::ECT } else { self.0 & !Self::ECT };
+    }
 }
 
 #[derive(Default)]

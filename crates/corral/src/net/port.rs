@@ -25,7 +25,10 @@ pub struct Port {
     pub peer: NodeId,
     /// The peer's port on the same link: where packets sent here arrive.
     pub peer_port: PortId,
-    pub rate: Rate,
+    rate: Rate,
+    /// Picoseconds per byte at `rate` when that is a whole number (0 otherwise): the common
+    /// rates (1, 10, 40, 100 Gbps) serialize with a multiplication instead of a division.
+    ps_per_byte: u64,
     pub delay: Time,
     /// The dimension the link moves along (torus; 0 elsewhere), for dimension-order routing.
     pub dim: u8,
@@ -52,6 +55,7 @@ impl Port {
             peer,
             peer_port,
             rate,
+            ps_per_byte: ps_per_byte(rate),
             delay,
             dim: 0,
             queue,
@@ -61,6 +65,28 @@ impl Port {
             stats: PortStats::default(),
             drop_run: vec![0; node_ports + 1],
             run_histogram: BTreeMap::new(),
+        }
+    }
+
+    /// The link rate.
+    #[inline]
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    /// Changes the link rate (clock offsets, scheduled capacity changes).
+    pub fn set_rate(&mut self, rate: Rate) {
+        self.rate = rate;
+        self.ps_per_byte = ps_per_byte(rate);
+    }
+
+    /// Time to serialize `bytes` at the link rate, exactly as [`Rate::tx_time`].
+    #[inline]
+    pub fn tx_time(&self, bytes: u64) -> Time {
+        if self.ps_per_byte > 0 {
+            Time(bytes * self.ps_per_byte)
+        } else {
+            self.rate.tx_time(bytes)
         }
     }
 
@@ -92,10 +118,31 @@ impl Port {
     }
 }
 
+/// 8e12 / rate when it divides evenly, else 0.
+fn ps_per_byte(rate: Rate) -> u64 {
+    let ps = 8 * Time::PS_PER_SEC;
+    if rate.bps() > 0 && ps % rate.bps() == 0 {
+        ps / rate.bps()
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::units::BufferSize;
+
+    #[test]
+    fn serialization_time_is_the_rate_s_either_way() {
+        for bps in [1_000_000_000u64, 10_000_000_000, 3, 7_000_000_123, 100_000_000_000] {
+            let mut p = Port::new(NodeId(0), 0, NodeId(1), PortId(1), Rate(1), Time::ZERO, QueueDisc::taildrop(BufferSize::Packets(1)), 1);
+            p.set_rate(Rate(bps));
+            for bytes in [1, 40, 1500, 9000] {
+                assert_eq!(p.tx_time(bytes), Rate(bps).tx_time(bytes), "{bps} bps, {bytes} B");
+            }
+        }
+    }
 
     #[test]
     fn drop_runs_are_per_input_port() {

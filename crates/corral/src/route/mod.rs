@@ -305,8 +305,17 @@ impl Router {
         cands[self.pick(net, node, cands, paths, hop)]
     }
 
+    /// One of `cands`, the (two or more) candidates at `node` toward the packet's
+    /// destination, for a packet without a waypoint: [`Self::next_port`]'s common case.
+    #[inline(always)]
+    pub fn pick_toward(&mut self, rt: &RouteTable, net: &Network, node: NodeId, cands: &[PortId], hop: &Hop) -> PortId {
+        let paths = if hop.leg == Leg::Rps { rt.candidate_paths(node, hop.dst) } else { &[] };
+        cands[self.pick(net, node, cands, paths, hop)]
+    }
+
     /// One of the candidates `cands` at `node` by the packet's rule; `paths` are the shortest
     /// paths behind each candidate (for `rps`; empty while climbing).
+    #[inline(always)]
     fn pick(&mut self, net: &Network, node: NodeId, cands: &[PortId], paths: &[f64], hop: &Hop) -> usize {
         let n = cands.len();
         if n == 1 {

@@ -146,7 +146,7 @@ impl RouteTable {
             while let Some(&p) = self.uplinks(node).first() {
                 let port = &net.ports[p.idx()];
                 hops += 1;
-                delay = delay + port.rate.tx_time(size) + port.delay;
+                delay = delay + port.tx_time(size) + port.delay;
                 node = port.peer;
             }
         }
@@ -166,7 +166,7 @@ impl RouteTable {
         let mut total = crate::units::Time::ZERO;
         while let Some(&p) = self.candidates(node, dst).first() {
             let port = &net.ports[p.idx()];
-            total = total + port.rate.tx_time(size) + port.delay;
+            total = total + port.tx_time(size) + port.delay;
             node = port.peer;
         }
         total

@@ -93,7 +93,7 @@ pub trait Ctx {
     /// Stamps `agg` on the flow's packets from now on (an aggregate or tunnel id).
     fn set_agg(&mut self, f: FlowId, agg: u32);
     /// Calls [`Scheme::on_timer`] with `(agent, tag)` at `at`.
-    fn schedule(&mut self, at: Time, agent: u32, tag: u64);
+    fn schedule(&mut self, at: Time, agent: u32, tag: u32);
     /// Sends a control message from node `from` to node `to`.
     fn send(&mut self, from: NodeId, to: NodeId, msg: Message);
     /// Broadcasts a control message from switch `from` to every switch, down tree `tree`.
@@ -123,7 +123,7 @@ pub trait Scheme: Send + Sync {
     fn on_message(&mut self, _ctx: &mut dyn Ctx, _at: NodeId, _msg: &Message) {}
     /// A queue dropped a control message that node `src` sent.
     fn on_message_dropped(&mut self, _ctx: &mut dyn Ctx, _src: NodeId, _msg: &Message) {}
-    fn on_timer(&mut self, _ctx: &mut dyn Ctx, _agent: u32, _tag: u64) {}
+    fn on_timer(&mut self, _ctx: &mut dyn Ctx, _agent: u32, _tag: u32) {}
     /// A packet is offered to a tapped output port (before its queue decides); the scheme
     /// may read and annotate it.
     fn on_port_packet(&mut self, _ctx: &mut dyn Ctx, _port: PortId, _pkt: &mut Packet) {}

@@ -71,8 +71,8 @@ pub struct TcpSender {
     next_send: Time,
     /// A fast-recovery retransmission waiting for its pacing slot.
     retx_pending: bool,
-    /// Explicit rate: the token bucket every segment passes.
-    limiter: Option<TokenBucket>,
+    /// Explicit rate: the token bucket every segment passes (boxed: most senders have none).
+    limiter: Option<Box<TokenBucket>>,
     /// The congestion window limits sending (false for rate-only flows).
     window: bool,
     /// Header bytes per segment, which the token bucket counts.
@@ -110,7 +110,7 @@ impl TcpSender {
             pacing: cfg.pacing.then_some(cfg.pacing_gain),
             next_send: Time::ZERO,
             retx_pending: false,
-            limiter: rate.map(|r| TokenBucket::new(r.bps, r.depth)),
+            limiter: rate.map(|r| Box::new(TokenBucket::new(r.bps, r.depth))),
             window: rate.is_none_or(|r| r.window),
             header: cfg.header as u64,
             stats: SenderStats::default(),
@@ -119,7 +119,7 @@ impl TcpSender {
 
     /// The explicit rate in bit/s (`None` for window-only TCP).
     pub fn rate_bps(&self) -> Option<u64> {
-        self.limiter.as_ref().map(TokenBucket::bps)
+        self.limiter.as_deref().map(TokenBucket::bps)
     }
 
     /// Sets the explicit rate at `now` (a rate-limited sender only); `hold` delays the next
@@ -140,6 +140,7 @@ impl TcpSender {
 
     /// The window that limits sending: cwnd (capped by the receive window), or only the
     /// receive window for a rate-only flow.
+    #[inline]
     fn wnd(&self) -> u64 {
         if self.window {
             self.cc_state.cwnd.min(self.rwnd).max(self.mss)
@@ -169,11 +170,16 @@ impl TcpSender {
     }
 
     /// Whether the pacing clock or the token bucket holds segments back at `now`.
+    #[inline]
     fn paced_out(&self, now: Time) -> bool {
+        if self.pacing.is_none() && self.limiter.is_none() {
+            return false;
+        }
         self.release_at(now) != Some(now)
     }
 
     /// Advances the pacing clock and the token bucket after a segment of `len` bytes left at `now`.
+    #[inline]
     fn pace(&mut self, now: Time, len: u64) {
         if let Some(gap) = self.pacing_interval(len) {
             self.next_send = self.next_send.max(now) + gap;

@@ -35,7 +35,7 @@ pub fn racks(net: &Network) -> Vec<u32> {
 }
 
 fn access_bps(net: &Network, h: u32) -> f64 {
-    net.ports[net.host_port(h).idx()].rate.bps() as f64
+    net.ports[net.host_port(h).idx()].rate().bps() as f64
 }
 
 /// `*` matches any run of characters.
@@ -207,7 +207,7 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
         let per_s = match &spec.load_links {
             Some(links) => {
                 let marked = match_ports(net, links, &at("load_links"))?;
-                let cap: f64 = net.ports.iter().zip(&marked).filter(|(_, &m)| m).map(|(p, _)| p.rate.bps() as f64).sum();
+                let cap: f64 = net.ports.iter().zip(&marked).filter(|(_, &m)| m).map(|(p, _)| p.rate().bps() as f64).sum();
                 // Average crossings per flow, over the pattern's own pair distribution.
                 let mut r = rng(LINK_SHARE);
                 let mut cache = std::collections::HashMap::new();

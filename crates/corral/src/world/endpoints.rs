@@ -7,7 +7,7 @@
 
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
-use crate::net::{Packet, PacketKind};
+use crate::net::{Ecn, Packet, PacketKind};
 use crate::route::{Hop, NO_WAYPOINT};
 use crate::transport::{AckOut, Segment, TcpSender};
 use crate::units::Time;
@@ -22,7 +22,7 @@ impl Simulation {
         } else {
             self.metrics.note_started(flow.0);
         }
-        if self.flows[flow.idx()].managed {
+        if self.hot[flow.idx()].managed {
             self.call_scheme(|s, ctx| s.on_flow_start(ctx, flow));
         }
         self.drive_sender(flow, |s, now, out| s.start(now, out));
@@ -31,7 +31,7 @@ impl Simulation {
     /// Runs one sender step with the NIC room as its credit, sends what it emits, re-arms
     /// its timer and queues it for NIC room if it was held back.
     pub(super) fn drive_sender(&mut self, flow: FlowId, step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>)) {
-        let room = self.nic_room(self.flows[flow.idx()].def.src);
+        let room = self.nic_room(self.hot[flow.idx()].src);
         self.drive_sender_with_credit(flow, room, step);
     }
 
@@ -51,12 +51,14 @@ impl Simulation {
 
     /// A packet of `flow` from host `from` to host `to`: the flow's routing rule, a waypoint,
     /// and the whole route when senders route at the source.
-    fn flow_packet(&mut self, flow: FlowId, kind: PacketKind, from: u32, to: u32, seq: u64, payload: u32, size: u32, ts: Time) -> PktId {
-        let f = &self.flows[flow.idx()];
-        let (routing, leg, prio, agg) = (f.routing, f.leg, f.def.priority, f.agg);
-        let ect = kind == PacketKind::Data && f.ect;
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn flow_packet(&mut self, flow: FlowId, kind: PacketKind, from: u32, to: u32, seq: u64, payload: u32, size: u32, ts: Time, ece: bool, cwr: bool) -> PktId {
+        let h = &self.hot[flow.idx()];
+        let (routing, leg, prio, agg) = (h.routing, h.leg, h.priority, h.agg);
+        let ect = kind == PacketKind::Data && h.ect;
         let waypoint = self.router.waypoint(routing, from, self.net.hosts.len());
-        let pkt = self.arena.alloc(Packet { flow, kind, seq, payload, size, dst: to, waypoint, agg, leg, ridx: 0, rlen: 0, ect, ce: false, ece: false, cwr: false, prio, in_slot: 0, ts });
+        let pkt = self.arena.alloc(Packet { flow, kind, seq, payload, size, dst: to, waypoint, agg, leg, ridx: 0, rlen: 0, ecn: Ecn::new(ect, ece, cwr), prio, in_slot: 0, ts });
         if let Some(sr) = self.source_routes {
             let hop = Hop { flow, dst: to, waypoint, leg };
             let mut path = std::mem::take(&mut self.path_buf);
@@ -75,28 +77,28 @@ impl Simulation {
 
     fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<Segment>) {
         let now = self.events.now();
-        let (src, dst) = (self.flows[flow.idx()].def.src, self.flows[flow.idx()].def.dst);
+        let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
         for s in segs.drain(..) {
-            let pkt = self.flow_packet(flow, PacketKind::Data, src, dst, s.seq, s.len, s.len + self.header, now);
-            self.arena.get_mut(pkt).cwr = s.cwr;
+            let pkt = self.flow_packet(flow, PacketKind::Data, src, dst, s.seq, s.len, s.len + self.header, now, false, s.cwr);
             self.emit(src, pkt);
         }
     }
 
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
-        let (src, dst) = (self.flows[flow.idx()].def.src, self.flows[flow.idx()].def.dst);
-        let pkt = self.flow_packet(flow, PacketKind::Ack, dst, src, a.ack, 0, self.header, a.ts_echo);
-        self.arena.get_mut(pkt).ece = a.ece;
+        let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
+        let pkt = self.flow_packet(flow, PacketKind::Ack, dst, src, a.ack, 0, self.header, a.ts_echo, a.ece, false);
         self.emit(dst, pkt);
     }
 
     /// A data or ACK packet reached a host: it must be the packet's destination.
     pub(super) fn deliver(&mut self, node: NodeId, pkt: PktId) {
         let now = self.events.now();
-        let host = self.net.host_index[node.idx()].expect("delivered at a host");
-        debug_assert_eq!(host, self.arena.get(pkt).dst);
-        if self.tapped_hosts[host as usize] && self.flows[self.arena.get(pkt).flow.idx()].managed {
-            self.tap_host(host, pkt);
+        debug_assert_eq!(self.net.host_index[node.idx()], Some(self.arena.get(pkt).dst));
+        if self.hosts_tapped {
+            let host = self.arena.get(pkt).dst;
+            if self.tapped_hosts[host as usize] && self.hot[self.arena.get(pkt).flow.idx()].managed {
+                self.tap_host(host, pkt);
+            }
         }
         let p = self.arena.get(pkt).clone();
         self.arena.free(pkt);
@@ -109,7 +111,7 @@ impl Simulation {
                 let mut acks = std::mem::take(&mut self.ack_buf);
                 let f = &mut self.flows[flow.idx()];
                 let before = f.receiver.delivered();
-                let arm = f.receiver.on_data(p.seq, p.payload, p.ce, p.cwr, p.ts, &mut acks);
+                let arm = f.receiver.on_data(p.seq, p.payload, p.ecn.ce(), p.ecn.cwr(), p.ts, &mut acks);
                 let traffic = flow.idx() >= self.explicit;
                 if traffic {
                     self.metrics.classes.delivered[f.class_idx as usize] += f.receiver.delivered() - before;
@@ -132,9 +134,9 @@ impl Simulation {
                 self.ack_buf = acks;
             }
             PacketKind::Ack => {
-                self.drive_sender(flow, |s, now, out| s.on_ack(now, p.seq, p.ece, p.ts, out));
+                self.drive_sender(flow, |s, now, out| s.on_ack(now, p.seq, p.ecn.ece(), p.ts, out));
                 let f = &mut self.flows[flow.idx()];
-                if f.managed && !f.ended && f.sender.finished() {
+                if self.hot[flow.idx()].managed && !f.ended && f.sender.finished() {
                     f.ended = true;
                     self.call_scheme(|s, ctx| s.on_flow_end(ctx, flow));
                 }

@@ -10,7 +10,7 @@ use super::{Event, Simulation};
 use crate::ids::{PktId, PortId};
 use crate::net::queue::{Admit, Arrival, Discipline};
 use crate::net::{NodeKind, PacketKind};
-use crate::route::Hop;
+use crate::route::{Hop, NO_WAYPOINT};
 
 impl Simulation {
     pub(super) fn on_arrive(&mut self, ingress: PortId, pkt: PktId) {
@@ -30,13 +30,19 @@ impl Simulation {
             let out = sr.hop(&self.net, node, self.arena.route(pkt), p.ridx);
             self.arena.get_mut(pkt).ridx += 1;
             out
+        } else if p.waypoint == NO_WAYPOINT {
+            // The common case: straight to the destination, one rule-based pick.
+            let cands = self.routes.candidates(node, p.dst);
+            if cands.len() == 1 {
+                cands[0]
+            } else {
+                let hop = Hop { flow: p.flow, dst: p.dst, waypoint: NO_WAYPOINT, leg: p.leg };
+                self.router.pick_toward(&self.routes, &self.net, node, cands, &hop)
+            }
         } else {
             let mut hop = Hop { flow: p.flow, dst: p.dst, waypoint: p.waypoint, leg: p.leg };
-            let before = hop.waypoint;
             let out = self.router.next_port(&self.routes, &self.net, node, &mut hop);
-            if hop.waypoint != before {
-                self.arena.get_mut(pkt).waypoint = hop.waypoint;
-            }
+            self.arena.get_mut(pkt).waypoint = hop.waypoint;
             out
         };
         self.enqueue(out, pkt, in_slot);
@@ -55,9 +61,9 @@ impl Simulation {
         let (size, ect, flow, prio, agg, control) = {
             let p = self.arena.get_mut(pkt);
             p.in_slot = in_slot;
-            (p.size, p.ect, p.flow, p.prio, p.agg, p.kind == PacketKind::Control)
+            (p.size, p.ecn.ect(), p.flow, p.prio, p.agg, p.kind == PacketKind::Control)
         };
-        let (weight, tenant) = if control { (1.0, 0) } else { (self.flows[flow.idx()].def.weight, self.flows[flow.idx()].tenant) };
+        let (weight, tenant) = if control { (1.0, 0) } else { (self.hot[flow.idx()].weight, self.hot[flow.idx()].tenant) };
         let port = &mut self.net.ports[out.idx()];
         let shared = &mut self.shared_buffers[port.node.idx()];
         let was_empty = port.queue.is_empty();
@@ -78,7 +84,7 @@ impl Simulation {
                 }
                 if mark {
                     port.stats.ecn_marks += 1;
-                    self.arena.get_mut(pkt).ce = true;
+                    self.arena.get_mut(pkt).ecn.set_ce(true);
                 }
                 if idle {
                     let (first, first_size) = port.queue.dequeue(now).expect("just queued");
@@ -95,6 +101,10 @@ impl Simulation {
                 }
             }
             Admit::Drop => self.drop_packet(out, pkt, in_slot),
+        }
+        // Only a displacing or dropping verdict can come with victims.
+        if matches!(admit, Admit::Accept { .. }) {
+            return;
         }
         while let Some((victim, _)) = self.net.ports[out.idx()].queue.pop_victim() {
             let slot = self.arena.get(victim).in_slot;
@@ -136,7 +146,7 @@ impl Simulation {
                 self.ctrl.note_sent(p.flow.0, Some(out), size);
             }
         }
-        let done = now + port.rate.tx_time(size as u64);
+        let done = now + port.tx_time(size as u64);
         port.busy_until = done;
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += size as u64;

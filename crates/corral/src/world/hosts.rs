@@ -88,7 +88,7 @@ impl Simulation {
             let h = &mut self.hosts[host as usize];
             let Some(&(flow, deficit)) = h.blocked.front() else { break };
             if deficit < packet {
-                let quantum = (packet as f64 * self.flows[flow.idx()].def.weight).round().max(1.0) as i64;
+                let quantum = (packet as f64 * self.hot[flow.idx()].weight).round().max(1.0) as i64;
                 h.blocked.pop_front();
                 h.blocked.push_back((flow, deficit + quantum));
                 continue;

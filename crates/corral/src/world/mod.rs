@@ -50,14 +50,15 @@ pub enum Event {
     SampleThroughput,
     SampleQueues,
     /// A scheme's timer.
-    Timer { agent: u32, tag: u64 },
+    Timer { agent: u32, tag: u32 },
     /// An out-of-band control message (slot) reaches `node`.
     CtrlDeliver { slot: u32, node: NodeId },
 }
 
 /// One connection: its definition, both endpoints and timer bookkeeping.
 pub struct Flow {
-    pub def: FlowDef,
+    /// The flow's definition (boxed: the per-packet path reads [`FlowHot`] instead).
+    pub def: Box<FlowDef>,
     pub hops: u32,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
@@ -73,19 +74,31 @@ pub struct Flow {
     pub class_idx: u32,
     /// Shortest possible completion time on the empty network (sized flows).
     pub ideal: Option<Time>,
-    pub routing: Routing,
-    /// The scheme manages the flow.
-    pub managed: bool,
     /// Controller name, or "rate" for a rate-only sender.
     pub cc_name: &'static str,
-    /// ECN-capable packets.
-    ect: bool,
-    /// Aggregate id stamped on its packets.
-    agg: u32,
-    tenant: u16,
-    leg: Leg,
     /// The scheme heard of its end.
     ended: bool,
+}
+
+/// What the per-packet path reads of a flow, kept apart from the endpoints in one compact
+/// array (`Simulation::hot`), so a packet's hop touches one small record.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowHot {
+    pub src: u32,
+    pub dst: u32,
+    pub weight: f64,
+    pub routing: Routing,
+    /// The per-hop rule of `routing`.
+    pub leg: Leg,
+    pub priority: u8,
+    /// ECN-capable data packets.
+    pub ect: bool,
+    /// The scheme manages the flow.
+    pub managed: bool,
+    /// Index into `Simulation::tenants`.
+    pub tenant: u16,
+    /// Aggregate id stamped on its packets.
+    pub agg: u32,
 }
 
 /// Packet counters for the conservation check: sent = delivered + dropped + in flight.
@@ -107,6 +120,8 @@ pub struct Simulation {
     router: Router,
     source_routes: Option<SourceRoutes>,
     pub flows: Vec<Flow>,
+    /// Per flow, what the per-packet path reads.
+    pub hot: Vec<FlowHot>,
     events: EventQueue<Event>,
     arena: PacketArena,
     pub metrics: Metrics,
@@ -140,8 +155,10 @@ pub struct Simulation {
     scheme_rng: Rng,
     /// The scheme's counters (`Ctx::count`).
     pub scheme_counters: BTreeMap<&'static str, u64>,
-    /// Hosts whose arriving packets of managed flows go through the scheme.
+    /// Hosts whose arriving packets of managed flows go through the scheme, and whether
+    /// there are any.
     tapped_hosts: Vec<bool>,
+    hosts_tapped: bool,
     /// Work a scheme asked for, done once its hook has returned.
     pending: Vec<scheme::Action>,
 }
@@ -188,12 +205,13 @@ impl Simulation {
             crate::error::ensure(worst as usize <= sr.max_hops, "routing.source_routes", || format!("paths of up to {worst} hops do not fit the 128-bit route header ({} bits per hop: at most {} hops)", sr.bits, sr.max_hops))?;
         }
         let tcp = &scenario.transport;
+        let mut hot = Vec::with_capacity(b.flows.len());
         let flows = b
             .flows
             .into_iter()
             .map(|plan| {
                 let managed = plan.transport == Transport::Scheme;
-                let src_rate = b.net.ports[b.net.host_port(plan.def.src).idx()].rate.bps() as f64;
+                let src_rate = b.net.ports[b.net.host_port(plan.def.src).idx()].rate().bps() as f64;
                 let (cc, ecn, limit) = match &plan.transport {
                     Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None),
                     Transport::Scheme => match scheme.as_ref().expect("managed flows have a scheme").transport(&plan.def) {
@@ -211,6 +229,18 @@ impl Simulation {
                     let one_way = |s: u32, d: u32| b.routes.path(&b.net, b.net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);
                     sender.seed_rtt(one_way(plan.def.src, plan.def.dst) + one_way(plan.def.dst, plan.def.src));
                 }
+                hot.push(FlowHot {
+                    src: plan.def.src,
+                    dst: plan.def.dst,
+                    weight: plan.def.weight,
+                    routing: plan.routing,
+                    leg: plan.routing.leg(),
+                    priority: plan.def.priority,
+                    ect: ecn,
+                    managed,
+                    tenant: plan.tenant,
+                    agg: NO_AGG,
+                });
                 Flow {
                     hops: plan.hops,
                     sender,
@@ -222,15 +252,9 @@ impl Simulation {
                     finish: None,
                     class_idx: plan.class.unwrap_or(0),
                     ideal: plan.ideal,
-                    routing: plan.routing,
-                    managed,
                     cc_name,
-                    ect: ecn,
-                    agg: NO_AGG,
-                    tenant: plan.tenant,
-                    leg: plan.routing.leg(),
                     ended: false,
-                    def: plan.def,
+                    def: Box::new(plan.def),
                 }
             })
             .collect::<Vec<_>>();
@@ -258,6 +282,7 @@ impl Simulation {
             net: b.net,
             routes: b.routes,
             flows,
+            hot,
             events,
             arena: PacketArena::default(),
             metrics,
@@ -279,6 +304,7 @@ impl Simulation {
             scheme_rng: Rng::stream(scenario.seed, stream::SCHEME, 0),
             scheme_counters: BTreeMap::new(),
             tapped_hosts: vec![false; n_hosts],
+            hosts_tapped: false,
             pending: Vec::new(),
             scenario,
         };

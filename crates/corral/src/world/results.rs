@@ -48,9 +48,9 @@ impl Simulation {
             .with("tag", Column::Str(f.iter().map(|x| x.def.tag.clone()).collect()))
             .with("priority", Column::Int(f.iter().map(|x| x.def.priority as i64).collect()))
             .with("weight", Column::Float(f.iter().map(|x| x.def.weight).collect()))
-            .with("transport", Column::Str(f.iter().map(|x| if x.managed { self.scheme_name.clone() } else { "tcp".to_string() }).collect()))
+            .with("transport", Column::Str(self.hot.iter().map(|h| if h.managed { self.scheme_name.clone() } else { "tcp".to_string() }).collect()))
             .with("cc", Column::Str(f.iter().map(|x| x.cc_name.to_string()).collect()))
-            .with("routing", Column::Str(f.iter().map(|x| x.routing.name().to_string()).collect()))
+            .with("routing", Column::Str(self.hot.iter().map(|h| h.routing.name().to_string()).collect()))
             .with("hops", Column::Int(f.iter().map(|x| x.hops as i64).collect()))
             .with("size_bytes", Column::OptInt(f.iter().map(|x| x.def.size.map(|s| s as i64)).collect()))
             .with("start_s", Column::Float(f.iter().map(|x| secs(x.def.start)).collect()))
@@ -235,13 +235,13 @@ impl Simulation {
             .with("node", Column::Str(ps.iter().map(|p| self.net.nodes[p.node.idx()].name.clone()).collect()))
             .with("port", Column::Int(ps.iter().map(|p| p.local as i64).collect()))
             .with("peer", Column::Str(ps.iter().map(|p| self.net.nodes[p.peer.idx()].name.clone()).collect()))
-            .with("rate_bps", Column::Int(ps.iter().map(|p| p.rate.bps() as i64).collect()))
+            .with("rate_bps", Column::Int(ps.iter().map(|p| p.rate().bps() as i64).collect()))
             .with("tx_packets", Column::Int(ps.iter().map(|p| p.stats.tx_packets as i64).collect()))
             .with("tx_bytes", Column::Int(ps.iter().map(|p| p.stats.tx_bytes as i64).collect()))
             .with("drops", Column::Int(ps.iter().map(|p| p.stats.drops as i64).collect()))
             .with("ecn_marks", Column::Int(ps.iter().map(|p| p.stats.ecn_marks as i64).collect()))
             .with("max_queue_bytes", Column::Int(ps.iter().map(|p| p.stats.max_queue_bytes as i64).collect()))
-            .with("utilization", Column::Float(ps.iter().map(|p| p.stats.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * dur)).collect()))
+            .with("utilization", Column::Float(ps.iter().map(|p| p.stats.tx_bytes as f64 * 8.0 / (p.rate().bps() as f64 * dur)).collect()))
             .check("ports")
     }
 
@@ -297,7 +297,7 @@ impl Simulation {
             .collect();
         let link_bytes: u64 = c.per_link.values().map(|v| v.1).sum();
         let all_tx: u64 = self.net.ports.iter().map(|p| p.stats.tx_bytes).sum();
-        let capacity_bits: f64 = self.net.ports.iter().map(|p| p.rate.bps() as f64).sum::<f64>() * secs(self.reached()).max(1e-12);
+        let capacity_bits: f64 = self.net.ports.iter().map(|p| p.rate().bps() as f64).sum::<f64>() * secs(self.reached()).max(1e-12);
         let data_bytes = all_tx.saturating_sub(link_bytes);
         serde_json::json!({
             "mode": match c.cfg.mode { crate::ctrl::ControlMode::Inband => "inband", crate::ctrl::ControlMode::OutOfBand => "out_of_band" },

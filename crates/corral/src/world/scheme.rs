@@ -15,7 +15,7 @@ use super::{Event, Simulation};
 use crate::ctrl::{ControlMode, Dest, Message};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::queue::Discipline;
-use crate::net::{Network, Packet, PacketKind, NO_AGG};
+use crate::net::{Ecn, Network, Packet, PacketKind, NO_AGG};
 use crate::route::{RouteTable, Routing, NO_WAYPOINT};
 use crate::schemes::{Ctx, FlowProgress, Scheme};
 use crate::sim::Rng;
@@ -125,10 +125,7 @@ impl Simulation {
             leg: Default::default(),
             ridx: 0,
             rlen: 0,
-            ect: false,
-            ce: false,
-            ece: false,
-            cwr: false,
+            ecn: Ecn::default(),
             prio,
             in_slot: 0,
             ts: self.events.now(),
@@ -219,7 +216,7 @@ impl Ctx for SchemeCtx<'_> {
     }
 
     fn managed(&self, f: FlowId) -> bool {
-        self.sim.flows[f.idx()].managed
+        self.sim.hot[f.idx()].managed
     }
 
     fn progress(&self, f: FlowId) -> FlowProgress {
@@ -238,17 +235,17 @@ impl Ctx for SchemeCtx<'_> {
     }
 
     fn routing(&self, f: FlowId) -> Routing {
-        self.sim.flows[f.idx()].routing
+        self.sim.hot[f.idx()].routing
     }
 
     fn usage(&mut self, f: FlowId) -> Vec<(u32, f64)> {
-        let flow = &self.sim.flows[f.idx()];
+        let h = &self.sim.hot[f.idx()];
         let mut ub = crate::route::usage::UsageBuilder::new(&self.sim.net, &self.sim.routes, self.sim.scenario.seed);
-        ub.usage(flow.routing, f.0, flow.def.src, flow.def.dst)
+        ub.usage(h.routing, f.0, h.src, h.dst)
     }
 
     fn access_rate(&self, h: u32) -> Rate {
-        self.sim.net.ports[self.sim.net.host_port(h).idx()].rate
+        self.sim.net.ports[self.sim.net.host_port(h).idx()].rate()
     }
 
     fn queue(&self, port: PortId) -> (u64, u64) {
@@ -269,16 +266,16 @@ impl Ctx for SchemeCtx<'_> {
     }
 
     fn set_routing(&mut self, f: FlowId, r: Routing) {
-        let flow = &mut self.sim.flows[f.idx()];
-        flow.routing = r;
-        flow.leg = r.leg();
+        let h = &mut self.sim.hot[f.idx()];
+        h.routing = r;
+        h.leg = r.leg();
     }
 
     fn set_agg(&mut self, f: FlowId, agg: u32) {
-        self.sim.flows[f.idx()].agg = agg;
+        self.sim.hot[f.idx()].agg = agg;
     }
 
-    fn schedule(&mut self, at: Time, agent: u32, tag: u64) {
+    fn schedule(&mut self, at: Time, agent: u32, tag: u32) {
         let at = at.max(self.now());
         self.sim.events.schedule(at, Event::Timer { agent, tag });
     }
@@ -297,6 +294,7 @@ impl Ctx for SchemeCtx<'_> {
 
     fn tap_host(&mut self, h: u32) {
         self.sim.tapped_hosts[h as usize] = true;
+        self.sim.hosts_tapped = true;
     }
 
     fn count(&mut self, name: &'static str, n: u64) {

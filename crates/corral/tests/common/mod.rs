@@ -25,7 +25,7 @@ pub fn assert_conserved(sim: &Simulation) {
 pub fn utilization(sim: &Simulation, spec: &str) -> f64 {
     let p = sim.net.port_by_name(spec).unwrap_or_else(|| panic!("no port {spec}"));
     let port = &sim.net.ports[p.idx()];
-    port.stats.tx_bytes as f64 * 8.0 / (port.rate.bps() as f64 * sim.duration().as_secs_f64())
+    port.stats.tx_bytes as f64 * 8.0 / (port.rate().bps() as f64 * sim.duration().as_secs_f64())
 }
 
 pub fn dumbbell(senders: u32, rate: &str, flows: usize, extra: &str) -> String {

@@ -21,6 +21,7 @@ impl EcnThreshold {
 }
 
 impl Discipline for EcnThreshold {
+    #[inline]
     fn enqueue(&mut self, a: Arrival) -> Admit {
         let (bytes, pkts) = (self.fifo.bytes(), self.fifo.len() as u64);
         if !fits(self.limit, bytes, pkts, a.size) {
@@ -31,14 +32,17 @@ impl Discipline for EcnThreshold {
         Admit::Accept { mark }
     }
 
+    #[inline]
     fn dequeue(&mut self, _now: Time) -> Option<(PktId, u32)> {
         self.fifo.pop()
     }
 
+    #[inline]
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
 
+    #[inline]
     fn packets(&self) -> u64 {
         self.fifo.len() as u64
     }

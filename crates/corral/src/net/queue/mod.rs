@@ -82,14 +82,15 @@ pub trait Discipline {
     fn packets(&self) -> u64;
 }
 
-/// The closed set of disciplines, dispatched statically on the per-packet path.
+/// The closed set of disciplines, dispatched statically on the per-packet path. The FIFOs
+/// sit inline in their port; the larger disciplines are boxed, which keeps every port small.
 pub enum QueueDisc {
     TailDrop(taildrop::TailDrop),
     EcnThreshold(ecn_threshold::EcnThreshold),
-    Red(red::Red),
-    Sfq(sfq::Sfq),
-    Priority(priority::Priority),
-    Drr(drr::Drr),
+    Red(Box<red::Red>),
+    Sfq(Box<sfq::Sfq>),
+    Priority(Box<priority::Priority>),
+    Drr(Box<drr::Drr>),
 }
 
 macro_rules! dispatch {
@@ -120,12 +121,12 @@ impl QueueDisc {
 }
 
 impl Discipline for QueueDisc {
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, a: Arrival) -> Admit {
         dispatch!(self, q => q.enqueue(a))
     }
 
-    #[inline]
+    #[inline(always)]
     fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
         dispatch!(self, q => q.dequeue(now))
     }

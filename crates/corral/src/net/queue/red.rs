@@ -207,6 +207,7 @@ impl Red {
 }
 
 impl Discipline for Red {
+    #[inline]
     fn enqueue(&mut self, a: Arrival) -> Admit {
         self.update_avg(a.now);
         let signal = self.early_signal(a.size);
@@ -234,10 +235,12 @@ impl Discipline for Red {
         Some((p, s))
     }
 
+    #[inline]
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
 
+    #[inline]
     fn packets(&self) -> u64 {
         self.fifo.len() as u64
     }

@@ -19,6 +19,7 @@ impl TailDrop {
 }
 
 impl Discipline for TailDrop {
+    #[inline]
     fn enqueue(&mut self, a: Arrival) -> Admit {
         if !fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size) {
             return Admit::Drop;
@@ -27,14 +28,17 @@ impl Discipline for TailDrop {
         Admit::Accept { mark: false }
     }
 
+    #[inline]
     fn dequeue(&mut self, _now: Time) -> Option<(PktId, u32)> {
         self.fifo.pop()
     }
 
+    #[inline]
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
 
+    #[inline]
     fn packets(&self) -> u64 {
         self.fifo.len() as u64
     }

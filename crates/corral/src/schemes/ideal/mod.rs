@@ -44,8 +44,8 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
 }
 
 /// Timer tags: which event a delayed recomputation answers.
-const START: u64 = 0;
-const END: u64 = 1;
+const START: u32 = 0;
+const END: u32 = 1;
 
 pub struct Ideal {
     cfg: IdealConfig,
@@ -59,7 +59,7 @@ pub struct Ideal {
 impl Ideal {
     fn alloc(&mut self, ctx: &mut dyn Ctx) -> &mut Allocator {
         self.alloc.get_or_insert_with(|| {
-            let capacity = ctx.net().ports.iter().map(|p| p.rate.bps() as f64).collect();
+            let capacity = ctx.net().ports.iter().map(|p| p.rate().bps() as f64).collect();
             Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() }).expect("link rates are valid capacities")
         })
     }
@@ -111,7 +111,7 @@ impl Ideal {
         }
     }
 
-    fn on_event(&mut self, ctx: &mut dyn Ctx, f: FlowId, tag: u64) {
+    fn on_event(&mut self, ctx: &mut dyn Ctx, f: FlowId, tag: u32) {
         if tag == START {
             self.add(ctx, f);
         } else {
@@ -120,7 +120,7 @@ impl Ideal {
         self.push_rates(ctx);
     }
 
-    fn event(&mut self, ctx: &mut dyn Ctx, f: FlowId, tag: u64) {
+    fn event(&mut self, ctx: &mut dyn Ctx, f: FlowId, tag: u32) {
         if self.cfg.delay == Time::ZERO {
             self.on_event(ctx, f, tag);
         } else {
@@ -139,7 +139,7 @@ impl Scheme for Ideal {
         self.event(ctx, flow, END);
     }
 
-    fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u64) {
+    fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
         self.on_event(ctx, FlowId(agent), tag);
     }
 
