@@ -355,7 +355,14 @@ impl FluidSim {
 
     pub fn summary(&self) -> serde_json::Value {
         let bytes: u64 = self.delivered.iter().map(|&b| b as u64).sum();
-        serde_json::json!({
+        let records: Vec<crate::metrics::fct::FlowRecord> = self
+            .defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| crate::metrics::fct::FlowRecord { size: d.size, class: &d.class, start: d.start, finish: self.finish[i], ideal: self.ideal[i], deadline: d.deadline })
+            .collect();
+        let bounds: Vec<u64> = self.scenario.metrics.size_buckets.iter().map(|b| b.0).collect();
+        let mut out = serde_json::json!({
             "scenario": self.scenario.name,
             "seed": self.scenario.seed,
             "corral_version": crate::VERSION,
@@ -372,7 +379,12 @@ impl FluidSim {
             "bytes_delivered": bytes,
             "bytes_dropped": 0,
             "jain_index": jain_index(&self.goodputs()),
+            "jain_index_windows": serde_json::Value::Null,
             "scheme_ignored": self.scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()),
-        })
+        });
+        if let (Some(o), serde_json::Value::Object(f)) = (out.as_object_mut(), crate::metrics::fct::summary(&records, &bounds, self.now)) {
+            o.extend(f);
+        }
+        out
     }
 }

@@ -100,6 +100,57 @@ pub fn deadline_met(deadline: Option<Time>, finish: Option<Time>, end: Time) -> 
     }
 }
 
+/// What the run summary needs of one flow.
+pub struct FlowRecord<'a> {
+    pub size: Option<u64>,
+    pub class: &'a str,
+    pub start: Time,
+    pub finish: Option<Time>,
+    pub ideal: Option<Time>,
+    pub deadline: Option<Time>,
+}
+
+impl FlowRecord<'_> {
+    fn outcome(&self) -> Option<FlowOutcome> {
+        let fct = self.finish.map(|t| t - self.start);
+        let slowdown = match (fct, self.ideal) {
+            (Some(f), Some(i)) if i > Time::ZERO => Some(f.0 as f64 / i.0 as f64),
+            _ => None,
+        };
+        self.size.map(|size| FlowOutcome { size, fct: fct.map(Time::as_secs_f64), slowdown })
+    }
+}
+
+/// The summary's FCT sections, the same in packet and fluid mode: FCT and slowdown by size
+/// bucket (`bounds`) and by class, and the deadline miss ratio at `end`.
+pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::Value {
+    let outcomes = |pred: &dyn Fn(&FlowRecord) -> bool| -> Vec<FlowOutcome> { flows.iter().filter(|f| pred(f)).filter_map(FlowRecord::outcome).collect() };
+    let mut by_class = serde_json::Map::new();
+    let mut names: Vec<&str> = flows.iter().map(|f| f.class).collect();
+    names.sort_unstable();
+    names.dedup();
+    for c in names {
+        let o = outcomes(&|f| f.class == c);
+        by_class.insert(
+            c.to_string(),
+            serde_json::json!({
+                "flows": o.len(),
+                "finished": o.iter().filter(|f| f.fct.is_some()).count(),
+                "fct_s": stats(o.iter().filter_map(|f| f.fct).collect()),
+                "slowdown": stats(o.iter().filter_map(|f| f.slowdown).collect()),
+            }),
+        );
+    }
+    let decided: Vec<bool> = flows.iter().filter_map(|f| deadline_met(f.deadline, f.finish, end)).collect();
+    let miss = (!decided.is_empty()).then(|| decided.iter().filter(|&&m| !m).count() as f64 / decided.len() as f64);
+    serde_json::json!({
+        "flows_finished": flows.iter().filter(|f| f.finish.is_some()).count(),
+        "fct_by_size": by_size(&outcomes(&|_| true), bounds),
+        "fct_by_class": by_class,
+        "deadline_miss_ratio": miss,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

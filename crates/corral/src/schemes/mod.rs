@@ -117,6 +117,9 @@ pub trait Scheme: Send + Sync {
     }
     /// A managed flow starts; called before its sender sends anything.
     fn on_flow_start(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
+    /// A managed sized flow has sent each of its bytes once: from now on it only
+    /// retransmits what is lost, so its rate is no longer needed for new data.
+    fn on_flow_sent(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
     /// All bytes of a managed flow are acknowledged.
     fn on_flow_end(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
     /// A control message reached node `at`.

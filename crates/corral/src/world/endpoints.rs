@@ -47,6 +47,18 @@ impl Simulation {
         self.sync_rto(flow);
         self.sync_pacing(flow);
         self.block_if_limited(flow);
+        if self.hot[flow.idx()].managed {
+            self.note_sent_all(flow);
+        }
+    }
+
+    /// Tells the scheme once a managed sized flow has sent each byte.
+    fn note_sent_all(&mut self, flow: FlowId) {
+        let f = &mut self.flows[flow.idx()];
+        if !f.sent_all && f.def.size.is_some_and(|s| f.sender.progress().0 >= s) {
+            f.sent_all = true;
+            self.call_scheme(|s, ctx| s.on_flow_sent(ctx, flow));
+        }
     }
 
     /// A packet of `flow` from host `from` to host `to`: the flow's routing rule, a waypoint,

@@ -76,7 +76,8 @@ pub struct Flow {
     pub ideal: Option<Time>,
     /// Controller name, or "rate" for a rate-only sender.
     pub cc_name: &'static str,
-    /// The scheme heard of its end.
+    /// The scheme heard that it sent its last new byte, and of its end.
+    sent_all: bool,
     ended: bool,
 }
 
@@ -253,6 +254,7 @@ impl Simulation {
                     class_idx: plan.class.unwrap_or(0),
                     ideal: plan.ideal,
                     cc_name,
+                    sent_all: false,
                     ended: false,
                     def: Box::new(plan.def),
                 }

@@ -2,7 +2,7 @@
 
 use super::Simulation;
 use crate::metrics::fairness::jain_index;
-use crate::metrics::fct::{self, deadline_met, FlowOutcome};
+use crate::metrics::fct::{self, deadline_met};
 use crate::metrics::{Column, Table};
 use crate::units::Time;
 
@@ -125,37 +125,15 @@ impl Simulation {
         })
     }
 
-    /// FCT and slowdown by size bucket and by class, deadline miss ratio.
-    fn fct_summary(&self) -> (serde_json::Value, serde_json::Value, serde_json::Value) {
-        let outcomes = |pred: &dyn Fn(&super::Flow) -> bool| -> Vec<FlowOutcome> {
-            self.flows
-                .iter()
-                .filter(|f| pred(f))
-                .filter_map(|f| f.def.size.map(|size| FlowOutcome { size, fct: f.finish.map(|t| secs(t - f.def.start)), slowdown: self.slowdown(f) }))
-                .collect()
-        };
+    /// The summary's FCT sections.
+    fn fct_summary(&self) -> serde_json::Value {
+        let records: Vec<fct::FlowRecord> = self
+            .flows
+            .iter()
+            .map(|f| fct::FlowRecord { size: f.def.size, class: &f.def.class, start: f.def.start, finish: f.finish, ideal: f.ideal, deadline: f.def.deadline })
+            .collect();
         let bounds: Vec<u64> = self.scenario.metrics.size_buckets.iter().map(|b| b.0).collect();
-        let by_size = fct::by_size(&outcomes(&|_| true), &bounds);
-        let mut by_class = serde_json::Map::new();
-        let mut names: Vec<&str> = self.flows.iter().map(|f| f.def.class.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        for c in names {
-            let o = outcomes(&|f| f.def.class == c);
-            by_class.insert(
-                c.to_string(),
-                serde_json::json!({
-                    "flows": o.len(),
-                    "finished": o.iter().filter(|f| f.fct.is_some()).count(),
-                    "fct_s": fct::stats(o.iter().filter_map(|f| f.fct).collect()),
-                    "slowdown": fct::stats(o.iter().filter_map(|f| f.slowdown).collect()),
-                }),
-            );
-        }
-        let end = self.reached();
-        let decided: Vec<bool> = self.flows.iter().filter_map(|f| deadline_met(f.def.deadline, f.finish, end)).collect();
-        let miss = (!decided.is_empty()).then(|| decided.iter().filter(|&&m| !m).count() as f64 / decided.len() as f64);
-        (by_size, serde_json::Value::Object(by_class), serde_json::json!(miss))
+        fct::summary(&records, &bounds, self.reached())
     }
 
     pub fn throughput_table(&self) -> Table {
@@ -311,8 +289,7 @@ impl Simulation {
     /// Headline numbers for summary.json (the Python layer adds wall time).
     pub fn summary(&self) -> serde_json::Value {
         let c = &self.counts;
-        let (by_size, by_class, miss) = self.fct_summary();
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "scenario": self.scenario.name,
             "seed": self.scenario.seed,
             "corral_version": crate::VERSION,
@@ -329,10 +306,6 @@ impl Simulation {
             "bytes_dropped": c.dropped_bytes,
             "jain_index": jain_index(&self.flow_goodputs()),
             "jain_index_windows": self.jain_windows(),
-            "flows_finished": self.flows.iter().filter(|f| f.finish.is_some()).count(),
-            "fct_by_size": by_size,
-            "fct_by_class": by_class,
-            "deadline_miss_ratio": miss,
             "mode": "packet",
             "scheme": if self.scheme_name.is_empty() { serde_json::Value::Null } else { serde_json::json!({
                 "kind": self.scheme_name,
@@ -340,6 +313,10 @@ impl Simulation {
                 "state": self.scheme.as_ref().map_or(serde_json::Value::Null, |s| s.summary()),
             }) },
             "control": self.control_summary(),
-        })
+        });
+        if let (Some(o), serde_json::Value::Object(f)) = (out.as_object_mut(), self.fct_summary()) {
+            o.extend(f);
+        }
+        out
     }
 }

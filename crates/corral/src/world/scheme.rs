@@ -36,6 +36,11 @@ impl Simulation {
         let Some(mut scheme) = self.scheme.take() else { return };
         hook(scheme.as_mut(), &mut SchemeCtx { sim: self });
         self.scheme = Some(scheme);
+        self.run_pending();
+    }
+
+    /// Does the actions the scheme's hooks queued (which may queue more).
+    fn run_pending(&mut self) {
         while !self.pending.is_empty() {
             for action in std::mem::take(&mut self.pending) {
                 match action {

@@ -3,14 +3,19 @@
 //! themselves against. On every start and end of one of its flows it recomputes the
 //! weighted max-min rates of all its active flows with [`crate::alloc`] (incrementally; flow
 //! weights, priorities and a headroom kept free on every link) and sets every flow whose rate
-//! changed, `delay` after the event (0: at once). It counts the rate changes it sends.
+//! changed, `delay` after the event (0: at once). It counts the rate changes it sends. A
+//! flow leaves the allocation once it has sent its last new byte (it keeps its rate for any
+//! retransmission): a controller that knows every flow's size gives the capacity of a flow
+//! waiting for its last ACKs to the others at once.
 //!
 //! Rates are wire rates (headers included), on link capacity: the token bucket of each flow
 //! counts wire bytes, so a flow's goodput is its rate times `mss / (mss + header)`. A flow's
-//! usage is its data path (fraction 1 per link, or its routing's split) plus its ACKs on
-//! the reverse path, at `header / (mss + header)` of its rate per acknowledged segment, so
-//! ACKs never overload a link. Before its first allocation arrives (with `delay > 0`) a
-//! flow sends at its access-link rate, as R2C2's senders do.
+//! usage is its data path (fraction 1 per link, or its routing's split). ACKs are not part
+//! of it: a flow whose ACKs cross a saturated link would freeze there at the rate of the
+//! flows filling it (max-min gives every flow on a bottleneck the same rate, whatever its
+//! share of the link), so the headroom carries them, as in R2C2 (40 B per 1500 B packet is
+//! 2.7 % of the reverse link). Before its first allocation arrives (with `delay > 0`) a flow
+//! sends at its access-link rate, as R2C2's senders do.
 
 use super::{Ctx, Scheme};
 use crate::alloc::{Allocator, FlowSpec, Problem};
@@ -64,25 +69,16 @@ impl Ideal {
         })
     }
 
-    /// The flow's data path and, scaled by the ACK share, its reverse path.
+    /// The flow's data path (its routing's split over links), weight and priority.
     fn spec(ctx: &mut dyn Ctx, f: FlowId) -> FlowSpec {
-        let def = ctx.flow(f).clone();
-        let mut usage = ctx.usage(f);
-        let t = ctx.transport();
-        let ack_share = t.header as f64 / (t.mss + t.header) as f64 / t.delayed_ack as f64;
-        let reverse: Vec<(u32, f64)> = usage.iter().map(|&(l, a)| (ctx.net().ports[l as usize].peer_port.0, a * ack_share)).collect();
-        for (l, a) in reverse {
-            match usage.iter_mut().find(|e| e.0 == l) {
-                Some(e) => e.1 += a,
-                None => usage.push((l, a)),
-            }
-        }
-        usage.sort_unstable_by_key(|e| e.0);
-        FlowSpec { weight: def.weight, priority: def.priority, demand: f64::INFINITY, usage }
+        let def = ctx.flow(f);
+        let (weight, priority) = (def.weight, def.priority);
+        FlowSpec { weight, priority, demand: f64::INFINITY, usage: ctx.usage(f) }
     }
 
     fn add(&mut self, ctx: &mut dyn Ctx, f: FlowId) {
-        if self.slot.contains_key(&f.0) || ctx.progress(f).finished {
+        let p = ctx.progress(f);
+        if self.slot.contains_key(&f.0) || p.finished || p.size.is_some_and(|s| p.sent >= s) {
             return;
         }
         let spec = Self::spec(ctx, f);
@@ -133,6 +129,10 @@ impl Ideal {
 impl Scheme for Ideal {
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         self.event(ctx, flow, START);
+    }
+
+    fn on_flow_sent(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        self.event(ctx, flow, END);
     }
 
     fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
