@@ -34,11 +34,15 @@ pub struct IdealConfig {
     pub delay: Time,
     /// Fraction of every link kept unallocated, in [0, 1) (default 0.05, R2C2's choice).
     pub headroom: f64,
+    /// A flow's first packet at its first rate waits a uniform random delay of up to one
+    /// packet time at that rate (default true), HCC's burst fix: flows that start together
+    /// would otherwise send in lockstep and meet at switches in bursts.
+    pub jitter: bool,
 }
 
 impl Default for IdealConfig {
     fn default() -> Self {
-        IdealConfig { delay: Time::ZERO, headroom: 0.05 }
+        IdealConfig { delay: Time::ZERO, headroom: 0.05, jitter: true }
     }
 }
 
@@ -100,7 +104,14 @@ impl Ideal {
             let r = alloc.rate(id).unwrap_or(0.0);
             let last = self.rate.get(&f).copied();
             if last.is_none_or(|l| (l - r).abs() > 1e-9 * r.max(1.0)) {
-                ctx.set_rate(FlowId(f), r);
+                if self.cfg.jitter && last.is_none() && r > 0.0 {
+                    let t = ctx.transport();
+                    let packet_time = (t.mss + t.header) as f64 * 8.0 / r;
+                    let delay = Time((ctx.rng().unit() * packet_time * 1e12) as u64);
+                    ctx.set_rate_after(FlowId(f), r, delay);
+                } else {
+                    ctx.set_rate(FlowId(f), r);
+                }
                 ctx.count("rate_changes", 1);
                 self.rate.insert(f, r);
             }
