@@ -162,17 +162,7 @@ impl Discipline for Drr {
         Some((p, s))
     }
 
-    fn pop_victim(&mut self) -> Option<(PktId, u32)> {
-        self.rounds.victims.pop()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.rounds.bytes()
-    }
-
-    fn packets(&self) -> u64 {
-        self.rounds.packets()
-    }
+    rounds_accessors!();
 }
 
 #[cfg(test)]

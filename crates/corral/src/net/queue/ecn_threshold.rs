@@ -32,20 +32,7 @@ impl Discipline for EcnThreshold {
         Admit::Accept { mark }
     }
 
-    #[inline]
-    fn dequeue(&mut self, _now: Time) -> Option<(PktId, u32)> {
-        self.fifo.pop()
-    }
-
-    #[inline]
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    #[inline]
-    fn packets(&self) -> u64 {
-        self.fifo.len() as u64
-    }
+    fifo_accessors!();
 }
 
 #[cfg(test)]

@@ -10,6 +10,48 @@
 //! Every discipline implements [`Discipline`]; [`QueueDisc`] is the closed enum the
 //! per-packet path dispatches through, and it never reaches into a discipline's fields.
 
+/// The accessors of a discipline that keeps its packets in one [`Fifo`] named `fifo`: its
+/// bytes and packets, and (unless it passes `bytes_and_packets_only`) its dequeue.
+macro_rules! fifo_accessors {
+    (bytes_and_packets_only) => {
+        #[inline]
+        fn bytes(&self) -> u64 {
+            self.fifo.bytes()
+        }
+
+        #[inline]
+        fn packets(&self) -> u64 {
+            self.fifo.len() as u64
+        }
+    };
+    () => {
+        #[inline]
+        fn dequeue(&mut self, _now: Time) -> Option<(PktId, u32)> {
+            self.fifo.pop()
+        }
+
+        fifo_accessors!(bytes_and_packets_only);
+    };
+}
+
+/// The accessors of a discipline that keeps its packets in [`rounds::Rounds`] named
+/// `rounds`: the victims of its last enqueue, its bytes and packets.
+macro_rules! rounds_accessors {
+    () => {
+        fn pop_victim(&mut self) -> Option<(PktId, u32)> {
+            self.rounds.victims.pop()
+        }
+
+        fn bytes(&self) -> u64 {
+            self.rounds.bytes()
+        }
+
+        fn packets(&self) -> u64 {
+            self.rounds.packets()
+        }
+    };
+}
+
 pub mod drr;
 pub mod ecn_threshold;
 pub mod fifo;

@@ -235,15 +235,7 @@ impl Discipline for Red {
         Some((p, s))
     }
 
-    #[inline]
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    #[inline]
-    fn packets(&self) -> u64 {
-        self.fifo.len() as u64
-    }
+    fifo_accessors!(bytes_and_packets_only);
 }
 
 #[cfg(test)]
