@@ -10,7 +10,7 @@
 //! packet reaches a node without uplinks.
 
 use crate::ids::NodeId;
-use crate::sim::rng::{stream, Rng};
+use crate::sim::rng::{stream, Streams};
 use serde::{Deserialize, Serialize};
 
 /// `routing.core`: how equal-length routing picks the way up (and among equal-cost ways down).
@@ -25,19 +25,17 @@ pub enum CoreChoice {
 }
 
 /// The random choices of `core = "random"`: one stream per node.
-pub struct EqualRandom {
-    rngs: Vec<Rng>,
-}
+pub struct EqualRandom(Streams);
 
 impl EqualRandom {
     pub fn new(seed: u64, nodes: usize) -> EqualRandom {
-        EqualRandom { rngs: (0..nodes).map(|i| Rng::stream(seed, stream::EQUAL_LENGTH, i as u64)).collect() }
+        EqualRandom(Streams::new(seed, stream::EQUAL_LENGTH, nodes))
     }
 
     /// One of `n` candidates at `node`, uniformly.
     #[inline]
     pub fn pick(&mut self, node: NodeId, n: usize) -> usize {
-        self.rngs[node.idx()].below(n as u64) as usize
+        self.0.of(node.idx()).below(n as u64) as usize
     }
 }
 

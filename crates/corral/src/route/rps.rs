@@ -6,28 +6,26 @@
 //! `spray` (uniform per hop) where the shortest-path graph is unbalanced, as on a torus.
 
 use crate::ids::NodeId;
-use crate::sim::rng::{stream, Rng};
+use crate::sim::rng::{stream, Streams};
 
-pub struct Rps {
-    rngs: Vec<Rng>,
-}
+pub struct Rps(Streams);
 
 impl Rps {
     pub fn new(seed: u64, nodes: usize) -> Rps {
-        Rps { rngs: (0..nodes).map(|i| Rng::stream(seed, stream::RPS, i as u64)).collect() }
+        Rps(Streams::new(seed, stream::RPS, nodes))
     }
 
     /// One of `n` candidates at `node`, uniformly (equal path counts).
     #[inline]
     pub fn uniform(&mut self, node: NodeId, n: usize) -> usize {
-        self.rngs[node.idx()].below(n as u64) as usize
+        self.0.of(node.idx()).below(n as u64) as usize
     }
 
     /// An index drawn with probability proportional to `paths` (the shortest paths behind
     /// each candidate at `node`).
     #[inline]
     pub fn pick(&mut self, node: NodeId, paths: &[f64]) -> usize {
-        let rng = &mut self.rngs[node.idx()];
+        let rng = self.0.of(node.idx());
         let total: f64 = paths.iter().sum();
         let mut x = rng.unit() * total;
         for (i, &w) in paths.iter().enumerate() {

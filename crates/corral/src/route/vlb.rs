@@ -7,27 +7,25 @@
 //! which biases it toward short paths.
 
 use super::NO_WAYPOINT;
-use crate::sim::rng::{stream, Rng};
+use crate::sim::rng::{stream, Streams};
 
-pub struct Waypoints {
-    rngs: Vec<Rng>,
-}
+pub struct Waypoints(Streams);
 
 impl Waypoints {
     pub fn new(seed: u64, hosts: usize) -> Waypoints {
-        Waypoints { rngs: (0..hosts).map(|i| Rng::stream(seed, stream::WAYPOINT, i as u64)).collect() }
+        Waypoints(Streams::new(seed, stream::WAYPOINT, hosts))
     }
 
     /// VLB: the intermediate host of a new packet from `src`.
     #[inline]
     pub fn vlb(&mut self, src: u32, hosts: usize) -> u32 {
-        self.rngs[src as usize].below(hosts as u64) as u32
+        self.0.of(src as usize).below(hosts as u64) as u32
     }
 
     /// WLB: no intermediate with probability `direct`, else a uniformly random one.
     #[inline]
     pub fn wlb(&mut self, src: u32, hosts: usize, direct: f64) -> u32 {
-        let rng = &mut self.rngs[src as usize];
+        let rng = self.0.of(src as usize);
         if rng.unit() < direct {
             NO_WAYPOINT
         } else {

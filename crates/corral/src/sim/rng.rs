@@ -87,6 +87,23 @@ impl Rng {
     }
 }
 
+/// One stream per component of a kind (a switch's choices, a host's draws): stream
+/// `(label, i)` for component `i`.
+#[derive(Clone, Debug)]
+pub struct Streams(Vec<Rng>);
+
+impl Streams {
+    pub fn new(seed: u64, label: u64, components: usize) -> Streams {
+        Streams((0..components).map(|i| Rng::stream(seed, label, i as u64)).collect())
+    }
+
+    /// The stream of component `i`.
+    #[inline]
+    pub fn of(&mut self, i: usize) -> &mut Rng {
+        &mut self.0[i]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
