@@ -174,6 +174,7 @@ def test_a_failed_compare_leaves_no_report(sweep_dir, tmp_path, monkeypatch):
     rep = tmp_path / "rep"
     rep.mkdir()
     (rep / "keep.txt").write_text("earlier report")
+    (rep / ".corral-output.json").write_text('{"kind": "report"}')
     with pytest.raises(CompareError, match="--by nope: not a swept key"):
         compare([sweep_dir], rep, by=["nope"])
     from corral.compare import figures
@@ -185,7 +186,7 @@ def test_a_failed_compare_leaves_no_report(sweep_dir, tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="plotting failed"):
         compare([sweep_dir], rep)
     assert [p.name for p in tmp_path.iterdir()] == ["rep"]  # no temporary sibling left
-    assert [p.name for p in rep.iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in rep.iterdir()) == [".corral-output.json", "keep.txt"]
 
 
 def test_compare_cli(sweep_dir, tmp_path):

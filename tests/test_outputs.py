@@ -111,8 +111,8 @@ def test_cli_prints_a_summary(tiny_file: Path, tmp_path: Path) -> None:
 
 def test_rerun_replaces_the_folder(tiny_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
-    out.mkdir()
-    (out / "stale.txt").write_text("old")
+    assert corral_cli("run", tiny_file, "-o", out).returncode == 0
+    (out / "stale.txt").write_text("old")  # a file in a corral run folder goes with it
     assert corral_cli("run", tiny_file, "-o", out).returncode == 0
     assert not (out / "stale.txt").exists()
     assert (out / "flows.parquet").exists()

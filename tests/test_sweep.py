@@ -294,6 +294,7 @@ def test_a_second_sweep_on_the_same_folder_is_refused_while_one_runs(tmp_path):
     path = write_sweep(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
+    (out / ".corral-output.json").write_text('{"kind": "sweep"}')  # the running sweep's folder
     with open(out / layout.LOCK_FILE, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         with pytest.raises(SweepError, match="another sweep is writing"):

@@ -29,6 +29,7 @@ from rich.table import Table
 from . import __version__
 from .compare.stats import DEFAULT_BUCKETS
 from ._core import ScenarioError, SimulationError
+from .outdir import OutputError
 
 EXIT_USER_ERROR = 2
 
@@ -39,6 +40,11 @@ app = typer.Typer(
     help="corral: fast, deterministic datacenter network simulation.",
 )
 out_console = Console()
+
+# `--force`: the one way past corral.outdir's checks on an existing output folder.
+ForceOption = Annotated[
+    bool, typer.Option("--force", help="Write OUT even if it is not empty and not a corral folder of this kind.")
+]
 err_console = Console(stderr=True)
 
 
@@ -53,7 +59,7 @@ def user_errors() -> Iterator[None]:
     """Turn input and file-system errors into `error: ...` and exit status 2."""
     try:
         yield
-    except (ScenarioError, SimulationError) as e:
+    except (ScenarioError, SimulationError, OutputError) as e:
         raise fail(str(e)) from None
     except OSError as e:
         text = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
@@ -75,17 +81,20 @@ def _sim_progress() -> Progress:
 @app.command()
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (replaced if it exists).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (a corral folder of the same kind there is replaced).")],
     set_: Annotated[
         Optional[list[str]],
         typer.Option("--set", "-s", help="Override a scenario key: --set topology.k=8 (repeatable)."),
     ] = None,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+    force: ForceOption = False,
 ) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
+    from .outdir import check_target
 
     with user_errors():
+        check_target(out, "run", (scenario,), force)
         sim = simulation(scenario, set_ or ())
         with _sim_progress() as bar:
             task = bar.add_task(scenario.name, total=None, sim="")
@@ -95,7 +104,7 @@ def run(
                 bar.update(task, completed=now_ps, total=duration_ps, sim=text)
 
             results = simulate(sim, progress)
-        results.write(out, plots=plots)
+        results.write(out, plots=plots, force=force, inputs=(scenario,))
     out_console.print(summary_table(results.summary, results.flows, out))
 
 
@@ -138,13 +147,14 @@ def summary_table(summary: dict, flows, out: Path) -> Table:
 @app.command()
 def reproduce(
     experiment: Annotated[str, typer.Argument(help="Experiment to reproduce: outcast.")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (replaced if it exists).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (a corral folder of the same kind there is replaced).")],
     seeds: Annotated[int, typer.Option(min=1, help="Seeds 1..N per configuration.")] = 5,
     quick: Annotated[bool, typer.Option(help="One seed and 0.2 s runs, for a fast look.")] = False,
     set_: Annotated[
         Optional[list[str]],
         typer.Option("--set", "-s", help="Override a key in every run, e.g. --set network.clock_ppm=100."),
     ] = None,
+    force: ForceOption = False,
 ) -> None:
     """Rerun a paper's experiment and write its tables and figures."""
     from .experiments import EXPERIMENTS
@@ -162,6 +172,7 @@ def reproduce(
             report = module.reproduce(
                 out, seeds=seeds, quick=quick, overrides=tuple(set_ or ()),
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
+                force=force,
             )
     for table in module.rich_tables(report):
         out_console.print(table)
@@ -178,6 +189,7 @@ def sweep(
     workers: Annotated[
         Optional[int], typer.Option(min=1, help="Worker processes of the embedded cluster (default: one per CPU).")
     ] = None,
+    force: ForceOption = False,
 ) -> None:
     """Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable)."""
     from .sweep import SweepError, run_sweep
@@ -187,7 +199,7 @@ def sweep(
     with user_errors():
         try:
             with _sweep_progress() as (bar, update):
-                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update)
+                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force)
         except SweepError as e:
             raise fail(str(e)) from None
         except KeyboardInterrupt:
@@ -232,7 +244,7 @@ def _sweep_progress():
 @app.command()
 def compare(
     folders: Annotated[list[Path], typer.Argument(help="Sweep folders (corral sweep) or run folders (corral run).")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Report folder (replaced if it exists).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Report folder (a corral report there is replaced).")],
     by: Annotated[
         Optional[list[str]],
         typer.Option("--by", help="Group runs by this swept key (repeatable; default: every key that varies)."),
@@ -241,6 +253,7 @@ def compare(
         str, typer.Option(help="Flow-size bucket edges, comma-separated, e.g. 10KB,100KB,1MB.")
     ] = ",".join(DEFAULT_BUCKETS),
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+    force: ForceOption = False,
 ) -> None:
     """Compare runs grouped by swept keys: report.md, plots, CSV/Parquet tables."""
     from .compare import CompareError
@@ -249,7 +262,7 @@ def compare(
     with user_errors():
         try:
             edges = [b for b in buckets.split(",") if b.strip()]
-            result = compare_runs(folders, out, by=by, buckets=edges, plots=plots)
+            result = compare_runs(folders, out, by=by, buckets=edges, plots=plots, force=force)
         except CompareError as e:
             raise fail(str(e)) from None
     by_text = ", ".join(result.by) if result.by else "nothing (one group)"

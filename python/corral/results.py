@@ -52,9 +52,14 @@ class Results:
         """The result tables by name, in the documented order."""
         return {name: getattr(self, name) for name in TABLES}
 
-    def write(self, out_dir: str | os.PathLike, *, plots: bool = True) -> Path:
-        """Write the run folder `out_dir` (replacing it only once everything is written)."""
-        with atomic_dir(out_dir) as tmp:
+    def write(self, out_dir: str | os.PathLike, *, plots: bool = True, force: bool = False, inputs=()) -> Path:
+        """Write the run folder `out_dir` (replacing it only once everything is written).
+
+        An existing `out_dir` is replaced only if it is an empty folder or a corral run folder,
+        and never if it is the current folder, one of its parents, or holds one of `inputs`
+        (`corral.outdir.OutputError` otherwise); `force=True` skips these checks.
+        """
+        with atomic_dir(out_dir, "run", inputs, force) as tmp:
             self.write_files(tmp, plots=plots)
         return Path(out_dir)
 

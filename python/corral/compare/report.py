@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from ..outdir import atomic_dir
+from ..outdir import atomic_dir, check_target
 from ..sweep import layout
 from . import stats
 from .sources import CATALOG_COLUMNS, Catalog, CompareError, load_catalog, read_table
@@ -50,8 +50,14 @@ def compare(
     by: list[str] | None = None,
     buckets: list[str] | tuple[str, ...] = stats.DEFAULT_BUCKETS,
     plots: bool = True,
+    force: bool = False,
 ) -> CompareResult:
-    """Compare the runs of `folders`, grouped by `by`, into the report folder `out`."""
+    """Compare the runs of `folders`, grouped by `by`, into the report folder `out`.
+
+    `out` must not hold one of `folders` or be a folder corral did not write as a report
+    (`corral.outdir.OutputError`); `force=True` skips that check.
+    """
+    check_target(out, "report", folders, force)
     catalog = load_catalog([Path(f) for f in folders])
     by = _check_by(catalog, by)
     try:
@@ -62,7 +68,7 @@ def compare(
     ok = _with_groups(catalog.ok, by)
     groups = ok.unique("group_i", maintain_order=True).sort("group_i")["group"].to_list()
     result = CompareResult(Path(out), by, groups)
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, "report", folders, force) as tmp:
         _Report(tmp, catalog, ok, by, groups, edges, labels, plots, result).build()
     return result
 

@@ -30,7 +30,7 @@ from rich import box
 from rich.table import Table
 
 from .. import ScenarioError, __version__
-from ..outdir import atomic_dir
+from ..outdir import atomic_dir, check_target
 from ..results import Results
 from . import outcast_figures as figures
 from .outcast_report import SCENARIO_DIR, STUDIES, measure_study_run, study_jobs, variant_table, write_studies
@@ -41,6 +41,7 @@ SWEEP_BUFFERS = ("16KB", "32pkt", "64pkt", "128pkt")
 SWEEP_ROUTING = ("static", "ecmp", "spray")
 FEW_TAG, MANY_TAG = "2-hop", "6-hop"
 QUICK_DURATION = "0.2s"
+KIND = "reproduce-outcast"  # the marker kind of the reproduction's folder
 # Sec. 3.2.1: "the aggregate throughput of flow 1 is 2x and 7x worse than the average
 # throughput of the six and twelve 6-hop flows"; the two-flow case gives no single number.
 PAPER_RATIO = {"case1_6": 1 / 2, "case1_12": 1 / 7}
@@ -148,8 +149,11 @@ def reproduce(
     quick: bool = False,
     overrides: tuple[str, ...] = (),
     progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
 ) -> Report:
-    """Run the reproduction and write its folder `out_dir` (atomically)."""
+    """Run the reproduction and write its folder `out_dir` (atomically; see `corral.outdir`
+    for which existing folders it may replace: `force` skips those checks)."""
+    check_target(out_dir, KIND, (SCENARIO_DIR,), force)
     seed_list = [1] if quick else list(range(1, seeds + 1))
     overrides = tuple(overrides)
     extra = (*overrides, *((f"duration={QUICK_DURATION}",) if quick else ()))
@@ -157,7 +161,7 @@ def reproduce(
     measured = run_jobs(all_jobs, measure_any, progress=progress)
     case1 = [m for m in measured if "study" not in m]
     report = aggregate(case1, seed_list, quick, overrides, [m for m in measured if "study" in m])
-    with atomic_dir(out_dir) as tmp:
+    with atomic_dir(out_dir, KIND, (SCENARIO_DIR,), force) as tmp:
         write(report, tmp)
     return report
 

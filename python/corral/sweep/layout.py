@@ -31,6 +31,8 @@ LOCK_FILE = ".lock"
 
 OK, FAILED, MISSING = "ok", "failed", "missing"
 
+KIND = "sweep"  # the marker kind of a sweep folder (corral.outdir)
+
 
 def canonical_json(scenario_json: str) -> str:
     """The scenario JSON with sorted keys and no whitespace."""

@@ -119,6 +119,19 @@ def resolve(sweep: Sweep) -> tuple[str, list[Run]]:
     return text, runs
 
 
+def prepare_folder(out: Path, inputs, force: bool) -> None:
+    """Create the sweep folder, or accept an existing one that is a sweep folder (to resume)
+    or empty; refuse anything else (`corral.outdir.check_target`) unless `force`."""
+    from ..outdir import check_target, marker_kind, write_marker
+
+    if marker_kind(out) is None and (out / layout.SWEEP_JSON).is_file():
+        write_marker(out, layout.KIND)  # a sweep folder from before markers existed
+    check_target(out, layout.KIND, inputs, force)
+    out.mkdir(parents=True, exist_ok=True)
+    if marker_kind(out) != layout.KIND:
+        write_marker(out, layout.KIND)
+
+
 def run_sweep(
     sweep_file: str | os.PathLike,
     out: str | os.PathLike,
@@ -129,6 +142,7 @@ def run_sweep(
     processes: bool = True,
     progress: ProgressFn | None = None,
     limit: int | None = None,
+    force: bool = False,
 ) -> SweepResult:
     """Run every point of `sweep_file` into `out` and return what happened.
 
@@ -136,11 +150,13 @@ def run_sweep(
     address of a running one; otherwise a `LocalCluster` with `workers` workers (default:
     one per CPU) is started and closed again. `limit` runs only the first N pending runs
     (the rest stay missing until the next call), which is how tests cut a sweep short.
+    `out` must be a new or empty folder or an earlier sweep folder (to resume); `force`
+    accepts any folder.
     """
     sweep = spec.load(sweep_file)
     text, runs = resolve(sweep)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_folder(out, (sweep_file, sweep.scenario), force)
     with _locked(out):
         cleaned = layout.clean_partial(out)
         layout.write_json_atomic(out / layout.SWEEP_JSON, describe(sweep, runs))
