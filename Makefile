@@ -1,26 +1,57 @@
 # The two commands a new user needs (see README.md):
-#   make outcast   install corral and reproduce the TCP Outcast results into results/outcast
-#   make test      install corral with test extras and run every test (Rust and Python)
-#   make fct       install corral and run the FCT comparison (DCTCP vs NewReno vs CUBIC)
-#                  into results/fct (sweep) and results/fct-report (report)
+#   make outcast   install corral into the project environment .venv and reproduce the TCP
+#                  Outcast results into results/outcast
+#   make test      install corral with its test extras and run every test (Rust and Python)
+# Also:
+#   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
+#   make bench     the speed benchmark (bench/README.md)
+#
+# Everything goes into .venv (made by scripts/venv.py from $(PYTHON), 3.9 or newer), so the
+# system's Python is never changed: it works where pip refuses to install (PEP 668).
 
 PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+WHEELS := target/wheels
 
-.PHONY: install outcast fct test bench
+.PHONY: install install-test wheel outcast fct test bench prerequisites
 
-install:
-	$(PYTHON) -m pip install --quiet '.[test]'
+prerequisites:
+	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)' || { echo "error: corral needs Python 3.9 or newer ($(PYTHON))" >&2; exit 2; }
+
+$(PY): scripts/venv.py
+	@$(MAKE) --no-print-directory prerequisites
+	$(PYTHON) scripts/venv.py $(VENV)
+	@touch $(PY)
+
+# Build the native module (cargo shows its progress) and install the wheel, without its
+# dependencies; `install` and `install-test` add those.
+wheel: $(PY)
+	@echo "building corral (Rust, release; about 1-2 minutes the first time on 2 cores)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2'
+	@rm -f $(WHEELS)/corral-*.whl
+	$(PY) -m maturin build --release --out $(WHEELS)
+	@$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(WHEELS)/corral-*.whl
+
+install: wheel
+	@echo "installing corral's dependencies into $(VENV)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check --find-links $(WHEELS) corral
+
+install-test: wheel
+	@echo "installing corral's dependencies and test tools into $(VENV)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check --find-links $(WHEELS) 'corral[test]'
 
 outcast: install
-	corral reproduce outcast -o results/outcast
+	$(VENV)/bin/corral reproduce outcast -o results/outcast
 
 fct: install
-	corral sweep scenarios/fct/sweep.toml -o results/fct
-	corral compare results/fct -o results/fct-report --by transport.cc --by traffic.0.load
+	$(VENV)/bin/corral sweep scenarios/fct/sweep.toml -o results/fct
+	$(VENV)/bin/corral compare results/fct -o results/fct-report --by transport.cc --by traffic.0.load
 
-test: install
+test: install-test
 	cargo test --release -p corral
-	$(PYTHON) -m pytest -q tests
+	$(PY) -m pytest -q tests
 
 bench: install
-	$(PYTHON) bench/run.py
+	$(PY) bench/run.py

@@ -7,7 +7,7 @@
 //! paper's setting; see the NewReno test for why it matters). N long-lived flows share sw0:N
 //! for 200 ms. The queue of sw0:N is sampled every 10 us; the first 20% (40 ms) is warm-up.
 
-mod common;
+use crate::common;
 
 use corral::transport::cc::AnyCc;
 

@@ -2,7 +2,7 @@
 //! must not overflow that NIC; with backpressure off, the window grows until the NIC queue
 //! drops packets.
 
-mod common;
+use crate::common;
 
 fn nic_drops(small_queue: u32) -> (u64, f64) {
     // Host links and bottleneck at the same rate: the sender's NIC is the first bottleneck.

@@ -3,7 +3,7 @@
 //! and a shared-buffer switch where one congested port cannot take all the memory
 //! (Choudhury and Hahne 1998).
 
-mod common;
+use crate::common;
 
 use corral::Simulation;
 

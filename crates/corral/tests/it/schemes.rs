@@ -2,7 +2,7 @@
 //! rates through token buckets, the host's fair queue, mixed transports in one run, and the
 //! control plane (bytes on the links they cross, out-of-band delay, broadcast coverage).
 
-mod common;
+use crate::common;
 
 use corral::ctrl::Message;
 use corral::ids::{FlowId, NodeId};

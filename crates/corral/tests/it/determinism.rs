@@ -1,7 +1,7 @@
 //! Determinism: a scenario and its seed fix every output; another seed changes the outcome
 //! exactly where randomness enters (start jitter, permutation, spraying, ECMP hashing).
 
-mod common;
+use crate::common;
 
 use corral::units::Time;
 use corral::Simulation;

@@ -3,7 +3,7 @@
 //! still queued / on a wire / in a host's send path at the end, and no queue ever holds more
 //! than its buffer.
 
-mod common;
+use crate::common;
 
 use corral::net::queue::Discipline;
 use corral::Simulation;

@@ -2,7 +2,7 @@
 //! size / rate, so they never pile up in the NIC queue even when the NIC is 10x faster than
 //! the bottleneck, and a single paced flow still fills the bottleneck with every controller.
 
-mod common;
+use crate::common;
 
 /// One flow h0 -> h1 over a 10 Gbps host link into a 1 Gbps bottleneck (sw0:1), 100 ms, no
 /// host backpressure (so only pacing can keep the NIC queue short). Returns the NIC's largest

@@ -90,7 +90,7 @@ pub fn delivered(sim: &Simulation) -> Vec<f64> {
 /// `switch` (TOML lines of the `[switch]` table, sub-tables allowed).
 #[allow(dead_code)]
 pub fn outcast_case1(seed: u64, duration: &str, switch: &str) -> String {
-    const SHIPPED: &str = include_str!("../../../../python/corral/scenarios/outcast/case1_12.toml");
+    const SHIPPED: &str = include_str!("../../../../../python/corral/scenarios/outcast/case1_12.toml");
     let text = SHIPPED
         .replacen("seed = 1\n", &format!("seed = {seed}\n"), 1)
         .replacen("duration = \"0.5s\"", &format!("duration = \"{duration}\""), 1)

@@ -1,7 +1,7 @@
 //! Topology builders seen from a running simulation: host counts, path lengths, end-to-end
 //! flows across the fabric, and which links the routing policies use.
 
-mod common;
+use crate::common;
 
 use corral::net::NodeKind;
 use corral::Simulation;

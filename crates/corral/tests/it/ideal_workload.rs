@@ -3,13 +3,12 @@
 //! The full study (seeds 1-5, 0.3 s) is ignored by default; run it with
 //! `cargo test --release -p corral --test ideal_workload -- --ignored --nocapture`.
 
-mod common;
 
 use corral::run::Run;
 use corral::metrics::Column;
 use std::collections::BTreeMap;
 
-const SCENARIO: &str = include_str!("../../../python/corral/scenarios/ideal/websearch.toml");
+const SCENARIO: &str = include_str!("../../../../python/corral/scenarios/ideal/websearch.toml");
 
 /// (flow id, size, fct) of every sized flow that finished.
 fn finished(overrides: &[String]) -> Vec<(i64, i64, f64)> {

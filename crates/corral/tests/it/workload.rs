@@ -1,7 +1,7 @@
 //! `[[traffic]]` workloads: offered load against the target (generated flow lists, no
 //! packets), pattern structure, flow-list files, and full runs with the FCT metrics.
 
-mod common;
+use crate::common;
 
 use corral::metrics::Column;
 use corral::net::{Network, NodeKind};
@@ -127,7 +127,7 @@ fn flow_list_file_round_trips_with_attributes() {
     std::fs::write(&path, &text).unwrap();
     let sc = corral::scenario::load(&text, &[], path.to_str().unwrap()).unwrap();
     let sim = corral::Simulation::new(sc).unwrap();
-    let f: Vec<&FlowDef> = sim.flows.iter().map(|f| &f.def).collect();
+    let f: Vec<&FlowDef> = sim.flows.iter().map(|f| &*f.def).collect();
     assert_eq!(f.len(), 2, "the row starting after the run is skipped");
     // Sorted by start: the 50 us row first.
     assert_eq!((f[0].src, f[0].dst, f[0].size, f[0].start), (7, 2, Some(3000), Time::from_us(50)));

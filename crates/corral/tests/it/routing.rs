@@ -3,7 +3,7 @@
 //! matches the fraction `route::usage` (used by `corral.alloc` and fluid mode) gives it; and
 //! dimension-order, VLB and source routes choose the paths they should.
 
-mod common;
+use crate::common;
 
 use corral::ids::PortId;
 use corral::net::{Packet, PacketKind};

@@ -3,7 +3,7 @@
 //! makes the path a function of the destination, `random` spreads packets over all cores;
 //! and on the Outcast Case I setup the 2-hop flow is no longer starved.
 
-mod common;
+use crate::common;
 
 use corral::Simulation;
 

@@ -9,7 +9,7 @@
 //! Both the whole-run utilization and the steady-state utilization after a warm-up are
 //! checked.
 
-mod common;
+use crate::common;
 
 use corral::units::Time;
 

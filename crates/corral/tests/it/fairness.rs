@@ -1,6 +1,6 @@
 //! Eight NewReno flows with equal RTTs share a dumbbell bottleneck fairly.
 
-mod common;
+use crate::common;
 
 use corral::metrics::fairness::jain_index;
 

@@ -1,7 +1,7 @@
 //! Output tables account for the whole run: the goodput series covers every byte delivered,
 //! including a last interval shorter than the others.
 
-mod common;
+use crate::common;
 
 use corral::metrics::Column;
 

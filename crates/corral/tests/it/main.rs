@@ -1,0 +1,21 @@
+//! corral's scenario and property tests, one binary: a module per topic (`cargo test -p
+//! corral --test it <name>` runs a topic or a test). Shared helpers live in `common`.
+
+mod common;
+mod alloc_props;
+mod conservation;
+mod dctcp;
+mod determinism;
+mod equal_length;
+mod fairness;
+mod fluid;
+mod host_backpressure;
+mod ideal_workload;
+mod metrics;
+mod pacing;
+mod qdisc;
+mod routing;
+mod schemes;
+mod single_flow;
+mod topologies;
+mod workload;
