@@ -6,7 +6,7 @@
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
 #   make bench     the speed benchmark (bench/README.md)
 #
-# Everything goes into .venv (made by scripts/venv.py from $(PYTHON), 3.9 or newer), so the
+# Everything goes into .venv (made by scripts/make_venv.py from $(PYTHON), 3.9 or newer), so the
 # system's Python is never changed: it works where pip refuses to install (PEP 668).
 
 PYTHON ?= python3
@@ -20,9 +20,9 @@ prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)' || { echo "error: corral needs Python 3.9 or newer ($(PYTHON))" >&2; exit 2; }
 
-$(PY): scripts/venv.py
+$(PY): scripts/make_venv.py
 	@$(MAKE) --no-print-directory prerequisites
-	$(PYTHON) scripts/venv.py $(VENV)
+	$(PYTHON) scripts/make_venv.py $(VENV)
 	@touch $(PY)
 
 # Build the native module (cargo shows its progress) and install the wheel, without its

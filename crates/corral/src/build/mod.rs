@@ -74,6 +74,7 @@ fn intern(list: &mut Vec<String>, name: &str) -> u32 {
 /// its default belong to the scheme. Reference errors (unknown hosts and ports, unroutable
 /// pairs) are reported here, before anything runs.
 pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
+    crate::scenario::budget::check(sc, sc.memory_limit)?;
     let topo = sc.topology.build();
     // Switch ports get their discipline below, once rates are final.
     let mut net = Network::build(&topo, |_| QueueDisc::taildrop(sc.host.buffer));
@@ -88,7 +89,8 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     let mut routes = RouteTable::build(&net, false);
     let mut defs = expand(sc, &net, &routes)?;
     let explicit = defs.len();
-    defs.extend(crate::workload::generate::generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref())?);
+    let budget = crate::scenario::budget::flow_budget(sc, sc.memory_limit);
+    defs.extend(crate::workload::generate::generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref(), budget)?);
     let run_routing = sc.routing.routing;
     if run_routing.needs_path_counts() || defs.iter().any(|d| d.routing.is_some_and(|r| r.needs_path_counts())) {
         routes = RouteTable::build(&net, true);

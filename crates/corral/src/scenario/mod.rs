@@ -5,6 +5,7 @@
 //! Parsing and validation are separate steps: serde checks types, units and unknown keys;
 //! `validate()` checks values and references (hosts, ports, routes).
 
+pub mod budget;
 pub mod control;
 pub mod flows;
 pub mod load;
@@ -64,6 +65,10 @@ pub struct Scenario {
     /// Directory of the scenario file, for relative paths (CDF files, flow lists).
     #[serde(skip)]
     pub base_dir: Option<std::path::PathBuf>,
+    /// The memory the run may need, in bytes (`--max-memory`; `None`: half of this machine's),
+    /// see [`budget`].
+    #[serde(skip)]
+    pub memory_limit: Option<u64>,
 }
 
 fn default_name() -> String {

@@ -100,8 +100,10 @@ fn crossings(net: &Network, routes: &RouteTable, marked: &[bool], src: u32, dst:
     total
 }
 
-/// The flows of traffic block `i`, in arrival order.
-pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, net: &Network, routes: &RouteTable, base: Option<&Path>) -> Result<Vec<FlowDef>> {
+/// The flows of traffic block `i`, in arrival order; refused when more than `budget` flows
+/// are expected (the memory limit).
+#[allow(clippy::too_many_arguments)]
+pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, net: &Network, routes: &RouteTable, base: Option<&Path>, budget: u64) -> Result<Vec<FlowDef>> {
     let at = |k: &str| format!("traffic[{i}].{k}");
     let rng = |purpose| Rng::stream(seed, stream::WORKLOAD, stream_index(i, purpose));
     let stop = spec.stop_or(duration);
@@ -246,6 +248,18 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
         Arrivals::Poisson { per_s }
     };
 
+    let window = (stop.saturating_sub(spec.start)).as_secs_f64();
+    let (per_s, key) = match arrivals {
+        Arrivals::Poisson { per_s } => (per_s, if spec.rate.is_some() { "rate" } else { "load" }),
+        Arrivals::Periodic { interval } => (1.0 / interval.as_secs_f64().max(1e-12), "interval"),
+    };
+    let expected = per_s * window * fan_in as f64;
+    if expected > budget as f64 {
+        return Err(config_err(
+            at(key),
+            format!("the block would generate about {expected:.3e} flows, more than the {budget} that fit in the memory limit (half of this machine's memory unless --max-memory says otherwise); lower the load or rate, or shorten the run"),
+        ));
+    }
     let times = arrivals.times(spec.start, stop, limit / fan_in.max(1) + 1, &mut rng(ARRIVALS)).ok_or_else(too_many)?;
     let mut pair_rng = rng(PAIRS);
     let mut size_rng = rng(SIZES);
@@ -272,11 +286,13 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
 }
 
 /// The flows of every `[[traffic]]` block, merged in start order (ties: block order, then
-/// generation order).
-pub fn generate(blocks: &[TrafficSpec], seed: u64, duration: Time, net: &Network, routes: &RouteTable, base: Option<&Path>) -> Result<Vec<FlowDef>> {
+/// generation order). At most `budget` flows in all fit in the run's memory limit: a block
+/// expected to exceed what is left is refused before it generates anything.
+pub fn generate(blocks: &[TrafficSpec], seed: u64, duration: Time, net: &Network, routes: &RouteTable, base: Option<&Path>, budget: u64) -> Result<Vec<FlowDef>> {
     let mut all = Vec::new();
     for (i, spec) in blocks.iter().enumerate() {
-        all.extend(generate_block(spec, i, seed, duration, net, routes, base)?);
+        let left = budget.saturating_sub(all.len() as u64);
+        all.extend(generate_block(spec, i, seed, duration, net, routes, base, left)?);
     }
     all.sort_by_key(|f| f.start); // stable
     Ok(all)

@@ -38,7 +38,7 @@ fn flows_of(text: &str) -> (Vec<FlowDef>, Network) {
     let sc = corral::scenario::load(text, &[], "test").unwrap_or_else(|e| panic!("{e}"));
     let net = Network::build(&sc.topology.build(), |_| QueueDisc::taildrop(BufferSize::Packets(100)));
     let routes = RouteTable::build(&net, false);
-    (generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref()).unwrap_or_else(|e| panic!("{e}")), net)
+    (generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref(), u64::MAX).unwrap_or_else(|e| panic!("{e}")), net)
 }
 
 fn offered_load(flows: &[FlowDef], capacity_bps: f64, secs: f64) -> f64 {

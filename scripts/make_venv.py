@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Create the project's virtual environment (`.venv` by default) with a working pip.
 
-    python3 scripts/venv.py [DIR]
+    python3 scripts/make_venv.py [DIR]
 
 Needs Python 3.9 or newer. `python3 -m venv` needs `ensurepip`, which some distributions
 split off (Debian and Ubuntu without the python3-venv package); then the environment is

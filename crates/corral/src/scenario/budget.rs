@@ -1,0 +1,177 @@
+//! Refusing runaway work before it starts: an estimate of the memory a scenario needs (the
+//! network and its route table, the `[[flows]]` flows, the sampled series), made from the
+//! scenario alone before anything is built, and checked against a limit: by default half of
+//! this machine's memory (`/proc/meminfo`), or what `--max-memory` / `max_memory` gives.
+//! Above it the run is refused with an error that names the key driving the estimate
+//! (`flows[0].count`, `topology.senders`, `metrics.queue_interval`, ...). `[[traffic]]`
+//! blocks are checked where their arrival rate is known ([`crate::workload::generate`]),
+//! against what this estimate leaves ([`flow_budget`]).
+
+use super::Scenario;
+use crate::error::{config_err, Result};
+use crate::net::topo::TopologyConfig;
+use crate::units::Time;
+
+/// Bytes one flow costs, all structures counted (endpoints, definition, per-flow state).
+pub const BYTES_PER_FLOW: u64 = 1200;
+/// Bytes of one sampled row (time, key, value, interval).
+const BYTES_PER_SAMPLE: u64 = 32;
+/// Sampling events a run may schedule (each interval is an event even with no row).
+const MAX_SAMPLE_EVENTS: u64 = 2_000_000_000;
+
+/// One part of the estimate: the key that drives it, what it is, its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub key: String,
+    pub what: String,
+    pub bytes: u64,
+}
+
+/// Nodes, ports, hosts and switch ports of a topology, from its parameters alone, with the
+/// key that sizes it.
+fn topology_size(t: &TopologyConfig) -> (u64, u64, u64, &'static str) {
+    match t {
+        TopologyConfig::Dumbbell(d) => {
+            let h = d.senders as u64 + d.receivers as u64;
+            (h + 2, 2 * (h + 1), h, if d.senders >= d.receivers { "topology.senders" } else { "topology.receivers" })
+        }
+        TopologyConfig::FatTree(f) => {
+            let k = f.k as u64;
+            (k * k * k / 4 + 5 * k * k / 4, 2 * (3 * k * k * k / 4), k * k * k / 4, "topology.k")
+        }
+        TopologyConfig::LeafSpine(l) => {
+            let h = l.leaves as u64 * l.hosts_per_leaf as u64;
+            let key = if l.hosts_per_leaf >= l.leaves { "topology.hosts_per_leaf" } else { "topology.leaves" };
+            (h + l.leaves as u64 + l.spines as u64, 2 * (h + l.leaves as u64 * l.spines as u64), h, key)
+        }
+        TopologyConfig::ThreeTier(c) => {
+            let h = c.edges as u64 * c.hosts_per_edge as u64;
+            let links = h + c.edges as u64 * c.aggs_per_pod as u64 + c.aggs as u64 * c.cores as u64;
+            let key = if c.hosts_per_edge >= c.edges { "topology.hosts_per_edge" } else { "topology.edges" };
+            (h + (c.edges + c.aggs + c.cores) as u64, 2 * links, h, key)
+        }
+        TopologyConfig::Torus(t) => {
+            let n = t.nodes() as u64;
+            (2 * n, 2 * (n + n * t.dims.len() as u64), n, "topology.dims")
+        }
+    }
+}
+
+/// The parts of a scenario's memory estimate, largest first.
+pub fn estimate(sc: &Scenario) -> Vec<Part> {
+    let (nodes, ports, hosts, topo_key) = topology_size(&sc.topology);
+    let mut parts = vec![
+        // Per node ~200 B, per port ~300 B (with its drop-run table), the route table 12 B per
+        // (node, host) plus its candidates, twice with path counts.
+        Part { key: topo_key.into(), what: format!("a network of {nodes} nodes and {hosts} hosts with its route table"), bytes: nodes * 200 + ports * 300 + nodes.saturating_mul(hosts).saturating_mul(24) },
+    ];
+    let duration = sc.duration.ps().max(1);
+    let mut explicit = 0u64;
+    for (i, f) in sc.flows.iter().enumerate() {
+        let pairs = if f.pattern.is_some() { hosts } else { f.src.as_ref().map_or(1, |s| s.names().len()).max(f.dst.as_ref().map_or(1, |d| d.names().len())) as u64 };
+        let n = pairs.saturating_mul(f.count as u64);
+        explicit = explicit.saturating_add(n);
+        let key = if f.count > 1 { format!("flows[{i}].count") } else if f.pattern.is_some() { format!("flows[{i}].pattern") } else { format!("flows[{i}].src") };
+        parts.push(Part { key, what: format!("{n} flows"), bytes: n.saturating_mul(BYTES_PER_FLOW) });
+    }
+    let intervals = |every: Time| duration / every.ps().max(1) + 1;
+    parts.push(Part {
+        key: "metrics.interval".into(),
+        what: format!("goodput samples of {explicit} flows every {}", sc.metrics.interval),
+        bytes: explicit.saturating_mul(intervals(sc.metrics.interval)).saturating_mul(BYTES_PER_SAMPLE),
+    });
+    let qp = sc.metrics.queue_ports.len() as u64;
+    parts.push(Part {
+        key: "metrics.queue_interval".into(),
+        what: format!("queue samples of {qp} ports every {}", sc.metrics.queue_interval),
+        bytes: qp.saturating_mul(intervals(sc.metrics.queue_interval)).saturating_mul(BYTES_PER_SAMPLE),
+    });
+    parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    parts
+}
+
+/// This machine's memory in bytes (`MemTotal` of /proc/meminfo; 8 GiB where unreadable).
+pub fn machine_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .map_or(8 << 30, |kb| kb * 1024)
+}
+
+/// The memory limit: `limit`, or half of this machine's memory.
+pub fn limit_or_default(limit: Option<u64>) -> u64 {
+    limit.unwrap_or_else(|| machine_memory() / 2)
+}
+
+fn gb(bytes: u64) -> String {
+    format!("{:.1} GB", bytes as f64 / 1e9)
+}
+
+fn limit_text(limit: Option<u64>) -> String {
+    match limit {
+        Some(l) => format!("the limit is {} (--max-memory)", gb(l)),
+        None => format!("the limit is {}, half of this machine's memory; --max-memory raises it", gb(limit_or_default(None))),
+    }
+}
+
+/// Refuses a scenario whose estimate exceeds the limit, or that samples so often that the
+/// sampling alone is runaway work; the error names the key driving it.
+pub fn check(sc: &Scenario, limit: Option<u64>) -> Result<()> {
+    for (key, every, on) in [("metrics.interval", sc.metrics.interval, true), ("metrics.queue_interval", sc.metrics.queue_interval, !sc.metrics.queue_ports.is_empty())] {
+        let events = sc.duration.ps() / every.ps().max(1);
+        if on && events > MAX_SAMPLE_EVENTS {
+            return Err(config_err(key, format!("{every} over a run of {} is {events} samples, more than {MAX_SAMPLE_EVENTS}; sample less often", sc.duration)));
+        }
+    }
+    let parts = estimate(sc);
+    let total: u64 = parts.iter().map(|p| p.bytes).fold(0, u64::saturating_add);
+    let max = limit_or_default(limit);
+    if total > max {
+        let top = &parts[0];
+        return Err(config_err(&top.key, format!("the run would need about {} of memory, most of it ({}) for {}; {}", gb(total), gb(top.bytes), top.what, limit_text(limit))));
+    }
+    Ok(())
+}
+
+/// How many `[[traffic]]` flows still fit in the limit once the rest is counted.
+pub fn flow_budget(sc: &Scenario, limit: Option<u64>) -> u64 {
+    let used: u64 = estimate(sc).iter().map(|p| p.bytes).fold(0, u64::saturating_add);
+    limit_or_default(limit).saturating_sub(used) / BYTES_PER_FLOW
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sc(text: &str) -> Scenario {
+        super::super::load(text, &[], "t").unwrap()
+    }
+
+    const BASE: &str = "duration = \"1s\"\n[topology]\nkind = \"dumbbell\"\nsenders = 2\nreceivers = 1\nlink_rate = \"1Gbps\"\n";
+
+    #[test]
+    fn a_small_scenario_passes_and_huge_ones_name_their_key() {
+        assert!(check(&sc(BASE), Some(1 << 30)).is_ok());
+        let e = check(&sc(&BASE.replace("senders = 2", "senders = 4000000000")), Some(1 << 34)).unwrap_err().to_string();
+        assert!(e.starts_with("topology.senders: the run would need about"), "{e}");
+        let e = check(&sc(&format!("{BASE}[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\ncount = 100000000\n")), Some(1 << 34)).unwrap_err().to_string();
+        assert!(e.starts_with("flows[0].count:") && e.contains("100000000 flows"), "{e}");
+        let e = check(&sc(&format!("{BASE}[metrics]\nqueue_ports = [\"sw0:2\"]\nqueue_interval = \"1ps\"\n")), Some(1 << 34)).unwrap_err().to_string();
+        assert!(e.starts_with("metrics.queue_interval:"), "{e}");
+    }
+
+    #[test]
+    fn topology_sizes_match_the_builders() {
+        for text in [
+            "kind = \"fat_tree\"\nk = 8\nlink_rate = \"1Gbps\"",
+            "kind = \"leaf_spine\"\nleaves = 3\nspines = 2\nhosts_per_leaf = 5\nhost_rate = \"1Gbps\"\nfabric_rate = \"1Gbps\"",
+            "kind = \"three_tier\"\ncores = 2\naggs = 4\nedges = 4\nhosts_per_edge = 3\nhost_rate = \"1Gbps\"\nedge_rate = \"1Gbps\"\ncore_rate = \"1Gbps\"",
+            "kind = \"dumbbell\"\nsenders = 3\nreceivers = 2\nlink_rate = \"1Gbps\"",
+        ] {
+            let t: TopologyConfig = crate::config::typed(toml::from_str(text).unwrap(), "topology").unwrap();
+            let built = t.build();
+            let (nodes, ports, hosts, _) = topology_size(&t);
+            assert_eq!((nodes, ports, hosts), (built.nodes.len() as u64, 2 * built.links.len() as u64, built.hosts.len() as u64), "{text}");
+        }
+    }
+}
