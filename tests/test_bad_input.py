@@ -163,7 +163,7 @@ def test_flow_list_missing_columns(tmp_path: Path) -> None:
     pl.DataFrame({"src": ["h1"], "dst": ["h2"], "size": [1000]}).write_parquet(tmp_path / "flows.parquet")
     with pytest.raises(corral.ScenarioError) as info:
         corral.run(scenario)
-    assert "traffic.0.file" in str(info.value) and "missing column start" in str(info.value)
+    assert "traffic.0.file" in normalize(str(info.value)) and "missing column start" in str(info.value)
     proc = corral_cli("run", scenario, "-o", tmp_path / "out")
     assert_user_error(proc, "traffic.0.file", "start")
 

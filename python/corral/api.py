@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -28,94 +27,92 @@ PROGRESS_STEPS = 100
 def load_scenario(scenario: str | os.PathLike) -> tuple[str, str]:
     """Return (TOML text, source name) for a scenario path or TOML text.
 
-    A `Path`, or a one-line string ending in `.toml` or naming an existing file, is read
-    as a file (FileNotFoundError if it is missing); any other string is TOML text.
+    A `Path`, or a one-line string ending in `.toml` or naming an existing file or folder,
+    is read as a file (FileNotFoundError if it is missing, ScenarioError if it is a folder
+    or not UTF-8 text); any other string is TOML text.
     """
     if isinstance(scenario, os.PathLike) or _looks_like_path(scenario):
         path = Path(scenario)
+        if path.is_dir():
+            raise ScenarioError(f"{path}: is a folder; expected a scenario TOML file")
         if not path.is_file():
             raise FileNotFoundError(f"scenario file not found: {path}")
-        return path.read_text(encoding="utf-8"), str(path)
+        try:
+            return path.read_bytes().decode("utf-8"), str(path)
+        except UnicodeDecodeError as e:
+            raise ScenarioError(f"{path}: not a UTF-8 text file (byte {e.start}); expected a scenario TOML file") from None
+    if not isinstance(scenario, str):
+        raise TypeError(f"scenario: expected a path or TOML text, got {type(scenario).__name__}")
     return scenario, "<string>"
 
 
 def _looks_like_path(text: str) -> bool:
-    if "\n" in text or "=" in text:
+    if not isinstance(text, str) or "\n" in text or "=" in text:
         return False
-    return text.strip().endswith(".toml") or Path(text).is_file()
+    return text.strip().endswith(".toml") or Path(text).exists()
 
 
 def simulation(
-    scenario: str | os.PathLike, overrides: Iterable[str] = ()
+    scenario: str | os.PathLike, overrides: Iterable[str] = (), *, max_memory: str | int | None = None
 ) -> _core.Simulation:
     """Build (but do not run) the native simulation; raises ScenarioError if invalid.
 
-    Flow lists of `[[traffic]]` blocks given as Parquet files are converted to the CSV form
-    the core reads (in a temporary folder, removed once the simulation is built: the core
-    reads flow lists at build time).
+    Flow lists of `[[traffic]]` blocks given as Parquet files are read here (the core names
+    them, after overrides) and their cells handed to the core, which reads CSV lists itself.
+    `max_memory` ("4GB" or bytes) caps the memory the run may need (default: half of this
+    machine's); a scenario estimated above it is refused with a ScenarioError.
     """
     text, source = load_scenario(scenario)
-    overrides = list(overrides)
-    with tempfile.TemporaryDirectory(prefix="corral-flows-") as tmp:
-        overrides += _parquet_flow_lists(text, source, overrides, Path(tmp))
-        return _core.Simulation(text, overrides, source)
+    return build(text, source, _override_list(overrides), max_memory)
 
 
-def _parquet_flow_lists(text: str, source: str, overrides: list[str], tmp: Path) -> list[str]:
-    """Overrides pointing every `traffic.N.file` that names a .parquet file at a CSV copy."""
+def build(text: str, source: str, overrides: list[str], max_memory: str | int | None = None) -> _core.Simulation:
+    """`simulation` for TOML `text` read from `source` (the sweep runner's entry)."""
+    traces = {i: _parquet_cells(i, Path(p)) for i, p in _core.parquet_traces(text, overrides, source)}
+    limit = None if max_memory is None else str(max_memory)
+    return _core.Simulation(text, overrides, source, limit, traces or None)
+
+
+def _override_list(overrides: Iterable[str] | str) -> list[str]:
+    """The overrides as a list; a single string is one override (`"seed=2"`)."""
+    if isinstance(overrides, str):
+        return [overrides]
+    out = list(overrides)
+    for o in out:
+        if not isinstance(o, str):
+            raise TypeError(f"overrides: expected key=value strings, got {o!r}")
+    return out
+
+
+def _parquet_cells(i: int, path: Path) -> tuple[list[str], list[list[str]]]:
+    """The header and text cells of Parquet flow list `path` (traffic block `i`)."""
+    if not path.is_file():
+        raise ScenarioError(f"traffic[{i}].file: cannot read flow list {path}: no such file")
+    import polars as pl
+
     try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        try:
-            import tomli as tomllib
-        except ImportError:
-            return []  # the core then explains that Parquet needs the Python layer
-    try:
-        blocks = tomllib.loads(text).get("traffic", [])
-    except tomllib.TOMLDecodeError:
-        return []  # the core reports the syntax error
-    files: dict[int, str] = {}
-    if isinstance(blocks, list):
-        files = {i: b["file"] for i, b in enumerate(blocks) if isinstance(b, dict) and isinstance(b.get("file"), str)}
-    for o in overrides:  # `--set traffic.0.file=x.parquet` wins over the file
-        key, _, value = o.partition("=")
-        parts = key.strip().split(".")
-        if len(parts) == 3 and parts[0] == "traffic" and parts[1].isdigit() and parts[2] == "file":
-            files[int(parts[1])] = value.strip().strip('"')
-    base = Path(source).parent if Path(source).is_file() else Path.cwd()
-    extra = []
-    for i, name in sorted(files.items()):
-        if not name.lower().endswith(".parquet"):
-            continue
-        path = Path(name) if Path(name).is_absolute() else base / name
-        if not path.is_file():
-            raise ScenarioError(f"traffic.{i}.file: cannot read flow list {path}: no such file")
-        import polars as pl
-
         frame = pl.read_parquet(path)
-        missing = [c for c in ("src", "dst", "size", "start") if c not in frame.columns]
-        if missing:
-            raise ScenarioError(
-                f"traffic.{i}.file: {path}: missing column{'s' if len(missing) > 1 else ''} "
-                f"{', '.join(missing)} (needs src, dst, size, start)"
-            )
-        csv = tmp / f"traffic{i}.csv"
-        frame.write_csv(csv)
-        extra.append(f"traffic.{i}.file={json.dumps(str(csv))}")
-    return extra
+    except Exception as e:  # noqa: BLE001 -- polars raises several kinds for a corrupt file
+        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+        raise ScenarioError(f"traffic[{i}].file: {path} is not a readable Parquet file ({first})") from None
+    cells = frame.select(pl.all().cast(pl.Utf8).fill_null(""))
+    return list(cells.columns), [list(r) for r in cells.rows()]
 
 
 def run(
     scenario: str | os.PathLike,
     *,
-    overrides: Iterable[str] = (),
+    overrides: Iterable[str] | str = (),
     progress: ProgressFn | None = None,
+    max_memory: str | int | None = None,
 ) -> Results:
     """Simulate `scenario` to its duration and return its `Results`.
 
-    `progress(now_ps, duration_ps)` is called after every step of simulated time.
+    `overrides` are `key=value` strings (one string is one override); `progress(now_ps,
+    duration_ps)` is called after every step of simulated time; `max_memory` caps the memory
+    the run may need (see `simulation`).
     """
-    return simulate(simulation(scenario, overrides), progress)
+    return simulate(simulation(scenario, overrides, max_memory=max_memory), progress)
 
 
 def simulate(sim: _core.Simulation, progress: ProgressFn | None = None) -> Results:

@@ -41,6 +41,11 @@ app = typer.Typer(
 )
 out_console = Console()
 
+# `--max-memory`: the memory a run may need (default: half of this machine's).
+MaxMemoryOption = Annotated[
+    Optional[str], typer.Option("--max-memory", help="Refuse runs estimated to need more memory than this, e.g. 8GB (default: half of this machine's).")
+]
+
 # `--force`: the one way past corral.outdir's checks on an existing output folder.
 ForceOption = Annotated[
     bool, typer.Option("--force", help="Write OUT even if it is not empty and not a corral folder of this kind.")
@@ -88,6 +93,7 @@ def run(
     ] = None,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
     force: ForceOption = False,
+    max_memory: MaxMemoryOption = None,
 ) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
@@ -95,7 +101,7 @@ def run(
 
     with user_errors():
         check_target(out, "run", (scenario,), force)
-        sim = simulation(scenario, set_ or ())
+        sim = simulation(scenario, set_ or (), max_memory=max_memory)
         with _sim_progress() as bar:
             task = bar.add_task(scenario.name, total=None, sim="")
 
@@ -155,6 +161,7 @@ def reproduce(
         typer.Option("--set", "-s", help="Override a key in every run, e.g. --set network.clock_ppm=100."),
     ] = None,
     force: ForceOption = False,
+    max_memory: MaxMemoryOption = None,
 ) -> None:
     """Rerun a paper's experiment and write its tables and figures."""
     from .experiments import EXPERIMENTS
@@ -172,7 +179,7 @@ def reproduce(
             report = module.reproduce(
                 out, seeds=seeds, quick=quick, overrides=tuple(set_ or ()),
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
-                force=force,
+                force=force, max_memory=max_memory,
             )
     for table in module.rich_tables(report):
         out_console.print(table)
@@ -190,6 +197,7 @@ def sweep(
         Optional[int], typer.Option(min=1, help="Worker processes of the embedded cluster (default: one per CPU).")
     ] = None,
     force: ForceOption = False,
+    max_memory: MaxMemoryOption = None,
 ) -> None:
     """Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable)."""
     from .sweep import SweepError, run_sweep
@@ -199,7 +207,7 @@ def sweep(
     with user_errors():
         try:
             with _sweep_progress() as (bar, update):
-                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force)
+                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force, max_memory=max_memory)
         except SweepError as e:
             raise fail(str(e)) from None
         except KeyboardInterrupt:

@@ -12,6 +12,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(_core, ScenarioError, PyValueError, "The scenario is invalid; the message names the key.");
@@ -41,11 +42,30 @@ struct Simulation {
 
 #[pymethods]
 impl Simulation {
+    /// Loads and builds a scenario. `max_memory` (a size like "4GB", or bytes) caps the
+    /// memory the run may need (default: half of this machine's).
+    /// `traces` are the cells of Parquet flow lists (`parquet_traces`): {block: (header, rows)}.
     #[new]
-    #[pyo3(signature = (scenario_toml, overrides = Vec::new(), source = "<string>".to_string()))]
-    fn new(scenario_toml: &str, overrides: Vec<String>, source: String) -> PyResult<Self> {
+    #[pyo3(signature = (scenario_toml, overrides = Vec::new(), source = "<string>".to_string(), max_memory = None, traces = None))]
+    fn new(scenario_toml: &str, overrides: Vec<String>, source: String, max_memory: Option<String>, traces: Option<BTreeMap<usize, (Vec<String>, Vec<Vec<String>>)>>) -> PyResult<Self> {
+        let limit = match max_memory.as_deref().map(str::trim) {
+            None => None,
+            Some(s) => Some(
+                s.parse::<u64>()
+                    .map(corral::units::Bytes)
+                    .or_else(|_| corral::units::parse_bytes(s))
+                    .map_err(|e| ScenarioError::new_err(format!("--max-memory: {e}")))?
+                    .0,
+            ),
+        };
         let built = guarded("loading the scenario", || -> corral::Result<_> {
-            let sc = corral::scenario::load(scenario_toml, &overrides, &source)?;
+            let mut sc = corral::scenario::load(scenario_toml, &overrides, &source)?;
+            sc.memory_limit = limit;
+            for (i, (names, rows)) in traces.unwrap_or_default() {
+                if let Some(block) = sc.traffic.get_mut(i) {
+                    block.cells = Some(std::sync::Arc::new(corral::workload::spec::TraceCells { names, rows }));
+                }
+            }
             let json = serde_json::to_string(&sc).unwrap_or_default();
             Ok((Run::new(sc)?, json))
         })?;
@@ -95,6 +115,15 @@ impl Simulation {
     }
 }
 
+/// The `[[traffic]]` blocks of a scenario (with overrides) whose flow list is a Parquet
+/// file: [(block, path)], for the Python layer to read.
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, overrides = Vec::new(), source = "<string>".to_string()))]
+fn parquet_traces(scenario_toml: &str, overrides: Vec<String>, source: String) -> PyResult<Vec<(usize, String)>> {
+    let sc = guarded("loading the scenario", || corral::scenario::load(scenario_toml, &overrides, &source))?.map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(corral::scenario::parquet_traces(&sc).into_iter().map(|(i, p)| (i, p.display().to_string())).collect())
+}
+
 /// The output schema: {table: [(column, type)]}, type one of "int", "float", "str", "bool".
 #[pyfunction]
 fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -136,6 +165,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet_traces, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())

@@ -150,6 +150,7 @@ def reproduce(
     overrides: tuple[str, ...] = (),
     progress: Callable[[int, int], None] | None = None,
     force: bool = False,
+    max_memory: str | None = None,
 ) -> Report:
     """Run the reproduction and write its folder `out_dir` (atomically; see `corral.outdir`
     for which existing folders it may replace: `force` skips those checks)."""
@@ -158,7 +159,7 @@ def reproduce(
     overrides = tuple(overrides)
     extra = (*overrides, *((f"duration={QUICK_DURATION}",) if quick else ()))
     all_jobs = jobs(seed_list, quick, overrides) + study_jobs(seed_list, extra)
-    measured = run_jobs(all_jobs, measure_any, progress=progress)
+    measured = run_jobs(all_jobs, measure_any, progress=progress, max_memory=max_memory)
     case1 = [m for m in measured if "study" not in m]
     report = aggregate(case1, seed_list, quick, overrides, [m for m in measured if "study" in m])
     with atomic_dir(out_dir, KIND, (SCENARIO_DIR,), force) as tmp:

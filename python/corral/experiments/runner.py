@@ -37,6 +37,7 @@ def run_jobs(
     *,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    max_memory: str | None = None,
 ) -> list[T]:
     """Run every job, returning `reduce(job, results)` for each, in job order.
 
@@ -47,7 +48,7 @@ def run_jobs(
     out: list[Any] = [None] * len(jobs)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {
-            pool.submit(lambda j=job: reduce(j, run(j.scenario, overrides=j.overrides))): i
+            pool.submit(lambda j=job: reduce(j, run(j.scenario, overrides=j.overrides, max_memory=max_memory))): i
             for i, job in enumerate(jobs)
         }
         pending = set(futures)

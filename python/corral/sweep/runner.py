@@ -85,9 +85,10 @@ class SweepResult:
 ProgressFn = Callable[[Counts], None]
 
 
-def resolve(sweep: Sweep) -> tuple[str, list[Run]]:
+def resolve(sweep: Sweep, max_memory: str | None = None) -> tuple[str, list[Run]]:
     """The base scenario's text and every run, each validated by the core."""
     from .. import __version__, _core
+    from ..api import build
 
     text = sweep.scenario.read_text(encoding="utf-8")
     source = str(sweep.scenario)
@@ -97,7 +98,7 @@ def resolve(sweep: Sweep) -> tuple[str, list[Run]]:
     for point in sweep.points():
         overrides = tuple(point.overrides(sweep.fixed))
         try:
-            sim = _core.Simulation(text, list(overrides), source)
+            sim = build(text, source, list(overrides), max_memory)
         except _core.ScenarioError as e:
             errors.append(f"point {point.index} ({point.label()}): {e}")
             if len(errors) >= MAX_ERRORS_SHOWN:
@@ -143,6 +144,7 @@ def run_sweep(
     progress: ProgressFn | None = None,
     limit: int | None = None,
     force: bool = False,
+    max_memory: str | None = None,
 ) -> SweepResult:
     """Run every point of `sweep_file` into `out` and return what happened.
 
@@ -151,10 +153,10 @@ def run_sweep(
     one per CPU) is started and closed again. `limit` runs only the first N pending runs
     (the rest stay missing until the next call), which is how tests cut a sweep short.
     `out` must be a new or empty folder or an earlier sweep folder (to resume); `force`
-    accepts any folder.
+    accepts any folder. `max_memory` caps each run's memory (default: half of the machine's).
     """
     sweep = spec.load(sweep_file)
-    text, runs = resolve(sweep)
+    text, runs = resolve(sweep, max_memory)
     out = Path(out)
     prepare_folder(out, (sweep_file, sweep.scenario), force)
     with _locked(out):
@@ -175,7 +177,7 @@ def run_sweep(
                 progress(counts)
             if todo:
                 with _client(client, scheduler, workers, processes) as c:
-                    _execute(c, sweep, text, todo, out, counts, errors, progress)
+                    _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory)
                 # every task has ended: temporary folders of workers killed mid-write can go
                 cleaned += layout.clean_partial(out)
         finally:
@@ -184,7 +186,7 @@ def run_sweep(
     return SweepResult(out, runs, counts, index, cleaned, errors)
 
 
-def _execute(client, sweep, text, todo, out, counts, errors, progress) -> None:
+def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memory) -> None:
     from dask.distributed import as_completed
 
     token = uuid.uuid4().hex[:8]
@@ -198,6 +200,7 @@ def _execute(client, sweep, text, todo, out, counts, errors, progress) -> None:
             "hash": run.hash,
             "point": run.record(sweep),
             "plots": sweep.plots,
+            "max_memory": max_memory,
         }
         fut = client.submit(run_point, task, key=f"corral-run-{run.hash}-{token}", pure=False)
         futures[fut] = run

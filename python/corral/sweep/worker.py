@@ -18,14 +18,14 @@ from . import layout
 
 def run_point(task: dict[str, Any]) -> dict[str, Any]:
     """Simulate one run and write `task["dir"]`; return {hash, status, wall_time_s, error}."""
-    from .. import __version__, _core
-    from ..api import simulate
+    from .. import __version__
+    from ..api import build, simulate
     from ..outdir import atomic_dir
 
     folder = Path(task["dir"])
     start = time.perf_counter()
     try:
-        sim = _core.Simulation(task["scenario_toml"], list(task["overrides"]), task["source"])
+        sim = build(task["scenario_toml"], task["source"], list(task["overrides"]), task.get("max_memory"))
         got = layout.run_hash(sim.scenario_json, __version__)
         if got != task["hash"]:
             raise RuntimeError(

@@ -40,15 +40,15 @@ fn topology_size(t: &TopologyConfig) -> (u64, u64, u64, &'static str) {
             (k * k * k / 4 + 5 * k * k / 4, 2 * (3 * k * k * k / 4), k * k * k / 4, "topology.k")
         }
         TopologyConfig::LeafSpine(l) => {
-            let h = l.leaves as u64 * l.hosts_per_leaf as u64;
+            let h = l.leaves as u64 * l.hosts_per_leaf as u64; // below 2^64: both are u32
             let key = if l.hosts_per_leaf >= l.leaves { "topology.hosts_per_leaf" } else { "topology.leaves" };
-            (h + l.leaves as u64 + l.spines as u64, 2 * (h + l.leaves as u64 * l.spines as u64), h, key)
+            (h.saturating_add(l.leaves as u64 + l.spines as u64), h.saturating_add(l.leaves as u64 * l.spines as u64).saturating_mul(2), h, key)
         }
         TopologyConfig::ThreeTier(c) => {
             let h = c.edges as u64 * c.hosts_per_edge as u64;
-            let links = h + c.edges as u64 * c.aggs_per_pod as u64 + c.aggs as u64 * c.cores as u64;
+            let links = h.saturating_add(c.edges as u64 * c.aggs_per_pod as u64).saturating_add(c.aggs as u64 * c.cores as u64);
             let key = if c.hosts_per_edge >= c.edges { "topology.hosts_per_edge" } else { "topology.edges" };
-            (h + (c.edges + c.aggs + c.cores) as u64, 2 * links, h, key)
+            (h.saturating_add(c.edges as u64 + c.aggs as u64 + c.cores as u64), links.saturating_mul(2), h, key)
         }
         TopologyConfig::Torus(t) => {
             let n = t.nodes() as u64;
@@ -63,23 +63,28 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let mut parts = vec![
         // Per node ~200 B, per port ~300 B (with its drop-run table), the route table 12 B per
         // (node, host) plus its candidates, twice with path counts.
-        Part { key: topo_key.into(), what: format!("a network of {nodes} nodes and {hosts} hosts with its route table"), bytes: nodes * 200 + ports * 300 + nodes.saturating_mul(hosts).saturating_mul(24) },
+        Part { key: topo_key.into(), what: format!("a network of {nodes} nodes and {hosts} hosts with its route table"), bytes: nodes.saturating_mul(200).saturating_add(ports.saturating_mul(300)).saturating_add(nodes.saturating_mul(hosts).saturating_mul(24)) },
     ];
     let duration = sc.duration.ps().max(1);
-    let mut explicit = 0u64;
+    let intervals = |every: Time| duration / every.ps().max(1) + 1;
+    // A `[[flows]]` flow also has a goodput sample every metrics.interval; with more than a
+    // million of them per flow, the interval is what drives the estimate.
+    let per_flow = intervals(sc.metrics.interval);
+    let samples = per_flow.saturating_mul(BYTES_PER_SAMPLE);
     for (i, f) in sc.flows.iter().enumerate() {
         let pairs = if f.pattern.is_some() { hosts } else { f.src.as_ref().map_or(1, |s| s.names().len()).max(f.dst.as_ref().map_or(1, |d| d.names().len())) as u64 };
         let n = pairs.saturating_mul(f.count as u64);
-        explicit = explicit.saturating_add(n);
-        let key = if f.count > 1 { format!("flows[{i}].count") } else if f.pattern.is_some() { format!("flows[{i}].pattern") } else { format!("flows[{i}].src") };
-        parts.push(Part { key, what: format!("{n} flows"), bytes: n.saturating_mul(BYTES_PER_FLOW) });
+        let key = if per_flow > 1_000_000 {
+            "metrics.interval".to_string()
+        } else if f.count > 1 {
+            format!("flows[{i}].count")
+        } else if f.pattern.is_some() {
+            format!("flows[{i}].pattern")
+        } else {
+            format!("flows[{i}].src")
+        };
+        parts.push(Part { key, what: format!("{n} flows with a goodput sample every {}", sc.metrics.interval), bytes: n.saturating_mul(BYTES_PER_FLOW.saturating_add(samples)) });
     }
-    let intervals = |every: Time| duration / every.ps().max(1) + 1;
-    parts.push(Part {
-        key: "metrics.interval".into(),
-        what: format!("goodput samples of {explicit} flows every {}", sc.metrics.interval),
-        bytes: explicit.saturating_mul(intervals(sc.metrics.interval)).saturating_mul(BYTES_PER_SAMPLE),
-    });
     let qp = sc.metrics.queue_ports.len() as u64;
     parts.push(Part {
         key: "metrics.queue_interval".into(),
@@ -158,6 +163,8 @@ mod tests {
         assert!(e.starts_with("flows[0].count:") && e.contains("100000000 flows"), "{e}");
         let e = check(&sc(&format!("{BASE}[metrics]\nqueue_ports = [\"sw0:2\"]\nqueue_interval = \"1ps\"\n")), Some(1 << 34)).unwrap_err().to_string();
         assert!(e.starts_with("metrics.queue_interval:"), "{e}");
+        let e = check(&sc(&format!("{BASE}[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\n[metrics]\ninterval = \"1ns\"\n")), Some(1 << 34)).unwrap_err().to_string();
+        assert!(e.starts_with("metrics.interval:"), "{e}");
     }
 
     #[test]

@@ -221,6 +221,26 @@ impl Default for HostConfig {
     }
 }
 
+/// The `[[traffic]]` blocks whose flow list is a Parquet file, with the file's path
+/// (resolved against the scenario's folder): the Python layer reads them and hands the
+/// cells back ([`crate::workload::spec::TraceCells`]).
+pub fn parquet_traces(sc: &Scenario) -> Vec<(usize, std::path::PathBuf)> {
+    sc.traffic
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let f = std::path::Path::new(t.file.as_deref()?);
+            if !f.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
+                return None;
+            }
+            Some((i, match &sc.base_dir {
+                Some(b) if f.is_relative() => b.join(f),
+                _ => f.to_path_buf(),
+            }))
+        })
+        .collect()
+}
+
 /// How much a flow sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowSize {

@@ -138,7 +138,10 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
             Some(b) if Path::new(file).is_relative() => b.join(file),
             _ => Path::new(file).to_path_buf(),
         };
-        let rows = super::trace::read(&full, &at("file"))?;
+        let rows = match &spec.cells {
+            Some(c) => super::trace::from_cells(&c.names, c.rows.iter().cloned().enumerate().map(|(k, r)| (k + 1, r)), file, "row", &at("file"))?,
+            None => super::trace::read(&full, &at("file"))?,
+        };
         let mut out = Vec::with_capacity(rows.len());
         for (r, row) in rows.iter().enumerate() {
             let path = format!("{} (row {})", at("file"), r + 1);

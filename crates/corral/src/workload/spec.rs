@@ -66,6 +66,17 @@ pub struct TrafficSpec {
     /// `rate` or `duration` exhausting memory.
     #[serde(default = "default_max_flows")]
     pub max_flows: u64,
+    /// `trace` from a Parquet file: its header and cells as text, read by the Python layer
+    /// (not part of the scenario file).
+    #[serde(skip)]
+    pub cells: Option<std::sync::Arc<TraceCells>>,
+}
+
+/// A flow list's header and rows of text cells.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceCells {
+    pub names: Vec<String>,
+    pub rows: Vec<Vec<String>>,
 }
 
 fn one() -> f64 {

@@ -3,7 +3,10 @@
 //! `weight`, `deadline`. Hosts are names (`h3`); sizes are bytes (`15000`) or sizes with a
 //! unit (`15KB`); `start` and `deadline` are seconds (`0.0012`) or durations with a unit
 //! (`1.2ms`); a deadline is relative to the flow's start. An empty optional cell takes the
-//! traffic block's value. Parquet flow lists are converted to this form by the Python layer.
+//! traffic block's value. The file is read as RFC 4180 says: fields may be quoted (`"1,000"`,
+//! with `""` for a quote inside), lines end in LF or CRLF, and a UTF-8 byte-order mark is
+//! skipped; lines that are empty or start with `#` are comments. A Parquet flow list is read
+//! by the Python layer, which hands the same cells to [`from_cells`].
 
 use crate::error::{config_err, Error, Result};
 use crate::units::{parse_bytes, parse_time, Time};
@@ -39,19 +42,83 @@ fn seconds(s: &str) -> std::result::Result<Time, String> {
 /// Reads a flow list file; errors name `path` (the scenario key), the file and the line.
 pub fn read(file: &std::path::Path, path: &str) -> Result<Vec<TraceRow>> {
     if file.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
-        return Err(config_err(path, format!("{}: Parquet flow lists are converted by the Python layer (corral.run, `corral run`; Python 3.11+ or tomli); give a CSV file here", file.display())));
+        return Err(config_err(path, format!("{}: Parquet flow lists are read by the Python layer (corral.run, `corral run`); give a CSV file here", file.display())));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| config_err(path, format!("cannot read flow list {}: {e}", file.display())))?;
+    let bytes = std::fs::read(file).map_err(|e| config_err(path, format!("cannot read flow list {}: {e}", file.display())))?;
+    let text = String::from_utf8(bytes).map_err(|_| config_err(path, format!("{}: not a UTF-8 text file; expected a CSV flow list", file.display())))?;
     parse(&text, &file.display().to_string(), path)
 }
 
+/// The records of CSV text (RFC 4180), each with the line it starts on, comment and empty
+/// lines left out.
+fn records(text: &str) -> std::result::Result<Vec<(usize, Vec<String>)>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (mut out, mut fields, mut field) = (Vec::new(), Vec::new(), String::new());
+    let (mut line, mut start, mut quoted, mut was_quoted) = (1usize, 1usize, false, false);
+    let mut chars = text.chars().peekable();
+    let end_record = |fields: &mut Vec<String>, field: &mut String, was_quoted: bool, start: usize, out: &mut Vec<(usize, Vec<String>)>| {
+        let f = std::mem::take(field);
+        fields.push(if was_quoted { f } else { f.trim().to_string() });
+        let rec = std::mem::take(fields);
+        let blank = rec.len() == 1 && rec[0].is_empty() && !was_quoted;
+        if !blank && !rec[0].starts_with('#') {
+            out.push((start, rec));
+        }
+    };
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => {
+                if c == '\n' {
+                    line += 1;
+                }
+                field.push(c);
+            }
+            (false, '"') if field.trim().is_empty() => {
+                field.clear();
+                quoted = true;
+                was_quoted = true;
+            }
+            (false, ',') => {
+                let f = std::mem::take(&mut field);
+                fields.push(if was_quoted { f } else { f.trim().to_string() });
+                was_quoted = false;
+            }
+            (false, '\r') if chars.peek() == Some(&'\n') => {}
+            (false, '\n') => {
+                end_record(&mut fields, &mut field, was_quoted, start, &mut out);
+                was_quoted = false;
+                line += 1;
+                start = line;
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return Err(format!("line {start}: a quoted field is not closed"));
+    }
+    if !field.is_empty() || !fields.is_empty() || was_quoted {
+        end_record(&mut fields, &mut field, was_quoted, start, &mut out);
+    }
+    Ok(out)
+}
+
+/// Parses CSV text (see the module doc).
 pub fn parse(text: &str, source: &str, path: &str) -> Result<Vec<TraceRow>> {
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    let Some((_, header)) = lines.next() else {
+    let mut recs = records(text).map_err(|e| config_err(path, format!("{source}, {e}")))?.into_iter();
+    let Some((_, names)) = recs.next() else {
         return Err(config_err(path, format!("{source}: empty file; expected a header row with columns {}", REQUIRED.join(", "))));
     };
-    let cells = |l: &str| -> Vec<String> { l.split(',').map(|c| c.trim().trim_matches('"').to_string()).collect() };
-    let names = cells(header);
+    from_cells(&names, recs, source, "line", path)
+}
+
+/// Rows from a header and string cells (the CSV reader's, or a Parquet file's columns as
+/// text): each record carries the number that names it in errors (`unit` "line" or "row").
+pub fn from_cells(names: &[String], records: impl Iterator<Item = (usize, Vec<String>)>, source: &str, unit: &str, path: &str) -> Result<Vec<TraceRow>> {
     let col = |n: &str| names.iter().position(|c| c == n);
     let missing: Vec<&str> = REQUIRED.iter().copied().filter(|n| col(n).is_none()).collect();
     if !missing.is_empty() {
@@ -60,13 +127,13 @@ pub fn parse(text: &str, source: &str, path: &str) -> Result<Vec<TraceRow>> {
     if let Some(unknown) = names.iter().find(|n| !REQUIRED.contains(&n.as_str()) && !OPTIONAL.contains(&n.as_str())) {
         let all: Vec<&str> = REQUIRED.iter().chain(OPTIONAL.iter()).copied().collect();
         let hint = crate::config::suggest::nearest(unknown, all.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
-        return Err(config_err(path, format!("{source}: unknown column \"{unknown}\"; {hint}expected {}", all.join(", "))));
+        let shown: String = unknown.chars().take(60).collect();
+        return Err(config_err(path, format!("{source}: unknown column \"{shown}\"; {hint}expected {}", all.join(", "))));
     }
     let idx: Vec<Option<usize>> = REQUIRED.iter().chain(OPTIONAL.iter()).map(|n| col(n)).collect();
     let mut rows = Vec::new();
-    for (n, line) in lines {
-        let bad = |msg: String| -> Error { config_err(path, format!("{source}, line {}: {msg}", n + 1)) };
-        let c = cells(line);
+    for (n, c) in records {
+        let bad = |msg: String| -> Error { config_err(path, format!("{source}, {unit} {n}: {msg}")) };
         if c.len() != names.len() {
             return Err(bad(format!("{} fields, the header has {}", c.len(), names.len())));
         }
@@ -74,7 +141,8 @@ pub fn parse(text: &str, source: &str, path: &str) -> Result<Vec<TraceRow>> {
         let req = |k: usize| get(k).ok_or_else(|| bad(format!("empty {}", REQUIRED[k])));
         let size = {
             let s = req(2)?;
-            let b = s.parse::<u64>().or_else(|_| parse_bytes(s).map(|b| b.0)).map_err(|e| bad(format!("size: {e}")))?;
+            let plain: String = s.chars().filter(|&ch| ch != ',' && ch != '_').collect();
+            let b = plain.parse::<u64>().or_else(|_| parse_bytes(s).map(|b| b.0)).map_err(|e| bad(format!("size: {e}")))?;
             if b == 0 {
                 return Err(bad("size: must be positive".into()));
             }
@@ -143,6 +211,18 @@ mod tests {
             TraceRow { src: "h5".into(), dst: "h0".into(), size: 1, start: Time::from_ms(3), tenant: None, class: None, priority: None, weight: None, deadline: None },
         ];
         assert_eq!(parse(&write(&rows), "f", "k").unwrap(), rows);
+    }
+
+    #[test]
+    fn reads_rfc_4180_quoting_crlf_and_a_byte_order_mark() {
+        let text = "\u{feff}src,dst,size,start,class\r\nh1,h2,\"1,000\",0,\"web, \"\"fast\"\"\"\r\n# a comment\r\n\r\nh3,\"h0\",5KB,1ms,\"two\nlines\"\r\n";
+        let rows = parse(text, "f.csv", "k").unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].size, 1000);
+        assert_eq!(rows[0].class.as_deref(), Some("web, \"fast\""));
+        assert_eq!((rows[1].dst.as_str(), rows[1].class.as_deref()), ("h0", Some("two\nlines")));
+        let e = parse("src,dst,size,start\nh0,\"h1,1,0\n", "f.csv", "k").unwrap_err().to_string();
+        assert!(e.contains("not closed"), "{e}");
     }
 
     #[test]
