@@ -157,6 +157,42 @@ def test_errors_name_the_argument():
     al = ca.Allocator([1.0])
     with pytest.raises(ValueError, match=r"no live flow with id 3"):
         al.remove_flow(3)
+    for bad in (300, -1, 1.5):
+        with pytest.raises(ValueError, match=r"^priority: expected an integer in 0\.\.255"):
+            al.add_flow([0], priority=bad)
+    with pytest.raises(ValueError, match=r"^priority: entries must be in 0\.\.255"):
+        ca.maxmin([1.0], ([0, 1], [0], [1.0]), priority=[300])
+
+
+def test_duplicates_sum_and_zeros_drop_for_every_usage_input():
+    """One rule for scipy, the (indptr, indices, data) tuple and add_flow: a link given twice
+    uses the sum of its fractions, and a stored zero is as if absent. The caller's matrix is
+    left as it was."""
+    cap = [1.0, 1.0]
+    # Flow 0 uses link 0 at 0.25 + 0.25 and link 1 at 0 (stored); flow 1 uses link 0 at 1.
+    ip, ix, data = [0, 3, 4], [0, 0, 1], [0.25, 0.25, 0.0]
+    ix, data = ix + [0], data + [1.0]
+    m = csr_matrix((np.array(data), np.array(ix), np.array(ip)), shape=(2, 2))
+    before = (m.indptr.copy(), m.indices.copy(), m.data.copy())
+    want, want_b = ca.maxmin(cap, ([0, 1, 2], [0, 0], [0.5, 1.0]))
+    for usage in (m, (ip, ix, data)):
+        rates, b = ca.maxmin(cap, usage)
+        np.testing.assert_allclose(rates, want)
+        np.testing.assert_array_equal(b, want_b)
+    assert all(np.array_equal(x, y) for x, y in zip(before, (m.indptr, m.indices, m.data)))
+    al = ca.Allocator(cap)
+    al.add_flow([0, 0, 1], [0.25, 0.25, 0.0])
+    al.add_flow([0])
+    np.testing.assert_allclose(al.rates, want)
+    with pytest.raises(ValueError, match=r"fraction must be positive and finite, got -0.5"):
+        al.add_flow([0, 0], [0.5, -0.5])
+
+
+def test_removed_flow_ids_are_reused():
+    al = ca.Allocator([1.0])
+    a, b = al.add_flow([0]), al.add_flow([0])
+    al.remove_flow(a)
+    assert al.add_flow([0]) == a and a != b
 
 
 FLUID = """

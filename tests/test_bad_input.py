@@ -114,6 +114,10 @@ CASES = [
     ("unknown-pattern", VALID + TRAFFIC.replace('"all_to_all"', '"all2all"'), [], ["traffic.0.pattern", "all_to_all"]),
     ("traffic-unknown-host", VALID + TRAFFIC + 'hosts = ["h1", "h42"]\n', [], ["traffic.0.hosts.1", "h42"]),
     ("pareto-shape", VALID + TRAFFIC.replace('{ cdf = "websearch" }', '{ kind = "pareto", shape = 0.9, mean = "10KB" }'), [], ["traffic.0.size.shape"]),
+    ("rate-in-bytes", edit('"1Gbps"', '"1GBps"'), [], ["topology.link_rate", "bytes per second", '"8Gbps"']),
+    ("ecn-threshold-above-buffer", edit('queue = "taildrop"', 'queue = "ecn"\necn_threshold = "20pkt"'), [], ["switch.ecn_threshold", "switch.buffer", "drop before it marks"]),
+    ("ecn-threshold-equals-buffer", edit('queue = "taildrop"', 'queue = "ecn"\necn_threshold = "16KB"'), [], ["switch.ecn_threshold"]),
+    ("incast-every-host", VALID + TRAFFIC.replace('"all_to_all"', '"incast"') + "senders = 16\n", [], ["traffic.0.senders", "16 senders", "15 hosts"]),
     ("size-buckets-order", VALID, ['metrics.size_buckets=["1MB", "100KB"]'], ["metrics.size_buckets"]),
 ]
 

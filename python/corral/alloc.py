@@ -63,7 +63,6 @@ def _csr(usage, n_links: int) -> Tuple[tuple, int]:
         m = usage.tocsr()
         if m.shape[1] != n_links:
             raise ValueError(f"usage: has {m.shape[1]} columns but capacity has {n_links} links")
-        m.sum_duplicates()
         indptr, indices, data = m.indptr, m.indices, m.data
     else:
         try:
@@ -102,7 +101,10 @@ def maxmin(capacity, usage, weight=None, priority=None, demand=None, headroom: f
     usage: flows x links scipy.sparse matrix of usage fractions, or (indptr, indices, data);
       int32 or int64 indptr and indices are handed over as they are, other integer types as
       int64.
-    weight, priority, demand: per flow (defaults 1, 0, none; inf or nan = no demand).
+    weight, priority, demand: per flow (defaults 1, 0, none; inf or nan = no demand);
+      priority is 0..255.
+    One rule for every usage input (scipy, the tuple form, `Allocator.add_flow`): a link given
+    twice in a flow uses the sum of its fractions, and a zero fraction is dropped.
     headroom: fraction of every link left unallocated, in [0, 1).
     Returns (rates float64 (flows,), bottleneck int64 (flows,): link index or -1 = demand),
     new writable arrays.
@@ -117,7 +119,8 @@ def maxmin(capacity, usage, weight=None, priority=None, demand=None, headroom: f
 class Allocator:
     """Incremental max-min allocation: add or remove flows, change demands or capacities;
     each update recomputes only the part of the allocation it can change (HCC's incremental
-    algorithm) and gives the from-scratch result (to rounding)."""
+    algorithm) and gives the from-scratch result (to rounding). Flow ids of removed flows are
+    reused by later `add_flow` calls."""
 
     def __init__(self, capacity, usage=None, weight=None, priority=None, demand=None, headroom: float = 0.0):
         cap = _f64(capacity, "capacity")
@@ -129,12 +132,20 @@ class Allocator:
 
     def add_flow(self, links: Sequence[int], fractions: Optional[Sequence[float]] = None, weight: float = 1.0,
                  priority: int = 0, demand: float = float("inf")) -> int:
-        """Adds a flow using `links` with `fractions` (default 1 each); returns its id."""
+        """Adds a flow using `links` with `fractions` (default 1 each); returns its id.
+
+        Ids are small integers: the id of a removed flow is given to the next flow added (the
+        most recently freed first), so do not keep an id past `remove_flow`. A link given
+        twice uses the sum of its fractions; a zero fraction is dropped.
+        """
         links = np.asarray(links, dtype=np.int64)
         fr = np.ones(len(links)) if fractions is None else fractions
+        if isinstance(priority, bool) or not isinstance(priority, (int, np.integer)) or not 0 <= priority <= 255:
+            raise ValueError(f"priority: expected an integer in 0..255, got {priority!r}")
         return self._core.add_flow(_i64(links, "links"), _f64(fr, "fractions"), float(weight), int(priority), float(demand))
 
     def remove_flow(self, flow: int) -> None:
+        """Removes a live flow; its id will be reused by a later `add_flow`."""
         self._core.remove_flow(int(flow))
 
     def set_demand(self, flow: int, demand: float) -> None:

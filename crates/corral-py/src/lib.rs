@@ -18,8 +18,30 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 create_exception!(_core, ScenarioError, PyValueError, "The scenario is invalid; the message names the key.");
 create_exception!(_core, SimulationError, PyRuntimeError, "The simulation failed while running.");
 
+thread_local! {
+    /// Where the last panic on this thread happened, kept by the quiet hook.
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Replaces the default panic hook (which prints a message and a backtrace on stderr) with
+/// one that only remembers the location: the panic reaches Python as a `SimulationError`
+/// naming it. With RUST_BACKTRACE set, the default hook stays, for debugging. The hook is
+/// this module's own: other Rust extensions have their own standard library.
+fn quiet_panics() {
+    if std::env::var_os("RUST_BACKTRACE").is_none() {
+        std::panic::set_hook(Box::new(|info| {
+            let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+            PANIC_AT.with(|p| *p.borrow_mut() = at);
+        }));
+    }
+}
+
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".into())
+    let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".into());
+    match PANIC_AT.with(|p| p.borrow_mut().take()) {
+        Some(at) => format!("{msg} (at {at}; please report it)"),
+        None => msg,
+    }
 }
 
 /// Runs `f`, turning a panic into a `SimulationError`.
@@ -161,6 +183,7 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    quiet_panics();
     m.add_class::<Simulation>()?;
     alloc::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

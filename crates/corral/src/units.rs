@@ -88,6 +88,15 @@ pub enum BufferSize {
     Packets(u64),
 }
 
+impl fmt::Display for BufferSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BufferSize::Bytes(n) => write!(f, "{n}B"),
+            BufferSize::Packets(n) => write!(f, "{n}pkt"),
+        }
+    }
+}
+
 impl BufferSize {
     pub fn is_zero(self) -> bool {
         matches!(self, BufferSize::Bytes(0) | BufferSize::Packets(0))
@@ -141,6 +150,13 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let expected = "expected a rate like \"10Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    // The prefix may be either case; "b" is bits. "1GBps" is gigabytes per second, which
+    // corral does not take, so that nobody reads it as bits by mistake.
+    if let Some(prefix) = unit.strip_suffix("Bps") {
+        if matches!(prefix, "" | "k" | "K" | "m" | "M" | "g" | "G" | "t" | "T") {
+            return Err(format!("\"{s}\" is in bytes per second; rates are in bits per second: write \"{}{prefix}bps\"", v * 8.0));
+        }
+    }
     let scale = match unit.to_ascii_lowercase().as_str() {
         "bps" => 1.0,
         "kbps" => 1e3,
@@ -284,6 +300,10 @@ mod tests {
         assert_eq!(parse_rate("2.5Gbps").unwrap(), Rate(2_500_000_000));
         assert!(parse_rate("-1Gbps").is_err());
         assert!(parse_rate("0Gbps").is_err());
+        assert_eq!(parse_rate("1gbps").unwrap(), Rate(1_000_000_000));
+        let e = parse_rate("1GBps").unwrap_err();
+        assert!(e.contains("bytes per second") && e.contains("\"8Gbps\""), "{e}");
+        assert!(parse_rate("2.5MBps").unwrap_err().contains("\"20Mbps\""));
         assert!(parse_rate("1GB").is_err());
         assert_eq!(parse_bytes("16KB").unwrap(), Bytes(16_000));
         assert_eq!(parse_bytes("64KiB").unwrap(), Bytes(65_536));

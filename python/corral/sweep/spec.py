@@ -112,12 +112,18 @@ class Sweep:
 def load(path: str | Path) -> Sweep:
     """Read and check a sweep file (SweepError naming the key if it is malformed)."""
     path = Path(path)
+    if path.is_dir():
+        raise SweepError(f"{path}: is a folder; expected a sweep TOML file")
     if not path.is_file():
         raise FileNotFoundError(f"sweep file not found: {path}")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise SweepError(f"{path}: not a UTF-8 text file (byte {e.start}); expected a sweep TOML file") from None
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise SweepError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
     return parse(data, path)
 
 

@@ -247,9 +247,11 @@ impl Allocator {
         }
     }
 
-    /// Adds a flow and returns its id (the most recently freed id is reused first).
-    pub fn add_flow(&mut self, spec: FlowSpec) -> Result<u32> {
-        spec.validate(0, self.capacity.len()).map_err(|e| match e {
+    /// Adds a flow and returns its id (the most recently freed id is reused first). A link
+    /// given twice uses the sum of its fractions and zero fractions are dropped
+    /// ([`FlowSpec::merge_usage`]).
+    pub fn add_flow(&mut self, mut spec: FlowSpec) -> Result<u32> {
+        spec.merge_usage(0, self.capacity.len()).and_then(|_| spec.validate(0, self.capacity.len())).map_err(|e| match e {
             crate::Error::Config { path, msg } => config_err(path.replacen("flows[0]", "flow", 1), msg),
             e => e,
         })?;

@@ -95,10 +95,10 @@ impl FlowSpec {
     fn usage_error(&self, i: usize, links: usize) -> Option<crate::Error> {
         let mut seen = std::collections::HashSet::new();
         for (j, &(l, a)) in self.usage.iter().enumerate() {
-            if l as usize >= links {
-                return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("link {l} out of range: there are {links} links")));
+            if let Some(e) = entry_error(i, j, l, a, links) {
+                return Some(e);
             }
-            if !(a > 0.0 && a.is_finite()) {
+            if !(a > 0.0) {
                 return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
             }
             if !seen.insert(l) {
@@ -107,6 +107,40 @@ impl FlowSpec {
         }
         None
     }
+
+    /// The rule of the sparse-matrix inputs (`from_csr_arrays`, [`super::Allocator::add_flow`]),
+    /// as scipy has it: a link given twice uses the sum of its fractions, and a stored zero is
+    /// no use at all. Other bad entries (out of range, negative, not finite) are errors.
+    pub fn merge_usage(&mut self, i: usize, links: usize) -> Result<()> {
+        let mut at: std::collections::HashMap<u32, usize> = std::collections::HashMap::with_capacity(self.usage.len());
+        let mut merged: Vec<(u32, f64)> = Vec::with_capacity(self.usage.len());
+        for (j, &(l, a)) in self.usage.iter().enumerate() {
+            if let Some(e) = entry_error(i, j, l, a, links) {
+                return Err(e);
+            }
+            match at.entry(l) {
+                std::collections::hash_map::Entry::Occupied(e) => merged[*e.get()].1 += a,
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(merged.len());
+                    merged.push((l, a));
+                }
+            }
+        }
+        merged.retain(|&(_, a)| a != 0.0);
+        self.usage = merged;
+        Ok(())
+    }
+}
+
+/// Entry `j` of flow `i`: a link out of range, or a negative or non-finite fraction.
+fn entry_error(i: usize, j: usize, l: u32, a: f64, links: usize) -> Option<crate::Error> {
+    if l as usize >= links {
+        return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("link {l} out of range: there are {links} links")));
+    }
+    if !(a >= 0.0 && a.is_finite()) {
+        return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
+    }
+    None
 }
 
 /// The fast usage check of one entry (link `l`, fraction `a`) of the flow stamped `tag`: true
@@ -278,9 +312,7 @@ impl Problem {
                         return Err(config_err(format!("flows[{f}].usage[{}]", k - a), format!("link {l} out of range: there are {links} links")));
                     }
                 }
-                if let Some(e) = spec.usage_error(f, links) {
-                    return Err(e);
-                }
+                spec.merge_usage(f, links)?;
             }
             spec.validate_bounded(f)?;
             p.flows.push(spec);
@@ -353,15 +385,24 @@ mod tests {
         assert!(e.to_string().starts_with("flows[0].weight:"), "{e}");
         let e = Problem::from_csr(vec![1.0], &[0, 0], &[], &[], None, None, None, 0.0).unwrap_err();
         assert!(e.to_string().contains("unbounded"), "{e}");
-        let e = Problem::from_csr(vec![1.0], &[0, 2], &[0, 0], &[1.0, 1.0], None, None, None, 0.0).unwrap_err();
-        assert_eq!(e.to_string(), "flows[0].usage: link 0 appears twice");
+        // The sparse-matrix rule: duplicates are summed, stored zeros dropped (as scipy does).
+        let p = Problem::from_csr(vec![1.0, 1.0], &[0, 4], &[0, 1, 0, 1], &[0.25, 0.0, 0.5, 0.0], None, None, None, 0.0).unwrap();
+        assert_eq!(p.flows[0].usage, vec![(0, 0.75)]);
+        let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[0.0], None, None, None, 0.0).unwrap_err();
+        assert!(e.to_string().contains("unbounded"), "{e}");
+        let e = Problem::from_csr(vec![1.0], &[0, 2], &[0, 0], &[0.5, -0.5], None, None, None, 0.0).unwrap_err();
+        assert!(e.to_string().starts_with("flows[0].usage[1]: fraction must be positive"), "{e}");
+        // Problems built by hand keep the strict check.
+        let p = Problem { capacity: vec![1.0], headroom: 0.0, flows: vec![FlowSpec::new(vec![(0, 1.0), (0, 1.0)])] };
+        assert_eq!(p.validate().unwrap_err().to_string(), "flows[0].usage: link 0 appears twice");
         let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[1.0], None, None, None, 1.0).unwrap_err();
         assert!(e.to_string().starts_with("headroom:"), "{e}");
     }
 
-    /// `from_csr` and a by-hand `Problem` + `validate` agree: same problem or same error.
+    /// `from_csr` and a by-hand `Problem` + `merge_usage` + `validate` agree: same problem or
+    /// same error.
     fn same_as_validate(cap: &[f64], ip: &[usize], ix: &[u32], d: &[f64], w: Option<&[f64]>, dm: Option<&[f64]>) {
-        let by_hand = Problem {
+        let mut by_hand = Problem {
             capacity: cap.to_vec(),
             headroom: 0.0,
             flows: (0..ip.len() - 1)
@@ -374,7 +415,16 @@ mod tests {
                 .collect(),
         };
         let csr = Problem::from_csr(cap.to_vec(), ip, ix, d, w, None, dm, 0.0).map_err(|e| e.to_string());
-        match by_hand.validate() {
+        let links = cap.len();
+        let mut stamp = vec![0usize; links];
+        let checked = by_hand.validate_links().and_then(|_| {
+            by_hand.flows.iter_mut().enumerate().try_for_each(|(i, f)| {
+                f.validate_scalars(i)?;
+                f.merge_usage(i, links)?;
+                f.validate_with(i, links, &mut stamp)
+            })
+        });
+        match checked {
             Ok(()) => assert_eq!(csr, Ok(by_hand)),
             Err(e) => assert_eq!(csr, Err(e.to_string())),
         }

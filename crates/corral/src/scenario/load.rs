@@ -7,7 +7,7 @@ use crate::config::typed;
 use crate::error::{Error, Result};
 
 pub fn load(text: &str, overrides: &[String], source: &str) -> Result<Scenario> {
-    let mut root: toml::Value = toml::from_str(text).map_err(|e| Error::Syntax { source_name: source.to_string(), msg: e.to_string().trim().replace('\n', " ") })?;
+    let mut root: toml::Value = toml::from_str(text).map_err(|e| Error::Syntax { source_name: source.to_string(), msg: syntax_message(text, &e) })?;
     for o in overrides {
         overrides::apply(&mut root, o)?;
     }
@@ -17,9 +17,42 @@ pub fn load(text: &str, overrides: &[String], source: &str) -> Result<Scenario> 
     Ok(sc)
 }
 
+/// The longest excerpt of the offending line an error shows, in characters.
+const EXCERPT: usize = 80;
+
+/// "line L, column C: <what>, at `<excerpt>`": one line, whatever the input's line lengths.
+fn syntax_message(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().trim().replace('\n', " ");
+    let Some(span) = e.span() else { return what };
+    let at = span.start.min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line_no = text[..line_start].matches('\n').count() + 1;
+    let line: Vec<char> = text[line_start..line_end].trim_end_matches('\r').chars().collect();
+    let col = text[line_start..at].chars().count();
+    // A window of the line around the column, marked where it was cut.
+    let from = col.saturating_sub(EXCERPT / 2).min(line.len().saturating_sub(EXCERPT));
+    let to = (from + EXCERPT).min(line.len());
+    let excerpt: String = line[from..to].iter().collect();
+    let (pre, post) = (if from > 0 { "..." } else { "" }, if to < line.len() { "..." } else { "" });
+    format!("line {line_no}, column {}: {what}, at `{pre}{excerpt}{post}`", col + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn syntax_errors_are_one_short_line_naming_line_and_column() {
+        let deep = format!("duration = \"1s\"\n[{}]\n", vec!["a"; 20_000].join("."));
+        let e = load(&deep, &[], "s.toml").unwrap_err().to_string();
+        assert!(e.starts_with("s.toml: invalid TOML: line 2, column ") && e.len() < 300 && !e.contains('\n'), "{e}");
+        let nested = format!("x = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let e = load(&nested, &[], "s.toml").unwrap_err().to_string();
+        assert!(e.contains("line 1, column") && e.len() < 300, "{e}");
+        let e = load("a = 1\nb = = 2\n", &[], "s.toml").unwrap_err().to_string();
+        assert!(e.contains("line 2, column 5") && e.contains("`b = = 2`"), "{e}");
+    }
 
     const OK: &str = r#"
 duration = "10ms"

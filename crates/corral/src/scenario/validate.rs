@@ -30,6 +30,16 @@ impl Scenario {
             format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
         })?;
         self.switch.validate()?;
+        if let Some(k) = self.switch.ecn_threshold {
+            // A threshold at or above the buffer never marks: the queue drops first.
+            let bytes = |b: crate::units::BufferSize| match b {
+                crate::units::BufferSize::Bytes(n) => n,
+                crate::units::BufferSize::Packets(n) => n.saturating_mul(packet),
+            };
+            ensure(bytes(k) < bytes(self.switch.buffer), "switch.ecn_threshold", || {
+                format!("{} is not below switch.buffer ({}): the queue would drop before it marks (a packet is {packet} bytes)", k, self.switch.buffer)
+            })?;
+        }
         self.transport.validate()?;
         self.control.validate()?;
         ensure(self.host.scheduler == super::HostScheduler::RoundRobin || self.host.small_queue > 0, "host.scheduler", || "\"fair\" needs host.small_queue >= 1: without backpressure flows fill the NIC queue in arrival order".into())?;

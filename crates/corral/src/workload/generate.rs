@@ -189,7 +189,8 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
     let rack = racks(net);
     let picker = PairPicker::new(spec.pattern, &hosts, &rack, dst, &mut rng(SETUP));
     let n = picker.hosts().len();
-    let others = n - dst.map_or(0, |d| picker.hosts().contains(&d) as usize);
+    // With no fixed dst, each arrival's receiver is one of the hosts: the senders are the rest.
+    let others = n - dst.map_or(1, |d| picker.hosts().contains(&d) as usize);
     if n < 2 || others < 1 {
         return Err(config_err(at("hosts"), format!("needs at least two distinct hosts (one besides dst), got {n}")));
     }

@@ -217,7 +217,9 @@ impl Case {
             "seed = {}\nduration = \"{}us\"\n[topology]\n{}\n[switch]\nbuffer = \"{}\"\n",
             self.seed, self.duration_us, self.topology, self.switch_buffer
         );
-        s += &match (self.qdisc, self.ecn) {
+        // The threshold must be below the buffer (a scenario rule): clamp it.
+        let ecn = self.ecn.map(|k| (k as u64).min((limit_bytes(&self.switch_buffer) - 1) / MAX_PACKET) as u32);
+        s += &match (self.qdisc, ecn) {
             ("taildrop", Some(k)) => format!("queue = \"ecn\"\necn_threshold = \"{k}pkt\"\n"),
             ("taildrop", None) => "queue = \"taildrop\"\n".to_string(),
             ("priority", Some(k)) => format!("queue = \"priority\"\necn_threshold = \"{k}pkt\"\n"),
