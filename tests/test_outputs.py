@@ -235,3 +235,20 @@ def test_websearch_scenario_is_valid(tmp_path: Path) -> None:
     res.write(tmp_path / "run")
     assert (tmp_path / "run" / "fct_slowdown.png").is_file()
     assert not (tmp_path / "run" / "throughput_time.png").exists()
+
+
+def test_terminal_summary_lists_a_capped_number_of_tags(tmp_path: Path) -> None:
+    """2,000 tags print a dozen rows and a count of the rest; flows.parquet keeps all."""
+    from corral.cli import MAX_TAG_ROWS
+
+    head = TINY.split("[[flows]]")[0]
+    flows = "".join(f'[[flows]]\nsrc = "h0"\ndst = "h2"\nsize = "10KB"\ntag = "t{i}"\n' for i in range(2000))
+    flows += '[[flows]]\nsrc = ["h0", "h1"]\ndst = "h2"\nsize = "10KB"\ntag = "big"\n'
+    scenario = tmp_path / "tags.toml"
+    scenario.write_text(head + flows)
+    proc = corral_cli("run", scenario, "-o", tmp_path / "out", "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    tag_rows = [line for line in proc.stdout.splitlines() if "flows '" in line]
+    assert len(tag_rows) == MAX_TAG_ROWS and any("flows 'big' (2)" in r for r in tag_rows), proc.stdout
+    assert f"{2001 - MAX_TAG_ROWS:,} more tags" in proc.stdout
+    assert pl.read_parquet(tmp_path / "out" / "flows.parquet")["tag"].n_unique() == 2001

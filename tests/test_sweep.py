@@ -300,3 +300,31 @@ def test_a_second_sweep_on_the_same_folder_is_refused_while_one_runs(tmp_path):
         with pytest.raises(SweepError, match="another sweep is writing"):
             run_sweep(path, out, workers=1)
     assert not (out / layout.RUNS).exists()
+
+
+def test_sigterm_stops_a_sweep_like_ctrl_c_and_writes_the_index(tmp_path):
+    """SIGTERM (a scheduler or `kill`) ends `corral sweep` as Ctrl-C does: finished runs are
+    kept, index.parquet lists them, the cluster is shut down (no leaked semaphores)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = write_sweep(tmp_path, 'scenario = "sized.toml"\nseeds = 40\n[grid]\nduration = ["300ms"]\n')
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "corral.cli", "sweep", str(path), "-o", str(out), "--workers", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        runs = out / layout.RUNS
+        if runs.is_dir() and any(layout.status(d) == layout.OK for d in runs.iterdir()):
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, "the sweep ended before it could be interrupted"
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr
+    assert "interrupted: finished runs are kept" in stderr
+    assert "Traceback" not in stderr and "leaked" not in stderr, stderr
+    index = pl.read_parquet(out / "index.parquet")
+    assert index.height == 40 and 1 <= (index["status"] == "ok").sum() < 40

@@ -114,6 +114,9 @@ def run(
     out_console.print(summary_table(results.summary, results.flows, out))
 
 
+MAX_TAG_ROWS = 12  # flow tags the terminal summary lists; files keep every one
+
+
 def summary_table(summary: dict, flows, out: Path) -> Table:
     """A short key/value table of a run for the terminal."""
     import polars as pl
@@ -129,13 +132,16 @@ def summary_table(summary: dict, flows, out: Path) -> Table:
         ("packets sent / dropped", f"{summary.get('packets_sent', 0):,} / {summary.get('packets_dropped', 0):,}"),
         ("Jain index", f"{jain:.3f}" if isinstance(jain, (int, float)) else "–"),
     ]
-    by_tag = (
-        flows.group_by("tag", maintain_order=True)
-        .agg(n=pl.len(), mbps=pl.col("goodput_bps").mean() / 1e6, timeouts=pl.col("timeouts").mean())
-        .rows()
+    by_tag = flows.group_by("tag", maintain_order=True).agg(
+        n=pl.len(), mbps=pl.col("goodput_bps").mean() / 1e6, timeouts=pl.col("timeouts").mean()
     )
-    for tag, n, mbps, timeouts in by_tag:
+    # The largest tags (by flow count, then first seen); the rest are counted, all are in flows.parquet.
+    shown = by_tag.with_row_index("seen").sort(["n", "seen"], descending=[True, False]).head(MAX_TAG_ROWS)
+    for _, tag, n, mbps, timeouts in shown.sort("seen").rows():
         rows.append((f"flows '{tag}' ({n})", f"{mbps:.1f} Mbps mean, {timeouts:.1f} timeouts"))
+    if by_tag.height > MAX_TAG_ROWS:
+        rest = by_tag.height - MAX_TAG_ROWS
+        rows.append((f"... {rest:,} more tags", "see flows.parquet"))
     if flows.height > 0 and flows["class"].str.len_chars().max():  # [[traffic]] workloads
         for b in summary.get("fct_by_size") or []:
             slow = b["slowdown"]
@@ -204,7 +210,7 @@ def sweep(
 
     if scheduler and workers:
         raise fail("--workers sizes the embedded cluster; it cannot be used with --scheduler")
-    with user_errors():
+    with user_errors(), _sigterm_as_interrupt() as signalled:
         try:
             with _sweep_progress() as (bar, update):
                 result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force, max_memory=max_memory)
@@ -213,7 +219,7 @@ def sweep(
         except KeyboardInterrupt:
             print(f"interrupted: finished runs are kept and {out / 'index.parquet'} lists them; "
                   "run the same command again to resume", file=sys.stderr)
-            raise typer.Exit(130) from None
+            raise typer.Exit(143 if signalled else 130) from None
     c = result.counts
     out_console.print(
         f"{c.total} runs: {c.done} done, {c.skipped} skipped (already complete), {c.failed} failed"
@@ -224,6 +230,25 @@ def sweep(
     out_console.print(f"index written to {out / 'index.parquet'}")
     if c.failed:
         raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While inside, SIGTERM interrupts like Ctrl-C (the sweep writes its index and stops its
+    cluster on the way out). Yields a list that holds the signal number once one came."""
+    import signal
+
+    signalled: list[int] = []
+
+    def interrupt(signum, _frame):
+        signalled.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield signalled
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager

@@ -201,8 +201,19 @@ def aggregate(
     )
 
 
+# The ratio over seeds: the median and range lead (one seed's lockout moves a mean a lot);
+# the mean and standard deviation are kept for comparison with earlier reports.
+RATIO_STATS = (
+    pl.col("ratio").median().alias("ratio_median"),
+    pl.col("ratio").min().alias("ratio_min"),
+    pl.col("ratio").max().alias("ratio_max"),
+    pl.col("ratio").mean().alias("ratio_mean"),
+    pl.col("ratio").std().alias("ratio_std"),
+)
+
+
 def case_table(runs: pl.DataFrame, drop_hist: pl.DataFrame) -> pl.DataFrame:
-    """table.csv: one row per case, means over seeds."""
+    """table.csv: one row per case, medians over seeds (and the ratio's range and mean)."""
     drops = drop_hist.group_by("case", "port_class").agg(
         mean_run=(pl.col("run_length") * pl.col("episodes")).sum() / pl.col("episodes").sum(),
         max_run=pl.col("run_length").filter(pl.col("episodes") > 0).max(),
@@ -211,10 +222,9 @@ def case_table(runs: pl.DataFrame, drop_hist: pl.DataFrame) -> pl.DataFrame:
     table = runs.group_by("case", maintain_order=True).agg(
         n_6hop=pl.col("n_many").first(),
         seeds=pl.len(),
-        ratio_mean=pl.col("ratio").mean(),
-        ratio_std=pl.col("ratio").std(),
-        goodput_2hop_mbps=pl.col("goodput_few_bps").mean() / 1e6,
-        goodput_6hop_mean_mbps=pl.col("goodput_many_mean_bps").mean() / 1e6,
+        *RATIO_STATS,
+        goodput_2hop_mbps=pl.col("goodput_few_bps").median() / 1e6,
+        goodput_6hop_mean_mbps=pl.col("goodput_many_mean_bps").median() / 1e6,
         fair_share_mbps=pl.col("fair_share_bps").mean() / 1e6,
         utilization=pl.col("utilization").mean(),
         timeouts_2hop=pl.col("timeouts_few").mean(),
@@ -233,11 +243,11 @@ def case_table(runs: pl.DataFrame, drop_hist: pl.DataFrame) -> pl.DataFrame:
 
 
 def sweep_table(runs: pl.DataFrame) -> pl.DataFrame:
-    """sweep.csv: one row per buffer x routing, means over seeds, in sweep order."""
+    """sweep.csv: one row per buffer x routing, in sweep order: the ratio's median, range and
+    mean over seeds; means of the rest."""
     return runs.group_by("buffer", "routing", maintain_order=True).agg(
         seeds=pl.len(),
-        ratio_mean=pl.col("ratio").mean(),
-        ratio_std=pl.col("ratio").std(),
+        *RATIO_STATS,
         utilization=pl.col("utilization").mean(),
         timeouts_2hop=pl.col("timeouts_few").mean(),
         timeouts_6hop_mean=pl.col("timeouts_many_mean").mean(),
@@ -294,8 +304,11 @@ def _num(x: Any, fmt: str = ".2f") -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
 
 
-def _pm(mean: Any, std: Any) -> str:
-    return _num(mean) + ("" if std is None or math.isnan(std) else f" ± {std:.2f}")
+def _median_range(r: dict[str, Any]) -> str:
+    """"median [min–max]" of the ratio over seeds; the median alone for one seed."""
+    if r["seeds"] < 2:
+        return _num(r["ratio_median"])
+    return f"{_num(r['ratio_median'])} [{_num(r['ratio_min'])}–{_num(r['ratio_max'])}]"
 
 
 CASE_COLUMNS = (
@@ -321,7 +334,7 @@ def case_rows(cases: pl.DataFrame) -> list[list[str]]:
             r["case"],
             str(r["n_6hop"]),
             str(r["seeds"]),
-            _pm(r["ratio_mean"], r["ratio_std"]),
+            _median_range(r),
             _num(r["paper_ratio"]),
             _num(r["goodput_2hop_mbps"], ".1f"),
             _num(r["goodput_6hop_mean_mbps"], ".1f"),
@@ -344,7 +357,8 @@ def case_markdown(report: Report) -> str:
     seeds += "".join(f", --set {o}" for o in report.overrides)
     return (
         f"# TCP Outcast, Case I ({seeds})\n\n"
-        "ratio = goodput of the 2-hop flow / mean goodput of the 6-hop flows (mean ± std over seeds);\n"
+        "ratio = goodput of the 2-hop flow / mean goodput of the 6-hop flows (median [range] over seeds;\n"
+        "goodputs are medians over seeds);\n"
         "drop runs are consecutive drops at the bottleneck port per input-port class.\n\n"
         + _markdown([c[0] for c in CASE_COLUMNS], case_rows(report.cases))
     )
@@ -395,7 +409,7 @@ def report_markdown(report: Report, studies_md: str, verdicts: list[dict[str, An
 
 def sweep_markdown(report: Report) -> str:
     header = ["buffer \\ routing", *SWEEP_ROUTING]
-    cells = {(r["buffer"], r["routing"]): _pm(r["ratio_mean"], r["ratio_std"]) for r in report.sweep.iter_rows(named=True)}
+    cells = {(r["buffer"], r["routing"]): _median_range(r) for r in report.sweep.iter_rows(named=True)}
     rows = [[b, *(cells.get((b, r), "–") for r in SWEEP_ROUTING)] for b in SWEEP_BUFFERS]
     return (
         f"# TCP Outcast sweep: {SWEEP_CASE}, ratio 2-hop / mean 6-hop goodput\n\n"
@@ -428,7 +442,7 @@ def rich_tables(report: Report) -> list[Table]:
     sweep.add_column("buffer")
     for r in SWEEP_ROUTING:
         sweep.add_column(r, justify="right")
-    cells = {(r["buffer"], r["routing"]): _pm(r["ratio_mean"], r["ratio_std"]) for r in report.sweep.iter_rows(named=True)}
+    cells = {(r["buffer"], r["routing"]): _median_range(r) for r in report.sweep.iter_rows(named=True)}
     for b in SWEEP_BUFFERS:
         sweep.add_row(b, *(cells.get((b, r), "–") for r in SWEEP_ROUTING))
     tables = [cases, sweep]

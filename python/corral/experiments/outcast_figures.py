@@ -21,7 +21,8 @@ FEW_COLOR, MANY_COLOR = "#d62728", "#1f77b4"
 
 
 def throughput_bars(flows: pl.DataFrame, cases: pl.DataFrame, path: Path) -> Path:
-    """Mean goodput (over seeds) of the 2-hop flow and of each 6-hop flow, one panel per case."""
+    """Median goodput over seeds of the 2-hop flow and of each 6-hop flow, whiskers at the
+    seeds' minimum and maximum, one panel per case."""
     names = cases["case"].to_list()
     fig, axes = new_figure(4.0 * len(names), 4.0, ncols=len(names), squeeze=False)
     ymax = flows["goodput_bps"].max() / MBPS * 1.15
@@ -29,25 +30,27 @@ def throughput_bars(flows: pl.DataFrame, cases: pl.DataFrame, path: Path) -> Pat
         per_flow = (
             flows.filter(pl.col("case") == info["case"])
             .group_by("flow_id", "tag", "src")
-            .agg(mean=pl.col("goodput_bps").mean() / MBPS, std=pl.col("goodput_bps").std() / MBPS)
+            .agg(median=pl.col("goodput_bps").median() / MBPS, lo=pl.col("goodput_bps").min() / MBPS,
+                 hi=pl.col("goodput_bps").max() / MBPS)
             .sort(pl.col("tag") != "2-hop", "flow_id")
         )
         colors = [FEW_COLOR if t == "2-hop" else MANY_COLOR for t in per_flow["tag"]]
         x = list(range(per_flow.height))
-        ax.bar(x, per_flow["mean"].to_list(), yerr=per_flow["std"].fill_null(0).to_list(),
-               color=colors, capsize=2, error_kw={"lw": 0.8})
+        med = per_flow["median"].to_list()
+        spread = [[m - lo for m, lo in zip(med, per_flow["lo"])], [hi - m for m, hi in zip(med, per_flow["hi"])]]
+        ax.bar(x, med, yerr=spread, color=colors, capsize=2, error_kw={"lw": 0.8})
         ax.set_xticks(x, per_flow["src"].to_list(), fontsize=7, rotation=90)
         ax.axhline(info["fair_share_mbps"], color="k", ls="--", lw=1)
         ax.axhline(info["goodput_6hop_mean_mbps"], color=MANY_COLOR, ls=":", lw=1.2)
         ax.set_ylim(0, ymax)
-        ax.set_title(f"1 vs {info['n_6hop']} flows: ratio {info['ratio_mean']:.2f}", fontsize=11)
+        ax.set_title(f"1 vs {info['n_6hop']} flows: ratio {info['ratio_median']:.2f} (median)", fontsize=11)
         ax.set_xlabel("flow (sender)")
         ax.spines[["top", "right"]].set_visible(False)
-    axes[0][0].set_ylabel(f"goodput (Mbps), mean of {cases['seeds'][0]} seed(s)")
+    axes[0][0].set_ylabel(f"goodput (Mbps), median and range of {cases['seeds'][0]} seed(s)")
     handles = [
         Patch(color=FEW_COLOR, label="2-hop flow"),
         Patch(color=MANY_COLOR, label="6-hop flows"),
-        Line2D([], [], color=MANY_COLOR, ls=":", lw=1.2, label="6-hop mean"),
+        Line2D([], [], color=MANY_COLOR, ls=":", lw=1.2, label="6-hop mean (median over seeds)"),
         Line2D([], [], color="k", ls="--", lw=1, label="fair share"),
     ]
     fig.legend(handles=handles, loc="outside lower center", ncols=4, frameon=False, fontsize=9)
@@ -99,12 +102,14 @@ def sweep(table: pl.DataFrame, path: Path) -> Path:
     for i, routing in enumerate(routings):
         sub = table.filter(pl.col("routing") == routing)
         pos = {b: j for j, b in enumerate(buffers)}
-        ax.bar([pos[b] - 0.4 + width * (i + 0.5) for b in sub["buffer"]], sub["ratio_mean"].to_list(),
-               yerr=sub["ratio_std"].fill_null(0).to_list(), width=width, capsize=2, label=routing)
+        med = sub["ratio_median"].to_list()
+        spread = [[m - lo for m, lo in zip(med, sub["ratio_min"])], [hi - m for m, hi in zip(med, sub["ratio_max"])]]
+        ax.bar([pos[b] - 0.4 + width * (i + 0.5) for b in sub["buffer"]], med, yerr=spread, width=width, capsize=2,
+               label=routing)
     ax.axhline(1.0, color="k", ls="--", lw=1, label="fair (ratio 1)")
     ax.set_xticks(range(len(buffers)), buffers)
     ax.set_xlabel("switch buffer per port")
-    ax.set_ylabel("2-hop / mean 6-hop goodput")
+    ax.set_ylabel("2-hop / mean 6-hop goodput\n(median, whiskers: seed range)")
     ax.set_title("Outcast ratio, 12 six-hop flows", fontsize=11)
     ax.legend(frameon=False, fontsize=9, title="routing", title_fontsize=9)
     ax.grid(axis="y", alpha=0.3)

@@ -1,0 +1,86 @@
+"""The README's key reference lists every key of every scenario section.
+
+The keys come from the scenario schema itself: an unknown key `zzz` in a section makes the
+core list the section's valid keys. Each section's row of README's "Key reference" table must
+name every one of them as `key`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import corral
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+BASE = 'duration = "1ms"\n[topology]\nkind = "dumbbell"\nsenders = 1\nreceivers = 1\nlink_rate = "1Gbps"\n' \
+       '[[flows]]\nsrc = "h0"\ndst = "h1"\n'
+TRAFFIC = '[[traffic]]\npattern = "all_to_all"\nsize = { cdf = "websearch" }\nload = 0.1\n'
+
+
+def _section(name: str) -> tuple[str, list[str]]:
+    return BASE, [f"{name}zzz=1"]
+
+
+# (the README row's first cell, scenario text, overrides): each puts `zzz` in one section.
+PROBES = [
+    ("top level", BASE, ["zzz=1"]),
+    *((f"`[{s}]`", *_section(f"{s}.")) for s in
+      ("switch", "switch.red", "switch.sfq", "switch.priority", "switch.drr", "host", "network", "transport",
+       "control", "metrics")),
+    ("`[[flows]]`", BASE, ["flows.0.zzz=1"]),
+    ("`[[traffic]]`", BASE + TRAFFIC + "zzz = 1\n", []),
+    *((f"`[topology]` kind = `{k}`", BASE.replace('kind = "dumbbell"', f'kind = "{k}"'), ["topology.zzz=1"])
+      for k in ("dumbbell", "fat_tree", "leaf_spine", "three_tier", "torus")),
+    *(("`[routing]`", BASE + f'[routing]\nkind = "{k}"\nzzz = 1\n', []) for k in ("wlb", "equal_length")),
+    *((f"`transport.cc` table, kind = `{k}`", BASE + f'[transport]\ncc = {{ kind = "{k}", zzz = 1 }}\n', [])
+      for k in ("cubic", "dctcp")),
+    ("`[scheme]` kind = `ideal`", BASE + '[scheme]\nkind = "ideal"\nzzz = 1\n', []),
+    *(("`size` table", BASE + TRAFFIC.replace('{ cdf = "websearch" }', size), []) for size in
+      ('{ cdf = "websearch", zzz = 1 }', '{ kind = "fixed", zzz = 1 }', '{ kind = "uniform", zzz = 1 }',
+       '{ kind = "exponential", zzz = 1 }', '{ kind = "pareto", zzz = 1 }')),
+    ("`deadline` table", BASE + TRAFFIC + 'deadline = { kind = "exponential", zzz = 1 }\n', []),
+]
+
+
+def schema_keys(text: str, overrides: list[str]) -> list[str]:
+    with pytest.raises(corral.ScenarioError) as info:
+        corral.run(text, overrides=overrides)
+    found = re.search(r"valid keys: ([^)]*)\)", str(info.value))
+    assert found, f"no key list in: {info.value}"
+    return found.group(1).split(", ")
+
+
+def reference_rows() -> dict[str, str]:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("### Key reference")
+    table = text[start:text.index("\n#", start + 1)]
+    return {line.split(" | ")[0].lstrip("| ").strip(): line for line in table.splitlines() if line.startswith("| ")}
+
+
+@pytest.mark.parametrize("row,text,overrides", PROBES, ids=[f"{p[0]}-{i}" for i, p in enumerate(PROBES)])
+def test_every_key_of_the_section_is_in_the_readme(row: str, text: str, overrides: list[str]) -> None:
+    rows = reference_rows()
+    assert row in rows, f"README key reference has no row {row!r}; rows: {list(rows)}"
+    missing = [k for k in schema_keys(text, overrides) if f"`{k}`" not in rows[row]]
+    assert not missing, f"README key reference, row {row!r}: undocumented keys {missing}"
+
+
+def test_every_topology_routing_and_queue_kind_has_a_row_or_is_named() -> None:
+    """The kinds the schema lists (from an unknown kind's error) all appear in the README."""
+    readme = README.read_text(encoding="utf-8")
+    for key, text in (
+        ("topology.kind", BASE.replace('kind = "dumbbell"', 'kind = "zzz"')),
+        ("routing.kind", BASE + '[routing]\nkind = "zzz"\n'),
+        ("switch.queue", BASE + '[switch]\nqueue = "zzz"\n'),
+        ("scheme.kind", BASE + '[scheme]\nkind = "zzz"\n'),
+    ):
+        with pytest.raises(corral.ScenarioError) as info:
+            corral.run(text)
+        listed = re.search(r"expected one of:? ([\w, ]+)", str(info.value))
+        assert listed, f"{key}: {info.value}"
+        kinds = [k.strip() for k in listed.group(1).replace(" or ", ", ").split(",") if k.strip()]
+        assert [k for k in kinds if k not in readme] == [], (key, kinds)
