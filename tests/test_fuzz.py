@@ -10,6 +10,8 @@ traceback and no file left behind.
 The suite runs a bounded number of examples. For a long run:
 
     CORRAL_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest -q tests/test_fuzz.py
+
+(the CLI test then runs 1/30 as many, or CORRAL_FUZZ_CLI_EXAMPLES).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
 EXAMPLES = int(os.environ.get("CORRAL_FUZZ_EXAMPLES", "150"))
-CLI_EXAMPLES = max(4, EXAMPLES // 30)
+CLI_EXAMPLES = int(os.environ.get("CORRAL_FUZZ_CLI_EXAMPLES", max(4, EXAMPLES // 30)))
 
 # Small valid scenarios of different shapes: each run takes milliseconds.
 SEEDS = [
