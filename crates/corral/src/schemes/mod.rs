@@ -11,6 +11,7 @@
 //! Adding a scheme is one folder and one line in [`REGISTRY`].
 
 pub mod ideal;
+pub mod r2c2;
 
 use crate::ctrl::Message;
 use crate::error::{config_err, Result};
@@ -29,7 +30,9 @@ pub enum SchemeTransport {
     /// Explicit rate through a token bucket the scheme sets; TCP reliability. `initial_bps`
     /// is the rate before the scheme's first decision (`None`: the sender's access-link
     /// rate); with `window` the congestion window of `transport.cc` limits it too.
-    Rate { initial_bps: Option<f64>, window: bool },
+    /// `dupthresh` duplicate ACKs trigger fast retransmit (TCP's 3; more tolerates the
+    /// reordering of packet spraying).
+    Rate { initial_bps: Option<f64>, window: bool, dupthresh: u32 },
     /// TCP with this controller; the scheme acts around it (tunnels, ECN rewriting).
     Tcp(CcConfig),
 }
@@ -67,8 +70,13 @@ pub trait Ctx {
     fn now(&self) -> Time;
     fn net(&self) -> &Network;
     fn routes(&self) -> &RouteTable;
+    /// The topology the network was built from (a scheme may use its structure, e.g. a
+    /// torus's dimensions).
+    fn topology(&self) -> &crate::net::topo::TopologyConfig;
     /// The run's `[transport]` settings (segment and header sizes, ACK policy).
     fn transport(&self) -> &TcpConfig;
+    /// The run's seed (the ECMP hash and the usage fractions derive from it).
+    fn seed(&self) -> u64;
     /// The scheme's own random stream (derived from the run's seed).
     fn rng(&mut self) -> &mut Rng;
     /// Number of flows in the run (ids `0..flows`).
@@ -109,11 +117,16 @@ pub trait Ctx {
 
 /// One cooperative scheme. Every hook has a default that does nothing.
 pub trait Scheme: Send + Sync {
+    /// Checks the scheme's settings against the topology, before the run is built further
+    /// (errors name keys, as scenario errors do).
+    fn check(&self, _topology: &crate::net::topo::TopologyConfig, _net: &Network) -> Result<()> {
+        Ok(())
+    }
     /// Called once before the first event: tap ports, start periodic timers.
     fn init(&mut self, _ctx: &mut dyn Ctx) {}
     /// How the scheme's flow `def` sends (fixed for the run).
     fn transport(&self, _def: &FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: false }
+        SchemeTransport::Rate { initial_bps: None, window: false, dupthresh: 3 }
     }
     /// A managed flow starts; called before its sender sends anything.
     fn on_flow_start(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
@@ -143,7 +156,7 @@ pub trait Scheme: Send + Sync {
 pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
 
 /// Every scheme, by its `kind`.
-pub const REGISTRY: &[(&str, Build)] = &[("ideal", ideal::build)];
+pub const REGISTRY: &[(&str, Build)] = &[("ideal", ideal::build), ("r2c2", r2c2::build)];
 
 /// The names of the registered schemes.
 pub fn kinds() -> Vec<&'static str> {

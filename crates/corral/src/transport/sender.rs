@@ -51,6 +51,8 @@ pub struct TcpSender {
     pub cc_state: CcState,
     cc: AnyCc,
     dupacks: u32,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    dupthresh: u32,
     in_recovery: bool,
     /// RFC 6582 `recover`: snd_max when the last loss recovery started.
     recover: Option<u64>,
@@ -97,6 +99,7 @@ impl TcpSender {
             cc_state: CcState::new(mss, cfg.initial_window as u64),
             cc: cc.build(),
             dupacks: 0,
+            dupthresh: 3,
             in_recovery: false,
             recover: None,
             partial_ack_seen: false,
@@ -115,6 +118,12 @@ impl TcpSender {
             header: cfg.header as u64,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Sets the duplicate-ACK threshold of fast retransmit (at least 1); a transport that
+    /// sprays packets over paths of different queues raises it to tolerate reordering.
+    pub fn set_dupthresh(&mut self, n: u32) {
+        self.dupthresh = n.max(1);
     }
 
     /// The explicit rate in bit/s (`None` for window-only TCP).
@@ -373,7 +382,7 @@ impl TcpSender {
             self.dupacks += 1;
             if self.in_recovery {
                 self.cc_state.cwnd += self.mss;
-            } else if self.dupacks == 3 && self.recover.is_none_or(|r| self.snd_una > r) {
+            } else if self.dupacks == self.dupthresh && self.recover.is_none_or(|r| self.snd_una > r) {
                 self.enter_fast_recovery(now, out);
             }
         }

@@ -188,6 +188,9 @@ impl Simulation {
             None => (None, String::new()),
         };
         let b = build::build(&scenario, true, scheme.is_some())?;
+        if let Some(s) = &scheme {
+            s.check(&scenario.topology, &b.net)?;
+        }
         let queue_ports = scenario
             .metrics
             .queue_ports
@@ -213,18 +216,19 @@ impl Simulation {
             .map(|plan| {
                 let managed = plan.transport == Transport::Scheme;
                 let src_rate = b.net.ports[b.net.host_port(plan.def.src).idx()].rate().bps() as f64;
-                let (cc, ecn, limit) = match &plan.transport {
-                    Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None),
+                let (cc, ecn, limit, dupthresh) = match &plan.transport {
+                    Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None, 3),
                     Transport::Scheme => match scheme.as_ref().expect("managed flows have a scheme").transport(&plan.def) {
-                        SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None),
-                        SchemeTransport::Rate { initial_bps, window } => {
+                        SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None, 3),
+                        SchemeTransport::Rate { initial_bps, window, dupthresh } => {
                             let depth = (tcp.mss + tcp.header) as u64;
-                            (tcp.cc.clone(), tcp.ecn, Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window }))
+                            (tcp.cc.clone(), tcp.ecn, Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window }), dupthresh)
                         }
                     },
                 };
                 let cc_name = if limit.is_some_and(|l: RateLimit| !l.window) { "rate" } else { cc.name() };
                 let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
+                sender.set_dupthresh(dupthresh);
                 if tcp.handshake_rtt {
                     let via_top = plan.routing.via_top();
                     let one_way = |s: u32, d: u32| b.routes.path(&b.net, b.net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);

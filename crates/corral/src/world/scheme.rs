@@ -208,6 +208,14 @@ impl Ctx for SchemeCtx<'_> {
         &self.sim.scenario.transport
     }
 
+    fn seed(&self) -> u64 {
+        self.sim.scenario.seed
+    }
+
+    fn topology(&self) -> &crate::net::topo::TopologyConfig {
+        &self.sim.scenario.topology
+    }
+
     fn rng(&mut self) -> &mut Rng {
         &mut self.sim.scheme_rng
     }

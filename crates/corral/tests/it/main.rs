@@ -14,6 +14,7 @@ mod ideal_workload;
 mod metrics;
 mod pacing;
 mod qdisc;
+mod r2c2;
 mod routing;
 mod schemes;
 mod single_flow;

@@ -271,9 +271,6 @@ fn out_of_band_delay_and_broadcast_coverage() {
     for mode in ["inband", "out_of_band"] {
         let text = format!("{torus}[control]\nmode = \"{mode}\"\n");
         let (sim, seen) = chatter(&text, "sw0", None, 16, 4);
-        for tree in 0..4u64 {
-            let _ = tree;
-        }
         let mut per_node: BTreeMap<u32, u32> = BTreeMap::new();
         for (_, n) in &seen {
             *per_node.entry(n.0).or_insert(0) += 1;

@@ -1,0 +1,592 @@
+//! R2C2 (Costa et al., SIGCOMM 2015): congestion control for rack-scale computers by
+//! broadcast. Every rack node (a torus switch and its host) learns each flow's start, finish,
+//! demand and routing changes from 16-byte broadcasts ([`event`]) down per-source BFS trees
+//! ([`crate::ctrl::tree`]), keeps its own view of the rack's traffic matrix ([`view`]), and
+//! every `interval` (rho) computes weighted max-min rates on that view with a headroom kept
+//! free on every link ([`crate::alloc`], section 3.3), then sets the token-bucket rate of
+//! its own flows. Each flow's weight on a link is its weight times the share of its packets
+//! its routing protocol puts there ([`weights`]).
+//!
+//! Choices the paper leaves open (settings; README, "R2C2"):
+//! - What a new flow sends before the first recomputation after its start (`first_rate`):
+//!   the paper's senders "start transmitting packets immediately", and batching "filters out
+//!   very short-lived flows, which would be pointless to rate-limit", yet in its life of a
+//!   flow "the sender computes the flow's fair allocation and rate limits it". The default,
+//!   "size", does both: a flow that would end within one interval at its access-link rate
+//!   sends at that rate (it is never limited); a longer or unbounded flow gets its rate from
+//!   its source's view at once. "line" sends every new flow at the access-link rate until
+//!   the next epoch; "local" computes every new flow's rate at once.
+//! - Epochs are aligned: every node recomputes at multiples of `interval`. Nodes with equal
+//!   views share one computation (the result is the same).
+//! - A flow's events all travel on tree `seq mod trees` of its source, so that they arrive in
+//!   order; a dropped broadcast is re-sent with the flow's current state `resend_after` later
+//!   (at once would meet the same full queue).
+//! - Demand (section 3.3.2): every interval, d = r + q/T with T = `interval`, q the sender's
+//!   unsent bytes (wire bytes), smoothed by an EWMA of weight `demand_ewma`; it is announced
+//!   when it is below the flow's allocation and moved by more than `demand_change` since the
+//!   last announcement (or rose that much above it).
+//! - `control = "centralized"`, the paper's comparison in Fig. 19: events go by unicast to
+//!   one controller node, which computes for the whole rack every interval and sends each
+//!   changed rate to the flow's source (`rate_bytes` per message).
+
+pub mod event;
+pub mod view;
+pub mod weights;
+
+use super::{Ctx, Scheme, SchemeTransport};
+use crate::alloc::{solve_validated, FlowSpec, Problem};
+use crate::config::typed;
+use crate::ctrl::Message;
+use crate::error::{config_err, ensure, Result};
+use crate::ids::{FlowId, NodeId};
+use crate::net::topo::TopologyConfig;
+use crate::net::Network;
+use crate::route::Routing;
+use crate::units::Time;
+use event::{Event, Kind};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use view::{FlowInfo, View};
+use weights::{Usage, Weights};
+
+/// How events reach the nodes that compute rates.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlKind {
+    /// R2C2: every node hears every event and computes its own flows' rates.
+    Broadcast,
+    /// The baseline of Fig. 19: one controller hears every event and sends rates.
+    Centralized,
+}
+
+/// The rate of a new flow before the next epoch.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstRate {
+    /// Its access-link rate if it would finish within one interval at it, else `local`.
+    Size,
+    /// Its access-link rate.
+    Line,
+    /// Its fair share on the source's view, computed at once.
+    Local,
+}
+
+/// `[scheme]` with `kind = "r2c2"`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct R2c2Config {
+    /// Recomputation interval rho (default "500us", the paper's).
+    pub interval: Time,
+    /// Fraction of every link left out of the allocation (default 0.05, the paper's).
+    pub headroom: f64,
+    /// Broadcast trees per source (default 6, one per torus direction).
+    pub trees: u32,
+    /// Weight of a new demand sample in its EWMA (default 0.5).
+    pub demand_ewma: f64,
+    /// Relative change of a flow's demand that is announced again (default 0.1).
+    pub demand_change: f64,
+    /// WLB's share of minimal paths (default 1/3, the paper's 1:2 split).
+    pub wlb_direct: f64,
+    /// "broadcast" (R2C2, default) or "centralized".
+    pub control: ControlKind,
+    /// The controller's switch for control = "centralized" (default: the switch of the
+    /// middle host).
+    pub controller: Option<String>,
+    /// Bytes of one rate message from the controller (default 16).
+    pub rate_bytes: u32,
+    /// What a new flow sends before the next epoch: "size" (default), "line" or "local".
+    pub first_rate: FirstRate,
+    /// Delay before a dropped control message is sent again (default "20us").
+    pub resend_after: Time,
+    /// Duplicate ACKs that trigger fast retransmit (default 32): RPS and VLB reorder
+    /// packets, and the paper's receivers hold a reorder buffer (p95 30 packets, section
+    /// 5.1) rather than treating reordering as loss.
+    pub dupthresh: u32,
+}
+
+impl Default for R2c2Config {
+    fn default() -> Self {
+        R2c2Config {
+            interval: Time::from_us(500),
+            headroom: 0.05,
+            trees: 6,
+            demand_ewma: 0.5,
+            demand_change: 0.1,
+            wlb_direct: 1.0 / 3.0,
+            control: ControlKind::Broadcast,
+            controller: None,
+            rate_bytes: 16,
+            first_rate: FirstRate::Size,
+            resend_after: Time::from_us(20),
+            dupthresh: 32,
+        }
+    }
+}
+
+pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
+    let cfg: R2c2Config = typed(table, "scheme")?;
+    ensure(cfg.interval > Time::ZERO, "scheme.interval", || "must be positive".into())?;
+    ensure(cfg.headroom.is_finite() && (0.0..1.0).contains(&cfg.headroom), "scheme.headroom", || format!("must be in [0, 1), got {}", cfg.headroom))?;
+    ensure((1..=255).contains(&cfg.trees), "scheme.trees", || format!("must be in 1..255 (one byte on the wire), got {}", cfg.trees))?;
+    ensure(cfg.demand_ewma > 0.0 && cfg.demand_ewma <= 1.0, "scheme.demand_ewma", || format!("must be in (0, 1], got {}", cfg.demand_ewma))?;
+    ensure(cfg.demand_change.is_finite() && cfg.demand_change >= 0.0, "scheme.demand_change", || format!("must be >= 0, got {}", cfg.demand_change))?;
+    ensure(cfg.wlb_direct.is_finite() && (0.0..=1.0).contains(&cfg.wlb_direct), "scheme.wlb_direct", || format!("must be in [0, 1], got {}", cfg.wlb_direct))?;
+    ensure(cfg.rate_bytes >= 1, "scheme.rate_bytes", || "must be at least 1".into())?;
+    ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
+    ensure(cfg.resend_after > Time::ZERO, "scheme.resend_after", || "must be positive".into())?;
+    ensure(cfg.control == ControlKind::Centralized || cfg.controller.is_none(), "scheme.controller", || "only used with control = \"centralized\"".into())?;
+    Ok(Box::new(R2c2 { cfg, ..R2c2::default() }))
+}
+
+/// Timer tags: the periodic recomputation, and re-sending a flow's lost messages.
+const EPOCH: u32 = 0;
+const RESEND: u32 = 1;
+
+/// A flow's state at its source.
+#[derive(Clone, Debug)]
+struct Source {
+    seq: u16,
+    /// The allocation last set, wire bit/s (`None` before the first).
+    rate: Option<f64>,
+    /// Smoothed demand estimate, wire bit/s.
+    demand: Option<f64>,
+    /// The demand last announced (infinite: none).
+    announced: f64,
+    routing: Routing,
+    /// Sent its last byte: finish announced.
+    done: bool,
+}
+
+/// A rate message of the centralized baseline.
+#[derive(Clone, Copy, Debug)]
+struct RateMsg {
+    flow: u32,
+    bps: f64,
+}
+
+#[derive(Default)]
+pub struct R2c2 {
+    cfg: R2c2Config,
+    weights: Option<Weights>,
+    /// Link capacities (wire bit/s per port).
+    capacity: Vec<f64>,
+    /// Per rack node (host index): its view. In centralized mode only the controller's
+    /// (index 0) is used.
+    views: Vec<View>,
+    /// Rack node of each switch node id (`u32::MAX` for hosts).
+    rack_of: Vec<u32>,
+    switch_of: Vec<NodeId>,
+    controller: Option<NodeId>,
+    /// Active flows of each rack node, at their source.
+    own: Vec<BTreeMap<u32, Source>>,
+    by_seq: HashMap<(u32, u16), u32>,
+    /// Each flow's number at its source (kept with `by_seq`).
+    seq_of: HashMap<u32, u16>,
+    next_seq: Vec<u16>,
+    /// Each flow's usage under the routing it was computed for.
+    usage: HashMap<u32, (Routing, Usage)>,
+    /// Centralized: the rate last sent per flow.
+    sent_rate: HashMap<u32, f64>,
+    /// Lost messages to send again, per flow: event kinds, and whether a rate message.
+    lost: BTreeMap<u32, (Vec<Kind>, bool)>,
+    stats: Stats,
+}
+
+#[derive(Default)]
+struct Stats {
+    events: BTreeMap<&'static str, u64>,
+    resent: u64,
+    epochs: u64,
+    solves: u64,
+    rate_changes: u64,
+    /// Wall time of each node's recomputation / interval (every node of a group counts the
+    /// group's one computation: it would have run it itself).
+    compute_share: Vec<f64>,
+}
+
+fn message_kind(k: Kind) -> &'static str {
+    match k {
+        Kind::Start => "r2c2_start",
+        Kind::Finish => "r2c2_finish",
+        Kind::Demand => "r2c2_demand",
+        Kind::Route => "r2c2_route",
+    }
+}
+
+impl R2c2 {
+    fn wire_factor(ctx: &dyn Ctx) -> f64 {
+        let t = ctx.transport();
+        (t.mss + t.header) as f64 / t.mss as f64
+    }
+
+    fn usage_of(&mut self, ctx: &dyn Ctx, flow: u32, info: &FlowInfo) -> Usage {
+        if let Some((r, u)) = self.usage.get(&flow) {
+            if *r == info.routing {
+                return u.clone();
+            }
+        }
+        let w = self.weights.as_mut().expect("init ran");
+        let u = w.usage(ctx.net(), ctx.routes(), ctx.seed(), info.routing, flow, info.src, info.dst);
+        self.usage.insert(flow, (info.routing, u.clone()));
+        u
+    }
+
+    /// The event describing flow `f`'s current state at its source.
+    fn event(&self, ctx: &dyn Ctx, f: u32, kind: Kind) -> Option<Event> {
+        let def = ctx.flow(FlowId(f));
+        let s = self.own[def.src as usize].get(&f)?;
+        Some(Event {
+            kind,
+            src: def.src,
+            dst: def.dst,
+            seq: s.seq,
+            priority: def.priority,
+            weight: def.weight,
+            demand_bps: s.announced,
+            tree: (s.seq as u32 % self.cfg.trees) as u8,
+            routing: s.routing,
+        })
+    }
+
+    /// Tells the rack about `e`: the source's own view at once, the others by broadcast (or
+    /// the controller by unicast).
+    fn announce(&mut self, ctx: &mut dyn Ctx, flow: u32, e: Event) {
+        let wire = e.encode();
+        let decoded = Event::decode(&wire, self.cfg.wlb_direct).expect("own encoding");
+        let from = self.switch_of[e.src as usize];
+        let msg = Message::new(message_kind(e.kind), event::BYTES, wire);
+        *self.stats.events.entry(message_kind(e.kind)).or_default() += 1;
+        match self.controller {
+            None => {
+                self.views[e.src as usize].apply(flow, &decoded);
+                ctx.broadcast(from, e.tree as u32, msg);
+            }
+            Some(c) if c == from => {
+                self.views[0].apply(flow, &decoded);
+            }
+            Some(c) => ctx.send(from, c, msg),
+        }
+    }
+
+    fn receive_event(&mut self, ctx: &mut dyn Ctx, at: NodeId, wire: &[u8; 16]) {
+        let Some(e) = Event::decode(wire, self.cfg.wlb_direct) else {
+            ctx.count("r2c2_bad_checksum", 1);
+            return;
+        };
+        let Some(&flow) = self.by_seq.get(&(e.src, e.seq)) else { return };
+        let node = if self.controller.is_some() { 0 } else { self.rack_of[at.idx()] };
+        if node != u32::MAX {
+            self.views[node as usize].apply(flow, &e);
+        }
+    }
+
+    /// Every interval: estimate demands, then recompute and set rates.
+    fn epoch(&mut self, ctx: &mut dyn Ctx) {
+        self.stats.epochs += 1;
+        self.estimate_demands(ctx);
+        match self.controller {
+            None => self.recompute_broadcast(ctx),
+            Some(_) => self.recompute_central(ctx),
+        }
+        let next = ctx.now() + self.cfg.interval;
+        ctx.schedule(next, 0, EPOCH);
+    }
+
+    fn estimate_demands(&mut self, ctx: &mut dyn Ctx) {
+        let t = self.cfg.interval.as_secs_f64();
+        let wf = Self::wire_factor(ctx);
+        let mut announce = Vec::new();
+        for (node, flows) in self.own.iter_mut().enumerate() {
+            for (&f, s) in flows.iter_mut() {
+                if s.done {
+                    continue;
+                }
+                let p = ctx.progress(FlowId(f));
+                let r = s.rate.unwrap_or_else(|| ctx.access_rate(node as u32).bps() as f64);
+                let backlog = p.backlog();
+                let sample = if backlog == u64::MAX { f64::INFINITY } else { r + backlog as f64 * 8.0 * wf / t };
+                let a = self.cfg.demand_ewma;
+                let d = match s.demand {
+                    Some(prev) if prev.is_finite() && sample.is_finite() => a * sample + (1.0 - a) * prev,
+                    _ => sample,
+                };
+                s.demand = Some(d);
+                let Some(alloc) = s.rate else { continue };
+                let moved = |from: f64| (d - from).abs() > self.cfg.demand_change * from;
+                let new = if d < alloc && (s.announced.is_infinite() || moved(s.announced)) {
+                    Some(d)
+                } else if s.announced.is_finite() && d > s.announced * (1.0 + self.cfg.demand_change) {
+                    Some(if d >= alloc { f64::INFINITY } else { d })
+                } else {
+                    None
+                };
+                if let Some(v) = new {
+                    s.announced = v;
+                    announce.push(f);
+                }
+            }
+        }
+        for f in announce {
+            if let Some(e) = self.event(ctx, f, Kind::Demand) {
+                self.announce(ctx, f, e);
+            }
+        }
+    }
+
+    /// The rates of `view`'s flows, in its id order.
+    fn solve(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<f64>) {
+        let entries: Vec<(u32, FlowInfo)> = self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
+        let mut flows = Vec::with_capacity(entries.len());
+        for (f, info) in &entries {
+            let usage = self.usage_of(ctx, *f, info).to_vec();
+            flows.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage });
+        }
+        let problem = Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows };
+        self.stats.solves += 1;
+        let rates = if problem.flows.is_empty() { Vec::new() } else { solve_validated(&problem).rate };
+        (entries.into_iter().map(|(f, _)| f).collect(), rates)
+    }
+
+    fn recompute_broadcast(&mut self, ctx: &mut dyn Ctx) {
+        // Nodes with own flows, grouped by view.
+        let mut groups: BTreeMap<(u64, usize), Vec<usize>> = BTreeMap::new();
+        for (node, flows) in self.own.iter().enumerate() {
+            if flows.values().any(|s| !s.done) {
+                let v = &self.views[node];
+                groups.entry((v.hash(), v.len())).or_default().push(node);
+            }
+        }
+        let interval = self.cfg.interval.as_secs_f64();
+        for nodes in groups.values() {
+            let started = std::time::Instant::now();
+            let (ids, rates) = self.solve(ctx, nodes[0]);
+            let share = started.elapsed().as_secs_f64() / interval;
+            self.stats.compute_share.extend(std::iter::repeat_n(share, nodes.len()));
+            for &node in nodes {
+                let mine: Vec<(u32, f64)> = self.own[node].iter().filter(|(_, s)| !s.done).map(|(&f, _)| f).filter_map(|f| ids.binary_search(&f).ok().map(|i| (f, rates[i]))).collect();
+                for (f, r) in mine {
+                    self.set(ctx, node, f, r);
+                }
+            }
+        }
+    }
+
+    fn set(&mut self, ctx: &mut dyn Ctx, node: usize, f: u32, r: f64) {
+        let Some(s) = self.own[node].get_mut(&f) else { return };
+        if s.done || s.rate.is_some_and(|old| (old - r).abs() <= 1e-9 * r.max(1.0)) {
+            return;
+        }
+        s.rate = Some(r);
+        self.stats.rate_changes += 1;
+        ctx.set_rate(FlowId(f), r);
+    }
+
+    fn recompute_central(&mut self, ctx: &mut dyn Ctx) {
+        let started = std::time::Instant::now();
+        let (ids, rates) = self.solve(ctx, 0);
+        self.stats.compute_share.push(started.elapsed().as_secs_f64() / self.cfg.interval.as_secs_f64());
+        let c = self.controller.expect("centralized");
+        for (f, r) in ids.into_iter().zip(rates) {
+            if self.sent_rate.get(&f).is_some_and(|&old| (old - r).abs() <= 1e-9 * r.max(1.0)) {
+                continue;
+            }
+            self.sent_rate.insert(f, r);
+            let src = ctx.flow(FlowId(f)).src as usize;
+            let to = self.switch_of[src];
+            if to == c {
+                self.set(ctx, src, f, r);
+            } else {
+                ctx.send(c, to, Message::new("r2c2_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps: r }));
+            }
+        }
+    }
+}
+
+impl R2c2 {
+    /// Sends a flow's lost messages again, as the flow is now: a lost start or update goes
+    /// out with its current state (not if the flow has finished since); a lost finish as
+    /// it was; a lost rate as the controller's latest.
+    fn resend(&mut self, ctx: &mut dyn Ctx, flow: u32) {
+        let Some((kinds, rate)) = self.lost.remove(&flow) else { return };
+        let src = ctx.flow(FlowId(flow)).src;
+        let done = self.own[src as usize].get(&flow).is_none_or(|s| s.done);
+        for k in kinds {
+            let e = match k {
+                Kind::Finish => self.finished_event(ctx, flow),
+                _ if done => None,
+                k => self.event(ctx, flow, k),
+            };
+            let Some(e) = e else { continue };
+            self.stats.resent += 1;
+            let from = self.switch_of[src as usize];
+            let msg = Message::new(message_kind(e.kind), event::BYTES, e.encode());
+            match self.controller {
+                None => ctx.broadcast(from, e.tree as u32, msg),
+                Some(c) => ctx.send(from, c, msg),
+            }
+        }
+        if let (true, Some(&bps), Some(c)) = (rate, self.sent_rate.get(&flow), self.controller) {
+            self.stats.resent += 1;
+            let to = self.switch_of[src as usize];
+            ctx.send(c, to, Message::new("r2c2_rate", self.cfg.rate_bytes, RateMsg { flow, bps }));
+        }
+    }
+
+    /// The finish event of a flow whose source may have forgotten it.
+    fn finished_event(&self, ctx: &dyn Ctx, flow: u32) -> Option<Event> {
+        let def = ctx.flow(FlowId(flow));
+        let seq = *self.seq_of.get(&flow)?;
+        Some(Event { kind: Kind::Finish, src: def.src, dst: def.dst, seq, priority: def.priority, weight: def.weight, demand_bps: f64::INFINITY, tree: (seq as u32 % self.cfg.trees) as u8, routing: ctx.routing(FlowId(flow)) })
+    }
+}
+
+impl Scheme for R2c2 {
+    fn init(&mut self, ctx: &mut dyn Ctx) {
+        let net: &Network = ctx.net();
+        self.capacity = net.ports.iter().map(|p| p.rate().bps() as f64).collect();
+        let n = net.hosts.len();
+        self.switch_of = (0..n as u32).map(|h| net.ports[net.host_port(h).idx()].peer).collect();
+        self.rack_of = vec![u32::MAX; net.nodes.len()];
+        for (i, s) in self.switch_of.iter().enumerate() {
+            self.rack_of[s.idx()] = i as u32;
+        }
+        self.controller = match (&self.cfg.control, &self.cfg.controller) {
+            (ControlKind::Broadcast, _) => None,
+            (ControlKind::Centralized, Some(name)) => net.node_by_name(name),
+            (ControlKind::Centralized, None) => Some(self.switch_of[n / 2]),
+        };
+        self.views = vec![View::default(); if self.controller.is_some() { 1 } else { n }];
+        self.own = vec![BTreeMap::new(); n];
+        self.next_seq = vec![0; n];
+        self.weights = Some(Weights::new(net, ctx.topology()));
+        let first = self.cfg.interval;
+        ctx.schedule(first, 0, EPOCH);
+    }
+
+    fn check(&self, topology: &TopologyConfig, net: &Network) -> Result<()> {
+        ensure(matches!(topology, TopologyConfig::Torus(_)), "scheme.kind", || "r2c2 runs on a rack: topology.kind = \"torus\" (a torus, or a mesh with wrap = false)".into())?;
+        ensure(net.hosts.len() <= u16::MAX as usize, "topology.dims", || "r2c2's events carry 16-bit node ids: at most 65535 nodes".into())?;
+        if let Some(name) = &self.cfg.controller {
+            if net.node_by_name(name).is_none_or(|n| net.nodes[n.idx()].kind != crate::net::NodeKind::Switch) {
+                return Err(config_err("scheme.controller", format!("unknown switch \"{name}\"; expected a torus switch like \"sw0\"")));
+            }
+        }
+        Ok(())
+    }
+
+    fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
+        SchemeTransport::Rate { initial_bps: None, window: false, dupthresh: self.cfg.dupthresh }
+    }
+
+    fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        let def = ctx.flow(flow).clone();
+        let src = def.src as usize;
+        let seq = self.next_seq[src];
+        self.next_seq[src] = seq.wrapping_add(1);
+        if let Some(old) = self.by_seq.insert((def.src, seq), flow.0) {
+            self.seq_of.remove(&old);
+        }
+        self.seq_of.insert(flow.0, seq);
+        let routing = ctx.routing(flow);
+        self.own[src].insert(flow.0, Source { seq, rate: None, demand: None, announced: f64::INFINITY, routing, done: false });
+        if let Some(e) = self.event(ctx, flow.0, Kind::Start) {
+            self.announce(ctx, flow.0, e);
+        }
+        let line = ctx.access_rate(def.src).bps() as f64;
+        let short = def.size.is_some_and(|b| b as f64 * 8.0 * Self::wire_factor(ctx) <= line * self.cfg.interval.as_secs_f64());
+        let local = match self.cfg.first_rate {
+            FirstRate::Line => false,
+            FirstRate::Local => true,
+            FirstRate::Size => !short,
+        };
+        // The source's view holds the flow (centralized: the controller's does, once told).
+        if local && self.controller.is_none() {
+            let (ids, rates) = self.solve(ctx, src);
+            if let Ok(i) = ids.binary_search(&flow.0) {
+                self.set(ctx, src, flow.0, rates[i]);
+            }
+        }
+    }
+
+    fn on_flow_sent(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        let src = ctx.flow(flow).src as usize;
+        let Some(e) = self.event(ctx, flow.0, Kind::Finish) else { return };
+        if let Some(s) = self.own[src].get_mut(&flow.0) {
+            if s.done {
+                return;
+            }
+            s.done = true;
+        }
+        self.announce(ctx, flow.0, e);
+    }
+
+    fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        self.on_flow_sent(ctx, flow);
+        let src = ctx.flow(flow).src as usize;
+        // `by_seq` keeps the flow (its finish may still be on the way); a later flow of the
+        // source that wraps around to the same number takes the entry over.
+        if let Some(s) = self.own[src].remove(&flow.0) {
+            if let Some(w) = self.weights.as_mut() {
+                w.forget_flow(s.routing, flow.0);
+            }
+        }
+        self.usage.remove(&flow.0);
+        self.sent_rate.remove(&flow.0);
+    }
+
+    fn on_message(&mut self, ctx: &mut dyn Ctx, at: NodeId, msg: &Message) {
+        if let Some(wire) = msg.body::<[u8; 16]>() {
+            self.receive_event(ctx, at, wire);
+        } else if let Some(r) = msg.body::<RateMsg>() {
+            let src = ctx.flow(FlowId(r.flow)).src as usize;
+            self.set(ctx, src, r.flow, r.bps);
+        }
+    }
+
+    fn on_message_dropped(&mut self, ctx: &mut dyn Ctx, _src: NodeId, msg: &Message) {
+        let (flow, kind) = if let Some(wire) = msg.body::<[u8; 16]>() {
+            let Some(e) = Event::decode(wire, self.cfg.wlb_direct) else { return };
+            let Some(&flow) = self.by_seq.get(&(e.src, e.seq)) else { return };
+            (flow, Some(e.kind))
+        } else if let Some(r) = msg.body::<RateMsg>() {
+            (r.flow, None)
+        } else {
+            return;
+        };
+        let entry = self.lost.entry(flow).or_default();
+        let first = entry.0.is_empty() && !entry.1;
+        match kind {
+            Some(k) if !entry.0.contains(&k) => entry.0.push(k),
+            Some(_) => {}
+            None => entry.1 = true,
+        }
+        if first {
+            let at = ctx.now() + self.cfg.resend_after;
+            ctx.schedule(at, flow, RESEND);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
+        match tag {
+            EPOCH => self.epoch(ctx),
+            RESEND => self.resend(ctx, agent),
+            _ => {}
+        }
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let mut share = self.stats.compute_share.clone();
+        share.sort_by(f64::total_cmp);
+        let q = |p: f64| share.get(((share.len() as f64 - 1.0) * p).round() as usize).copied();
+        serde_json::json!({
+            "events": self.stats.events,
+            "events_resent": self.stats.resent,
+            "epochs": self.stats.epochs,
+            "rate_computations": self.stats.solves,
+            "rate_changes": self.stats.rate_changes,
+            "usage_vectors_computed": self.weights.as_ref().map_or(0, |w| w.computed),
+            // Wall-clock: varies from run to run and machine to machine.
+            "compute_time_share": { "median": q(0.5), "p99": q(0.99), "samples": share.len() },
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! R2C2 (SIGCOMM 2015) end to end: broadcast events reach every node and cost (n - 1) x 16 B;
+//! every node's view agrees once the broadcasts have landed, so the rates each sets are the
+//! weighted max-min rates of the whole rack (with 5 % headroom); senders hold them; lost
+//! broadcasts are re-sent; the centralized baseline reaches the same rates.
+
+use crate::common;
+
+use corral::alloc::{solve_validated, FlowSpec, Problem};
+use corral::ids::FlowId;
+use corral::route::usage::UsageBuilder;
+use corral::route::RouteTable;
+use corral::Simulation;
+
+/// A 4x4 torus of 10 Gbps links (hosts at 40 Gbps), RPS source-routed, six unbounded flows
+/// that share links (the last three start at `late`), and R2C2 with `scheme` extra settings.
+fn torus_flows(scheme: &str, late: &str) -> String {
+    let pairs = [(0, 5), (1, 5), (2, 10), (3, 10), (4, 9), (8, 13)];
+    let flows: String = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, (s, d))| format!("[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\nstart = \"{}\"\n", if i < 3 { "0s" } else { late }))
+        .collect();
+    format!(
+        r#"
+name = "r2c2-4x4"
+duration = "6ms"
+[topology]
+kind = "torus"
+dims = [4, 4]
+link_rate = "10Gbps"
+link_delay = "100ns"
+host_rate = "40Gbps"
+[switch]
+buffer = "200pkt"
+[transport]
+min_rto = "1ms"
+[routing]
+kind = "rps"
+source_routes = true
+[scheme]
+kind = "r2c2"
+{scheme}
+[metrics]
+interval = "1ms"
+{flows}"#
+    )
+}
+
+/// The max-min wire rates of all the run's flows, computed from the whole traffic matrix.
+fn global_rates(sim: &Simulation, headroom: f64) -> Vec<f64> {
+    let routes = RouteTable::build(&sim.net, true);
+    let mut ub = UsageBuilder::new(&sim.net, &routes, sim.scenario.seed);
+    let flows = sim
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FlowSpec { weight: 1.0, priority: 0, demand: f64::INFINITY, usage: ub.usage(corral::route::Routing::Rps, i as u32, f.def.src, f.def.dst) })
+        .collect();
+    let capacity = sim.net.ports.iter().map(|p| p.rate().bps() as f64).collect();
+    solve_validated(&Problem { capacity, headroom, flows }).rate
+}
+
+fn goodput_after(sim: &Simulation, flow: usize, after_s: f64) -> f64 {
+    let tp = &sim.metrics.throughput;
+    let (mut bytes, mut t0, mut t1) = (0u64, f64::MAX, 0f64);
+    for k in 0..tp.time.len() {
+        let t = tp.time[k].as_secs_f64();
+        if tp.flow[k] == flow as u32 && t > after_s + 1e-9 {
+            bytes += tp.bytes[k];
+            t0 = t0.min(t - 1e-3);
+            t1 = t1.max(t);
+        }
+    }
+    bytes as f64 * 8.0 / (t1 - t0)
+}
+
+// Tolerance: every flow's rate equals the global max-min allocation to 1e-6 (all views agree
+// after the first epochs: nothing starts or ends), and its goodput over 8-12 ms is within 3 %
+// of that rate in payload terms (1460 of every 1500 wire bytes). The six flows start
+// together, each source computing its first rate before it hears of the others: the
+// overshoot drops packets that take the first few milliseconds to recover.
+#[test]
+fn every_node_sets_the_rack_wide_max_min_rates_and_senders_hold_them() {
+    let sim = common::run(&torus_flows("", "0s").replace("duration = \"6ms\"", "duration = \"12ms\""), &[]);
+    let want = global_rates(&sim, 0.05);
+    for (i, f) in sim.flows.iter().enumerate() {
+        let rate = f.sender.rate_bps().expect("rate-limited after the first epoch") as f64;
+        assert!((rate / want[i] - 1.0).abs() < 1e-6, "flow {i}: rate {rate:.4e}, max-min {:.4e}", want[i]);
+        let g = goodput_after(&sim, i, 0.008);
+        assert!((g / (rate * 1460.0 / 1500.0) - 1.0).abs() < 0.03, "flow {i}: goodput {g:.4e} at rate {rate:.4e}");
+    }
+    let s = sim.summary();
+    let state = &s["scheme"]["state"];
+    assert_eq!(state["events"]["r2c2_start"], 6);
+    assert_eq!(state["epochs"], 24, "epochs at 0.5, 1, ..., 12 ms");
+    // One computation per epoch serves all six sources once their views agree (plus one per
+    // start, the first rate, and a few while the views differ).
+    assert!(state["rate_computations"].as_u64().unwrap() <= 24 + 6 + 6, "{state}");
+}
+
+// A 16-node torus: each start broadcast crosses 15 links of 16 B; a 10 KB flow finishes
+// within its first interval, so it is never rate-limited, and its finish costs 15 x 16 B too.
+// On an 8x8x8 torus one broadcast costs 511 x 16 B = 8,176 B (the paper's figure).
+#[test]
+fn a_broadcast_costs_n_minus_one_times_16_bytes() {
+    for (dims, n) in [("[4, 4]", 16u64), ("[8, 8, 8]", 512)] {
+        let text = format!(
+            "duration = \"2ms\"\n[topology]\nkind = \"torus\"\ndims = {dims}\nlink_rate = \"10Gbps\"\nlink_delay = \"100ns\"\n[routing]\nkind = \"rps\"\n[scheme]\nkind = \"r2c2\"\n[[flows]]\nsrc = \"h0\"\ndst = \"h3\"\nsize = \"10KB\"\n"
+        );
+        let sim = common::run(&text, &[]);
+        let kinds = &sim.ctrl.kinds;
+        let bytes = |k: &str| sim.ctrl.totals[kinds.iter().position(|x| *x == k).unwrap()].bytes;
+        assert_eq!((bytes("r2c2_start"), bytes("r2c2_finish")), ((n - 1) * 16, (n - 1) * 16), "{dims}");
+        assert!(sim.flows[0].sender.rate_bps().is_none() || sim.summary()["scheme"]["state"]["rate_changes"] == 0, "{dims}: never limited");
+        assert!(sim.flows[0].sender.finished());
+    }
+}
+
+// Broadcasts share the data FIFOs: with 8-packet buffers, the starts of three flows at 2 ms
+// meet queues full of the first three flows' packets (and of their own, at 40 Gbps), so some
+// event copies are dropped; each loss is reported and re-sent, and the views agree again:
+// the final rates are the global max-min ones.
+#[test]
+fn lost_broadcasts_are_resent_and_the_views_still_agree() {
+    let text = torus_flows("", "2ms").replace("buffer = \"200pkt\"", "buffer = \"8pkt\"").replace("duration = \"6ms\"", "duration = \"10ms\"");
+    let sim = common::run(&text, &[]);
+    let s = sim.summary();
+    assert!(s["scheme"]["state"]["events_resent"].as_u64().unwrap() > 0, "no broadcast was lost: make the buffers smaller");
+    let want = global_rates(&sim, 0.05);
+    for (i, f) in sim.flows.iter().enumerate() {
+        let rate = f.sender.rate_bps().unwrap() as f64;
+        assert!((rate / want[i] - 1.0).abs() < 1e-6, "flow {i}: rate {rate:.4e}, max-min {:.4e}", want[i]);
+    }
+}
+
+// The centralized baseline: events by unicast to one controller, rates back by unicast. Same
+// rates; its control bytes are per-hop unicast bytes, counted per message type.
+#[test]
+fn centralized_control_reaches_the_same_rates() {
+    let sim = common::run(&torus_flows("control = \"centralized\"\ncontroller = \"sw6\"", "0s"), &[]);
+    let want = global_rates(&sim, 0.05);
+    for (i, f) in sim.flows.iter().enumerate() {
+        let rate = f.sender.rate_bps().unwrap() as f64;
+        assert!((rate / want[i] - 1.0).abs() < 1e-6, "flow {i}");
+    }
+    let kinds = &sim.ctrl.kinds;
+    assert!(kinds.contains(&"r2c2_rate") && kinds.contains(&"r2c2_start"));
+    assert!(!kinds.contains(&"r2c2_finish"));
+    let _ = FlowId(0);
+}
+
+// Settings are checked with their key; r2c2 needs a torus.
+#[test]
+fn bad_settings_name_their_key() {
+    let err = |text: String| corral::scenario::load(&text, &[], "t").and_then(Simulation::new).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err(torus_flows("interval = \"0s\"", "0s")).starts_with("scheme.interval:"));
+    assert!(err(torus_flows("trees = 0", "0s")).starts_with("scheme.trees:"));
+    assert!(err(torus_flows("controller = \"sw1\"", "0s")).starts_with("scheme.controller:"));
+    assert!(err(torus_flows("control = \"centralized\"\ncontroller = \"h1\"", "0s")).starts_with("scheme.controller:"));
+    assert!(err(torus_flows("intervall = \"1ms\"", "0s")).contains("did you mean"));
+    let fat = common::dumbbell(2, "1Gbps", 2, "").replace("[[flows]]", "[scheme]\nkind = \"r2c2\"\n[[flows]]");
+    assert!(err(fat).starts_with("scheme.kind: r2c2 runs on a rack"), "");
+}
