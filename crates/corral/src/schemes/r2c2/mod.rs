@@ -26,8 +26,9 @@
 //!   when it is below the flow's allocation and moved by more than `demand_change` since the
 //!   last announcement (or rose that much above it).
 //! - `control = "centralized"`, the paper's comparison in Fig. 19: events go by unicast to
-//!   one controller node, which computes for the whole rack every interval and sends each
-//!   changed rate to the flow's source (`rate_bytes` per message).
+//!   one controller node, which recomputes the whole rack's rates on every event it hears
+//!   (`central_batch = false`, default: the paper's controller answers each event) or every
+//!   interval, and sends each changed rate to the flow's source (`rate_bytes` per message).
 
 pub mod event;
 pub mod view;
@@ -94,6 +95,8 @@ pub struct R2c2Config {
     pub controller: Option<String>,
     /// Bytes of one rate message from the controller (default 16).
     pub rate_bytes: u32,
+    /// Centralized: recompute every interval instead of at every event (default false).
+    pub central_batch: bool,
     /// What a new flow sends before the next epoch: "size" (default), "line" or "local".
     pub first_rate: FirstRate,
     /// Delay before a dropped control message is sent again (default "20us").
@@ -116,6 +119,7 @@ impl Default for R2c2Config {
             control: ControlKind::Broadcast,
             controller: None,
             rate_bytes: 16,
+            central_batch: false,
             first_rate: FirstRate::Size,
             resend_after: Time::from_us(20),
             dupthresh: 32,
@@ -135,6 +139,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
     ensure(cfg.resend_after > Time::ZERO, "scheme.resend_after", || "must be positive".into())?;
     ensure(cfg.control == ControlKind::Centralized || cfg.controller.is_none(), "scheme.controller", || "only used with control = \"centralized\"".into())?;
+    ensure(cfg.control == ControlKind::Centralized || !cfg.central_batch, "scheme.central_batch", || "only used with control = \"centralized\"".into())?;
     Ok(Box::new(R2c2 { cfg, ..R2c2::default() }))
 }
 
@@ -262,7 +267,9 @@ impl R2c2 {
                 ctx.broadcast(from, e.tree as u32, msg);
             }
             Some(c) if c == from => {
-                self.views[0].apply(flow, &decoded);
+                if self.views[0].apply(flow, &decoded) && !self.cfg.central_batch {
+                    self.recompute_central(ctx);
+                }
             }
             Some(c) => ctx.send(from, c, msg),
         }
@@ -275,8 +282,8 @@ impl R2c2 {
         };
         let Some(&flow) = self.by_seq.get(&(e.src, e.seq)) else { return };
         let node = if self.controller.is_some() { 0 } else { self.rack_of[at.idx()] };
-        if node != u32::MAX {
-            self.views[node as usize].apply(flow, &e);
+        if node != u32::MAX && self.views[node as usize].apply(flow, &e) && self.controller.is_some() && !self.cfg.central_batch {
+            self.recompute_central(ctx);
         }
     }
 
@@ -286,7 +293,8 @@ impl R2c2 {
         self.estimate_demands(ctx);
         match self.controller {
             None => self.recompute_broadcast(ctx),
-            Some(_) => self.recompute_central(ctx),
+            Some(_) if self.cfg.central_batch => self.recompute_central(ctx),
+            Some(_) => {}
         }
         let next = ctx.now() + self.cfg.interval;
         ctx.schedule(next, 0, EPOCH);
@@ -333,8 +341,10 @@ impl R2c2 {
         }
     }
 
-    /// The rates of `view`'s flows, in its id order.
-    fn solve(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<f64>) {
+    /// The rates of `view`'s flows, in its id order, and the wall time of the water-filling
+    /// itself (the link weights are looked up first: they are precomputed per protocol and
+    /// offset, as a rack node would hold them).
+    fn solve(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<f64>, f64) {
         let entries: Vec<(u32, FlowInfo)> = self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
         let mut flows = Vec::with_capacity(entries.len());
         for (f, info) in &entries {
@@ -343,8 +353,10 @@ impl R2c2 {
         }
         let problem = Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows };
         self.stats.solves += 1;
+        let started = std::time::Instant::now();
         let rates = if problem.flows.is_empty() { Vec::new() } else { solve_validated(&problem).rate };
-        (entries.into_iter().map(|(f, _)| f).collect(), rates)
+        let secs = started.elapsed().as_secs_f64();
+        (entries.into_iter().map(|(f, _)| f).collect(), rates, secs)
     }
 
     fn recompute_broadcast(&mut self, ctx: &mut dyn Ctx) {
@@ -358,9 +370,8 @@ impl R2c2 {
         }
         let interval = self.cfg.interval.as_secs_f64();
         for nodes in groups.values() {
-            let started = std::time::Instant::now();
-            let (ids, rates) = self.solve(ctx, nodes[0]);
-            let share = started.elapsed().as_secs_f64() / interval;
+            let (ids, rates, secs) = self.solve(ctx, nodes[0]);
+            let share = secs / interval;
             self.stats.compute_share.extend(std::iter::repeat_n(share, nodes.len()));
             for &node in nodes {
                 let mine: Vec<(u32, f64)> = self.own[node].iter().filter(|(_, s)| !s.done).map(|(&f, _)| f).filter_map(|f| ids.binary_search(&f).ok().map(|i| (f, rates[i]))).collect();
@@ -382,9 +393,8 @@ impl R2c2 {
     }
 
     fn recompute_central(&mut self, ctx: &mut dyn Ctx) {
-        let started = std::time::Instant::now();
-        let (ids, rates) = self.solve(ctx, 0);
-        self.stats.compute_share.push(started.elapsed().as_secs_f64() / self.cfg.interval.as_secs_f64());
+        let (ids, rates, secs) = self.solve(ctx, 0);
+        self.stats.compute_share.push(secs / self.cfg.interval.as_secs_f64());
         let c = self.controller.expect("centralized");
         for (f, r) in ids.into_iter().zip(rates) {
             if self.sent_rate.get(&f).is_some_and(|&old| (old - r).abs() <= 1e-9 * r.max(1.0)) {
@@ -501,7 +511,7 @@ impl Scheme for R2c2 {
         };
         // The source's view holds the flow (centralized: the controller's does, once told).
         if local && self.controller.is_none() {
-            let (ids, rates) = self.solve(ctx, src);
+            let (ids, rates, _) = self.solve(ctx, src);
             if let Ok(i) = ids.binary_search(&flow.0) {
                 self.set(ctx, src, flow.0, rates[i]);
             }

@@ -1,0 +1,474 @@
+"""R2C2 reproduction (Costa et al., SIGCOMM 2015, section 5): `corral reproduce r2c2`.
+
+Runs the paper's rack (an 8x8x8 torus of 10 Gbps links, Pareto flow sizes with mean 100 KB,
+rack-wide Poisson arrivals with mean gap tau) under R2C2, TCP (NewReno on one ECMP-hashed
+minimal path per flow) and `ideal` (max-min rates recomputed at every event, the paper's
+rho = 0), and measures from the result tables only:
+
+- Figs. 10-13: the short-flow (< 100 KB) p99 FCT and the long-flow (> 1 MB) mean throughput
+  at tau = 1, 10 and 100 us;
+- Fig. 14: the largest occupancy of every torus queue (median and p99 over queues), and at
+  tau = 100 ns;
+- Figs. 15-16: each long flow's throughput against `ideal`'s, at rho = 500 us and 1 ms;
+- Fig. 17: headroom 0, 5, 10 and 20 %;
+- Fig. 8: the wall time of one rate computation / rho (this machine);
+- Fig. 9: broadcast bytes as a share of data byte-hops, from the formula and measured;
+- Fig. 7: a 4x4 torus at 5 Gbps, packet level against fluid mode;
+- Fig. 19: control bytes of the centralized controller against R2C2's broadcasts.
+
+`--quick` runs a 4x4x4 rack with tau scaled by 8 (the same load per node) and one seed.
+Every claim goes into report.md beside its measured value (median and range over seeds) and
+a verdict; claims about PFQ and the genetic routing search (Fig. 18) are listed as not
+measured: those parts are not built yet.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from rich import box
+from rich.table import Table
+
+from .. import __version__
+from ..outdir import atomic_dir, check_target
+from ..results import Results
+from . import r2c2_figures as figures
+from .runner import Job, run_jobs
+
+SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "r2c2"))
+RACK = SCENARIO_DIR / "rack.toml"
+FIG7 = SCENARIO_DIR / "fig7.toml"
+KIND = "reproduce-r2c2"
+SHORT, LONG = 100_000, 1_000_000  # bytes: short flows are below, long flows above
+MTU = 1500
+TCP = ("traffic.0.transport=tcp", "traffic.0.routing=ecmp")
+IDEAL = ("scheme.kind=ideal",)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The rack of a run: full (the paper's) or quick."""
+
+    dims: tuple[int, ...]
+    tau_scale: float  # multiplies every tau, so that the load per node stays the paper's
+
+    @property
+    def nodes(self) -> int:
+        return math.prod(self.dims)
+
+    @property
+    def mean_hops(self) -> float:
+        """Mean torus hops between two nodes (uniform pairs, self included): the sum over
+        dimensions of the mean distance on a ring."""
+        return sum(sum(min(i, d - i) for i in range(d)) / d for d in self.dims)
+
+    def overrides(self) -> tuple[str, ...]:
+        return (f"topology.dims=[{', '.join(map(str, self.dims))}]",)
+
+    def rate(self, tau_s: float) -> float:
+        return 1.0 / (tau_s * self.tau_scale)
+
+
+FULL = Geometry((8, 8, 8), 1.0)
+QUICK = Geometry((4, 4, 4), 8.0)
+
+# (label, tau in s, duration full, duration quick)
+TAUS = (("1us", 1e-6, "10ms", "5ms"), ("10us", 1e-5, "20ms", "10ms"), ("100us", 1e-4, "60ms", "30ms"))
+TAU_100NS = ("100ns", 1e-7, "1ms", "1ms")
+HEADROOMS = (0.0, 0.1, 0.2)  # besides the default 0.05 of the tau runs
+SMALL = "10KiB"  # Fig. 9's small flows (its long flows are 35 MiB)
+FIG9_SMALL_SHARE = 0.05
+
+
+def _tau_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+    runs = []
+    for label, tau, full_d, quick_d in (*TAUS, TAU_100NS):
+        base = (f"traffic.0.rate={geo.rate(tau)}", f"duration={quick_d if quick else full_d}")
+        variants = {"r2c2": (), "tcp": TCP, "ideal": IDEAL} if label != "100ns" else {"r2c2": ()}
+        for v, extra in variants.items():
+            runs.append(({"study": "tau", "tau": label, "variant": v}, base + extra))
+        if label == "1us":
+            for h in HEADROOMS:
+                runs.append(({"study": "headroom", "tau": label, "variant": f"headroom {h:g}", "headroom": h},
+                             base + (f"scheme.headroom={h}",)))
+            runs.append(({"study": "interval", "tau": label, "variant": "rho 1ms"}, base + ("scheme.interval=1ms",)))
+    return runs
+
+
+def _fig9_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+    """10 KiB flows only, at tau = 1 us: the formula's small-flow end, measured. (A mix with
+    35 MiB flows cannot be measured in a run of milliseconds: its long flows would not
+    finish, and their finish broadcasts would fall outside the run.)"""
+    duration = "1ms" if quick else "2ms"
+    small = (f"duration={duration}", f"traffic.0.size={SMALL}", f"traffic.0.rate={geo.rate(1e-6)}")
+    return [({"study": "fig9", "variant": "small only"}, small)]
+
+
+def _fig19_runs(quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+    """Short-flow workload plus L unbounded long flows per server, on the 4x4x4 rack in both
+    modes (the 512-node rack with 5,120 long flows is beyond this machine's time budget)."""
+    geo = QUICK
+    runs = []
+    for per_server in (1, 10):
+        long = f'{{pattern = "all_to_all", size = "1GB", rate = {per_server * geo.nodes / 1e-4}, stop = "100us"}}'
+        traffic = f'traffic=[{{pattern = "all_to_all", size = {{kind = "pareto", shape = 1.05, mean = "100KB"}}, rate = {geo.rate(1e-6)}}}, {long}]'
+        for control in ("broadcast", "centralized"):
+            runs.append(({"study": "fig19", "variant": control, "per_server": per_server},
+                         (*geo.overrides(), "duration=3ms", traffic, f"scheme.control={control}")))
+    return runs
+
+
+def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list[Job]:
+    geo = QUICK if quick else FULL
+    out = []
+    for seed in seeds:
+        for labels, extra in (*_tau_runs(geo, quick), *_fig9_runs(geo, quick)):
+            out.append(Job(RACK, (f"seed={seed}", *geo.overrides(), *extra, *overrides), {**labels, "seed": seed}))
+        for labels, extra in _fig19_runs(quick):
+            out.append(Job(RACK, (f"seed={seed}", *extra, *overrides), {**labels, "seed": seed}))
+        fig7 = ("duration=0.12s", "traffic.0.stop=0.1s") if quick else ()
+        for mode in ("packet", "fluid"):
+            out.append(Job(FIG7, (f"seed={seed}", *fig7, *((f"mode={mode}",) if mode == "fluid" else ()), *overrides),
+                           {"study": "fig7", "variant": mode, "seed": seed}))
+    return out
+
+
+# ---------------------------------------------------------------- measuring one run
+
+
+def _torus_ports(res: Results) -> pl.DataFrame:
+    return res.ports.filter(pl.col("node").str.starts_with("sw") & pl.col("peer").str.starts_with("sw"))
+
+
+def measure(job: Job, res: Results) -> dict[str, Any]:
+    """The numbers one run contributes, from its result tables."""
+    f = res.flows
+    short = f.filter(pl.col("size_bytes") < SHORT)
+    long = f.filter(pl.col("size_bytes").is_null() | (pl.col("size_bytes") > LONG))
+    torus = _torus_ports(res)
+    control = res.summary.get("control") or {}
+    kinds = control.get("kinds") or {}
+    state = ((res.summary.get("scheme") or {}).get("state")) or {}
+    # Payload byte-hops on torus links: every RPS path is minimal, `hops` counts the two
+    # host links too.
+    byte_hops = float((f["bytes_delivered"] * (f["hops"] - 2).clip(lower_bound=0)).sum())
+    small_bytes = float(f.filter(pl.col("size_bytes") < SHORT)["bytes_delivered"].sum())
+    start = kinds.get("r2c2_start") or {}
+    row = {
+        **job.labels,
+        "flows": f.height,
+        "short_flows": short.height,
+        "short_unfinished": int(short["fct_s"].is_null().sum()),
+        "short_p99_fct_s": short["fct_s"].drop_nulls().quantile(0.99) if short.height else None,
+        "long_flows": long.height,
+        "long_mean_bps": long["goodput_bps"].mean() if long.height else None,
+        "queue_max_p99_bytes": torus["max_queue_bytes"].quantile(0.99) if torus.height else None,
+        "queue_max_median_bytes": torus["max_queue_bytes"].median() if torus.height else None,
+        "drops": res.summary.get("packets_dropped"),
+        "control_link_bytes": control.get("link_bytes", 0),
+        "broadcast_bytes_per_start": start["bytes"] / start["sent"] if start.get("sent") else None,
+        "data_byte_hops": byte_hops,
+        "small_byte_share": small_bytes / float(f["bytes_delivered"].sum()) if f.height else None,
+        "compute_share_median": (state.get("compute_time_share") or {}).get("median"),
+        "compute_share_p99": (state.get("compute_time_share") or {}).get("p99"),
+        "median_fct_s": f["fct_s"].median(),
+    }
+    keep = ("flow_id", "size_bytes", "fct_s", "goodput_bps", "start_s")
+    return {"row": row, "flows": f.select(keep) if job.labels["study"] in ("tau", "interval", "fig7") else None}
+
+
+# ---------------------------------------------------------------- aggregating
+
+
+@dataclass
+class Report:
+    runs: pl.DataFrame
+    rate_error: pl.DataFrame  # study, variant, tau, seed, flow_id, error
+    fig7: pl.DataFrame  # seed, flow_id, packet fct, fluid fct
+    claims: list[dict[str, Any]]
+    seeds: list[int]
+    quick: bool
+    geometry: Geometry
+    overrides: tuple[str, ...] = ()
+
+
+def _rate_errors(measured: list[tuple[dict, dict]]) -> pl.DataFrame:
+    """|long-flow throughput under R2C2 - under ideal| / ideal, per flow of the same run."""
+    ideal = {(l["tau"], l["seed"]): m["flows"] for l, m in measured if l["study"] == "tau" and l["variant"] == "ideal"}
+    rows = []
+    for labels, m in measured:
+        if labels.get("variant") not in ("r2c2", "rho 1ms") or labels["study"] not in ("tau", "interval"):
+            continue
+        ref = ideal.get((labels["tau"], labels["seed"]))
+        if ref is None:
+            continue
+        both = m["flows"].join(ref, on="flow_id", suffix="_ideal").filter(
+            (pl.col("size_bytes").is_null() | (pl.col("size_bytes") > LONG)) & (pl.col("goodput_bps_ideal") > 0)
+        )
+        rho = "1ms" if labels["variant"] == "rho 1ms" else "500us"
+        rows.append(both.select(
+            pl.lit(rho).alias("rho"), pl.lit(labels["tau"]).alias("tau"), pl.lit(labels["seed"]).alias("seed"), "flow_id",
+            ((pl.col("goodput_bps") - pl.col("goodput_bps_ideal")).abs() / pl.col("goodput_bps_ideal")).alias("error"),
+        ))
+    return pl.concat(rows) if rows else pl.DataFrame(schema={"rho": pl.Utf8, "tau": pl.Utf8, "seed": pl.Int64, "flow_id": pl.Int64, "error": pl.Float64})
+
+
+def _fig7(measured: list[tuple[dict, dict]]) -> pl.DataFrame:
+    by = {(l["variant"], l["seed"]): m["flows"] for l, m in measured if l["study"] == "fig7"}
+    rows = []
+    for (variant, seed), flows in by.items():
+        if variant != "packet" or ("fluid", seed) not in by:
+            continue
+        both = flows.join(by[("fluid", seed)], on="flow_id", suffix="_fluid").drop_nulls(["fct_s", "fct_s_fluid"])
+        rows.append(both.select(pl.lit(seed).alias("seed"), "flow_id", "fct_s", "fct_s_fluid"))
+    return pl.concat(rows) if rows else pl.DataFrame()
+
+
+def aggregate(measured: list[dict[str, Any]], jobs_: list[Job], seeds: list[int], quick: bool, overrides: tuple[str, ...]) -> Report:
+    pairs = [(j.labels, m) for j, m in zip(jobs_, measured)]
+    runs = pl.DataFrame([m["row"] for m in measured], infer_schema_length=None)
+    geo = QUICK if quick else FULL
+    report = Report(runs, _rate_errors(pairs), _fig7(pairs), [], seeds, quick, geo, overrides)
+    report.claims = claims(report)
+    return report
+
+
+# ---------------------------------------------------------------- claims
+
+
+def _per_seed(runs: pl.DataFrame, col: str, **where: Any) -> list[float]:
+    sub = runs
+    for k, v in where.items():
+        sub = sub.filter(pl.col(k) == v)
+    return [x for x in sub.sort("seed")[col].to_list() if x is not None and not (isinstance(x, float) and math.isnan(x))]
+
+
+def _ratio(runs: pl.DataFrame, col: str, a: dict, b: dict) -> list[float]:
+    """Per seed: the value of `a`'s run over `b`'s."""
+    xa, xb = _per_seed(runs, col, **a), _per_seed(runs, col, **b)
+    return [x / y for x, y in zip(xa, xb) if y]
+
+
+def _mr(xs: list[float], fmt: str = ".3g", scale: float = 1.0) -> str:
+    """"median [min-max]" over seeds."""
+    if not xs:
+        return "–"
+    m = sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1]) / 2
+    if len(xs) == 1:
+        return format(m * scale, fmt)
+    return f"{format(m * scale, fmt)} [{format(min(xs) * scale, fmt)}-{format(max(xs) * scale, fmt)}]"
+
+
+def _median(xs: list[float]) -> float | None:
+    if not xs:
+        return None
+    s = sorted(xs)
+    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+
+
+def fig9_formula(geo: Geometry, small_share: float) -> float:
+    """Broadcast bytes / data byte-hops when a share `small_share` of the bytes is in 10 KiB
+    flows and the rest in 35 MiB flows: each flow costs two broadcasts of (n - 1) x 16 B
+    and carries its size over the mean number of torus hops."""
+    per_flow = 2 * (geo.nodes - 1) * 16
+    hops = geo.mean_hops
+    return small_share * per_flow / (10 * 1024 * hops) + (1 - small_share) * per_flow / (35 * 1024 * 1024 * hops)
+
+
+def claims(r: Report) -> list[dict[str, Any]]:
+    runs, geo = r.runs, r.geometry
+    out: list[dict[str, Any]] = []
+
+    def add(fig: str, claim: str, measured: str, ok: bool | None, note: str = "") -> None:
+        out.append({"figure": fig, "claim": claim, "measured": measured, "verdict": {True: "met", False: "missed", None: "not measured"}[ok], "note": note})
+
+    tau1 = {"study": "tau", "tau": "1us"}
+    cost = _per_seed(runs, "broadcast_bytes_per_start", **tau1, variant="r2c2")
+    want = (geo.nodes - 1) * 16
+    add("§4.2", f"one broadcast costs (n - 1) x 16 B = {want:,} B on the links ({geo.nodes} nodes)",
+        _mr(cost, ".0f") + " B per start event", bool(cost) and all(abs(c - want) < 0.5 for c in cost),
+        "control bytes of start events on links / start events, tau = 1 us run")
+    # Fig. 9
+    f_small, f_mix = fig9_formula(geo, 1.0), fig9_formula(geo, FIG9_SMALL_SHARE)
+    meas = [c / d for c, d in zip(_per_seed(runs, "control_link_bytes", study="fig9"), _per_seed(runs, "data_byte_hops", study="fig9")) if d]
+    full = geo == FULL
+    add("Fig. 9", "10 KB flows only: broadcast bytes are 26.66 % of data byte-hops (± 0.5)",
+        f"formula {100 * f_small:.2f} %, measured {_mr(meas, '.2f', 100)} %",
+        (abs(100 * _median(meas) - 26.66) <= 0.5 if meas else False) if full else None,
+        "" if full else "the claim's number is for 512 nodes; this rack's formula is shown")
+    add("Fig. 9", "5 % of bytes in small flows: broadcast bytes are 1.3 % (± 0.1)",
+        f"formula {100 * f_mix:.2f} %", abs(100 * f_mix - 1.3) <= 0.1 if full else None,
+        "formula only: the per-event cost is measured exactly above, and 35 MB flows do not finish within a run")
+    dev = [abs(m / f_small - 1) for m in meas]
+    add("Fig. 9", "measured broadcast / data byte-hops within 10 % of the formula (10 KB flows)",
+        f"deviation {_mr(dev, '.1f', 100)} %", bool(dev) and max(dev) <= 0.10)
+    # Figs. 10-13 at tau = 1 us
+    p99 = _ratio(runs, "short_p99_fct_s", {**tau1, "variant": "tcp"}, {**tau1, "variant": "r2c2"})
+    add("Figs. 10, 12", "tau = 1 us: TCP's short-flow p99 FCT >= 2x R2C2's (paper 3.21x)", f"{_mr(p99, '.2f')}x",
+        bool(p99) and min(p99) >= 2.0)
+    tput = _ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, {**tau1, "variant": "tcp"})
+    add("Figs. 11, 13", "tau = 1 us: R2C2's long-flow throughput >= 1.8x TCP's (paper 2.55x)", f"{_mr(tput, '.2f')}x",
+        bool(tput) and min(tput) >= 1.8)
+    add("Fig. 10", "R2C2's short-flow p99 FCT <= 1.3x PFQ's", "PFQ is not built yet", None)
+    # Fig. 14
+    for label, *_ in TAUS:
+        q99 = _per_seed(runs, "queue_max_p99_bytes", study="tau", tau=label, variant="r2c2")
+        q50 = _per_seed(runs, "queue_max_median_bytes", study="tau", tau=label, variant="r2c2")
+        add("Fig. 14", f"tau = {label}: largest queue p99 <= 54 KB and median <= 1 MTU",
+            f"p99 {_mr(q99, '.1f', 1e-3)} KB, median {_mr(q50, '.2f', 1 / MTU)} packets",
+            bool(q99) and max(q99) <= 54_000 and max(q50) <= MTU,
+            "new flows shorter than one interval at the 40 Gbps host rate are never limited (the paper's choice), and burst into 10 Gbps torus links")
+    q100 = _per_seed(runs, "queue_max_p99_bytes", study="tau", tau="100ns", variant="r2c2")
+    q1 = _per_seed(runs, "queue_max_p99_bytes", **tau1, variant="r2c2")
+    up = [a / b for a, b in zip(q100, q1) if b]
+    add("Fig. 14", "tau = 100 ns: largest-queue p99 at least 5x that at tau = 1 us (paper 330.6 KB)",
+        f"{_mr(q100, '.1f', 1e-3)} KB, {_mr(up, '.2f')}x", bool(up) and min(up) >= 5)
+    # Fig. 17
+    h0 = {"study": "headroom", "tau": "1us", "variant": "headroom 0"}
+    cut = [1 - x for x in _ratio(runs, "short_p99_fct_s", {**tau1, "variant": "r2c2"}, h0)]
+    loss = [1 - x for x in _ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, h0)]
+    add("Fig. 17", "headroom 5 % vs 0 %: short-flow p99 FCT 10-35 % lower (paper 21.9 %)", f"{_mr(cut, '.1f', 100)} % lower",
+        bool(cut) and 0.10 <= _median(cut) <= 0.35)
+    add("Fig. 17", "headroom 5 % vs 0 %: long-flow throughput loss < 5 %", f"{_mr(loss, '.1f', 100)} % lower",
+        bool(loss) and _median(loss) < 0.05)
+    # Figs. 15-16
+    err = r.rate_error
+
+    def q(rho: str, tau: str, p: float) -> list[float]:
+        sub = err.filter((pl.col("rho") == rho) & (pl.col("tau") == tau)) if err.height else err
+        return [g["error"].quantile(p) for _, g in sub.group_by("seed", maintain_order=True)] if err.height else []
+
+    med, p95 = q("500us", "1us", 0.5), q("500us", "1us", 0.95)
+    add("Figs. 15-16", "rho = 500 us: per-flow rate error against rho = 0: median <= 12 %, p95 <= 50 %",
+        f"median {_mr(med, '.1f', 100)} %, p95 {_mr(p95, '.1f', 100)} % (long flows, tau = 1 us)",
+        bool(med) and _median(med) <= 0.12 and _median(p95) <= 0.50, "rho = 0 is the ideal scheme; error of each long flow's throughput")
+    med1, med_low = q("1ms", "1us", 0.5), q("500us", "10us", 0.5)
+    add("Figs. 15-16", "the error rises with rho (1 ms vs 500 us) and with load (tau 1 us vs 10 us)",
+        f"median at rho 1 ms {_mr(med1, '.1f', 100)} %; at tau 10 us {_mr(med_low, '.1f', 100)} %",
+        bool(med1 and med and med_low) and _median(med1) > _median(med) and _median(med) > _median(med_low))
+    # Fig. 8
+    c50 = _per_seed(runs, "compute_share_median", **tau1, variant="r2c2")
+    c99 = _per_seed(runs, "compute_share_p99", **tau1, variant="r2c2")
+    add("Fig. 8", "tau = 1 us, rho = 500 us: one rate computation / rho below the paper's Xeon (median 1.7 %, p99 7.9 %)",
+        f"median {_mr(c50, '.2f', 100)} %, p99 {_mr(c99, '.2f', 100)} % (wall clock, this machine)",
+        bool(c50) and _median(c50) < 0.017 and _median(c99) < 0.079)
+    # Fig. 7
+    f7 = r.fig7
+    if f7.height:
+        ratios = [g["fct_s"].median() / g["fct_s_fluid"].median() for _, g in f7.group_by("seed", maintain_order=True)]
+        add("Fig. 7", "4x4 torus at 5 Gbps, 10 MB flows: packet-level median FCT within 10 % of the fluid (max-min) model",
+            f"packet / fluid median FCT {_mr(ratios, '.3f')}", bool(ratios) and all(abs(x - 1) <= 0.10 for x in ratios),
+            "flows finished in both runs")
+    # Fig. 18
+    add("Fig. 18", "adaptive (GA) routing at least as good as the best fixed protocol at every L", "the genetic routing search is not built yet", None)
+    # Fig. 19
+    for per_server, paper in ((1, 6.2), (10, 19.9)):
+        ratio = _ratio(runs, "control_link_bytes", {"study": "fig19", "variant": "centralized", "per_server": per_server},
+                       {"study": "fig19", "variant": "broadcast", "per_server": per_server})
+        add("Fig. 19", f"{per_server} long flow(s) per server: centralized / decentralized control bytes {paper}x (± 25 %)",
+            f"{_mr(ratio, '.2f')}x (4x4x4 rack)", bool(ratio) and abs(_median(ratio) / paper - 1) <= 0.25,
+            "measured on 64 nodes: broadcasts cost (n - 1) x 16 B, so the ratio depends on the rack size")
+    return out
+
+
+# ---------------------------------------------------------------- the experiment
+
+
+def reproduce(
+    out_dir: str | Path,
+    *,
+    seeds: int = 3,
+    quick: bool = False,
+    overrides: tuple[str, ...] = (),
+    progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
+    max_memory: str | None = None,
+) -> Report:
+    """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules)."""
+    check_target(out_dir, KIND, (SCENARIO_DIR,), force)
+    seed_list = [1] if quick else list(range(1, seeds + 1))
+    all_jobs = jobs(seed_list, quick, tuple(overrides))
+    measured = run_jobs(all_jobs, measure, progress=progress, max_memory=max_memory)
+    report = aggregate(measured, all_jobs, seed_list, quick, tuple(overrides))
+    with atomic_dir(out_dir, KIND, (SCENARIO_DIR,), force) as tmp:
+        write(report, tmp)
+    return report
+
+
+def claims_markdown(report: Report) -> str:
+    lines = ["| figure | claim | corral measured | verdict | note |", "|---|---|---|---|---|"]
+    lines += [f"| {c['figure']} | {c['claim']} | {c['measured']} | {c['verdict']} | {c['note']} |" for c in report.claims]
+    return "\n".join(lines) + "\n"
+
+
+def write(report: Report, out: Path) -> None:
+    report.runs.write_csv(out / "runs.csv", float_precision=6)
+    report.rate_error.write_csv(out / "rate_error.csv", float_precision=6)
+    figures.tau_panels(report.runs, out / "fct_throughput.png")
+    figures.queues(report.runs, out / "queues.png")
+    figures.broadcast_share(report.runs, report.geometry, fig9_formula, out / "broadcast_share.png")
+    figures.rate_error(report.rate_error, out / "rate_error.png")
+    if report.fig7.height:
+        figures.fig7(report.fig7, out / "fig7.png")
+    met = sum(c["verdict"] == "met" for c in report.claims)
+    measured = sum(c["verdict"] != "not measured" for c in report.claims)
+    geo = report.geometry
+    text = [
+        "# R2C2 reproduction (Costa et al., SIGCOMM 2015)",
+        "",
+        f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]}, rack {'x'.join(map(str, geo.dims))}"
+        + (", quick (tau x 8)" if report.quick else "") + "".join(f", --set {o}" for o in report.overrides) + ".",
+        "Values are medians over seeds with the range in brackets.",
+        "",
+        f"## Claims: {met} of {measured} measured claims met ({len(report.claims) - measured} not measured)",
+        "",
+        claims_markdown(report),
+        "![FCT and throughput](fct_throughput.png)",
+        "![queues](queues.png)",
+        "![broadcast share](broadcast_share.png)",
+        "![rate error](rate_error.png)",
+        *(["![Fig. 7](fig7.png)"] if report.fig7.height else []),
+        "",
+        "## Runs",
+        "",
+        "`runs.csv`: one row per run (study, tau, variant, seed) with every measured number.",
+    ]
+    (out / "report.md").write_text("\n".join(text) + "\n")
+    summary = {
+        "experiment": "r2c2",
+        "paper": "Costa et al., R2C2: A Network Stack for Rack-scale Computers, SIGCOMM 2015",
+        "corral_version": __version__,
+        "seeds": report.seeds,
+        "quick": report.quick,
+        "overrides": list(report.overrides),
+        "claims": report.claims,
+        "runs": report.runs.to_dicts(),
+    }
+    (out / "summary.json").write_text(json.dumps(_finite(summary), indent=2, default=str) + "\n")
+
+
+def _finite(x: Any) -> Any:
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
+def rich_tables(report: Report) -> list[Table]:
+    t = Table(title=f"R2C2 ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims", box=box.SIMPLE_HEAD)
+    for col in ("figure", "claim", "measured", "verdict"):
+        t.add_column(col)
+    for c in report.claims:
+        style = {"met": "green", "missed": "red"}.get(c["verdict"], "dim")
+        t.add_row(c["figure"], c["claim"], c["measured"], f"[{style}]{c['verdict']}[/]")
+    return [t]
