@@ -93,8 +93,13 @@ def rate_error(err: pl.DataFrame, path: Path) -> Path:
 def fig7(f7: pl.DataFrame, path: Path) -> Path:
     """FCT CDFs, packet level against fluid mode (Fig. 7's validation)."""
     fig, ax = new_figure(6.0, 3.8)
-    for col, label in (("fct_s", "packet level (R2C2)"), ("fct_s_fluid", "fluid (max-min)")):
-        v = f7[col].sort().to_list()
+    curves = [(f7.filter(pl.col("variant") == v)[col], label) for v, col, label in (
+        ("packet", "fct_s", "packet level, R2C2 (5 % headroom)"),
+        ("packet, headroom 0", "fct_s", "packet level, R2C2 without headroom"),
+        ("packet", "fct_s_fluid", "fluid (max-min, no headroom)"),
+    )]
+    for values, label in curves:
+        v = values.sort().to_list()
         ax.plot([1e3 * x for x in v], [(i + 1) / len(v) for i in range(len(v))], label=label)
     ax.set(xlabel="FCT (ms)", ylabel="CDF", title="4x4 torus, 5 Gbps, 10 MB flows (Fig. 7)")
     ax.legend(frameon=False, fontsize=9)
