@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import corral
-from conftest import corral_cli
+from conftest import TINY, corral_cli
 
 try:
     import tomllib
@@ -38,25 +38,7 @@ CLI_EXAMPLES = int(os.environ.get("CORRAL_FUZZ_CLI_EXAMPLES", max(4, EXAMPLES //
 
 # Small valid scenarios of different shapes: each run takes milliseconds.
 SEEDS = [
-    """
-duration = "2ms"
-[topology]
-kind = "dumbbell"
-senders = 2
-receivers = 1
-link_rate = "1Gbps"
-link_delay = "5us"
-[switch]
-buffer = "32pkt"
-[[flows]]
-src = ["h0", "h1"]
-dst = "h2"
-size = "unbounded"
-tag = "long"
-[metrics]
-interval = "1ms"
-queue_ports = ["sw0:2"]
-""",
+    TINY,
     """
 duration = "1ms"
 seed = 3

@@ -18,7 +18,6 @@ runs/<case>/ folders.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from ..outdir import atomic_dir, check_target
 from ..results import Results
 from . import outcast_figures as figures
 from .outcast_report import SCENARIO_DIR, STUDIES, measure_study_run, study_jobs, variant_table, write_studies
+from . import summary_json
 from .runner import Job, run_jobs
 CASES = ("case1_2", "case1_6", "case1_12")
 SWEEP_CASE = "case1_12"
@@ -284,20 +284,10 @@ def write(report: Report, out: Path) -> None:
         "verdicts": verdicts,
         "study_runs": report.studies,
     }
-    (out / "summary.json").write_text(json.dumps(_finite(summary), indent=2, default=str) + "\n")
+    summary_json.write(out / "summary.json", summary)
     for case, res in report.timeline.items():
         res.write(out / "runs" / case)
 
-
-def _finite(x: Any) -> Any:
-    """`x` with NaN and infinities replaced by None, so that summary.json is valid JSON."""
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
 
 
 def _num(x: Any, fmt: str = ".2f") -> str:

@@ -24,7 +24,6 @@ measured: those parts are not built yet.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from .. import __version__
 from ..outdir import atomic_dir, check_target
 from ..results import Results
 from . import r2c2_figures as figures
+from . import summary_json
 from .runner import Job, run_jobs
 
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "r2c2"))
@@ -463,17 +463,8 @@ def write(report: Report, out: Path) -> None:
         "claims": report.claims,
         "runs": report.runs.to_dicts(),
     }
-    (out / "summary.json").write_text(json.dumps(_finite(summary), indent=2, default=str) + "\n")
+    summary_json.write(out / "summary.json", summary)
 
-
-def _finite(x: Any) -> Any:
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
 
 
 def rich_tables(report: Report) -> list[Table]:

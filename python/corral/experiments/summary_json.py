@@ -1,0 +1,24 @@
+"""summary.json of a reproduction: valid JSON whatever the numbers (NaN and infinities
+become null)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+
+def finite(x: Any) -> Any:
+    """`x` with NaN and infinities replaced by None, in nested dicts and lists too."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [finite(v) for v in x]
+    return x
+
+
+def write(path: Path, summary: dict[str, Any]) -> None:
+    path.write_text(json.dumps(finite(summary), indent=2, default=str) + "\n")
