@@ -25,12 +25,17 @@
 //!   unsent bytes (wire bytes), smoothed by an EWMA of weight `demand_ewma`; it is announced
 //!   when it is below the flow's allocation and moved by more than `demand_change` since the
 //!   last announcement (or rose that much above it).
+//! - Routing search (section 3.4, `routing_search = true`): every `search_every` the node of
+//!   host 0 runs the genetic algorithm of [`ga`] over the long flows of its view (RPS or VLB
+//!   each; fitness: the aggregate max-min throughput) and broadcasts the changes, 5 bytes per
+//!   flow (up to 300 in one message); each source then switches its flows' routing.
 //! - `control = "centralized"`, the paper's comparison in Fig. 19: events go by unicast to
 //!   one controller node, which recomputes the whole rack's rates on every event it hears
 //!   (`central_batch = false`, default: the paper's controller answers each event) or every
 //!   interval, and sends each changed rate to the flow's source (`rate_bytes` per message).
 
 pub mod event;
+pub mod ga;
 pub mod view;
 pub mod weights;
 
@@ -97,6 +102,19 @@ pub struct R2c2Config {
     pub rate_bytes: u32,
     /// Centralized: recompute every interval instead of at every event (default false).
     pub central_batch: bool,
+    /// Run the genetic routing search (default false: every flow keeps its routing).
+    pub routing_search: bool,
+    /// Time between searches (default "2ms"; the paper's "every few seconds" scaled to runs
+    /// of milliseconds).
+    pub search_every: Time,
+    /// Flows of at least this size (or unbounded) are searched over (default "1MB").
+    pub search_long: crate::units::Bytes,
+    /// GA population, mutation probability, generations at most, and generations without
+    /// improvement that end the search (defaults 100, 0.01, 50, 10).
+    pub ga_population: u32,
+    pub ga_mutation: f64,
+    pub ga_generations: u32,
+    pub ga_patience: u32,
     /// What a new flow sends before the next epoch: "size" (default), "line" or "local".
     pub first_rate: FirstRate,
     /// Delay before a dropped control message is sent again (default "20us").
@@ -120,6 +138,13 @@ impl Default for R2c2Config {
             controller: None,
             rate_bytes: 16,
             central_batch: false,
+            routing_search: false,
+            search_every: Time::from_ms(2),
+            search_long: crate::units::Bytes(1_000_000),
+            ga_population: 100,
+            ga_mutation: 0.01,
+            ga_generations: 50,
+            ga_patience: 10,
             first_rate: FirstRate::Size,
             resend_after: Time::from_us(20),
             dupthresh: 32,
@@ -140,12 +165,28 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.resend_after > Time::ZERO, "scheme.resend_after", || "must be positive".into())?;
     ensure(cfg.control == ControlKind::Centralized || cfg.controller.is_none(), "scheme.controller", || "only used with control = \"centralized\"".into())?;
     ensure(cfg.control == ControlKind::Centralized || !cfg.central_batch, "scheme.central_batch", || "only used with control = \"centralized\"".into())?;
+    ensure(cfg.search_every > Time::ZERO, "scheme.search_every", || "must be positive".into())?;
+    ensure(cfg.ga_population >= 2, "scheme.ga_population", || "must be at least 2".into())?;
+    ensure((0.0..=1.0).contains(&cfg.ga_mutation), "scheme.ga_mutation", || format!("must be in [0, 1], got {}", cfg.ga_mutation))?;
+    ensure(cfg.ga_generations >= 1 && cfg.ga_patience >= 1, "scheme.ga_generations", || "ga_generations and ga_patience must be at least 1".into())?;
+    ensure(cfg.control == ControlKind::Broadcast || !cfg.routing_search, "scheme.routing_search", || "runs with control = \"broadcast\"".into())?;
     Ok(Box::new(R2c2 { cfg, ..R2c2::default() }))
 }
 
 /// Timer tags: the periodic recomputation, and re-sending a flow's lost messages.
 const EPOCH: u32 = 0;
 const RESEND: u32 = 1;
+const SEARCH: u32 = 2;
+const RESEND_ROUTES: u32 = 3;
+
+/// Bytes per flow of a routing decision (a 4-byte flow id and a protocol byte, section 3.4),
+/// and flows per message (one 1,500-byte packet).
+const ROUTE_ENTRY_BYTES: u32 = 5;
+const ROUTES_PER_MESSAGE: usize = 300;
+
+/// A broadcast of routing decisions: flow id and whether it now uses VLB (else RPS).
+#[derive(Clone, Debug)]
+struct RouteMsg(Vec<(u32, bool)>);
 
 /// A flow's state at its source.
 #[derive(Clone, Debug)]
@@ -194,6 +235,8 @@ pub struct R2c2 {
     sent_rate: HashMap<u32, f64>,
     /// Lost messages to send again, per flow: event kinds, and whether a rate message.
     lost: BTreeMap<u32, (Vec<Kind>, bool)>,
+    /// Lost routing decisions to broadcast again.
+    lost_routes: Vec<(u32, bool)>,
     stats: Stats,
 }
 
@@ -204,6 +247,8 @@ struct Stats {
     epochs: u64,
     solves: u64,
     rate_changes: u64,
+    searches: u64,
+    routes_changed: u64,
     /// Wall time of each node's recomputation / interval (every node of a group counts the
     /// group's one computation: it would have run it itself).
     compute_share: Vec<f64>,
@@ -413,6 +458,84 @@ impl R2c2 {
 }
 
 impl R2c2 {
+    /// The routing search at the node of host 0: GA over its view's long flows, then the
+    /// changes broadcast.
+    fn search(&mut self, ctx: &mut dyn Ctx) {
+        let next = ctx.now() + self.cfg.search_every;
+        ctx.schedule(next, 0, SEARCH);
+        self.stats.searches += 1;
+        let node = 0usize;
+        let entries: Vec<(u32, FlowInfo)> = self.views[node].iter().map(|(&f, &i)| (f, i)).collect();
+        let long = self.cfg.search_long.0;
+        let is_long = |f: u32| ctx.flow(FlowId(f)).size.is_none_or(|b| b >= long);
+        let candidates: Vec<usize> = (0..entries.len()).filter(|&i| is_long(entries[i].0) && matches!(entries[i].1.routing, Routing::Rps | Routing::Vlb)).collect();
+        if candidates.is_empty() {
+            return;
+        }
+        // Each flow's usage under its own routing, and each candidate's under RPS and VLB.
+        let mut base: Vec<FlowSpec> = Vec::with_capacity(entries.len());
+        for (f, info) in &entries {
+            let usage = self.usage_of(ctx, *f, info).to_vec();
+            base.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage });
+        }
+        let w = self.weights.as_mut().expect("init ran");
+        let options: Vec<[Vec<(u32, f64)>; 2]> = candidates
+            .iter()
+            .map(|&i| {
+                let (f, info) = entries[i];
+                [Routing::Rps, Routing::Vlb].map(|r| w.usage(ctx.net(), ctx.routes(), ctx.seed(), r, f, info.src, info.dst).to_vec())
+            })
+            .collect();
+        let current: Vec<bool> = candidates.iter().map(|&i| entries[i].1.routing == Routing::Vlb).collect();
+        let (capacity, headroom) = (self.capacity.clone(), self.cfg.headroom);
+        let settings = ga::GaSettings {
+            population: self.cfg.ga_population as usize,
+            mutation: self.cfg.ga_mutation,
+            generations: self.cfg.ga_generations as usize,
+            patience: self.cfg.ga_patience as usize,
+        };
+        let mut problem = Problem { capacity, headroom, flows: base };
+        let found = ga::search(&current, settings, ctx.rng(), |genes| {
+            for (k, &i) in candidates.iter().enumerate() {
+                problem.flows[i].usage.clone_from(&options[k][genes[k] as usize]);
+            }
+            solve_validated(&problem).rate.iter().sum()
+        });
+        let changes: Vec<(u32, bool)> = candidates.iter().zip(&found.genes).zip(&current).filter(|((_, a), b)| a != b).map(|((&i, &vlb), _)| (entries[i].0, vlb)).collect();
+        if changes.is_empty() {
+            return;
+        }
+        self.apply_routes(ctx, node, &changes);
+        self.broadcast_routes(ctx, &changes);
+    }
+
+    /// Broadcasts routing decisions from the searching node, 300 flows per message.
+    fn broadcast_routes(&mut self, ctx: &mut dyn Ctx, routes: &[(u32, bool)]) {
+        let from = self.switch_of[0];
+        for chunk in routes.chunks(ROUTES_PER_MESSAGE) {
+            let msg = Message::new("r2c2_route", ROUTE_ENTRY_BYTES * chunk.len() as u32, RouteMsg(chunk.to_vec()));
+            ctx.broadcast(from, 0, msg);
+        }
+    }
+
+    /// Routing decisions reached rack node `node`: its view takes them, and its own flows
+    /// switch.
+    fn apply_routes(&mut self, ctx: &mut dyn Ctx, node: usize, routes: &[(u32, bool)]) {
+        for &(f, vlb) in routes {
+            let routing = if vlb { Routing::Vlb } else { Routing::Rps };
+            if let Some(info) = self.views[node].get(f).copied() {
+                self.views[node].put(f, FlowInfo { routing, ..info });
+            }
+            if let Some(s) = self.own[node].get_mut(&f) {
+                if s.routing != routing {
+                    s.routing = routing;
+                    self.stats.routes_changed += 1;
+                    ctx.set_routing(FlowId(f), routing);
+                }
+            }
+        }
+    }
+
     /// Sends a flow's lost messages again, as the flow is now: a lost start or update goes
     /// out with its current state (not if the flow has finished since); a lost finish as
     /// it was; a lost rate as the controller's latest.
@@ -471,6 +594,9 @@ impl Scheme for R2c2 {
         self.weights = Some(Weights::new(net, ctx.topology()));
         let first = self.cfg.interval;
         ctx.schedule(first, 0, EPOCH);
+        if self.cfg.routing_search {
+            ctx.schedule(self.cfg.search_every, 0, SEARCH);
+        }
     }
 
     fn check(&self, topology: &TopologyConfig, net: &Network) -> Result<()> {
@@ -550,6 +676,11 @@ impl Scheme for R2c2 {
         } else if let Some(r) = msg.body::<RateMsg>() {
             let src = ctx.flow(FlowId(r.flow)).src as usize;
             self.set(ctx, src, r.flow, r.bps);
+        } else if let Some(RouteMsg(routes)) = msg.body::<RouteMsg>() {
+            let node = self.rack_of[at.idx()];
+            if node != u32::MAX {
+                self.apply_routes(ctx, node as usize, routes);
+            }
         }
     }
 
@@ -560,6 +691,13 @@ impl Scheme for R2c2 {
             (flow, Some(e.kind))
         } else if let Some(r) = msg.body::<RateMsg>() {
             (r.flow, None)
+        } else if let Some(RouteMsg(routes)) = msg.body::<RouteMsg>() {
+            if self.lost_routes.is_empty() {
+                let at = ctx.now() + self.cfg.resend_after;
+                ctx.schedule(at, 0, RESEND_ROUTES);
+            }
+            self.lost_routes.extend_from_slice(routes);
+            return;
         } else {
             return;
         };
@@ -580,6 +718,13 @@ impl Scheme for R2c2 {
         match tag {
             EPOCH => self.epoch(ctx),
             RESEND => self.resend(ctx, agent),
+            SEARCH => self.search(ctx),
+            RESEND_ROUTES => {
+                // Every node applies decisions idempotently: the whole lost set goes again.
+                let routes = std::mem::take(&mut self.lost_routes);
+                self.stats.resent += 1;
+                self.broadcast_routes(ctx, &routes);
+            }
             _ => {}
         }
     }
@@ -594,6 +739,8 @@ impl Scheme for R2c2 {
             "epochs": self.stats.epochs,
             "rate_computations": self.stats.solves,
             "rate_changes": self.stats.rate_changes,
+            "routing_searches": self.stats.searches,
+            "routing_changes": self.stats.routes_changed,
             "usage_vectors_computed": self.weights.as_ref().map_or(0, |w| w.computed),
             // Wall-clock: varies from run to run and machine to machine.
             "compute_time_share": { "median": q(0.5), "p99": q(0.99), "samples": share.len() },
