@@ -9,6 +9,7 @@ pub mod queues;
 use crate::error::{config_err, Result};
 use crate::net::queue::QueueDisc;
 use crate::net::shared_buffer::SharedBuffer;
+use crate::ids::PortId;
 use crate::net::Network;
 use crate::route::{RouteTable, Routing};
 use crate::scenario::flows::expand;
@@ -56,6 +57,38 @@ pub struct Built {
     pub tenants: Vec<String>,
     /// Per node: the switch's shared buffer (packet mode with `buffer_model = "shared"`).
     pub shared_buffers: Vec<Option<SharedBuffer>>,
+    /// `[[events]]` in time order: when, the ports, and each port's new rate (with its clock
+    /// offset in packet mode).
+    pub link_events: Vec<(Time, Vec<(PortId, Rate)>)>,
+}
+
+/// A port's rate under its clock offset (`network.clock_ppm`, packet mode): the same
+/// offset draw for the port at build time and at every scheduled change.
+fn clocked(sc: &Scenario, packet: bool, port: usize, nominal: Rate) -> Rate {
+    if !packet || sc.network.clock_ppm <= 0.0 {
+        return nominal;
+    }
+    let ppb = (sc.network.clock_ppm * 1000.0) as u64;
+    let offset = Rng::stream(sc.seed, stream::LINK_CLOCK, port as u64).below(2 * ppb + 1) as i128 - ppb as i128;
+    let r = nominal.0 as i128;
+    Rate((r + r * offset / 1_000_000_000) as u64)
+}
+
+/// The ports and rates of each `[[events]]` entry, in time order (ties in entry order).
+fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<Vec<(Time, Vec<(PortId, Rate)>)>> {
+    let mut out = Vec::with_capacity(sc.events.len());
+    for (i, e) in sc.events.iter().enumerate() {
+        let (name, both) = e.target();
+        let key = format!("events[{i}].{}", if both { "link" } else { "port" });
+        let p = net.port_by_name(name).ok_or_else(|| config_err(&key, format!("unknown port \"{name}\"; expected \"node:port\" with a node name of this topology and a port number it has")))?;
+        let mut ports = vec![p];
+        if both {
+            ports.push(net.ports[p.idx()].peer_port);
+        }
+        out.push((e.at, ports.into_iter().map(|q| (q, clocked(sc, packet, q.idx(), e.rate))).collect()));
+    }
+    out.sort_by_key(|e| e.0);
+    Ok(out)
 }
 
 /// Index of `name` in `list`, appended if new.
@@ -78,14 +111,11 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     let topo = sc.topology.build();
     // Switch ports get their discipline below, once rates are final.
     let mut net = Network::build(&topo, |_| QueueDisc::taildrop(sc.host.buffer));
-    if packet && sc.network.clock_ppm > 0.0 {
-        let ppb = (sc.network.clock_ppm * 1000.0) as u64;
-        for (i, p) in net.ports.iter_mut().enumerate() {
-            let offset = Rng::stream(sc.seed, stream::LINK_CLOCK, i as u64).below(2 * ppb + 1) as i128 - ppb as i128;
-            let r = p.rate().0 as i128;
-            p.set_rate(Rate((r + r * offset / 1_000_000_000) as u64));
-        }
+    for (i, p) in net.ports.iter_mut().enumerate() {
+        let r = clocked(sc, packet, i, p.rate());
+        p.set_rate(r);
     }
+    let link_events = link_events(sc, &net, packet)?;
     let mut routes = RouteTable::build(&net, false);
     let mut defs = expand(sc, &net, &routes)?;
     let explicit = defs.len();
@@ -116,5 +146,5 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         flows.push(FlowPlan { def, routing, transport, hops, ideal, class, tenant });
     }
     let shared_buffers = if packet { queues::install(&mut net, &sc.switch, sc.seed, &tenants) } else { (0..net.nodes.len()).map(|_| None).collect() };
-    Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers })
+    Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers, link_events })
 }

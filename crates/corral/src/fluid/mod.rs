@@ -14,7 +14,8 @@
 //! `[scheme]` is ignored (every flow moves at its max-min rate).
 //!
 //! Event loop: the next event is the earliest of the next arrival, the next completion at the
-//! current rates, and the next throughput sample; bytes advance linearly in between.
+//! current rates, the next `[[events]]` link-rate change, and the next throughput sample;
+//! bytes advance linearly in between.
 
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::error::Result;
@@ -31,6 +32,11 @@ use crate::workload::flow::FlowDef;
 /// A fluid run.
 pub struct FluidSim {
     pub scenario: Scenario,
+    /// Payload share of a link's rate: mss / (mss + header).
+    payload: f64,
+    /// `[[events]]` link-rate changes in time order, and the next to apply.
+    link_events: Vec<(Time, Vec<(crate::ids::PortId, crate::units::Rate)>)>,
+    next_link_event: usize,
     pub net: Network,
     pub defs: Vec<FlowDef>,
     routing: Vec<Routing>,
@@ -72,6 +78,7 @@ impl FluidSim {
     pub fn new(scenario: Scenario) -> Result<FluidSim> {
         let b = crate::build::build(&scenario, false, scenario.scheme.is_some())?;
         let (net, routes) = (b.net, b.routes);
+        let link_events = b.link_events;
         let routing: Vec<Routing> = b.flows.iter().map(|p| p.routing).collect();
         let hops = b.flows.iter().map(|p| p.hops).collect();
         let ideal = b.flows.iter().map(|p| p.ideal).collect();
@@ -116,6 +123,9 @@ impl FluidSim {
             classes,
             class_of,
             defs,
+            payload,
+            link_events,
+            next_link_event: 0,
             scenario,
         })
     }
@@ -182,6 +192,9 @@ impl FluidSim {
             if let Some(a) = arrival {
                 t = t.min(a);
             }
+            if let Some(e) = self.link_events.get(self.next_link_event) {
+                t = t.min(e.0);
+            }
             if let Some((c, _)) = completion {
                 t = t.min(c);
             }
@@ -198,6 +211,17 @@ impl FluidSim {
                 if let Some(c) = self.class_of[i] {
                     self.class_series.active[c as usize] -= 1;
                 }
+                self.events += 1;
+                changed = true;
+            }
+            while let Some((at, ports)) = self.link_events.get(self.next_link_event) {
+                if *at > t {
+                    break;
+                }
+                for &(p, rate) in ports {
+                    self.alloc.set_capacity(p.0, rate.bps() as f64 * self.payload).expect("a port of the network");
+                }
+                self.next_link_event += 1;
                 self.events += 1;
                 changed = true;
             }

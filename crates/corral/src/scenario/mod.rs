@@ -5,6 +5,7 @@
 //! Parsing and validation are separate steps: serde checks types, units and unknown keys;
 //! `validate()` checks values and references (hosts, ports, routes).
 
+pub mod events;
 pub mod budget;
 pub mod control;
 pub mod flows;
@@ -62,6 +63,9 @@ pub struct Scenario {
     pub traffic: Vec<crate::workload::TrafficSpec>,
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// Scheduled changes of link rates (`[[events]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<events::LinkEvent>,
     /// Directory of the scenario file, for relative paths (CDF files, flow lists).
     #[serde(skip)]
     pub base_dir: Option<std::path::PathBuf>,

@@ -70,6 +70,9 @@ impl Scenario {
         for (i, t) in self.traffic.iter().enumerate() {
             t.validate(i, self.duration)?;
         }
+        for (i, e) in self.events.iter().enumerate() {
+            e.validate(i, self.duration)?;
+        }
         let b = &self.metrics.size_buckets;
         ensure(b.windows(2).all(|w| w[0] < w[1]) && b.iter().all(|x| x.0 > 0), "metrics.size_buckets", || "must be increasing positive sizes, like [\"100KB\", \"1MB\"]".into())?;
         Ok(())

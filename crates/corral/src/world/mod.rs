@@ -53,6 +53,8 @@ pub enum Event {
     Timer { agent: u32, tag: u32 },
     /// An out-of-band control message (slot) reaches `node`.
     CtrlDeliver { slot: u32, node: NodeId },
+    /// `[[events]]` entry `index` (in time order) changes link rates.
+    LinkRate { index: u32 },
 }
 
 /// One connection: its definition, both endpoints and timer bookkeeping.
@@ -160,6 +162,8 @@ pub struct Simulation {
     /// there are any.
     tapped_hosts: Vec<bool>,
     hosts_tapped: bool,
+    /// `[[events]]`: scheduled link-rate changes, in time order.
+    link_events: Vec<(Time, Vec<(PortId, crate::units::Rate)>)>,
     /// Work a scheme asked for, done once its hook has returned.
     pending: Vec<scheme::Action>,
 }
@@ -278,6 +282,9 @@ impl Simulation {
         if !queue_ports.is_empty() {
             events.schedule(Time::ZERO, Event::SampleQueues);
         }
+        for (i, e) in b.link_events.iter().enumerate() {
+            events.schedule(e.0, Event::LinkRate { index: i as u32 });
+        }
         let metrics = Metrics::new(explicit, b.classes.len(), scenario.metrics.record_drops, scenario.metrics.latency_sample_every);
         let hosts = (0..b.net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
         let n_hosts = b.net.hosts.len();
@@ -295,6 +302,7 @@ impl Simulation {
             counts: PacketCounts::default(),
             queue_ports,
             shared_buffers: b.shared_buffers,
+            link_events: b.link_events,
             hosts,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(4),
@@ -384,6 +392,12 @@ impl Simulation {
             Event::SampleQueues => self.sample_queues(),
             Event::Timer { agent, tag } => self.call_scheme(|s, ctx| s.on_timer(ctx, agent, tag)),
             Event::CtrlDeliver { slot, node } => self.deliver_control(node, slot),
+            Event::LinkRate { index } => {
+                // A packet being serialized finishes at the old rate; the next at the new.
+                for &(port, rate) in &self.link_events[index as usize].1 {
+                    self.net.ports[port.idx()].set_rate(rate);
+                }
+            }
         }
     }
 

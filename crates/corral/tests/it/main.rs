@@ -7,6 +7,7 @@ mod conservation;
 mod dctcp;
 mod determinism;
 mod equal_length;
+mod events;
 mod fairness;
 mod fluid;
 mod host_backpressure;
