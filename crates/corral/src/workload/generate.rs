@@ -240,7 +240,7 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
             None => {
                 // The senders' access links, or the receivers' if fewer (many-to-one, incast:
                 // the one receiver's link is the capacity the flows share).
-                let senders: f64 = picker.hosts().iter().filter(|&&h| Some(h) != dst).map(|&h| access_bps(net, h)).sum();
+                let senders: f64 = picker.senders().iter().filter(|&&h| Some(h) != dst).map(|&h| access_bps(net, h)).sum();
                 let receivers = match (spec.pattern, dst) {
                     (TrafficPattern::ManyToOne | TrafficPattern::Incast, Some(d)) => access_bps(net, d),
                     (TrafficPattern::Incast, None) => picker.hosts().iter().map(|&h| access_bps(net, h)).sum(),

@@ -9,7 +9,9 @@
 //! * `permutation`: a fixed random derangement (each host sends only to its partner, no
 //!   host receives from two), flows from random sources;
 //! * `incast` (partition/aggregate, DCTCP paper section 2.3.2): per request, N distinct
-//!   senders answer one receiver at the same time ([`PairPicker::incast_senders`]).
+//!   senders answer one receiver at the same time ([`PairPicker::incast_senders`]);
+//! * `half_to_half` (HCC's evaluation): the lower half of the hosts by index sends, each
+//!   flow to a uniformly random host of the upper half.
 
 use crate::sim::rng::Rng;
 
@@ -21,6 +23,8 @@ pub enum TrafficPattern {
     ManyToOne,
     Permutation,
     Incast,
+    /// The first half of the hosts (by index) sends to the second half.
+    HalfToHalf,
     /// An explicit flow list file ([`super::trace`]).
     Trace,
 }
@@ -37,6 +41,8 @@ pub struct PairPicker {
     dst: Option<u32>,
     /// Permutation partner, by position in `hosts`.
     partner: Vec<u32>,
+    /// half_to_half: the senders and the receivers, each in index order.
+    halves: (Vec<u32>, Vec<u32>),
 }
 
 impl PairPicker {
@@ -67,11 +73,23 @@ impl PairPicker {
                 partner[order[k] as usize] = order[(k + 1) % n];
             }
         }
-        PairPicker { kind, hosts, rack_range, dst, partner }
+        let mut halves = (Vec::new(), Vec::new());
+        if kind == TrafficPattern::HalfToHalf {
+            let mut by_index = hosts.clone();
+            by_index.sort_unstable();
+            let right = by_index.split_off(by_index.len() / 2);
+            halves = (by_index, right);
+        }
+        PairPicker { kind, hosts, rack_range, dst, partner, halves }
     }
 
     pub fn hosts(&self) -> &[u32] {
         &self.hosts
+    }
+
+    /// The hosts that send: half_to_half's lower half, else all of them.
+    pub fn senders(&self) -> &[u32] {
+        if self.kind == TrafficPattern::HalfToHalf { &self.halves.0 } else { &self.hosts }
     }
 
     /// Does every host have a destination in another rack?
@@ -109,6 +127,10 @@ impl PairPicker {
                 let k = rng.below(n - (hi - lo) as u64) as u32;
                 let d = if k < lo { k } else { k + (hi - lo) };
                 (self.hosts[s], self.hosts[d as usize])
+            }
+            TrafficPattern::HalfToHalf => {
+                let (left, right) = &self.halves;
+                (left[rng.below(left.len() as u64) as usize], right[rng.below(right.len() as u64) as usize])
             }
             TrafficPattern::AllToAll | TrafficPattern::Trace => {
                 let s = rng.below(n) as usize;
@@ -209,6 +231,21 @@ mod tests {
             ds.sort_unstable();
             assert_eq!(ds, all(), "every host receives exactly once");
         }
+    }
+
+    #[test]
+    fn half_to_half_sends_from_the_lower_half_to_the_upper_half() {
+        let mut r = Rng::stream(1, 3, 5);
+        let p = PairPicker::new(TrafficPattern::HalfToHalf, &all(), &racks(), None, &mut r);
+        let (mut srcs, mut dsts) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+        for _ in 0..5000 {
+            let (s, d) = p.pick(&mut r);
+            assert!(s < 8 && d >= 8, "h{s} -> h{d}");
+            srcs.insert(s);
+            dsts.insert(d);
+        }
+        assert_eq!((srcs.len(), dsts.len()), (8, 8));
+        assert_eq!(p.senders(), &(0..8).collect::<Vec<u32>>()[..]);
     }
 
     #[test]
