@@ -173,7 +173,8 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     Ok(Box::new(R2c2 { cfg, ..R2c2::default() }))
 }
 
-/// Timer tags: the periodic recomputation, and re-sending a flow's lost messages.
+/// Timer tags: the periodic recomputation, re-sending a flow's lost messages, the routing
+/// search, and re-sending lost routing decisions.
 const EPOCH: u32 = 0;
 const RESEND: u32 = 1;
 const SEARCH: u32 = 2;
