@@ -71,6 +71,30 @@ fn ideal_rates_match_the_allocator_without_drops_or_queues() {
     assert_eq!(sim.flows_table().column("transport"), Some(&corral::metrics::Column::Str(vec!["ideal".into(); 16])));
 }
 
+// mode = "periodic" (HCC's centralized baseline): hosts report to core0 every 100 us and
+// core0 sends every flow its rate. The rates are the instant mode's (the same max-min), the
+// messages cross the network: 16 flows on 16 hosts, so each period core0 receives 16 reports
+// of 16 + 8 B and sends 16 rates of 16 B. The flows start at their access-link rate, so the
+// first 100 us overflow the hot spot; the test reads the rates the senders hold at the end.
+#[test]
+fn periodic_ideal_reaches_the_same_rates_through_counted_messages() {
+    let text = fat_tree_16_flows("mode = \"periodic\"\ncontroller = \"core0\"\nperiod = \"100us\"").replace("[switch]", "[transport]\nmin_rto = \"1ms\"\n[switch]");
+    let instant = common::run(&fat_tree_16_flows(""), &[]);
+    let sim = common::run(&text, &[]);
+    for (i, (a, b)) in sim.flows.iter().zip(&instant.flows).enumerate() {
+        let (ra, rb) = (a.sender.rate_bps().unwrap() as f64, b.sender.rate_bps().unwrap() as f64);
+        assert!((ra / rb - 1.0).abs() < 1e-6, "flow {i}: {ra:.4e} vs instant {rb:.4e}");
+    }
+    let c = &sim.scheme_counters;
+    let periods = c["root_received_bytes"] / (16 * (16 + 8));
+    assert!((1400..=1500).contains(&periods), "{c:?}");
+    assert!(c["root_sent_bytes"] >= 16 * 16 * (periods - 2), "{c:?}");
+    let kinds = &sim.ctrl.kinds;
+    assert!(kinds.contains(&"ideal_report") && kinds.contains(&"ideal_rate"));
+    let err = corral::scenario::load(&fat_tree_16_flows("period = \"1ms\""), &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
+    assert!(err.starts_with("scheme.period: only used with mode = \"periodic\""), "{err}");
+}
+
 // With a control delay the flows start at their access-link rate before their first rates
 // arrive: the 4-to-1 hot spot overflows h0's 20-packet ToR queue, and the rate-limited
 // senders recover every loss by retransmission (each 200 KB flow delivers all its bytes;

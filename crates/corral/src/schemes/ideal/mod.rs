@@ -26,10 +26,35 @@ use crate::units::Time;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+pub mod periodic;
+
+/// How the controller learns of flows and tells them their rates.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// It knows every start and end at once, and its rates take effect at once (or `delay`
+    /// later).
+    Instant,
+    /// Hosts report to a controller switch every `period` and it sends rates back, as real
+    /// control messages ([`periodic`]).
+    Periodic,
+}
+
 /// `[scheme]` with `kind = "ideal"`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IdealConfig {
+    /// "instant" (default) or "periodic".
+    pub mode: Mode,
+    /// Periodic: the reporting and computing period (default "100us").
+    pub period: Time,
+    /// Periodic: the controller's switch (default: the first switch with the most ports).
+    pub controller: Option<String>,
+    /// Periodic: bytes of a host's report, a header and one entry per flow (defaults 16, 8),
+    /// and of one flow's rate message (default 16).
+    pub report_header: u32,
+    pub report_entry: u32,
+    pub rate_bytes: u32,
     /// Time from a flow event to the new rates (default "0s": at once).
     pub delay: Time,
     /// Fraction of every link kept unallocated, in [0, 1) (default 0.05, R2C2's choice).
@@ -42,13 +67,34 @@ pub struct IdealConfig {
 
 impl Default for IdealConfig {
     fn default() -> Self {
-        IdealConfig { delay: Time::ZERO, headroom: 0.05, jitter: true }
+        IdealConfig {
+            mode: Mode::Instant,
+            period: Time::from_us(100),
+            controller: None,
+            report_header: 16,
+            report_entry: 8,
+            rate_bytes: 16,
+            delay: Time::ZERO,
+            headroom: 0.05,
+            jitter: true,
+        }
     }
 }
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: IdealConfig = typed(table, "scheme")?;
     ensure(cfg.headroom.is_finite() && (0.0..1.0).contains(&cfg.headroom), "scheme.headroom", || format!("must be in [0, 1), got {}", cfg.headroom))?;
+    let periodic = cfg.mode == Mode::Periodic;
+    let unused = |key: &str, used: bool| ensure(used, &format!("scheme.{key}"), || format!("only used with mode = \"{}\"", if periodic { "instant" } else { "periodic" }));
+    let d = IdealConfig::default();
+    unused("controller", periodic || cfg.controller.is_none())?;
+    unused("period", periodic || cfg.period == d.period)?;
+    unused("delay", !periodic || cfg.delay == d.delay)?;
+    if periodic {
+        ensure(cfg.period > Time::ZERO, "scheme.period", || "must be positive".into())?;
+        ensure(cfg.report_header >= 1 && cfg.rate_bytes >= 1, "scheme.report_header", || "report_header and rate_bytes must be at least 1 byte".into())?;
+        return Ok(Box::new(periodic::Periodic::new(cfg)));
+    }
     Ok(Box::new(Ideal { cfg, alloc: None, slot: BTreeMap::new(), rate: BTreeMap::new() }))
 }
 
