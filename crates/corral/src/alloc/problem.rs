@@ -98,7 +98,7 @@ impl FlowSpec {
             if let Some(e) = entry_error(i, j, l, a, links) {
                 return Some(e);
             }
-            if !(a > 0.0) {
+            if a <= 0.0 {
                 return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
             }
             if !seen.insert(l) {

@@ -7,9 +7,9 @@
 pub mod queues;
 
 use crate::error::{config_err, Result};
+use crate::ids::PortId;
 use crate::net::queue::QueueDisc;
 use crate::net::shared_buffer::SharedBuffer;
-use crate::ids::PortId;
 use crate::net::Network;
 use crate::route::{RouteTable, Routing};
 use crate::scenario::flows::expand;
@@ -57,10 +57,12 @@ pub struct Built {
     pub tenants: Vec<String>,
     /// Per node: the switch's shared buffer (packet mode with `buffer_model = "shared"`).
     pub shared_buffers: Vec<Option<SharedBuffer>>,
-    /// `[[events]]` in time order: when, the ports, and each port's new rate (with its clock
-    /// offset in packet mode).
-    pub link_events: Vec<(Time, Vec<(PortId, Rate)>)>,
+    pub link_events: LinkEvents,
 }
+
+/// `[[events]]` in time order: when, the ports, and each port's new rate (with its clock
+/// offset in packet mode).
+pub type LinkEvents = Vec<(Time, Vec<(PortId, Rate)>)>;
 
 /// A port's rate under its clock offset (`network.clock_ppm`, packet mode): the same
 /// offset draw for the port at build time and at every scheduled change.
@@ -75,7 +77,7 @@ fn clocked(sc: &Scenario, packet: bool, port: usize, nominal: Rate) -> Rate {
 }
 
 /// The ports and rates of each `[[events]]` entry, in time order (ties in entry order).
-fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<Vec<(Time, Vec<(PortId, Rate)>)>> {
+fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<LinkEvents> {
     let mut out = Vec::with_capacity(sc.events.len());
     for (i, e) in sc.events.iter().enumerate() {
         let (name, both) = e.target();

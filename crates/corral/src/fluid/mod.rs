@@ -35,7 +35,7 @@ pub struct FluidSim {
     /// Payload share of a link's rate: mss / (mss + header).
     payload: f64,
     /// `[[events]]` link-rate changes in time order, and the next to apply.
-    link_events: Vec<(Time, Vec<(crate::ids::PortId, crate::units::Rate)>)>,
+    link_events: crate::build::LinkEvents,
     next_link_event: usize,
     pub net: Network,
     pub defs: Vec<FlowDef>,

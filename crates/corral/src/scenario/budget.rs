@@ -91,7 +91,7 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         what: format!("queue samples of {qp} ports every {}", sc.metrics.queue_interval),
         bytes: qp.saturating_mul(intervals(sc.metrics.queue_interval)).saturating_mul(BYTES_PER_SAMPLE),
     });
-    parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     parts
 }
 

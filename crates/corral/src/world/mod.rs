@@ -163,7 +163,7 @@ pub struct Simulation {
     tapped_hosts: Vec<bool>,
     hosts_tapped: bool,
     /// `[[events]]`: scheduled link-rate changes, in time order.
-    link_events: Vec<(Time, Vec<(PortId, crate::units::Rate)>)>,
+    link_events: build::LinkEvents,
     /// Work a scheme asked for, done once its hook has returned.
     pending: Vec<scheme::Action>,
 }
