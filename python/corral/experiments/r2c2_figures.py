@@ -13,7 +13,7 @@ import polars as pl
 
 from ..plots import new_figure, save
 
-COLORS = {"r2c2": "#1f77b4", "tcp": "#d62728", "ideal": "#2ca02c"}
+COLORS = {"r2c2": "#1f77b4", "tcp": "#d62728", "ideal": "#2ca02c", "pfq": "#9467bd"}
 TAU_ORDER = ["100ns", "1us", "10us", "100us"]
 
 
@@ -34,7 +34,7 @@ def tau_panels(runs: pl.DataFrame, path: Path) -> Path:
     """Short-flow p99 FCT and long-flow mean throughput against tau, per scheme."""
     fig, (a, b) = new_figure(10.0, 3.8, ncols=2)
     tau = runs.filter(pl.col("study") == "tau")
-    for variant in ("r2c2", "tcp", "ideal"):
+    for variant in ("r2c2", "tcp", "pfq", "ideal"):
         sub = tau.filter(pl.col("variant") == variant)
         if sub.height == 0:
             continue

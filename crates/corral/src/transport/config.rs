@@ -44,6 +44,9 @@ pub struct TcpConfig {
     pub pacing: bool,
     /// Multiplier of the pacing rate (default 1.0; Linux uses 2 in slow start, 1.2 after).
     pub pacing_gain: f64,
+    /// Duplicate ACKs that trigger fast retransmit (default 3, RFC 5681; Linux's
+    /// net.ipv4.tcp_reordering). Raise it where packets are sprayed and reordered.
+    pub dupthresh: u32,
 }
 
 impl Default for TcpConfig {
@@ -63,6 +66,7 @@ impl Default for TcpConfig {
             handshake_rtt: true,
             pacing: false,
             pacing_gain: 1.0,
+            dupthresh: 3,
         }
     }
 }
@@ -75,6 +79,7 @@ impl TcpConfig {
         ensure(self.min_rto > Time::ZERO, "transport.min_rto", || "must be positive".into())?;
         ensure(self.max_rto >= self.min_rto, "transport.max_rto", || "must be at least transport.min_rto".into())?;
         ensure(self.initial_rto > Time::ZERO, "transport.initial_rto", || "must be positive".into())?;
+        ensure(self.dupthresh >= 1, "transport.dupthresh", || "must be at least 1".into())?;
         ensure(self.pacing_gain.is_finite() && self.pacing_gain > 0.0 && self.pacing_gain <= 100.0, "transport.pacing_gain", || {
             format!("must be a number above 0 and at most 100, got {}", self.pacing_gain)
         })?;

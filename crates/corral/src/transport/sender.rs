@@ -99,7 +99,7 @@ impl TcpSender {
             cc_state: CcState::new(mss, cfg.initial_window as u64),
             cc: cc.build(),
             dupacks: 0,
-            dupthresh: 3,
+            dupthresh: cfg.dupthresh.max(1),
             in_recovery: false,
             recover: None,
             partial_ack_seen: false,
@@ -477,6 +477,19 @@ mod tests {
         assert_eq!(s.cc_state.ssthresh, 5500);
         assert_eq!(s.cc_state.cwnd, 8500);
         assert_eq!(s.stats.fast_recoveries, 1);
+    }
+
+    #[test]
+    fn a_higher_duplicate_ack_threshold_waits_for_that_many() {
+        let (mut s, mut out) = primed();
+        s.set_dupthresh(5);
+        for i in 0..4 {
+            s.on_ack(t(100 + i), 0, false, t(0), &mut out);
+            assert!(!s.in_recovery(), "after {} duplicates", i + 1);
+        }
+        s.on_ack(t(104), 0, false, t(0), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out.last().map(|x| x.retransmit), Some(true));
     }
 
     #[test]

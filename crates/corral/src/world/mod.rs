@@ -221,9 +221,9 @@ impl Simulation {
                 let managed = plan.transport == Transport::Scheme;
                 let src_rate = b.net.ports[b.net.host_port(plan.def.src).idx()].rate().bps() as f64;
                 let (cc, ecn, limit, dupthresh) = match &plan.transport {
-                    Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None, 3),
+                    Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None, tcp.dupthresh),
                     Transport::Scheme => match scheme.as_ref().expect("managed flows have a scheme").transport(&plan.def) {
-                        SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None, 3),
+                        SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None, tcp.dupthresh),
                         SchemeTransport::Rate { initial_bps, window, dupthresh } => {
                             let depth = (tcp.mss + tcp.header) as u64;
                             (tcp.cc.clone(), tcp.ecn, Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window }), dupthresh)
