@@ -1,7 +1,7 @@
 //! Shared configuration helpers for every part of the scenario schema: typed tables with
 //! key-path errors ([`typed`], [`by_kind`]), "did you mean" suggestions ([`suggest`]) and the
 //! exact serialization of buffer sizes. Lower modules (net, route, transport, workload) use
-//! these; none of them imports `crate::scenario`.
+//! these instead of reaching up into the scenario module.
 
 pub mod suggest;
 mod typed;
