@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from rich import box
 from rich.table import Table
 
 from .. import __version__
 from ..outdir import atomic_dir, check_target
 from ..results import Results
 from . import r2c2_figures as figures
+from .claims import claim, claims_markdown, claims_table, median, median_range, per_seed, ratio
 from . import summary_json
 from .runner import Job, run_jobs
 
@@ -289,36 +289,6 @@ def aggregate(measured: list[dict[str, Any]], jobs_: list[Job], seeds: list[int]
 # ---------------------------------------------------------------- claims
 
 
-def _per_seed(runs: pl.DataFrame, col: str, **where: Any) -> list[float]:
-    sub = runs
-    for k, v in where.items():
-        sub = sub.filter(pl.col(k) == v)
-    return [x for x in sub.sort("seed")[col].to_list() if x is not None and not (isinstance(x, float) and math.isnan(x))]
-
-
-def _ratio(runs: pl.DataFrame, col: str, a: dict, b: dict) -> list[float]:
-    """Per seed: the value of `a`'s run over `b`'s."""
-    xa, xb = _per_seed(runs, col, **a), _per_seed(runs, col, **b)
-    return [x / y for x, y in zip(xa, xb) if y]
-
-
-def _mr(xs: list[float], fmt: str = ".3g", scale: float = 1.0) -> str:
-    """"median [min-max]" over seeds."""
-    if not xs:
-        return "–"
-    m = sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1]) / 2
-    if len(xs) == 1:
-        return format(m * scale, fmt)
-    return f"{format(m * scale, fmt)} [{format(min(xs) * scale, fmt)}-{format(max(xs) * scale, fmt)}]"
-
-
-def _median(xs: list[float]) -> float | None:
-    if not xs:
-        return None
-    s = sorted(xs)
-    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
-
-
 def fig9_formula(geo: Geometry, small_share: float, long_bytes: int = 35 * 1024 * 1024) -> float:
     """Broadcast bytes / data byte-hops when a share `small_share` of the bytes is in 10 KiB
     flows and the rest in `long_bytes` flows (35 MiB in Fig. 9): each flow costs two
@@ -332,65 +302,65 @@ def claims(r: Report) -> list[dict[str, Any]]:
     runs, geo = r.runs, r.geometry
     out: list[dict[str, Any]] = []
 
-    def add(fig: str, claim: str, measured: str, ok: bool | None, note: str = "") -> None:
-        out.append({"figure": fig, "claim": claim, "measured": measured, "verdict": {True: "met", False: "missed", None: "not measured"}[ok], "note": note})
+    def add(fig: str, text: str, measured: str, ok: bool | None, note: str = "") -> None:
+        out.append(claim(fig, text, measured, ok, note))
 
     tau1 = {"study": "tau", "tau": "1us"}
-    cost = _per_seed(runs, "broadcast_bytes_per_start", **tau1, variant="r2c2")
+    cost = per_seed(runs, "broadcast_bytes_per_start", **tau1, variant="r2c2")
     want = (geo.nodes - 1) * 16
     add("§4.2", f"one broadcast costs (n - 1) x 16 B = {want:,} B on the links ({geo.nodes} nodes)",
-        _mr(cost, ".1f") + " B per start event", bool(cost) and all(abs(c / want - 1) < 1e-3 for c in cost),
+        median_range(cost, ".1f") + " B per start event", bool(cost) and all(abs(c / want - 1) < 1e-3 for c in cost),
         "link bytes of start events / start events in the tau = 1 us runs (broadcasts in flight at the end are cut short; "
         "tests/it/r2c2.rs checks 8,176 B exactly)")
     # Fig. 9
     f_small, f_mix = fig9_formula(geo, 1.0), fig9_formula(geo, FIG9_SMALL_SHARE)
-    meas = [c / d for c, d in zip(_per_seed(runs, "control_link_bytes", study="fig9"), _per_seed(runs, "data_byte_hops", study="fig9")) if d]
+    meas = [c / d for c, d in zip(per_seed(runs, "control_link_bytes", study="fig9"), per_seed(runs, "data_byte_hops", study="fig9")) if d]
     full = geo == FULL
     add("Fig. 9", "10 KB flows only: broadcast bytes are 26.66 % of data byte-hops (± 0.5)",
-        f"formula {100 * f_small:.2f} %, measured {_mr(meas, '.2f', 100)} %",
-        (abs(100 * _median(meas) - 26.66) <= 0.5 if meas else False) if full else None,
+        f"formula {100 * f_small:.2f} %, measured {median_range(meas, '.2f', 100)} %",
+        (abs(100 * median(meas) - 26.66) <= 0.5 if meas else False) if full else None,
         "" if full else "the claim's number is for 512 nodes; this rack's formula is shown")
     add("Fig. 9", "5 % of bytes in small flows: broadcast bytes are 1.3 % (± 0.1)",
         f"formula {100 * f_mix:.2f} %", abs(100 * f_mix - 1.3) <= 0.1 if full else None,
         "formula only: the per-event cost is measured exactly above, and 35 MB flows do not finish within a run")
     dev = [abs(m / f_small - 1) for m in meas]
     add("Fig. 9", "measured broadcast / data byte-hops within 10 % of the formula (10 KB flows)",
-        f"deviation {_mr(dev, '.1f', 100)} %", bool(dev) and max(dev) <= 0.10)
+        f"deviation {median_range(dev, '.1f', 100)} %", bool(dev) and max(dev) <= 0.10)
     # Figs. 10-13 at tau = 1 us
-    p99 = _ratio(runs, "short_p99_fct_s", {**tau1, "variant": "tcp"}, {**tau1, "variant": "r2c2"})
-    add("Figs. 10, 12", "tau = 1 us: TCP's short-flow p99 FCT >= 2x R2C2's (paper 3.21x)", f"{_mr(p99, '.2f')}x",
+    p99 = ratio(runs, "short_p99_fct_s", {**tau1, "variant": "tcp"}, {**tau1, "variant": "r2c2"})
+    add("Figs. 10, 12", "tau = 1 us: TCP's short-flow p99 FCT >= 2x R2C2's (paper 3.21x)", f"{median_range(p99, '.2f')}x",
         bool(p99) and min(p99) >= 2.0)
-    tput = _ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, {**tau1, "variant": "tcp"})
-    add("Figs. 11, 13", "tau = 1 us: R2C2's long-flow throughput >= 1.8x TCP's (paper 2.55x)", f"{_mr(tput, '.2f')}x",
+    tput = ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, {**tau1, "variant": "tcp"})
+    add("Figs. 11, 13", "tau = 1 us: R2C2's long-flow throughput >= 1.8x TCP's (paper 2.55x)", f"{median_range(tput, '.2f')}x",
         bool(tput) and min(tput) >= 1.8)
-    pfq = _ratio(runs, "short_p99_fct_s", {**tau1, "variant": "r2c2"}, {**tau1, "variant": "pfq"})
-    add("Fig. 10", "tau = 1 us: R2C2's short-flow p99 FCT <= 1.3x PFQ's", f"{_mr(pfq, '.2f')}x",
-        bool(pfq) and _median(pfq) <= 1.3,
+    pfq = ratio(runs, "short_p99_fct_s", {**tau1, "variant": "r2c2"}, {**tau1, "variant": "pfq"})
+    add("Fig. 10", "tau = 1 us: R2C2's short-flow p99 FCT <= 1.3x PFQ's", f"{median_range(pfq, '.2f')}x",
+        bool(pfq) and median(pfq) <= 1.3,
         "PFQ approximated: per-flow round-robin queues everywhere and buffers nothing overflows (see README)")
     # Fig. 14
-    host10 = _per_seed(runs, "queue_max_p99_bytes", study="hostrate")
-    host10m = _per_seed(runs, "queue_max_median_bytes", study="hostrate")
+    host10 = per_seed(runs, "queue_max_p99_bytes", study="hostrate")
+    host10m = per_seed(runs, "queue_max_median_bytes", study="hostrate")
     for label, *_ in TAUS:
-        q99 = _per_seed(runs, "queue_max_p99_bytes", study="tau", tau=label, variant="r2c2")
-        q50 = _per_seed(runs, "queue_max_median_bytes", study="tau", tau=label, variant="r2c2")
+        q99 = per_seed(runs, "queue_max_p99_bytes", study="tau", tau=label, variant="r2c2")
+        q50 = per_seed(runs, "queue_max_median_bytes", study="tau", tau=label, variant="r2c2")
         add("Fig. 14", f"tau = {label}: largest queue p99 <= 54 KB and median <= 1 MTU",
-            f"p99 {_mr(q99, '.1f', 1e-3)} KB, median {_mr(q50, '.2f', 1 / MTU)} packets",
+            f"p99 {median_range(q99, '.1f', 1e-3)} KB, median {median_range(q50, '.2f', 1 / MTU)} packets",
             bool(q99) and max(q99) <= 54_000 and max(q50) <= MTU,
             f"flows shorter than one interval are never limited (the paper's design) and leave 40 Gbps hosts into 10 Gbps links; "
-            f"with 10 Gbps hosts (tau = 1 us): p99 {_mr(host10, '.1f', 1e-3)} KB, median {_mr(host10m, '.2f', 1 / MTU)} packets")
-    q100 = _per_seed(runs, "queue_max_p99_bytes", study="tau", tau="100ns", variant="r2c2")
-    q1 = _per_seed(runs, "queue_max_p99_bytes", **tau1, variant="r2c2")
+            f"with 10 Gbps hosts (tau = 1 us): p99 {median_range(host10, '.1f', 1e-3)} KB, median {median_range(host10m, '.2f', 1 / MTU)} packets")
+    q100 = per_seed(runs, "queue_max_p99_bytes", study="tau", tau="100ns", variant="r2c2")
+    q1 = per_seed(runs, "queue_max_p99_bytes", **tau1, variant="r2c2")
     up = [a / b for a, b in zip(q100, q1) if b]
     add("Fig. 14", "tau = 100 ns: largest-queue p99 at least 5x that at tau = 1 us (paper 330.6 KB)",
-        f"{_mr(q100, '.1f', 1e-3)} KB, {_mr(up, '.2f')}x", bool(up) and min(up) >= 5)
+        f"{median_range(q100, '.1f', 1e-3)} KB, {median_range(up, '.2f')}x", bool(up) and min(up) >= 5)
     # Fig. 17
     h0 = {"study": "headroom", "tau": "1us", "variant": "headroom 0"}
-    cut = [1 - x for x in _ratio(runs, "short_p99_fct_s", {**tau1, "variant": "r2c2"}, h0)]
-    loss = [1 - x for x in _ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, h0)]
-    add("Fig. 17", "headroom 5 % vs 0 %: short-flow p99 FCT 10-35 % lower (paper 21.9 %)", f"{_mr(cut, '.1f', 100)} % lower",
-        bool(cut) and 0.10 <= _median(cut) <= 0.35)
-    add("Fig. 17", "headroom 5 % vs 0 %: long-flow throughput loss < 5 %", f"{_mr(loss, '.1f', 100)} % lower",
-        bool(loss) and _median(loss) < 0.05)
+    cut = [1 - x for x in ratio(runs, "short_p99_fct_s", {**tau1, "variant": "r2c2"}, h0)]
+    loss = [1 - x for x in ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, h0)]
+    add("Fig. 17", "headroom 5 % vs 0 %: short-flow p99 FCT 10-35 % lower (paper 21.9 %)", f"{median_range(cut, '.1f', 100)} % lower",
+        bool(cut) and 0.10 <= median(cut) <= 0.35)
+    add("Fig. 17", "headroom 5 % vs 0 %: long-flow throughput loss < 5 %", f"{median_range(loss, '.1f', 100)} % lower",
+        bool(loss) and median(loss) < 0.05)
     # Figs. 15-16
     err = r.rate_error
 
@@ -400,18 +370,18 @@ def claims(r: Report) -> list[dict[str, Any]]:
 
     med, p95 = q("500us", "1us", 0.5), q("500us", "1us", 0.95)
     add("Figs. 15-16", "rho = 500 us: per-flow rate error against rho = 0: median <= 12 %, p95 <= 50 %",
-        f"median {_mr(med, '.1f', 100)} %, p95 {_mr(p95, '.1f', 100)} % (long flows, tau = 1 us)",
-        bool(med) and _median(med) <= 0.12 and _median(p95) <= 0.50, "rho = 0 is the ideal scheme; error of each long flow's throughput")
+        f"median {median_range(med, '.1f', 100)} %, p95 {median_range(p95, '.1f', 100)} % (long flows, tau = 1 us)",
+        bool(med) and median(med) <= 0.12 and median(p95) <= 0.50, "rho = 0 is the ideal scheme; error of each long flow's throughput")
     med1, med_low = q("1ms", "1us", 0.5), q("500us", "10us", 0.5)
     add("Figs. 15-16", "the error rises with rho (1 ms vs 500 us) and with load (tau 1 us vs 10 us)",
-        f"median at rho 1 ms {_mr(med1, '.1f', 100)} %; at tau 10 us {_mr(med_low, '.1f', 100)} %",
-        bool(med1 and med and med_low) and _median(med1) > _median(med) and _median(med) > _median(med_low))
+        f"median at rho 1 ms {median_range(med1, '.1f', 100)} %; at tau 10 us {median_range(med_low, '.1f', 100)} %",
+        bool(med1 and med and med_low) and median(med1) > median(med) and median(med) > median(med_low))
     # Fig. 8
-    c50 = _per_seed(runs, "compute_share_median", **tau1, variant="r2c2")
-    c99 = _per_seed(runs, "compute_share_p99", **tau1, variant="r2c2")
+    c50 = per_seed(runs, "compute_share_median", **tau1, variant="r2c2")
+    c99 = per_seed(runs, "compute_share_p99", **tau1, variant="r2c2")
     add("Fig. 8", "tau = 1 us, rho = 500 us: one rate computation / rho below the paper's Xeon (median 1.7 %, p99 7.9 %)",
-        f"median {_mr(c50, '.2f', 100)} %, p99 {_mr(c99, '.2f', 100)} % (wall clock, this machine)",
-        bool(c50) and _median(c50) < 0.017 and _median(c99) < 0.079)
+        f"median {median_range(c50, '.2f', 100)} %, p99 {median_range(c99, '.2f', 100)} % (wall clock, this machine)",
+        bool(c50) and median(c50) < 0.017 and median(c99) < 0.079)
     # Fig. 7
     f7 = r.fig7
     if f7.height:
@@ -421,28 +391,28 @@ def claims(r: Report) -> list[dict[str, Any]]:
 
         like, default = fig7_ratios("packet, headroom 0"), fig7_ratios("packet")
         add("Fig. 7", "4x4 torus at 5 Gbps, 10 MB flows: packet-level median FCT within 10 % of the fluid (max-min) model",
-            f"packet / fluid median FCT {_mr(like, '.3f')} without headroom; {_mr(default, '.3f')} with R2C2's 5 %",
+            f"packet / fluid median FCT {median_range(like, '.3f')} without headroom; {median_range(default, '.3f')} with R2C2's 5 %",
             bool(like) and all(abs(x - 1) <= 0.10 for x in like),
             "flows finished in both runs; fluid mode keeps no headroom, so the verdict uses R2C2 without it")
     # Fig. 18
     ga_ratio, rps_wins, vlb_wins = [], [], []
     for frac in FIG18_L:
         at = {"study": "fig18", "fraction": frac}
-        best = [max(a, b) for a, b in zip(_per_seed(runs, "aggregate_bps", **at, variant="rps"), _per_seed(runs, "aggregate_bps", **at, variant="vlb"))]
-        ga_ratio += [g / b for g, b in zip(_per_seed(runs, "aggregate_bps", **at, variant="ga"), best) if b]
-        rv = _ratio(runs, "aggregate_bps", {**at, "variant": "rps"}, {**at, "variant": "vlb"})
+        best = [max(a, b) for a, b in zip(per_seed(runs, "aggregate_bps", **at, variant="rps"), per_seed(runs, "aggregate_bps", **at, variant="vlb"))]
+        ga_ratio += [g / b for g, b in zip(per_seed(runs, "aggregate_bps", **at, variant="ga"), best) if b]
+        rv = ratio(runs, "aggregate_bps", {**at, "variant": "rps"}, {**at, "variant": "vlb"})
         (rps_wins if frac >= 0.5 else vlb_wins if frac == FIG18_L[0] else []).extend(rv)
     add("Fig. 18", "adaptive (GA) routing / best of all-RPS and all-VLB >= 0.99 at every L (fraction of nodes with a long flow)",
-        f"{_mr(ga_ratio, '.3f')} over L = {', '.join(map(str, FIG18_L))} (4x4x4 rack)", bool(ga_ratio) and min(ga_ratio) >= 0.99)
+        f"{median_range(ga_ratio, '.3f')} over L = {', '.join(map(str, FIG18_L))} (4x4x4 rack)", bool(ga_ratio) and min(ga_ratio) >= 0.99)
     add("Fig. 18", "RPS beats VLB at L >= 0.5, VLB beats RPS at the lowest L",
-        f"RPS / VLB at L >= 0.5: {_mr(rps_wins, '.2f')}; at L = {FIG18_L[0]}: {_mr(vlb_wins, '.2f')}",
+        f"RPS / VLB at L >= 0.5: {median_range(rps_wins, '.2f')}; at L = {FIG18_L[0]}: {median_range(vlb_wins, '.2f')}",
         bool(rps_wins and vlb_wins) and min(rps_wins) > 1 and max(vlb_wins) < 1)
     # Fig. 19
     for per_server, paper in ((1, 6.2), (10, 19.9)):
-        ratio = _ratio(runs, "control_link_bytes", {"study": "fig19", "variant": "centralized", "per_server": per_server},
-                       {"study": "fig19", "variant": "broadcast", "per_server": per_server})
+        cb = ratio(runs, "control_link_bytes", {"study": "fig19", "variant": "centralized", "per_server": per_server},
+                {"study": "fig19", "variant": "broadcast", "per_server": per_server})
         add("Fig. 19", f"{per_server} long flow(s) per server: centralized / decentralized control bytes {paper}x (± 25 %)",
-            f"{_mr(ratio, '.2f')}x (4x4x4 rack)", bool(ratio) and abs(_median(ratio) / paper - 1) <= 0.25,
+            f"{median_range(cb, '.2f')}x (4x4x4 rack)", bool(cb) and abs(median(cb) / paper - 1) <= 0.25,
             "measured on 64 nodes: broadcasts cost (n - 1) x 16 B, so the ratio depends on the rack size")
     return out
 
@@ -471,12 +441,6 @@ def reproduce(
     return report
 
 
-def claims_markdown(report: Report) -> str:
-    lines = ["| figure | claim | corral measured | verdict | note |", "|---|---|---|---|---|"]
-    lines += [f"| {c['figure']} | {c['claim']} | {c['measured']} | {c['verdict']} | {c['note']} |" for c in report.claims]
-    return "\n".join(lines) + "\n"
-
-
 def write(report: Report, out: Path) -> None:
     report.runs.write_csv(out / "runs.csv", float_precision=6)
     report.rate_error.write_csv(out / "rate_error.csv", float_precision=6)
@@ -498,7 +462,7 @@ def write(report: Report, out: Path) -> None:
         "",
         f"## Claims: {met} of {measured} measured claims met ({len(report.claims) - measured} not measured)",
         "",
-        claims_markdown(report),
+        claims_markdown(report.claims),
         "![FCT and throughput](fct_throughput.png)",
         "![queues](queues.png)",
         "![broadcast share](broadcast_share.png)",
@@ -525,10 +489,5 @@ def write(report: Report, out: Path) -> None:
 
 
 def rich_tables(report: Report) -> list[Table]:
-    t = Table(title=f"R2C2 ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims", box=box.SIMPLE_HEAD)
-    for col in ("figure", "claim", "measured", "verdict"):
-        t.add_column(col)
-    for c in report.claims:
-        style = {"met": "green", "missed": "red"}.get(c["verdict"], "dim")
-        t.add_row(c["figure"], c["claim"], c["measured"], f"[{style}]{c['verdict']}[/]")
-    return [t]
+    title = f"R2C2 ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims"
+    return [claims_table(title, report.claims)]

@@ -210,6 +210,7 @@ impl FluidSim {
                 self.rate_bps[i] = 0.0;
                 if let Some(c) = self.class_of[i] {
                     self.class_series.active[c as usize] -= 1;
+                    self.class_series.finished(i as u32);
                 }
                 self.events += 1;
                 changed = true;
@@ -236,6 +237,7 @@ impl FluidSim {
                 self.active.push(i);
                 if let Some(c) = self.class_of[i] {
                     self.class_series.active[c as usize] += 1;
+                    self.class_series.started(i as u32);
                 }
                 self.events += 1;
                 changed = true;
@@ -281,7 +283,8 @@ impl FluidSim {
         for (c, b) in self.class_bytes.iter().enumerate() {
             self.class_series.delivered[c] = b.floor() as u64;
         }
-        self.class_series.sample(now, width);
+        let delivered = &self.delivered;
+        self.class_series.sample(now, width, |f| delivered[f as usize] as u64);
         self.next_sample = (now + interval).min(self.scenario.duration);
         if self.next_sample <= now {
             self.next_sample = Time::MAX;
@@ -374,6 +377,7 @@ impl FluidSim {
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
+            .with("jain", Column::OptFloat(s.jain.clone()))
             .check("throughput_class")
     }
 

@@ -64,7 +64,7 @@ pub const TABLES: &[(&str, &[(&str, ColType)])] = &[
         ],
     ),
     ("throughput", &[("time_s", Float), ("flow_id", Int), ("bytes", Int), ("goodput_bps", Float)]),
-    ("queues", &[("time_s", Float), ("node", Str), ("port", Int), ("bytes", Int), ("packets", Int)]),
+    ("queues", &[("time_s", Float), ("node", Str), ("port", Int), ("bytes", Int), ("packets", Int), ("tx_bytes", Int)]),
     ("drops", &[("time_s", Float), ("node", Str), ("port", Int), ("in_node", Str), ("in_port", Int), ("flow_id", Int), ("seq", Int)]),
     ("drop_runs", &[("node", Str), ("port", Int), ("in_port", Int), ("in_node", Str), ("run_length", Int), ("episodes", Int)]),
     (
@@ -82,7 +82,7 @@ pub const TABLES: &[(&str, &[(&str, ColType)])] = &[
             ("utilization", Float),
         ],
     ),
-    ("throughput_class", &[("time_s", Float), ("class", Str), ("bytes", Int), ("goodput_bps", Float), ("active_flows", Int)]),
+    ("throughput_class", &[("time_s", Float), ("class", Str), ("bytes", Int), ("goodput_bps", Float), ("active_flows", Int), ("jain", Float)]),
     ("latency", &[("time_s", Float), ("flow_id", Int), ("class", Str), ("latency_s", Float)]),
     ("control", &[("node", Str), ("port", Int), ("peer", Str), ("kind", Str), ("packets", Int), ("bytes", Int)]),
 ];

@@ -21,6 +21,7 @@ use crate::net::{Network, Packet};
 use crate::route::{RouteTable, Routing};
 use crate::sim::Rng;
 use crate::transport::cc::CcConfig;
+pub use crate::transport::rate::Window;
 use crate::transport::TcpConfig;
 use crate::units::{Rate, Time};
 use crate::workload::flow::FlowDef;
@@ -30,10 +31,10 @@ use crate::workload::flow::FlowDef;
 pub enum SchemeTransport {
     /// Explicit rate through a token bucket the scheme sets; TCP reliability. `initial_bps`
     /// is the rate before the scheme's first decision (`None`: the sender's access-link
-    /// rate); with `window` the congestion window of `transport.cc` limits it too.
+    /// rate); `window` says whether the congestion window of `transport.cc` limits it too.
     /// `dupthresh` duplicate ACKs trigger fast retransmit (TCP's 3; more tolerates the
     /// reordering of packet spraying).
-    Rate { initial_bps: Option<f64>, window: bool, dupthresh: u32 },
+    Rate { initial_bps: Option<f64>, window: Window, dupthresh: u32 },
     /// TCP with this controller; the scheme acts around it (tunnels, ECN rewriting).
     Tcp(CcConfig),
 }
@@ -127,7 +128,7 @@ pub trait Scheme: Send + Sync {
     fn init(&mut self, _ctx: &mut dyn Ctx) {}
     /// How the scheme's flow `def` sends (fixed for the run).
     fn transport(&self, _def: &FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: false, dupthresh: 3 }
+        SchemeTransport::Rate { initial_bps: None, window: Window::Off, dupthresh: 3 }
     }
     /// A managed flow starts; called before its sender sends anything.
     fn on_flow_start(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
@@ -157,7 +158,7 @@ pub trait Scheme: Send + Sync {
 pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
 
 /// Every scheme, by its `kind`.
-pub const REGISTRY: &[(&str, Build)] = &[("ideal", ideal::build), ("r2c2", r2c2::build)];
+pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build)];
 
 /// The names of the registered schemes.
 pub fn kinds() -> Vec<&'static str> {

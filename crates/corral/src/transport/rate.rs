@@ -14,6 +14,18 @@
 
 use crate::units::{Rate, Time};
 
+/// Whether the congestion window limits a rate-limited sender too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Window {
+    /// Never: the rate alone limits it.
+    Off,
+    /// Always: it sends at most `min(window, rate)`.
+    On,
+    /// Until the scheme first sets its rate: TCP with its initial window (at the initial
+    /// rate) before, the rate alone after (HCC's leaves before their first share).
+    UntilRate,
+}
+
 /// A sender's rate limit: the initial rate, the bucket depth and whether the congestion
 /// window also limits it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -22,8 +34,7 @@ pub struct RateLimit {
     pub bps: f64,
     /// Bucket depth in bytes (at least one packet).
     pub depth: u64,
-    /// The congestion window limits the flow too.
-    pub window: bool,
+    pub window: Window,
 }
 
 #[derive(Clone, Debug)]

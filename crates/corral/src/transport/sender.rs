@@ -15,7 +15,7 @@
 //! manages them sets the rate. Loss recovery is the same.
 
 use super::cc::{AnyCc, CcConfig, CcState, CongestionControl};
-use super::rate::{RateLimit, TokenBucket};
+use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
 use super::TcpConfig;
 use crate::units::Time;
@@ -77,6 +77,8 @@ pub struct TcpSender {
     limiter: Option<Box<TokenBucket>>,
     /// The congestion window limits sending (false for rate-only flows).
     window: bool,
+    /// The window stops limiting at the first explicit rate.
+    window_until_rate: bool,
     /// Header bytes per segment, which the token bucket counts.
     header: u64,
     pub stats: SenderStats,
@@ -114,7 +116,8 @@ impl TcpSender {
             next_send: Time::ZERO,
             retx_pending: false,
             limiter: rate.map(|r| Box::new(TokenBucket::new(r.bps, r.depth))),
-            window: rate.is_none_or(|r| r.window),
+            window: rate.is_none_or(|r| r.window != Window::Off),
+            window_until_rate: rate.is_some_and(|r| r.window == Window::UntilRate),
             header: cfg.header as u64,
             stats: SenderStats::default(),
         }
@@ -135,6 +138,10 @@ impl TcpSender {
     /// segment until then.
     pub fn set_rate(&mut self, now: Time, bps: f64, hold: Option<Time>) {
         if let Some(b) = &mut self.limiter {
+            if self.window_until_rate {
+                self.window_until_rate = false;
+                self.window = false;
+            }
             b.set_rate(now, bps);
             if let Some(at) = hold {
                 b.hold_until(at);
@@ -457,6 +464,23 @@ mod tests {
         assert_eq!(out.len(), 10);
         out.clear();
         (s, out)
+    }
+
+    // Window::UntilRate: TCP's initial window limits the flow until the scheme sets its
+    // first rate; from then on the rate alone does (a deep bucket lets the backlog out).
+    #[test]
+    fn window_limits_only_until_the_first_rate() {
+        let limit = RateLimit { bps: 1e12, depth: 100 * (MSS + 40), window: Window::UntilRate };
+        let mut s = TcpSender::with(&cfg(), &CcConfig::Newreno, false, Some(limit), None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 10, "the initial window");
+        out.clear();
+        s.resume(t(1), &mut out);
+        assert!(out.is_empty(), "the window is full");
+        s.set_rate(t(1), 1e12, None);
+        s.resume(t(1), &mut out);
+        assert!(out.len() > 50, "rate only after the first rate: {} segments", out.len());
     }
 
     #[test]

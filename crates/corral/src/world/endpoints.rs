@@ -19,6 +19,7 @@ impl Simulation {
                 self.events.schedule(next.def.start, Event::FlowStart { flow: FlowId(flow.0 + 1) });
             }
             self.metrics.classes.active[self.flows[flow.idx()].class_idx as usize] += 1;
+            self.metrics.classes.started(flow.0);
         } else {
             self.metrics.note_started(flow.0);
         }
@@ -132,6 +133,7 @@ impl Simulation {
                     f.finish = Some(now);
                     if traffic {
                         self.metrics.classes.active[f.class_idx as usize] -= 1;
+                        self.metrics.classes.finished(flow.0);
                     }
                 }
                 self.metrics.latency.on_data(now, flow, now - p.ts);

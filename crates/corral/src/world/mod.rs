@@ -114,6 +114,12 @@ pub struct PacketCounts {
     pub sent_bytes: u64,
     pub delivered_bytes: u64,
     pub dropped_bytes: u64,
+    /// Packets switches originated (control messages of agents at switches; counted in
+    /// `sent`, never in a host's NIC).
+    pub switch_sent: u64,
+    /// Packets delivered to switches (control messages to agents at switches; counted in
+    /// `delivered`).
+    pub switch_delivered: u64,
 }
 
 pub struct Simulation {
@@ -230,7 +236,7 @@ impl Simulation {
                         }
                     },
                 };
-                let cc_name = if limit.is_some_and(|l: RateLimit| !l.window) { "rate" } else { cc.name() };
+                let cc_name = if limit.is_some_and(|l: RateLimit| l.window != crate::transport::rate::Window::On) { "rate" } else { cc.name() };
                 let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
                 sender.set_dupthresh(dupthresh);
                 if tcp.handshake_rtt {

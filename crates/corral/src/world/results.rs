@@ -88,6 +88,7 @@ impl Simulation {
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12)).collect()))
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
+            .with("jain", Column::OptFloat(s.jain.clone()))
             .check("throughput_class")
     }
 
@@ -155,6 +156,7 @@ impl Simulation {
             .with("port", Column::Int(names.iter().map(|n| n.1).collect()))
             .with("bytes", Column::Int(q.bytes.iter().map(|&b| b as i64).collect()))
             .with("packets", Column::Int(q.packets.iter().map(|&b| b as i64).collect()))
+            .with("tx_bytes", Column::Int(q.tx_bytes.iter().map(|&b| b as i64).collect()))
             .check("queues")
     }
 

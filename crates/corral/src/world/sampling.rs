@@ -31,7 +31,7 @@ impl Simulation {
             !finished_earlier
         });
         // `[[traffic]]` flows: per class and in total, independent of the number of flows.
-        m.classes.sample(now, width);
+        m.classes.sample(now, width, |f| flows[f as usize].receiver.delivered());
         // Every interval, and once more at the end of the run if it falls between.
         let next = (now + interval).min(self.scenario.duration);
         if next > now {
@@ -42,8 +42,8 @@ impl Simulation {
     pub(super) fn sample_queues(&mut self) {
         let now = self.events.now();
         for &p in &self.queue_ports {
-            let q = &self.net.ports[p.idx()].queue;
-            self.metrics.queues.push(now, p, q.bytes(), q.packets());
+            let port = &self.net.ports[p.idx()];
+            self.metrics.queues.push(now, p, port.queue.bytes(), port.queue.packets(), port.stats.tx_bytes);
         }
         let next = now + self.scenario.metrics.queue_interval;
         if next <= self.scenario.duration {

@@ -137,6 +137,9 @@ impl Simulation {
         });
         self.counts.sent += 1;
         self.counts.sent_bytes += size as u64;
+        if self.net.host_index[self.net.ports[out.idx()].node.idx()].is_none() {
+            self.counts.switch_sent += 1;
+        }
         let local = self.net.ports[out.idx()].local_slot();
         self.enqueue(out, pkt, local);
     }
@@ -166,6 +169,9 @@ impl Simulation {
         self.arena.free(pkt);
         self.counts.delivered += 1;
         self.counts.delivered_bytes += size as u64;
+        if self.net.host_index[node.idx()].is_none() {
+            self.counts.switch_delivered += 1;
+        }
         self.deliver_control(node, slot);
     }
 

@@ -10,6 +10,7 @@ mod equal_length;
 mod events;
 mod fairness;
 mod fluid;
+mod hcc;
 mod host_backpressure;
 mod ideal_workload;
 mod metrics;

@@ -62,6 +62,52 @@ pub fn multi_bottleneck(capacity: &[f64], flows: &[(f64, Vec<usize>)]) -> Vec<f6
     rate
 }
 
+/// Algorithm 1 on a demand map: the level λ at which flows in `groups` of (demand, count)
+/// fill `capacity` when each gets min(demand, λ); infinite when every demand fits.
+pub fn water_level(capacity: f64, groups: &[(f64, i64)]) -> f64 {
+    let mut sorted: Vec<(f64, i64)> = groups.iter().copied().filter(|&(_, n)| n > 0).collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut left = capacity.max(0.0);
+    let mut flows: i64 = sorted.iter().map(|g| g.1).sum();
+    for (d, n) in sorted {
+        if d * flows as f64 > left {
+            return left / flows as f64;
+        }
+        left -= d * n as f64;
+        flows -= n;
+    }
+    f64::INFINITY
+}
+
+/// A parent's division of `capacity` among children, each a demand map and an optional cap
+/// (the allocation a child with several parents takes from another): the max-min shares,
+/// `sum over the child's flows of min(demand, λ)`, capped, for the largest λ that fits.
+pub fn divide(capacity: f64, children: &[(Vec<(f64, i64)>, f64)]) -> Vec<f64> {
+    let at = |lambda: f64| -> Vec<f64> {
+        children.iter().map(|(groups, cap)| groups.iter().map(|&(d, n)| d.min(lambda) * n.max(0) as f64).sum::<f64>().min(*cap).max(0.0)).collect()
+    };
+    let capacity = capacity.max(0.0);
+    if children.iter().all(|c| c.1.is_infinite()) {
+        let all: Vec<(f64, i64)> = children.iter().flat_map(|c| c.0.iter().copied()).collect();
+        return at(water_level(capacity, &all));
+    }
+    let full = at(f64::INFINITY);
+    if full.iter().sum::<f64>() <= capacity {
+        return full;
+    }
+    // Capped children make the fill non-linear in λ: bisect on it (the sum is monotone).
+    let (mut lo, mut hi) = (0.0, capacity);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if at(mid).iter().sum::<f64>() <= capacity {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    at(lo)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +149,35 @@ mod tests {
                 assert!((g - w).abs() <= 1e-9 * w.max(1.0), "case {case}, flow {f}: {g} vs {w}; {capacity:?} {flows:?}");
             }
         }
+    }
+
+    // The grouped form of Algorithm 1 gives each flow what the per-flow form gives it.
+    #[test]
+    fn water_level_matches_algorithm_1() {
+        let mut rng = Rng::stream(7, 0, 0);
+        for _ in 0..200 {
+            let groups: Vec<(f64, i64)> = (0..1 + rng.below(5)).map(|_| (if rng.below(3) == 0 { f64::INFINITY } else { rng.below(50) as f64 }, 1 + rng.below(4) as i64)).collect();
+            let capacity = rng.below(200) as f64;
+            let flat: Vec<f64> = groups.iter().flat_map(|&(d, n)| std::iter::repeat_n(d, n as usize)).collect();
+            let lambda = water_level(capacity, &groups);
+            for (d, want) in flat.iter().zip(single_bottleneck(capacity, &flat)) {
+                assert!((d.min(lambda) - want).abs() < 1e-9, "{groups:?} at {capacity}");
+            }
+        }
+        assert_eq!(water_level(10.0, &[(1.0, 2)]), f64::INFINITY);
+    }
+
+    // Children's shares: max-min over their flows; a capped child keeps its cap and the
+    // others get what it leaves.
+    #[test]
+    fn divide_gives_capped_children_their_cap_and_the_rest_to_others() {
+        let inf = f64::INFINITY;
+        let two = vec![(inf, 2)];
+        let one = vec![(inf, 1)];
+        assert_eq!(divide(9.0, &[(two.clone(), inf), (one.clone(), inf)]), vec![6.0, 3.0]);
+        let capped = divide(9.0, &[(two.clone(), 1.0), (one.clone(), inf)]);
+        assert!((capped[0] - 1.0).abs() < 1e-9 && (capped[1] - 8.0).abs() < 1e-6, "{capped:?}");
+        assert_eq!(divide(9.0, &[(vec![(2.0, 1)], 5.0), (vec![(3.0, 1)], inf)]), vec![2.0, 3.0]);
+        assert_eq!(divide(9.0, &[]), Vec::<f64>::new());
     }
 }

@@ -1,0 +1,65 @@
+//! HCC's hierarchy of agents on the paper's three-tier tree: its rates against `ideal`'s
+//! (the same max-min, computed centrally), its messages, and its losses.
+
+use crate::common;
+
+/// A three-tier tree of 16 hosts (2 pods of 2 edges of 4 hosts; one core), 10 Gbps hosts and
+/// edges, an 18 Gbps core link per pod, the paper's delays (1, 10, 100 us), and 5 unbounded
+/// flows from the left pod to the right: h0 sends two and h1 one (edge0's uplink carries
+/// 3), h4 and h5 one each (edge1). Max-min with 2 % headroom: edge0's flows share 9.8 Gbps
+/// (3.27 each); edge1's get the rest of the core's 17.64, 3.92 each.
+fn tree(duration: &str, scheme: &str) -> String {
+    format!(
+        r#"
+seed = 3
+duration = "{duration}"
+[topology]
+kind = "three_tier"
+cores = 1
+aggs = 2
+aggs_per_pod = 1
+edges = 4
+hosts_per_edge = 4
+host_rate = "10Gbps"
+edge_rate = "10Gbps"
+core_rate = "18Gbps"
+host_delay = "1us"
+edge_delay = "10us"
+core_delay = "100us"
+[transport]
+min_rto = "2ms"
+[switch]
+buffer = 1000
+[scheme]
+{scheme}
+[[flows]]
+src = ["h0", "h0", "h1", "h4", "h5"]
+dst = ["h8", "h9", "h10", "h12", "h13"]
+"#
+    )
+}
+
+// Static flows, no quantization or pruning: every flow's rate equals the instant `ideal`
+// controller's within 1 % after 3 cycles of the slowest loop (the edges' Cycle_parent, 8 x
+// 10 us) and a round trip to the root and back (the rates held at 300 us), and the core
+// queue stays under 10 packets over 20 ms.
+#[test]
+fn hierarchy_rates_equal_the_central_max_min() {
+    let exact = "kind = \"hcc\"\nbins = 0\nprune = 0.0\nheadroom = 0.02";
+    let ideal = common::run(&tree("1ms", "kind = \"ideal\"\nheadroom = 0.02"), &[]);
+    let early = common::run(&tree("300us", exact), &[]);
+    for (i, (a, b)) in early.flows.iter().zip(&ideal.flows).enumerate() {
+        let (ra, rb) = (a.sender.rate_bps().unwrap() as f64, b.sender.rate_bps().unwrap() as f64);
+        assert!((ra / rb - 1.0).abs() < 0.01, "flow {i} at 300 us: hcc {ra:.4e} vs ideal {rb:.4e}");
+    }
+    let hcc = common::run(&tree("20ms", exact), &[]);
+    for (i, (a, b)) in hcc.flows.iter().zip(&ideal.flows).enumerate() {
+        let (ra, rb) = (a.sender.rate_bps().unwrap() as f64, b.sender.rate_bps().unwrap() as f64);
+        assert!((ra / rb - 1.0).abs() < 0.01, "flow {i}: hcc {ra:.4e} vs ideal {rb:.4e}");
+    }
+    assert!((hcc.flows[3].sender.rate_bps().unwrap() as f64 - 3.92e9).abs() < 0.04e9);
+    let core = common::port_stats(&hcc, "agg0:2");
+    assert!(core.max_queue_bytes < 10 * 1500, "core queue {}", core.max_queue_bytes);
+    let c = &hcc.scheme_counters;
+    assert!(c["root_received_bytes"] > 0 && c["root_sent_bytes"] > 0, "{c:?}");
+}

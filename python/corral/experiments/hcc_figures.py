@@ -1,0 +1,60 @@
+"""Figures of the HCC reproduction (`corral reproduce hcc`): FCT CDFs of the web-search
+flows (Fig. 4c), the core port's utilization through the capacity steps (Fig. 4a-b), and
+the root's control bytes per variant (Figs. 4g-h)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..plots import new_figure, save
+
+COLORS = {"HCC-2": "#1f77b4", "newreno": "#d62728", "cubic": "#ff7f0e", "dctcp": "#2ca02c"}
+
+
+def fct_cdf(fct: pl.DataFrame, path: Path) -> Path:
+    """CDF of the FCTs (all seeds pooled) of the flows every variant finished."""
+    fig, ax = new_figure(6.0, 3.8)
+    for variant, color in COLORS.items():
+        sub = fct.filter(pl.col("variant") == variant)["fct_s"].sort() if fct.height else pl.Series([])
+        if sub.len():
+            ax.plot([x * 1e3 for x in sub], [(i + 1) / sub.len() for i in range(sub.len())], label=variant, color=color)
+    ax.set(xscale="log", xlabel="flow completion time (ms)", ylabel="CDF", title="web search: FCT (Fig. 4c)")
+    ax.legend(frameon=False, fontsize=9)
+    ax.grid(alpha=0.3)
+    return save(fig, path)
+
+
+def steps(util: pl.DataFrame, step_times: tuple[tuple[float, float], ...], path: Path) -> Path:
+    """Utilization of the core port (100 us means, the first seed) through the steps."""
+    fig, ax = new_figure(8.0, 3.8)
+    first = util["seed"].min() if util.height else None
+    for variant, color in COLORS.items():
+        sub = util.filter((pl.col("variant") == variant) & (pl.col("seed") == first)).sort("time_s")
+        if sub.height:
+            sub = sub.with_columns(bucket=(pl.col("time_s") * 1e4).floor()).group_by("bucket").agg(pl.col("util").mean()).sort("bucket")
+            ax.plot((sub["bucket"] / 10).to_list(), sub["util"].to_list(), label=variant, color=color, lw=1)
+    for at, cap in step_times:
+        ax.axvline(at * 1e3, color="k", lw=0.8, ls=":")
+        ax.text(at * 1e3, 1.12, f" {cap / 1e9:g} Gbps", fontsize=8, va="top")
+    ax.axhline(0.95, color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="time (ms)", ylabel="core port utilization", ylim=(0, 1.15), title="capacity steps (Fig. 4a-b)")
+    ax.legend(frameon=False, fontsize=9, ncol=4, loc="lower right")
+    return save(fig, path)
+
+
+def overhead(runs: pl.DataFrame, path: Path) -> Path:
+    """Bytes received and sent by the root agent (or the centralized controller), medians
+    over seeds."""
+    fig, (a, b) = new_figure(10.0, 3.8, ncols=2)
+    order = ["centralized", "HCC-1", "HCC-2", "HCC-3", "HCC-2, no quantization"]
+    sub = runs.filter(pl.col("variant").is_in(order) & (pl.col("study") != "steps"))
+    stats = sub.group_by("variant").agg(pl.col("root_received_bytes").median(), pl.col("root_sent_bytes").median())
+    by = {r["variant"]: r for r in stats.to_dicts()}
+    names = [v for v in order if v in by]
+    for ax, col, title in ((a, "root_received_bytes", "received at the root (Fig. 4g)"), (b, "root_sent_bytes", "sent by the root (Fig. 4h)")):
+        ax.bar(range(len(names)), [by[n][col] / 1e3 for n in names], color=["#d62728"] + ["#1f77b4"] * (len(names) - 1))
+        ax.set_xticks(range(len(names)), [n.replace(", ", "\n") for n in names], fontsize=8)
+        ax.set(ylabel="KB", yscale="log", title=title)
+    return save(fig, path)
