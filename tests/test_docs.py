@@ -33,6 +33,7 @@ PROBES = [
        "control", "metrics")),
     ("`[[flows]]`", BASE, ["flows.0.zzz=1"]),
     ("`[[traffic]]`", BASE + TRAFFIC + "zzz = 1\n", []),
+    ("`[[rpc]]`", BASE + '[[rpc]]\npairs = 1\nrequest = "1KB"\nresponse = "1KB"\nthink = "1ms"\nzzz = 1\n', []),
     ("`[[events]]`", BASE + '[[events]]\nat = "0s"\nlink = "sw0:1"\nrate = "1Gbps"\nzzz = 1\n', []),
     *((f"`[topology]` kind = `{k}`", BASE.replace('kind = "dumbbell"', f'kind = "{k}"'), ["topology.zzz=1"])
       for k in ("dumbbell", "fat_tree", "leaf_spine", "three_tier", "torus")),

@@ -58,3 +58,23 @@ def overhead(runs: pl.DataFrame, path: Path) -> Path:
         ax.set_xticks(range(len(names)), [n.replace(", ", "\n") for n in names], fontsize=8)
         ax.set(ylabel="KB", yscale="log", title=title)
     return save(fig, path)
+
+
+def grpc(runs: pl.DataFrame, path: Path) -> Path:
+    """gRPC (Fig. 5): mean and p99 response FCT and the core queue's p99, medians over
+    seeds."""
+    fig, (a, b) = new_figure(10.0, 3.8, ncols=2)
+    sub = runs.filter(pl.col("study") == "grpc")
+    stats = sub.group_by("variant").agg(pl.col("mean_response_fct_s").median(), pl.col("p99_response_fct_s").median(), pl.col("queue_p99_pkts").median())
+    by = {r["variant"]: r for r in stats.to_dicts()}
+    names = [v for v in ("HCC-2", "newreno", "cubic", "dctcp", "HCC-2, headroom 5 %") if v in by]
+    x = range(len(names))
+    a.bar([i - 0.2 for i in x], [by[n]["mean_response_fct_s"] * 1e3 for n in names], width=0.4, label="mean")
+    a.bar([i + 0.2 for i in x], [by[n]["p99_response_fct_s"] * 1e3 for n in names], width=0.4, label="p99")
+    a.set(ylabel="response FCT (ms)", title="gRPC: response FCT (Fig. 5)")
+    a.legend(frameon=False, fontsize=9)
+    b.bar(x, [max(by[n]["queue_p99_pkts"], 0.5) for n in names], color=[COLORS.get(n, "#7f7f7f") for n in names])
+    b.set(ylabel="packets", yscale="log", title="gRPC: core queue p99")
+    for ax in (a, b):
+        ax.set_xticks(list(x), [n.replace(", ", "\n") for n in names], fontsize=8)
+    return save(fig, path)

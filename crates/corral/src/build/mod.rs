@@ -2,7 +2,8 @@
 //! network (with switch queue disciplines and shared buffers for packet mode), the route
 //! table, and every flow (`[[flows]]` entries first, then `[[traffic]]` flows in start
 //! order) with its resolved routing and transport, its traffic class and tenant, its path
-//! length and its ideal completion time.
+//! length and its ideal completion time; and the `[[rpc]]` blocks, whose flows are planned
+//! the same way ([`plan`]) while the run goes.
 
 pub mod queues;
 
@@ -58,6 +59,8 @@ pub struct Built {
     /// Per node: the switch's shared buffer (packet mode with `buffer_model = "shared"`).
     pub shared_buffers: Vec<Option<SharedBuffer>>,
     pub link_events: LinkEvents,
+    /// `[[rpc]]` blocks, resolved (their flows are made at run time).
+    pub rpc: Vec<crate::workload::rpc::RpcBlock>,
 }
 
 /// `[[events]]` in time order: when, the ports, and each port's new rate (with its clock
@@ -123,30 +126,51 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     let explicit = defs.len();
     let budget = crate::scenario::budget::flow_budget(sc, sc.memory_limit);
     defs.extend(crate::workload::generate::generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref(), budget)?);
-    let run_routing = sc.routing.routing;
-    if run_routing.needs_path_counts() || defs.iter().any(|d| d.routing.is_some_and(|r| r.needs_path_counts())) {
+    let needs_counts = |r: Option<Routing>| r.is_some_and(|r| r.needs_path_counts());
+    if sc.routing.routing.needs_path_counts() || defs.iter().any(|d| needs_counts(d.routing)) || sc.rpc.iter().any(|r| needs_counts(r.routing)) {
         routes = RouteTable::build(&net, true);
     }
     let mut classes = Vec::new();
     let mut tenants = Vec::new();
-    let tcp = &sc.transport;
     let mut flows = Vec::with_capacity(defs.len());
     for def in defs {
-        let routing = def.routing.unwrap_or(run_routing);
-        let transport = match &def.transport {
-            FlowTransport::Default if scheme => Transport::Scheme,
-            FlowTransport::Default | FlowTransport::Tcp(None) => Transport::Tcp(tcp.cc.clone()),
-            FlowTransport::Tcp(Some(cc)) => Transport::Tcp(cc.clone()),
-            FlowTransport::Scheme if scheme => Transport::Scheme,
-            FlowTransport::Scheme => return Err(config_err("scheme", "flows with transport = \"scheme\" need a [scheme] section")),
-        };
-        let via_top = routing.via_top();
-        let hops = routes.path(&net, net.hosts[def.src as usize], def.dst, tcp.header as u64, via_top).map_or(0, |p| p.0);
-        let ideal = def.size.map(|size| crate::metrics::fct::ideal_fct(&net, &routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64));
         let class = def.block.map(|_| intern(&mut classes, &def.class));
         let tenant = intern(&mut tenants, &def.tenant) as u16;
-        flows.push(FlowPlan { def, routing, transport, hops, ideal, class, tenant });
+        flows.push(plan(def, sc, &net, &routes, scheme, class, tenant)?);
+    }
+    let mut rpc = Vec::with_capacity(sc.rpc.len());
+    let mut room = crate::scenario::budget::flow_budget(sc, sc.memory_limit).saturating_sub(flows.len() as u64);
+    for (i, spec) in sc.rpc.iter().enumerate() {
+        crate::error::ensure(spec.max_flows <= room, &format!("rpc[{i}].max_flows"), || {
+            format!("{} flows would not fit the memory limit (room for {room} more flows); lower max_flows or raise --max-memory", spec.max_flows)
+        })?;
+        room -= spec.max_flows;
+        let (servers, clients) = crate::workload::rpc::sides(spec, i, &net)?;
+        let class = intern(&mut classes, &spec.class);
+        let tenant = intern(&mut tenants, &spec.tenant) as u16;
+        let base = sc.base_dir.as_deref();
+        let request = spec.request.resolve(base, &format!("rpc[{i}].request"))?;
+        let response = spec.response.resolve(base, &format!("rpc[{i}].response"))?;
+        rpc.push(crate::workload::rpc::RpcBlock { spec: spec.clone(), servers, clients, request, response, class, tenant, stop: spec.stop_or(sc.duration) });
     }
     let shared_buffers = if packet { queues::install(&mut net, &sc.switch, sc.seed, &tenants) } else { (0..net.nodes.len()).map(|_| None).collect() };
-    Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers, link_events })
+    Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers, link_events, rpc })
+}
+
+/// One flow ready to run: its routing and transport resolved, its path length and ideal
+/// completion time (`class`, `tenant`: indices into the run's lists).
+pub fn plan(def: FlowDef, sc: &Scenario, net: &Network, routes: &RouteTable, scheme: bool, class: Option<u32>, tenant: u16) -> Result<FlowPlan> {
+    let tcp = &sc.transport;
+    let routing = def.routing.unwrap_or(sc.routing.routing);
+    let transport = match &def.transport {
+        FlowTransport::Default if scheme => Transport::Scheme,
+        FlowTransport::Default | FlowTransport::Tcp(None) => Transport::Tcp(tcp.cc.clone()),
+        FlowTransport::Tcp(Some(cc)) => Transport::Tcp(cc.clone()),
+        FlowTransport::Scheme if scheme => Transport::Scheme,
+        FlowTransport::Scheme => return Err(config_err("scheme", "flows with transport = \"scheme\" need a [scheme] section")),
+    };
+    let via_top = routing.via_top();
+    let hops = routes.path(net, net.hosts[def.src as usize], def.dst, tcp.header as u64, via_top).map_or(0, |p| p.0);
+    let ideal = def.size.map(|size| crate::metrics::fct::ideal_fct(net, routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64));
+    Ok(FlowPlan { def, routing, transport, hops, ideal, class, tenant })
 }

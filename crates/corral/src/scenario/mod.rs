@@ -61,6 +61,9 @@ pub struct Scenario {
     /// Open-loop workloads (`[[traffic]]` blocks, [`crate::workload`]).
     #[serde(default)]
     pub traffic: Vec<crate::workload::TrafficSpec>,
+    /// Closed-loop request/response sessions (`[[rpc]]` blocks, [`crate::workload::rpc`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rpc: Vec<crate::workload::rpc::RpcSpec>,
     #[serde(default)]
     pub metrics: MetricsConfig,
     /// Scheduled changes of link rates (`[[events]]`).

@@ -51,6 +51,9 @@ impl Scenario {
             for (i, t) in self.traffic.iter().enumerate() {
                 ensure(!needs(&t.transport), &format!("traffic[{i}].transport"), || "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into())?;
             }
+            for (i, r) in self.rpc.iter().enumerate() {
+                ensure(!needs(&r.transport), &format!("rpc[{i}].transport"), || "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into())?;
+            }
         }
         ensure(self.metrics.interval > Time::ZERO, "metrics.interval", || "must be positive".into())?;
         ensure(self.metrics.queue_interval > Time::ZERO, "metrics.queue_interval", || "must be positive".into())?;
@@ -69,6 +72,10 @@ impl Scenario {
         }
         for (i, t) in self.traffic.iter().enumerate() {
             t.validate(i, self.duration)?;
+        }
+        for (i, r) in self.rpc.iter().enumerate() {
+            r.validate(i, self.duration)?;
+            ensure(self.mode == super::Mode::Packet, &format!("rpc[{i}]"), || "closed-loop sessions run in packet mode only (mode = \"packet\")".into())?;
         }
         for (i, e) in self.events.iter().enumerate() {
             e.validate(i, self.duration)?;

@@ -39,6 +39,9 @@ pub mod stream {
     pub const WAYPOINT: u64 = 11;
     /// A scheme's own draws (index: the scheme's choice, e.g. its agent).
     pub const SCHEME: u64 = 12;
+    /// `[[rpc]]` sessions: index 2^32 b + s is session s of block b (its pairs, sizes and
+    /// think times).
+    pub const RPC: u64 = 13;
 }
 
 impl Rng {

@@ -15,7 +15,8 @@ use crate::units::Time;
 impl Simulation {
     pub(super) fn on_flow_start(&mut self, flow: FlowId) {
         if flow.idx() >= self.explicit {
-            if let Some(next) = self.flows.get(flow.idx() + 1) {
+            if flow.idx() + 1 < self.open_loop_end {
+                let next = &self.flows[flow.idx() + 1];
                 self.events.schedule(next.def.start, Event::FlowStart { flow: FlowId(flow.0 + 1) });
             }
             self.metrics.classes.active[self.flows[flow.idx()].class_idx as usize] += 1;
@@ -129,8 +130,10 @@ impl Simulation {
                 if traffic {
                     self.metrics.classes.delivered[f.class_idx as usize] += f.receiver.delivered() - before;
                 }
+                let mut arrived = false;
                 if f.finish.is_none() && f.def.size.is_some_and(|s| f.receiver.delivered() >= s) {
                     f.finish = Some(now);
+                    arrived = true;
                     if traffic {
                         self.metrics.classes.active[f.class_idx as usize] -= 1;
                         self.metrics.classes.finished(flow.0);
@@ -146,6 +149,9 @@ impl Simulation {
                     self.send_ack(flow, a);
                 }
                 self.ack_buf = acks;
+                if arrived && flow.idx() >= self.open_loop_end {
+                    self.on_rpc_arrived(flow);
+                }
             }
             PacketKind::Ack => {
                 self.drive_sender(flow, |s, now, out| s.on_ack(now, p.seq, p.ecn.ece(), p.ts, out));

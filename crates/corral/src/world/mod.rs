@@ -8,24 +8,26 @@
 mod endpoints;
 mod forward;
 mod hosts;
+mod make_flow;
+mod rpc;
 pub mod results;
 mod sampling;
 mod scheme;
 
-use crate::build::{self, Transport};
+use crate::build;
+use make_flow::make_flow;
 use crate::ctrl::ControlPlane;
 use crate::error::Result;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::metrics::Metrics;
 use crate::net::shared_buffer::SharedBuffer;
-use crate::net::{Leg, Network, PacketArena, NO_AGG};
+use crate::net::{Leg, Network, PacketArena};
 use crate::route::source::SourceRoutes;
 use crate::route::{RouteTable, Router, Routing};
 use crate::scenario::Scenario;
-use crate::schemes::{Scheme, SchemeTransport};
+use crate::schemes::Scheme;
 use crate::sim::rng::{stream, Rng};
 use crate::sim::EventQueue;
-use crate::transport::rate::RateLimit;
 use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
 use crate::units::Time;
 use crate::workload::flow::FlowDef;
@@ -55,6 +57,8 @@ pub enum Event {
     CtrlDeliver { slot: u32, node: NodeId },
     /// `[[events]]` entry `index` (in time order) changes link rates.
     LinkRate { index: u32 },
+    /// An `[[rpc]]` session's next request is due.
+    RpcRequest { session: u32 },
 }
 
 /// One connection: its definition, both endpoints and timer bookkeeping.
@@ -150,8 +154,12 @@ pub struct Simulation {
     /// Simulated time the run has been advanced to (all events up to it are done).
     reached: Time,
     /// Flows `0..explicit` come from `[[flows]]` (per-flow goodput series); the rest from
-    /// `[[traffic]]` blocks, in start order (per-class series).
+    /// `[[traffic]]` blocks, in start order (per-class series), up to `open_loop_end`; the
+    /// flows after it are made by `[[rpc]]` sessions while the run goes.
     pub explicit: usize,
+    pub open_loop_end: usize,
+    /// The `[[rpc]]` sessions.
+    pub rpc: rpc::Rpc,
     /// Classes of traffic flows, in order of first appearance.
     pub classes: Vec<String>,
     /// Tenants of all flows, in order of first appearance.
@@ -218,62 +226,13 @@ impl Simulation {
             let worst = b.flows.iter().map(|f| if matches!(f.routing, Routing::Vlb | Routing::Wlb { .. }) { 2 * diameter(&b.routes, &b.net) } else { f.hops }).max().unwrap_or(0);
             crate::error::ensure(worst as usize <= sr.max_hops, "routing.source_routes", || format!("paths of up to {worst} hops do not fit the 128-bit route header ({} bits per hop: at most {} hops)", sr.bits, sr.max_hops))?;
         }
-        let tcp = &scenario.transport;
         let mut hot = Vec::with_capacity(b.flows.len());
-        let flows = b
-            .flows
-            .into_iter()
-            .map(|plan| {
-                let managed = plan.transport == Transport::Scheme;
-                let src_rate = b.net.ports[b.net.host_port(plan.def.src).idx()].rate().bps() as f64;
-                let (cc, ecn, limit, dupthresh) = match &plan.transport {
-                    Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None, tcp.dupthresh),
-                    Transport::Scheme => match scheme.as_ref().expect("managed flows have a scheme").transport(&plan.def) {
-                        SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None, tcp.dupthresh),
-                        SchemeTransport::Rate { initial_bps, window, dupthresh } => {
-                            let depth = (tcp.mss + tcp.header) as u64;
-                            (tcp.cc.clone(), tcp.ecn, Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window }), dupthresh)
-                        }
-                    },
-                };
-                let cc_name = if limit.is_some_and(|l: RateLimit| l.window != crate::transport::rate::Window::On) { "rate" } else { cc.name() };
-                let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
-                sender.set_dupthresh(dupthresh);
-                if tcp.handshake_rtt {
-                    let via_top = plan.routing.via_top();
-                    let one_way = |s: u32, d: u32| b.routes.path(&b.net, b.net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);
-                    sender.seed_rtt(one_way(plan.def.src, plan.def.dst) + one_way(plan.def.dst, plan.def.src));
-                }
-                hot.push(FlowHot {
-                    src: plan.def.src,
-                    dst: plan.def.dst,
-                    weight: plan.def.weight,
-                    routing: plan.routing,
-                    leg: plan.routing.leg(),
-                    priority: plan.def.priority,
-                    ect: ecn,
-                    managed,
-                    tenant: plan.tenant,
-                    agg: NO_AGG,
-                });
-                Flow {
-                    hops: plan.hops,
-                    sender,
-                    receiver: TcpReceiver::new(tcp.delayed_ack, cc.accurate_ecn()),
-                    rto_event_at: None,
-                    pace_event_at: None,
-                    delack_armed: false,
-                    blocked: false,
-                    finish: None,
-                    class_idx: plan.class.unwrap_or(0),
-                    ideal: plan.ideal,
-                    cc_name,
-                    sent_all: false,
-                    ended: false,
-                    def: Box::new(plan.def),
-                }
-            })
-            .collect::<Vec<_>>();
+        let mut flows = Vec::with_capacity(b.flows.len());
+        for plan in b.flows {
+            let (flow, h) = make_flow(plan, &b.net, &b.routes, &scenario.transport, scheme.as_deref());
+            flows.push(flow);
+            hot.push(h);
+        }
         let explicit = b.explicit;
         let mut events = EventQueue::new();
         // `[[flows]]` flows start by their own events; traffic flows (sorted by start) chain:
@@ -291,11 +250,13 @@ impl Simulation {
         for (i, e) in b.link_events.iter().enumerate() {
             events.schedule(e.0, Event::LinkRate { index: i as u32 });
         }
+        let open_loop_end = flows.len();
+        let rpc = rpc::Rpc::new(b.rpc, scenario.seed, &mut |at, session| events.schedule(at, Event::RpcRequest { session }));
         let metrics = Metrics::new(explicit, b.classes.len(), scenario.metrics.record_drops, scenario.metrics.latency_sample_every);
         let hosts = (0..b.net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
         let n_hosts = b.net.hosts.len();
         let mut sim = Simulation {
-            header: tcp.header,
+            header: scenario.transport.header,
             router: Router::new(scenario.seed, b.net.nodes.len(), n_hosts),
             source_routes,
             net: b.net,
@@ -316,6 +277,8 @@ impl Simulation {
             finalized: false,
             reached: Time::ZERO,
             explicit,
+            open_loop_end,
+            rpc,
             classes: b.classes,
             tenants: b.tenants,
             scheme,
@@ -398,6 +361,7 @@ impl Simulation {
             Event::SampleQueues => self.sample_queues(),
             Event::Timer { agent, tag } => self.call_scheme(|s, ctx| s.on_timer(ctx, agent, tag)),
             Event::CtrlDeliver { slot, node } => self.deliver_control(node, slot),
+            Event::RpcRequest { session } => self.on_rpc_request(session),
             Event::LinkRate { index } => {
                 // A packet being serialized finishes at the old rate; the next at the new.
                 for &(port, rate) in &self.link_events[index as usize].1 {

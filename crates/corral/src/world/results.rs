@@ -319,6 +319,10 @@ impl Simulation {
         if let (Some(o), serde_json::Value::Object(f)) = (out.as_object_mut(), self.fct_summary()) {
             o.extend(f);
         }
+        if self.rpc.sessions() > 0 {
+            let r = &self.rpc;
+            out["rpc"] = serde_json::json!({ "sessions": r.sessions(), "requests": r.requests, "responses": r.responses, "refused_at_max_flows": r.refused });
+        }
         out
     }
 }

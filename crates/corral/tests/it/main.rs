@@ -18,6 +18,7 @@ mod pacing;
 mod qdisc;
 mod r2c2;
 mod routing;
+mod rpc;
 mod schemes;
 mod single_flow;
 mod topologies;

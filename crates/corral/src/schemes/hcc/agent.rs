@@ -54,8 +54,12 @@ pub struct Agent {
     pub next_refit: Time,
     pub cycle_child: Time,
     pub cycle_parent: Time,
-    /// The parent loop runs (the agent has a parent).
-    pub parent_loop: bool,
+    /// The loops are scheduled. A loop that would repeat itself stops until something
+    /// wakes it (see [`Agent::child_idle`], [`Agent::parent_idle`]).
+    pub child_awake: bool,
+    pub parent_awake: bool,
+    /// The port capacity the parent loop saw last (a change wakes the child loop).
+    pub last_capacity: f64,
 }
 
 impl Agent {
@@ -75,12 +79,27 @@ impl Agent {
             next_refit: Time::ZERO,
             cycle_child,
             cycle_parent,
-            parent_loop: false,
+            child_awake: false,
+            parent_awake: false,
+            last_capacity: f64::NAN,
         }
     }
 
     pub fn is_root(&self) -> bool {
         self.up.is_empty()
+    }
+
+    /// Nothing for the child loop to do until a flow, a demand or a share arrives: no demand
+    /// below and every share sent down is 0. (A loop that stops and restarts on the same
+    /// phase acts exactly as one that ran through: its idle cycles change nothing.)
+    pub fn child_idle(&self) -> bool {
+        self.flows.is_empty() && self.child_demand.values().all(DemandMap::is_empty) && self.child_sent.values().all(|&s| s == 0.0)
+    }
+
+    /// Nothing for the parent loop to do: no demand below, every parent holds an empty map,
+    /// and no excess is owed to a parent.
+    pub fn parent_idle(&self) -> bool {
+        self.flows.is_empty() && self.child_demand.values().all(DemandMap::is_empty) && self.up.iter().all(|u| u.sent.is_empty()) && self.up.len() <= 1
     }
 
     /// The agent's demand: its leaves' demands, or its children's maps summed, as

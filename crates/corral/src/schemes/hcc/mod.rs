@@ -32,7 +32,11 @@
 //! Cycles are multiples of link delays ("values are relative to the link latencies of the
 //! associated level of agents"): `Cycle_child` is `child_cycle` times the delay of the link
 //! from the agent's children (a host's own link for its leaves) and `Cycle_parent`
-//! `parent_cycle` times the delay of the link to its parent, never below `min_cycle`.
+//! `parent_cycle` times the delay of the link to its parent, never below `min_cycle`. Loops
+//! keep a common phase (ticks at multiples of their cycle). A loop whose next run would
+//! repeat its last stops until an input changes and resumes at its next tick, so an idle
+//! agent costs no events; a non-root agent notices a change of its own port's rate at its
+//! next parent cycle.
 
 pub mod agent;
 pub mod demand;
@@ -197,11 +201,25 @@ impl Hcc {
         let p = &ctx.net().ports[port.idx()];
         let a = self.agents.len();
         let agent = Agent::new(port, p.node, level, self.cycle(below, self.cfg.child_cycle), self.cycle(p.delay, self.cfg.parent_cycle));
-        let first = next_tick(ctx.now(), agent.cycle_child);
         self.agents.push(agent);
         self.by_port.insert(port, a);
-        ctx.schedule(first, a as u32, CHILD_LOOP);
         a
+    }
+
+    /// Starts agent `a`'s child loop (if stopped) at its next cycle boundary.
+    fn wake_child(&mut self, ctx: &mut dyn Ctx, a: usize) {
+        if !self.agents[a].child_awake {
+            self.agents[a].child_awake = true;
+            ctx.schedule(next_tick(ctx.now(), self.agents[a].cycle_child), a as u32, CHILD_LOOP);
+        }
+    }
+
+    /// Starts agent `a`'s parent loop (if it has a parent and the loop is stopped).
+    fn wake_parent(&mut self, ctx: &mut dyn Ctx, a: usize) {
+        if !self.agents[a].parent_awake && !self.agents[a].up.is_empty() {
+            self.agents[a].parent_awake = true;
+            ctx.schedule(next_tick(ctx.now(), self.agents[a].cycle_parent), a as u32, PARENT_LOOP);
+        }
     }
 
     /// Links `child` under `parent`; the child's parent loop starts with its first parent.
@@ -211,11 +229,7 @@ impl Hcc {
         }
         self.agents[child].up.push(Up { parent, ..Up::default() });
         self.agents[parent].children.push(child);
-        if !self.agents[child].parent_loop {
-            self.agents[child].parent_loop = true;
-            let first = next_tick(ctx.now(), self.agents[child].cycle_parent);
-            ctx.schedule(first, child as u32, PARENT_LOOP);
-        }
+        self.wake_parent(ctx, child);
     }
 
     fn send(&mut self, ctx: &mut dyn Ctx, from: usize, to: usize, msg: Message) {
@@ -245,8 +259,17 @@ impl Hcc {
                 self.send(ctx, a, c, msg);
             }
         }
-        let next = ctx.now() + self.agents[a].cycle_child;
-        ctx.schedule(next, a as u32, CHILD_LOOP);
+        // The child loop's output depends only on its inputs (flows, children's demands and
+        // caps, parents' shares, the port's capacity), and every change of one wakes it: a
+        // loop with unchanged inputs would repeat itself, so it stops until then (at its
+        // next cycle boundary, as a loop that ran through). A root reads its capacity each
+        // cycle, so it runs while it has demand below it.
+        if self.agents[a].child_idle() || !self.agents[a].is_root() {
+            self.agents[a].child_awake = false;
+        } else {
+            let next = ctx.now() + self.agents[a].cycle_child;
+            ctx.schedule(next, a as u32, CHILD_LOOP);
+        }
     }
 
     fn set_leaf_rate(&mut self, ctx: &mut dyn Ctx, f: FlowId, rate: f64) {
@@ -268,6 +291,10 @@ impl Hcc {
     fn parent_loop(&mut self, ctx: &mut dyn Ctx, a: usize) {
         let now = ctx.now();
         let capacity = self.capacity(ctx, a);
+        if capacity != self.agents[a].last_capacity {
+            self.agents[a].last_capacity = capacity;
+            self.wake_child(ctx, a);
+        }
         if self.cfg.bins > 0 && now >= self.agents[a].next_refit {
             self.agents[a].refit(capacity, self.cfg.bins);
             self.agents[a].next_refit = now + self.cfg.refit;
@@ -294,8 +321,12 @@ impl Hcc {
                 self.send(ctx, a, parent, Message::new("hcc_demand", bytes, DemandMsg { child: a, parent, delta: d }));
             }
         }
-        let next = now + self.agents[a].cycle_parent;
-        ctx.schedule(next, a as u32, PARENT_LOOP);
+        if self.agents[a].parent_idle() {
+            self.agents[a].parent_awake = false;
+        } else {
+            let next = now + self.agents[a].cycle_parent;
+            ctx.schedule(next, a as u32, PARENT_LOOP);
+        }
     }
 
     fn received(&self, ctx: &mut dyn Ctx, at: usize, bytes: u32) {
@@ -305,10 +336,12 @@ impl Hcc {
         }
     }
 
-    fn leave(&mut self, flow: FlowId) {
+    fn leave(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         if let Some(&a) = self.host_agent.get(&flow.0) {
             self.agents[a].flows.remove(&flow.0);
             self.agents[a].flow_rate.remove(&flow.0);
+            self.wake_child(ctx, a);
+            self.wake_parent(ctx, a);
         }
     }
 }
@@ -344,25 +377,31 @@ impl Scheme for Hcc {
         let demand = ctx.access_rate(ctx.flow(flow).src).bps() as f64;
         self.agents[host].flows.insert(flow.0, demand);
         self.host_agent.insert(flow.0, host);
+        self.wake_child(ctx, host);
+        self.wake_parent(ctx, host);
     }
 
-    fn on_flow_sent(&mut self, _ctx: &mut dyn Ctx, flow: FlowId) {
-        self.leave(flow);
+    fn on_flow_sent(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        self.leave(ctx, flow);
     }
 
-    fn on_flow_end(&mut self, _ctx: &mut dyn Ctx, flow: FlowId) {
-        self.leave(flow);
+    fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        self.leave(ctx, flow);
     }
 
     fn on_message(&mut self, ctx: &mut dyn Ctx, _at: NodeId, msg: &Message) {
         if let Some(m) = msg.body::<DemandMsg>() {
             self.received(ctx, m.parent, msg.bytes);
             self.agents[m.parent].child_demand.entry(m.child).or_default().apply(&m.delta);
+            self.wake_child(ctx, m.parent);
+            self.wake_parent(ctx, m.parent);
         } else if let Some(m) = msg.body::<ShareMsg>() {
             self.received(ctx, m.child, msg.bytes);
             if let Some(u) = self.agents[m.child].up.iter_mut().find(|u| u.parent == m.parent) {
                 u.share = Some(m.share);
             }
+            self.wake_child(ctx, m.child);
+            self.wake_parent(ctx, m.child);
         } else if let Some(m) = msg.body::<ExcessMsg>() {
             self.received(ctx, m.parent, msg.bytes);
             let caps = &mut self.agents[m.parent].child_cap;
@@ -371,22 +410,26 @@ impl Scheme for Hcc {
             } else {
                 caps.remove(&m.child);
             }
+            self.wake_child(ctx, m.parent);
         }
     }
 
-    fn on_message_dropped(&mut self, _ctx: &mut dyn Ctx, _src: NodeId, msg: &Message) {
+    fn on_message_dropped(&mut self, ctx: &mut dyn Ctx, _src: NodeId, msg: &Message) {
         // The sender forgets what it believed delivered, so its next cycle sends it again.
         if let Some(m) = msg.body::<DemandMsg>() {
             if let Some(u) = self.agents[m.child].up.iter_mut().find(|u| u.parent == m.parent) {
                 let undo: DemandMap = delta(&DemandMap::default(), &m.delta);
                 u.sent.apply(&undo);
             }
+            self.wake_parent(ctx, m.child);
         } else if let Some(m) = msg.body::<ShareMsg>() {
             self.agents[m.parent].child_sent.remove(&m.child);
+            self.wake_child(ctx, m.parent);
         } else if let Some(m) = msg.body::<ExcessMsg>() {
             if let Some(u) = self.agents[m.child].up.iter_mut().find(|u| u.parent == m.parent) {
                 u.excess_sent = None;
             }
+            self.wake_parent(ctx, m.child);
         }
     }
 
@@ -399,7 +442,25 @@ impl Scheme for Hcc {
     }
 
     fn summary(&self) -> serde_json::Value {
+        self.summary_state()
+    }
+}
+
+impl Hcc {
+    /// Whether every parent holds the demand map its child last sent it and every child the
+    /// share its parent last sent it (true once no message is in flight or lost for good).
+    fn consistent(&self) -> bool {
+        self.agents.iter().enumerate().all(|(c, child)| {
+            child.up.iter().all(|u| {
+                let parent = &self.agents[u.parent];
+                let held = parent.child_demand.get(&c).cloned().unwrap_or_default();
+                held == u.sent && u.share == parent.child_sent.get(&c).copied()
+            })
+        })
+    }
+
+    fn summary_state(&self) -> serde_json::Value {
         let per_level: Vec<usize> = (0..self.cfg.levels).map(|l| self.agents.iter().filter(|a| a.level == l).count()).collect();
-        serde_json::json!({ "agents": self.agents.len(), "agents_per_level": per_level, "roots": self.agents.iter().filter(|a| a.is_root()).count() })
+        serde_json::json!({ "agents": self.agents.len(), "agents_per_level": per_level, "roots": self.agents.iter().filter(|a| a.is_root()).count(), "consistent": self.consistent() })
     }
 }

@@ -1,0 +1,65 @@
+//! Turning a planned flow ([`crate::build::FlowPlan`]) into its endpoints and the record the
+//! per-packet path reads: the sender's controller, ECN and rate limit (from its transport,
+//! or from the scheme that manages it), its receiver, and its hot fields. Used when the run
+//! is built and for the flows `[[rpc]]` sessions make while it goes.
+
+use super::{Flow, FlowHot};
+use crate::build::{FlowPlan, Transport};
+use crate::net::{Network, NO_AGG};
+use crate::route::RouteTable;
+use crate::schemes::{Scheme, SchemeTransport};
+use crate::transport::rate::{RateLimit, Window};
+use crate::transport::{TcpConfig, TcpReceiver, TcpSender};
+use crate::units::Time;
+
+pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp: &TcpConfig, scheme: Option<&dyn Scheme>) -> (Flow, FlowHot) {
+    let managed = plan.transport == Transport::Scheme;
+    let src_rate = net.ports[net.host_port(plan.def.src).idx()].rate().bps() as f64;
+    let (cc, ecn, limit, dupthresh) = match &plan.transport {
+        Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None, tcp.dupthresh),
+        Transport::Scheme => match scheme.expect("managed flows have a scheme").transport(&plan.def) {
+            SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None, tcp.dupthresh),
+            SchemeTransport::Rate { initial_bps, window, dupthresh } => {
+                let depth = (tcp.mss + tcp.header) as u64;
+                (tcp.cc.clone(), tcp.ecn, Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window }), dupthresh)
+            }
+        },
+    };
+    let cc_name = if limit.is_some_and(|l: RateLimit| l.window != Window::On) { "rate" } else { cc.name() };
+    let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
+    sender.set_dupthresh(dupthresh);
+    if tcp.handshake_rtt {
+        let via_top = plan.routing.via_top();
+        let one_way = |s: u32, d: u32| routes.path(net, net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);
+        sender.seed_rtt(one_way(plan.def.src, plan.def.dst) + one_way(plan.def.dst, plan.def.src));
+    }
+    let hot = FlowHot {
+        src: plan.def.src,
+        dst: plan.def.dst,
+        weight: plan.def.weight,
+        routing: plan.routing,
+        leg: plan.routing.leg(),
+        priority: plan.def.priority,
+        ect: ecn,
+        managed,
+        tenant: plan.tenant,
+        agg: NO_AGG,
+    };
+    let flow = Flow {
+        hops: plan.hops,
+        sender,
+        receiver: TcpReceiver::new(tcp.delayed_ack, cc.accurate_ecn()),
+        rto_event_at: None,
+        pace_event_at: None,
+        delack_armed: false,
+        blocked: false,
+        finish: None,
+        class_idx: plan.class.unwrap_or(0),
+        ideal: plan.ideal,
+        cc_name,
+        sent_all: false,
+        ended: false,
+        def: Box::new(plan.def),
+    };
+    (flow, hot)
+}
