@@ -30,7 +30,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_quick_run_writes_the_report_plots_and_tables(quick: Path) -> None:
-    for name in ("report.md", "runs.csv", "summary.json", "fct_cdf.png", "steps.png", "overhead.png", "grpc.png"):
+    for name in ("report.md", "runs.csv", "summary.json", "fct_cdf.png", "steps.png", "overhead.png", "grpc.png", "websearch_series.png"):
         assert (quick / name).is_file(), name
     assert "| figure | claim | corral measured | verdict | note |" in (quick / "report.md").read_text()
 
@@ -43,3 +43,18 @@ def test_claim_verdicts_do_not_change_silently(quick: Path) -> None:
     assert missed == known, f"new misses: {missed - known}"
     now_met = {(f, s) for f, s in KNOWN_MISSES if not any(c[0] == f and c[1].startswith(s) for c in missed)}
     assert not now_met, f"known misses now met or gone (update KNOWN_MISSES and the README): {now_met}"
+
+
+def test_convergence_is_the_start_of_the_first_window_that_stays_busy() -> None:
+    """10 us samples: idle for 200 us after the step, then busy: converged at 200 us, and
+    busy in every window after; a port that never stays busy for 1 ms has no time."""
+    import polars as pl
+
+    from corral.experiments import hcc
+
+    times = [0.01 + 1e-5 * (k + 1) for k in range(1000)]
+    util = pl.DataFrame({"time_s": times, "util": [0.2 if k < 20 else 0.99 for k in range(1000)]})
+    at, busy = hcc.convergence(util, 0.01, 0.02)
+    assert abs(at - 200e-6) < 1e-9 and busy == 1.0
+    flapping = pl.DataFrame({"time_s": times, "util": [0.99 if (k // 50) % 2 else 0.2 for k in range(1000)]})
+    assert hcc.convergence(flapping, 0.01, 0.02) == (None, None)

@@ -147,7 +147,7 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         ends = [s[0] for s in STEP_TIMES[1:]] + [STEP_END]
         for k, ((at, _), end) in enumerate(zip(STEP_TIMES, ends)):
             row[f"step{k}_converge_s"], row[f"step{k}_busy_share"] = convergence(util, at, end)
-        return {"row": row, "flows": None, "util": util.with_columns(pl.lit(job.labels["variant"]).alias("variant"), pl.lit(job.labels["seed"]).alias("seed"))}
+        return {"row": row, "flows": None, "series": None, "util": util.with_columns(pl.lit(job.labels["variant"]).alias("variant"), pl.lit(job.labels["seed"]).alias("seed"))}
     f = res.flows
     if job.labels["study"] == "grpc":
         resp = f.filter((pl.col("size_bytes") == RESPONSE) & pl.col("fct_s").is_not_null())["fct_s"]
@@ -159,7 +159,7 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
             "queue_p99_pkts": q["packets"].quantile(0.99),
             "drops": res.summary.get("packets_dropped"),
         })
-        return {"row": row, "flows": None, "util": None}
+        return {"row": row, "flows": None, "util": None, "series": None}
     lat = res.latency["latency_s"]
     jain = res.throughput_class.filter(pl.col("class") == "*")["jain"].drop_nulls()
     row.update({
@@ -176,7 +176,12 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         ph = q.filter((pl.col("time_s") >= a) & (pl.col("time_s") < b))["packets"]
         row[f"phase{k}_queue_median_pkts"] = ph.median()
         row[f"phase{k}_queue_over_800_share"] = float((ph > 800).mean()) if ph.len() else None
-    return {"row": row, "flows": f.select("flow_id", "size_bytes", "fct_s"), "util": None}
+    series = None
+    if job.labels["study"] == "fig4":
+        tp = res.throughput_class.filter(pl.col("class") == "*").select("time_s", "goodput_bps", "jain")
+        series = tp.join(q.select("time_s", "packets"), on="time_s", how="left").with_columns(
+            pl.lit(job.labels["variant"]).alias("variant"), pl.lit(job.labels["seed"]).alias("seed"))
+    return {"row": row, "flows": f.select("flow_id", "size_bytes", "fct_s"), "util": None, "series": series}
 
 
 # ---------------------------------------------------------------- aggregating
@@ -187,6 +192,7 @@ class Report:
     runs: pl.DataFrame
     fct: pl.DataFrame  # seed, variant, flow_id, fct_s: flows every fig4 variant finished
     util: pl.DataFrame  # steps: seed, variant, time_s, util
+    series: pl.DataFrame  # fig4: seed, variant, time_s, goodput_bps, jain, packets (1 ms)
     claims: list[dict[str, Any]]
     seeds: list[int]
     quick: bool
@@ -220,7 +226,8 @@ def aggregate(measured: list[dict[str, Any]], jobs_: list[Job], seeds: list[int]
             r.update({k: v for k, v in by.get((r["seed"], r["variant"]), {}).items() if k not in ("seed", "variant")} if r["study"] == "fig4" else {})
     runs = pl.DataFrame(rows, infer_schema_length=None)
     util = pl.concat([m["util"] for m in measured if m["util"] is not None])
-    report = Report(runs, fct, util, [], seeds, quick, overrides)
+    series = pl.concat([m["series"] for m in measured if m["series"] is not None])
+    report = Report(runs, fct, util, series, [], seeds, quick, overrides)
     report.claims = claims(report)
     return report
 
@@ -241,13 +248,12 @@ def claims(r: Report) -> list[dict[str, Any]]:
     q99 = per_seed(runs, "queue_p99_pkts", **fig4, variant="HCC-2")
     add("Fig. 4d", "HCC's queue at the core port: median <= 2 packets, p99 <= 20",
         f"median {median_range(qm, '.0f')}, p99 {median_range(q99, '.0f')}", bool(qm) and median(qm) <= 2 and median(q99) <= 20)
-    full = {"study": "fig4"}
-    over = {v: per_seed(runs, "phase2_queue_over_800_share", **full, variant=v) for v in ("newreno", "cubic")}
+    over = {v: per_seed(runs, "phase2_queue_over_800_share", **fig4, variant=v) for v in ("newreno", "cubic")}
     add("Fig. 4d", "at 100 % load (5 Gbps core): NewReno and CUBIC above 800 packets in at least half the samples",
         f"NewReno {median_range(over['newreno'], '.2f')}, CUBIC {median_range(over['cubic'], '.2f')} of samples",
         all(bool(x) and median(x) >= 0.5 for x in over.values()),
         "one Poisson rate offers 5 Gbps: about 30 flows per run, so the 5 Gbps phase is often idle between flows")
-    dq = per_seed(runs, "phase2_queue_median_pkts", **full, variant="dctcp")
+    dq = per_seed(runs, "phase2_queue_median_pkts", **fig4, variant="dctcp")
     add("Fig. 4d", "at 100 % load: DCTCP's median queue 40-100 packets (K = 65)", f"{median_range(dq, '.0f')} packets",
         bool(dq) and 40 <= median(dq) <= 100, "the same light load: DCTCP's queue is often empty between flows")
     # FCT (acceptance 3).
@@ -348,6 +354,7 @@ def reproduce(
 def write(report: Report, out: Path) -> None:
     report.runs.write_csv(out / "runs.csv", float_precision=6)
     figures.fct_cdf(report.fct, out / "fct_cdf.png")
+    figures.websearch_series(report.series, PHASES, out / "websearch_series.png")
     figures.steps(report.util, STEP_TIMES, out / "steps.png")
     figures.overhead(report.runs, out / "overhead.png")
     figures.grpc(report.runs, out / "grpc.png")
@@ -363,6 +370,7 @@ def write(report: Report, out: Path) -> None:
         f"## Claims: {met} of {measured} measured claims met ({len(report.claims) - measured} not measured)",
         "",
         claims_markdown(report.claims),
+        "![web search series](websearch_series.png)",
         "![FCT CDF](fct_cdf.png)",
         "![capacity steps](steps.png)",
         "![overhead](overhead.png)",

@@ -26,6 +26,29 @@ def fct_cdf(fct: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
+def websearch_series(series: pl.DataFrame, phases: tuple, path: Path) -> Path:
+    """Fig. 4a, 4d, 4e for the first seed: total goodput, the core port's queue and Jain's
+    index, every 1 ms."""
+    fig, axes = new_figure(8.0, 7.5, nrows=3, sharex=True)
+    first = series["seed"].min() if series.height else None
+    for variant, color in COLORS.items():
+        sub = series.filter((pl.col("variant") == variant) & (pl.col("seed") == first)).sort("time_s")
+        if not sub.height:
+            continue
+        t = (sub["time_s"] * 1e3).to_list()
+        axes[0].plot(t, (sub["goodput_bps"] / 1e9).to_list(), label=variant, color=color, lw=1)
+        axes[1].plot(t, sub["packets"].to_list(), label=variant, color=color, lw=1)
+        j = sub.drop_nulls("jain")
+        axes[2].plot((j["time_s"] * 1e3).to_list(), j["jain"].to_list(), label=variant, color=color, lw=1, marker=".", ms=3)
+    axes[0].step([a * 1e3 for a, _, _, _ in phases] + [phases[-1][1] * 1e3], [c / 1e9 for _, _, c, _ in phases] + [phases[-1][2] / 1e9],
+                 where="post", color="k", lw=0.8, ls=":", label="core capacity")
+    axes[0].set(ylabel="goodput (Gbps)", title="web search (Fig. 4a, d, e), first seed")
+    axes[1].set(ylabel="core queue (packets)", yscale="symlog")
+    axes[2].set(ylabel="Jain index (1 ms)", xlabel="time (ms)", ylim=(0, 1.05))
+    axes[0].legend(frameon=False, fontsize=8, ncol=5)
+    return save(fig, path)
+
+
 def steps(util: pl.DataFrame, step_times: tuple[tuple[float, float], ...], path: Path) -> Path:
     """Utilization of the core port (100 us means, the first seed) through the steps."""
     fig, ax = new_figure(8.0, 3.8)
