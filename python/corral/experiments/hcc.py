@@ -323,7 +323,7 @@ def claims(r: Report) -> list[dict[str, Any]]:
     gq = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2")
     g5 = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2, headroom 5 %")
     add("Fig. 5", "gRPC: HCC's queue p99 <= 20 packets", f"{median_range(gq, '.0f')} packets (headroom 5 %: {median_range(g5, '.0f')})",
-        bool(gq) and median(gq) <= 20, "the leaves' rates never sum above the core, but bursts build it: many one-packet token buckets release at once")
+        bool(gq) and median(gq) <= 20, "the leaves' rates never sum above the core, but their packets bunch in time (README, HCC)")
     return out
 
 
