@@ -332,6 +332,7 @@ impl FluidSim {
             .with("timeouts", zeros())
             .with("fast_recoveries", zeros())
             .with("ecn_cuts", zeros())
+            .with("max_reorder_bytes", zeros())
             .with("tenant", Column::Str(f.iter().map(|x| x.tenant.clone()).collect()))
             .with("class", Column::Str(f.iter().map(|x| x.class.clone()).collect()))
             .with("ideal_fct_s", Column::OptFloat(self.ideal.iter().map(|x| x.map(secs)).collect()))

@@ -55,6 +55,7 @@ pub const TABLES: &[(&str, &[(&str, ColType)])] = &[
             ("timeouts", Int),
             ("fast_recoveries", Int),
             ("ecn_cuts", Int),
+            ("max_reorder_bytes", Int),
             ("tenant", Str),
             ("class", Str),
             ("ideal_fct_s", Float),

@@ -28,16 +28,24 @@ pub struct TcpReceiver {
     accurate_ecn: bool,
     ce_state: bool,
     ece_latched: bool,
+    /// The most bytes held out of order at once (the reorder buffer's peak).
+    max_reorder: u64,
 }
 
 impl TcpReceiver {
     pub fn new(ack_every: u32, accurate_ecn: bool) -> TcpReceiver {
-        TcpReceiver { rcv_nxt: 0, ooo: Vec::new(), ack_every: ack_every.max(1), pending: 0, pending_ts: Time::ZERO, accurate_ecn, ce_state: false, ece_latched: false }
+        TcpReceiver { rcv_nxt: 0, ooo: Vec::new(), ack_every: ack_every.max(1), pending: 0, pending_ts: Time::ZERO, accurate_ecn, ce_state: false, ece_latched: false, max_reorder: 0 }
     }
 
     /// Bytes delivered in order to the application.
     pub fn delivered(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// The most bytes the receiver has held above a gap at once (its reorder buffer's peak,
+    /// R2C2 Fig. 14).
+    pub fn max_reorder_bytes(&self) -> u64 {
+        self.max_reorder
     }
 
     fn ece(&self) -> bool {
@@ -72,6 +80,8 @@ impl TcpReceiver {
                 }
             }
             self.ooo = merged;
+            let held: u64 = self.ooo.iter().map(|&(s, e)| e - s).sum();
+            self.max_reorder = self.max_reorder.max(held);
             return (false, true);
         }
         self.rcv_nxt = end;
@@ -155,6 +165,12 @@ mod tests {
         assert_eq!(r.delivered(), 300);
         let (out, _) = data(&mut r, 0, false); // duplicate
         assert_eq!(out[0].ack, 300);
+        assert_eq!(r.max_reorder_bytes(), 100, "one segment waited above the gap");
+        data(&mut r, 500, false);
+        data(&mut r, 400, false);
+        assert_eq!(r.max_reorder_bytes(), 200, "two segments above the gap at 300");
+        data(&mut r, 300, false);
+        assert_eq!((r.delivered(), r.max_reorder_bytes()), (600, 200), "the peak stays");
     }
 
     #[test]

@@ -63,6 +63,7 @@ impl Simulation {
             .with("timeouts", Column::Int(f.iter().map(|x| x.sender.stats.timeouts as i64).collect()))
             .with("fast_recoveries", Column::Int(f.iter().map(|x| x.sender.stats.fast_recoveries as i64).collect()))
             .with("ecn_cuts", Column::Int(f.iter().map(|x| x.sender.stats.ecn_cuts as i64).collect()))
+            .with("max_reorder_bytes", Column::Int(f.iter().map(|x| x.receiver.max_reorder_bytes() as i64).collect()))
             .with("tenant", Column::Str(f.iter().map(|x| x.def.tenant.clone()).collect()))
             .with("class", Column::Str(f.iter().map(|x| x.def.class.clone()).collect()))
             .with("ideal_fct_s", Column::OptFloat(f.iter().map(|x| x.ideal.map(secs)).collect()))
