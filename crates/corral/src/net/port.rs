@@ -37,6 +37,9 @@ pub struct Port {
     pub busy_until: Time,
     /// A scheme sees every packet offered to this port.
     pub tapped: bool,
+    /// The queue's ECN marks are suppressed here (a scheme's choice, e.g. RackCC's last hop,
+    /// the destination ToR's port to the server): what it would mark is accepted unmarked.
+    pub ecn_off: bool,
     /// Control packets among the queued ones (their bytes are counted when they go out).
     pub ctrl_queued: u32,
     pub stats: PortStats,
@@ -61,6 +64,7 @@ impl Port {
             queue,
             busy_until: Time::ZERO,
             tapped: false,
+            ecn_off: false,
             ctrl_queued: 0,
             stats: PortStats::default(),
             drop_run: vec![0; node_ports + 1],

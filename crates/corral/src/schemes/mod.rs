@@ -12,6 +12,7 @@
 
 pub mod hcc;
 pub mod ideal;
+pub mod rackcc;
 pub mod r2c2;
 
 use crate::ctrl::Message;
@@ -110,6 +111,9 @@ pub trait Ctx {
     fn broadcast(&mut self, from: NodeId, tree: u32, msg: Message);
     /// From now on, packets offered to output `port` go through [`Scheme::on_port_packet`].
     fn tap_port(&mut self, port: PortId);
+    /// Turns ECN marking at output `port` on or off (on by default wherever the queue
+    /// marks; off, packets the queue would mark go through unmarked).
+    fn set_port_ecn(&mut self, port: PortId, on: bool);
     /// From now on, packets of managed flows delivered to host `h` go through
     /// [`Scheme::on_host_packet`] before its transport sees them.
     fn tap_host(&mut self, h: u32);

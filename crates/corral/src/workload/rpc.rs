@@ -210,7 +210,7 @@ mod tests {
         let draws: Vec<f64> = (0..n).map(|_| normal.draw(&mut r).as_secs_f64()).collect();
         let m = draws.iter().sum::<f64>() / n as f64;
         assert!((m / 0.0020017 - 1.0).abs() < 0.01, "{m}");
-        assert!(draws.iter().any(|&x| x == 0.0), "truncated at 0");
+        assert!(draws.contains(&0.0), "truncated at 0");
         let e = ThinkSpec::Exponential { mean: Time::from_ms(2) };
         let m = (0..n).map(|_| e.draw(&mut r).as_secs_f64()).sum::<f64>() / n as f64;
         assert!((m / 0.002 - 1.0).abs() < 0.02, "{m}");

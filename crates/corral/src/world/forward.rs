@@ -82,7 +82,7 @@ impl Simulation {
                 if control {
                     port.ctrl_queued += 1;
                 }
-                if mark {
+                if mark && !port.ecn_off {
                     port.stats.ecn_marks += 1;
                     self.arena.get_mut(pkt).ecn.set_ce(true);
                 }

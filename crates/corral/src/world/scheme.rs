@@ -263,6 +263,10 @@ impl Ctx for SchemeCtx<'_> {
         ub.usage(h.routing, f.0, h.src, h.dst)
     }
 
+    fn set_port_ecn(&mut self, port: PortId, on: bool) {
+        self.sim.net.ports[port.idx()].ecn_off = !on;
+    }
+
     fn access_rate(&self, h: u32) -> Rate {
         self.sim.net.ports[self.sim.net.host_port(h).idx()].rate()
     }

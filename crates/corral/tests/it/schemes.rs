@@ -308,3 +308,28 @@ fn out_of_band_delay_and_broadcast_coverage() {
         }
     }
 }
+
+/// A test scheme that turns ECN marking off at one output port and manages no flow.
+struct EcnOff(&'static str);
+
+impl Scheme for EcnOff {
+    fn init(&mut self, ctx: &mut dyn Ctx) {
+        let p = ctx.net().port_by_name(self.0).expect("a port of the dumbbell");
+        ctx.set_port_ecn(p, false);
+    }
+}
+
+// Per-port ECN: 4 DCTCP flows into a 1 Gbps bottleneck marking above 20 packets. With the
+// bottleneck's marks on, DCTCP keeps its queue near K; a scheme that turns them off there
+// leaves that port unmarked (no mark anywhere: no other port queues), and DCTCP falls back
+// to loss-driven behaviour (drops appear).
+#[test]
+fn a_scheme_turns_ecn_marking_off_at_one_port() {
+    let text = common::dumbbell(4, "1Gbps", 4, "transport = \"dctcp\"\n[switch]\nqueue = \"ecn\"\necn_threshold = \"20pkt\"\nbuffer = \"100pkt\"").replace("duration = \"100ms\"", "duration = \"50ms\"");
+    let on = common::run(&text, &[]);
+    let off = run_with(&text, Box::new(EcnOff("sw0:4")));
+    let marks = |s: &Simulation| s.net.ports.iter().map(|p| p.stats.ecn_marks).sum::<u64>();
+    assert!(common::port_stats(&on, "sw0:4").ecn_marks > 100, "marks with ECN on: {}", marks(&on));
+    assert_eq!(marks(&off), 0, "no port marks once the bottleneck's marking is off");
+    assert!(off.counts.dropped > on.counts.dropped, "drops {} vs {}", off.counts.dropped, on.counts.dropped);
+}
