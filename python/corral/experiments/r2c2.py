@@ -35,12 +35,11 @@ import polars as pl
 from rich.table import Table
 
 from .. import __version__
-from ..outdir import atomic_dir, check_target
 from ..results import Results
 from . import r2c2_figures as figures
 from .claims import claim, claims_markdown, claims_table, median, median_range, per_seed, ratio
 from . import summary_json
-from .runner import Job, run_jobs
+from .runner import Job, reproduce_into
 
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "r2c2"))
 RACK = SCENARIO_DIR / "rack.toml"
@@ -436,14 +435,11 @@ def reproduce(
     max_memory: str | None = None,
 ) -> Report:
     """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules)."""
-    check_target(out_dir, KIND, (SCENARIO_DIR,), force)
     seed_list = [1] if quick else list(range(1, seeds + 1))
     all_jobs = jobs(seed_list, quick, tuple(overrides))
-    measured = run_jobs(all_jobs, measure, progress=progress, max_memory=max_memory)
-    report = aggregate(measured, all_jobs, seed_list, quick, tuple(overrides))
-    with atomic_dir(out_dir, KIND, (SCENARIO_DIR,), force) as tmp:
-        write(report, tmp)
-    return report
+    return reproduce_into(out_dir, KIND, (SCENARIO_DIR,), force, all_jobs, measure,
+                          lambda m: aggregate(m, all_jobs, seed_list, quick, tuple(overrides)), write,
+                          progress=progress, max_memory=max_memory)
 
 
 def write(report: Report, out: Path) -> None:

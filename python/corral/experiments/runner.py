@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..api import run
+from ..outdir import atomic_dir, check_target
 from ..results import Results
 
 T = TypeVar("T")
@@ -63,3 +64,27 @@ def run_jobs(
             if progress is not None:
                 progress(len(jobs) - len(pending), len(jobs))
     return out
+
+
+def reproduce_into(
+    out_dir: str | Path,
+    kind: str,
+    inputs: tuple[Path, ...],
+    force: bool,
+    jobs: Sequence[Job],
+    measure: Callable[[Job, Results], Any],
+    report: Callable[[list[Any]], T],
+    write: Callable[[T, Path], None],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    max_memory: str | None = None,
+) -> T:
+    """A paper reproduction's pipeline: refuse an unsafe `out_dir` before any work
+    (`corral.outdir` rules), run `jobs` reducing each run with `measure`, build the report
+    from the measurements, and write it into `out_dir` atomically."""
+    check_target(out_dir, kind, inputs, force)
+    measured = run_jobs(jobs, measure, progress=progress, max_memory=max_memory)
+    result = report(measured)
+    with atomic_dir(out_dir, kind, inputs, force) as tmp:
+        write(result, tmp)
+    return result

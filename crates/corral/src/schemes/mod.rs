@@ -164,6 +164,11 @@ pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
 /// Every scheme, by its `kind`.
 pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build)];
 
+/// Checks that setting `scheme.<key>` is a fraction in [0, 1) (a headroom, a threshold).
+pub fn check_fraction(key: &str, value: f64) -> Result<()> {
+    crate::error::ensure(value.is_finite() && (0.0..1.0).contains(&value), &format!("scheme.{key}"), || format!("must be in [0, 1), got {value}"))
+}
+
 /// The names of the registered schemes.
 pub fn kinds() -> Vec<&'static str> {
     REGISTRY.iter().map(|(k, _)| *k).collect()

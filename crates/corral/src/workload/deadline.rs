@@ -17,27 +17,42 @@ pub enum DeadlineSpec {
     Exponential { mean: Time },
 }
 
+/// `{ kind = "fixed", value }`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FixedKeys {
-    value: Time,
+pub(super) struct FixedKeys {
+    pub value: Time,
 }
+/// `{ kind = "exponential", mean }`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ExpKeys {
-    mean: Time,
+pub(super) struct ExpKeys {
+    pub mean: Time,
+}
+
+/// A random time setting as written: `"2ms"` (a fixed time, `Ok`) or a `{ kind = ... }`
+/// table (`Err`, for the caller's `by_kind`); a bad time names `table_example` as the other
+/// form.
+pub(super) fn time_or_table<'de, D: serde::Deserializer<'de>>(d: D, table_example: &str) -> std::result::Result<std::result::Result<Time, toml::Value>, D::Error> {
+    use serde::de::Error;
+    match toml::Value::deserialize(d)? {
+        toml::Value::String(s) => crate::units::parse_time(&s).map(Ok).map_err(|e| D::Error::custom(format!("{e}, or {table_example}"))),
+        other => Ok(Err(other)),
+    }
+}
+
+/// An exponential draw of mean `mean`, in picoseconds (inverse transform).
+pub(super) fn exponential_ps(mean: Time, rng: &mut Rng) -> f64 {
+    -(1.0 - rng.unit()).ln() * mean.0 as f64
 }
 
 impl<'de> Deserialize<'de> for DeadlineSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         use crate::config::{by_kind, typed};
         use serde::de::Error;
-        let v = match toml::Value::deserialize(d)? {
-            toml::Value::String(s) => {
-                let t = crate::units::parse_time(&s).map_err(|e| D::Error::custom(format!("{e}, or {{ kind = \"exponential\", mean = \"2ms\" }}")))?;
-                return Ok(DeadlineSpec::Fixed { value: t });
-            }
-            other => other,
+        let v = match time_or_table(d, "{ kind = \"exponential\", mean = \"2ms\" }")? {
+            Ok(value) => return Ok(DeadlineSpec::Fixed { value }),
+            Err(table) => table,
         };
         by_kind(v, &["fixed", "exponential"], |kind, v| {
             Ok(match kind {
@@ -62,7 +77,7 @@ impl DeadlineSpec {
     pub fn draw(&self, rng: &mut Rng) -> Time {
         match *self {
             DeadlineSpec::Fixed { value } => value,
-            DeadlineSpec::Exponential { mean } => Time(((-(1.0 - rng.unit()).ln() * mean.0 as f64).round() as u64).max(1)),
+            DeadlineSpec::Exponential { mean } => Time((exponential_ps(mean, rng).round() as u64).max(1)),
         }
     }
 }

@@ -30,31 +30,19 @@ pub enum ThinkSpec {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FixedKeys {
-    value: Time,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct NormalKeys {
     mean: Time,
     std: Time,
 }
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ExpKeys {
-    mean: Time,
-}
 
 impl<'de> Deserialize<'de> for ThinkSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use super::deadline::{time_or_table, ExpKeys, FixedKeys};
         use crate::config::{by_kind, typed};
         use serde::de::Error;
-        let v = match toml::Value::deserialize(d)? {
-            toml::Value::String(s) => {
-                let t = crate::units::parse_time(&s).map_err(|e| D::Error::custom(format!("{e}, or {{ kind = \"normal\", mean = \"2ms\", std = \"1ms\" }}")))?;
-                return Ok(ThinkSpec::Fixed { value: t });
-            }
-            other => other,
+        let v = match time_or_table(d, "{ kind = \"normal\", mean = \"2ms\", std = \"1ms\" }")? {
+            Ok(value) => return Ok(ThinkSpec::Fixed { value }),
+            Err(table) => table,
         };
         by_kind(v, &["fixed", "normal", "exponential"], |kind, v| {
             Ok(match kind {
@@ -87,7 +75,7 @@ impl ThinkSpec {
                 let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
                 Time((mean.0 as f64 + z * std.0 as f64).max(0.0).round() as u64)
             }
-            ThinkSpec::Exponential { mean } => Time((-(1.0 - rng.unit()).ln() * mean.0 as f64).round() as u64),
+            ThinkSpec::Exponential { mean } => Time(super::deadline::exponential_ps(mean, rng).round() as u64),
         }
     }
 }
@@ -153,11 +141,7 @@ impl RpcSpec {
         if let ThinkSpec::Normal { mean, std } = self.think {
             ensure(mean > Time::ZERO || std > Time::ZERO, &at("think"), || "a normal think time needs a positive mean or std".into())?;
         }
-        ensure(self.start < duration, &at("start"), || format!("must be before the end of the run ({duration})"))?;
-        if let Some(s) = self.stop {
-            ensure(s > self.start, &at("stop"), || format!("must be after start ({})", self.start))?;
-        }
-        ensure(self.weight.is_finite() && self.weight > 0.0, &at("weight"), || format!("must be a positive number, got {}", self.weight))?;
+        super::spec::check_window_and_weight(&at, self.start, self.stop, self.weight, duration)?;
         ensure(self.max_flows >= 2, &at("max_flows"), || "must be at least 2 (a request and its response)".into())?;
         self.transport.validate(&at("transport"))
     }

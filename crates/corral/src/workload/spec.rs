@@ -86,6 +86,16 @@ fn default_max_flows() -> u64 {
     2_000_000
 }
 
+/// The checks every workload block shares: its window within the run, and a positive
+/// weight; `at` names a key of the block.
+pub(super) fn check_window_and_weight(at: &dyn Fn(&str) -> String, start: Time, stop: Option<Time>, weight: f64, duration: Time) -> Result<()> {
+    ensure(start < duration, &at("start"), || format!("must be before the end of the run ({duration})"))?;
+    if let Some(s) = stop {
+        ensure(s > start, &at("stop"), || format!("must be after start ({start})"))?;
+    }
+    ensure(weight.is_finite() && weight > 0.0, &at("weight"), || format!("must be a positive number, got {weight}"))
+}
+
 impl TrafficSpec {
     /// The end of the arrival window.
     pub fn stop_or(&self, duration: Time) -> Time {
@@ -135,11 +145,7 @@ impl TrafficSpec {
         } else if !is(TrafficPattern::Incast) {
             only(self.dst.is_some(), "dst", "pattern = \"many_to_one\" or \"incast\"")?;
         }
-        ensure(self.start < duration, &at("start"), || format!("must be before the end of the run ({duration})"))?;
-        if let Some(s) = self.stop {
-            ensure(s > self.start, &at("stop"), || format!("must be after start ({})", self.start))?;
-        }
-        ensure(self.weight.is_finite() && self.weight > 0.0, &at("weight"), || format!("must be a positive number, got {}", self.weight))?;
+        check_window_and_weight(&at, self.start, self.stop, self.weight, duration)?;
         if let Some(d) = &self.deadline {
             d.validate(&at("deadline"))?;
         }

@@ -124,8 +124,8 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     }
     ensure(cfg.min_cycle > Time::ZERO, "scheme.min_cycle", || "must be positive".into())?;
     ensure(cfg.refit > Time::ZERO, "scheme.refit", || "must be positive".into())?;
-    ensure(cfg.headroom.is_finite() && (0.0..1.0).contains(&cfg.headroom), "scheme.headroom", || format!("must be in [0, 1), got {}", cfg.headroom))?;
-    ensure(cfg.prune.is_finite() && (0.0..1.0).contains(&cfg.prune), "scheme.prune", || format!("must be in [0, 1), got {}", cfg.prune))?;
+    super::check_fraction("headroom", cfg.headroom)?;
+    super::check_fraction("prune", cfg.prune)?;
     ensure(cfg.bins <= 1024, "scheme.bins", || format!("must be at most 1024, got {}", cfg.bins))?;
     ensure(cfg.up_header >= 1 && cfg.down_bytes >= 1, "scheme.up_header", || "up_header and down_bytes must be at least 1 byte".into())?;
     Ok(Box::new(Hcc { cfg, agents: Vec::new(), by_port: BTreeMap::new(), host_agent: BTreeMap::new() }))
@@ -336,6 +336,18 @@ impl Hcc {
         }
     }
 
+    /// Whether every parent holds the demand map its child last sent it and every child the
+    /// share its parent last sent it (true once no message is in flight or lost for good).
+    fn consistent(&self) -> bool {
+        self.agents.iter().enumerate().all(|(c, child)| {
+            child.up.iter().all(|u| {
+                let parent = &self.agents[u.parent];
+                let held = parent.child_demand.get(&c).cloned().unwrap_or_default();
+                held == u.sent && u.share == parent.child_sent.get(&c).copied()
+            })
+        })
+    }
+
     fn leave(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         if let Some(&a) = self.host_agent.get(&flow.0) {
             self.agents[a].flows.remove(&flow.0);
@@ -442,24 +454,6 @@ impl Scheme for Hcc {
     }
 
     fn summary(&self) -> serde_json::Value {
-        self.summary_state()
-    }
-}
-
-impl Hcc {
-    /// Whether every parent holds the demand map its child last sent it and every child the
-    /// share its parent last sent it (true once no message is in flight or lost for good).
-    fn consistent(&self) -> bool {
-        self.agents.iter().enumerate().all(|(c, child)| {
-            child.up.iter().all(|u| {
-                let parent = &self.agents[u.parent];
-                let held = parent.child_demand.get(&c).cloned().unwrap_or_default();
-                held == u.sent && u.share == parent.child_sent.get(&c).copied()
-            })
-        })
-    }
-
-    fn summary_state(&self) -> serde_json::Value {
         let per_level: Vec<usize> = (0..self.cfg.levels).map(|l| self.agents.iter().filter(|a| a.level == l).count()).collect();
         serde_json::json!({ "agents": self.agents.len(), "agents_per_level": per_level, "roots": self.agents.iter().filter(|a| a.is_root()).count(), "consistent": self.consistent() })
     }

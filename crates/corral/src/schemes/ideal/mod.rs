@@ -83,7 +83,7 @@ impl Default for IdealConfig {
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: IdealConfig = typed(table, "scheme")?;
-    ensure(cfg.headroom.is_finite() && (0.0..1.0).contains(&cfg.headroom), "scheme.headroom", || format!("must be in [0, 1), got {}", cfg.headroom))?;
+    super::check_fraction("headroom", cfg.headroom)?;
     let periodic = cfg.mode == Mode::Periodic;
     let unused = |key: &str, used: bool| ensure(used, &format!("scheme.{key}"), || format!("only used with mode = \"{}\"", if periodic { "instant" } else { "periodic" }));
     let d = IdealConfig::default();

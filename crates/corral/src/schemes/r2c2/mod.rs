@@ -155,7 +155,7 @@ impl Default for R2c2Config {
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: R2c2Config = typed(table, "scheme")?;
     ensure(cfg.interval > Time::ZERO, "scheme.interval", || "must be positive".into())?;
-    ensure(cfg.headroom.is_finite() && (0.0..1.0).contains(&cfg.headroom), "scheme.headroom", || format!("must be in [0, 1), got {}", cfg.headroom))?;
+    super::check_fraction("headroom", cfg.headroom)?;
     ensure((1..=255).contains(&cfg.trees), "scheme.trees", || format!("must be in 1..255 (one byte on the wire), got {}", cfg.trees))?;
     ensure(cfg.demand_ewma > 0.0 && cfg.demand_ewma <= 1.0, "scheme.demand_ewma", || format!("must be in (0, 1], got {}", cfg.demand_ewma))?;
     ensure(cfg.demand_change.is_finite() && cfg.demand_change >= 0.0, "scheme.demand_change", || format!("must be >= 0, got {}", cfg.demand_change))?;
