@@ -34,8 +34,10 @@ pub enum SchemeTransport {
     /// is the rate before the scheme's first decision (`None`: the sender's access-link
     /// rate); `window` says whether the congestion window of `transport.cc` limits it too.
     /// `dupthresh` duplicate ACKs trigger fast retransmit (TCP's 3; more tolerates the
-    /// reordering of packet spraying).
-    Rate { initial_bps: Option<f64>, window: Window, dupthresh: u32 },
+    /// reordering of packet spraying). `ecn`: the flow is ECN-capable and its receiver echoes
+    /// every CE mark (DCTCP's accurate echo) whatever `transport.ecn` says, for a scheme that
+    /// counts marks (RackCC); otherwise `transport.ecn` decides.
+    Rate { initial_bps: Option<f64>, window: Window, dupthresh: u32, ecn: bool },
     /// TCP with this controller; the scheme acts around it (tunnels, ECN rewriting).
     Tcp(CcConfig),
 }
@@ -132,7 +134,7 @@ pub trait Scheme: Send + Sync {
     fn init(&mut self, _ctx: &mut dyn Ctx) {}
     /// How the scheme's flow `def` sends (fixed for the run).
     fn transport(&self, _def: &FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: Window::Off, dupthresh: 3 }
+        SchemeTransport::Rate { initial_bps: None, window: Window::Off, dupthresh: 3, ecn: false }
     }
     /// A managed flow starts; called before its sender sends anything.
     fn on_flow_start(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
@@ -162,7 +164,7 @@ pub trait Scheme: Send + Sync {
 pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
 
 /// Every scheme, by its `kind`.
-pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build)];
+pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build), ("rackcc", rackcc::build)];
 
 /// Checks that setting `scheme.<key>` is a fraction in [0, 1) (a headroom, a threshold).
 pub fn check_fraction(key: &str, value: f64) -> Result<()> {

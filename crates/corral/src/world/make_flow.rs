@@ -15,13 +15,14 @@ use crate::units::Time;
 pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp: &TcpConfig, scheme: Option<&dyn Scheme>) -> (Flow, FlowHot) {
     let managed = plan.transport == Transport::Scheme;
     let src_rate = net.ports[net.host_port(plan.def.src).idx()].rate().bps() as f64;
-    let (cc, ecn, limit, dupthresh) = match &plan.transport {
-        Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), None, tcp.dupthresh),
+    let (cc, ecn, accurate_echo, limit, dupthresh) = match &plan.transport {
+        Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), cc.accurate_ecn(), None, tcp.dupthresh),
         Transport::Scheme => match scheme.expect("managed flows have a scheme").transport(&plan.def) {
-            SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), None, tcp.dupthresh),
-            SchemeTransport::Rate { initial_bps, window, dupthresh } => {
+            SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), cc.accurate_ecn(), None, tcp.dupthresh),
+            SchemeTransport::Rate { initial_bps, window, dupthresh, ecn } => {
                 let depth = (tcp.mss + tcp.header) as u64;
-                (tcp.cc.clone(), tcp.ecn, Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window }), dupthresh)
+                let limit = Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window });
+                (tcp.cc.clone(), ecn || tcp.ecn, ecn || tcp.cc.accurate_ecn(), limit, dupthresh)
             }
         },
     };
@@ -48,7 +49,7 @@ pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp:
     let flow = Flow {
         hops: plan.hops,
         sender,
-        receiver: TcpReceiver::new(tcp.delayed_ack, cc.accurate_ecn()),
+        receiver: TcpReceiver::new(tcp.delayed_ack, accurate_echo),
         rto_event_at: None,
         pace_event_at: None,
         delack_armed: false,

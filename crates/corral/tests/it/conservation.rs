@@ -173,6 +173,25 @@ fn conservation_with_hcc_on_every_topology_and_routing() {
     }
 }
 
+// The same with RackCC: every flow a rate-based subflow of its rack pair's JumboFlow (the
+// switches mark ECN above 20 packets, the destination ToRs' ports to servers do not), NICs
+// fair-queueing; exact books, every flow delivered data, and every subflow unregistered.
+#[test]
+fn conservation_with_rackcc_on_every_topology_and_routing() {
+    for (name, topology) in TOPOLOGIES {
+        for (routing_name, routing) in ROUTINGS {
+            let text = matrix_scenario(topology, routing, "dctcp") + "[host]\nscheduler = \"fair\"\n[scheme]\nkind = \"rackcc\"\n";
+            let sim = common::run(&text, &[]);
+            let what = format!("rackcc {name}/{routing_name}");
+            assert_books_balance(&sim);
+            for (i, f) in sim.flows.iter().enumerate() {
+                assert!(f.receiver.delivered() > 0, "{what}: flow {i} delivered nothing");
+            }
+            assert!(sim.scheme_counters["rate_changes"] > 0, "{what}");
+        }
+    }
+}
+
 // Every switch discipline, with per-port and with shared buffers: a fat-tree (k=4, 10 Gbps)
 // with a permutation plus a 4-to-1 incast to h0 of flows with different priorities and
 // weights, 10 ms, 30-packet buffers so that every discipline drops. Tolerance: exact

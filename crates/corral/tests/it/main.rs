@@ -17,6 +17,7 @@ mod metrics;
 mod pacing;
 mod qdisc;
 mod r2c2;
+mod rackcc;
 mod routing;
 mod rpc;
 mod schemes;

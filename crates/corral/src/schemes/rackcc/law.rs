@@ -3,7 +3,8 @@
 //! - **α** (section 3.1): an EWMA of the fraction of marked packets of a JumboFlow, kept at
 //!   the source ToR from the echoed ACKs that pass it: α ← (1 − g) α + g F, as DCTCP does
 //!   per flow (RFC 8257; g = 1/16).
-//! - **Per-subflow law**, once per RTT with the latest α: f + r when α = 0 and the subflow
+//! - **Per-subflow law**, once per RTT with the latest α: f + r when α = 0 (read: no marks
+//!   in the last round, see [`per_rtt`]) and the subflow
 //!   is not limited by an access link (r = MSS/RTT, "fair to standard DCTCP"); f unchanged
 //!   when α = 0 and it is; f (1 − α/2) when α > 0. Summed over the N' unconstrained
 //!   subflows, the JumboFlow follows F + N' r or F (1 − α/2).
@@ -24,10 +25,15 @@ pub fn update_alpha(alpha: f64, g: f64, marked: u64, total: u64) -> f64 {
     (1.0 - g) * alpha + g * (marked as f64 / total as f64)
 }
 
-/// The per-subflow law: the next f (bit/s) from the current one, α, whether an access link
-/// limits the subflow, and r = MSS / RTT (bit/s).
-pub fn per_rtt(f: f64, alpha: f64, access_limited: bool, r: f64) -> f64 {
-    if alpha > 0.0 {
+/// The per-subflow law: the next f (bit/s) from the current one, α, whether the last round
+/// had marks, whether an access link limits the subflow, and r = MSS / RTT (bit/s).
+///
+/// The paper's "α = 0" is read as "no marks in the last round": α is an EWMA and returns to
+/// exactly 0 only after hundreds of quiet rounds, so read literally one mark would cut every
+/// subflow for ever after. DCTCP, which the JumboFlow emulates, likewise cuts by α/2 in a
+/// window with marks and grows in one without.
+pub fn per_rtt(f: f64, alpha: f64, marked: bool, access_limited: bool, r: f64) -> f64 {
+    if marked {
         f * (1.0 - alpha / 2.0)
     } else if access_limited {
         f
@@ -38,7 +44,7 @@ pub fn per_rtt(f: f64, alpha: f64, access_limited: bool, r: f64) -> f64 {
 
 /// The destination rate's settings: gains k and k', the interval d and the lowest D (> 0,
 /// so that D can grow again).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DestinationLaw {
     pub k: f64,
     pub k_q: f64,
@@ -104,10 +110,11 @@ mod tests {
     #[test]
     fn per_rtt_rule_has_three_branches() {
         let r = 1460.0 * 8.0 / 60e-6;
-        assert_eq!(per_rtt(1e9, 0.0, false, r), 1e9 + r, "no marks, unconstrained: additive increase");
-        assert_eq!(per_rtt(1e9, 0.0, true, r), 1e9, "no marks, access-limited: unchanged");
-        assert_eq!(per_rtt(1e9, 0.5, false, r), 0.75e9, "marks: f (1 - alpha / 2)");
-        assert_eq!(per_rtt(1e9, 0.5, true, r), 0.75e9, "marks cut an access-limited subflow too");
+        assert_eq!(per_rtt(1e9, 0.0, false, false, r), 1e9 + r, "no marks, unconstrained: additive increase");
+        assert_eq!(per_rtt(1e9, 0.0, false, true, r), 1e9, "no marks, access-limited: unchanged");
+        assert_eq!(per_rtt(1e9, 0.5, true, false, r), 0.75e9, "marks: f (1 - alpha / 2)");
+        assert_eq!(per_rtt(1e9, 0.5, true, true, r), 0.75e9, "marks cut an access-limited subflow too");
+        assert_eq!(per_rtt(1e9, 0.01, false, false, r), 1e9 + r, "a decayed alpha without new marks grows");
     }
 
     // D's fixed point: with no queue and y = C it stays; spare capacity raises it, a

@@ -1,8 +1,582 @@
-//! RackCC (rack-to-rack JumboFlows, `../shared/seeds/000`, HotNets 2016): the building
-//! blocks of its congestion control. Not a registered scheme yet: the ToR counters, the
-//! control messages and the scenarios come with the rest of its issue.
+//! RackCC (rack-to-rack JumboFlows, `../shared/seeds/000`, HotNets 2016): all subflows
+//! between two racks share one congestion signal, and new subflows start at their share.
 //!
-//! - [`law`]: the shared α, the per-subflow law applied once per RTT, the destination rate
-//!   D_target, and Fast Start / Fast End bookkeeping of a JumboFlow.
+//! - **JumboFlow** ([`jumbo`], section 3.1): one per ordered (source ToR, destination ToR)
+//!   pair; its id is stamped on its subflows' packets. The source ToR taps its ports: echoed
+//!   ACKs on its way down to its servers give α (an EWMA of the marked fraction, gain `g`,
+//!   one round per base RTT), data on its way up gives T (the last round's throughput). Every
+//!   aggregation period (`period`) it sends each of its servers, as one control message, the
+//!   state of the JumboFlows it has subflows in: α, whether the last round had marks, and the
+//!   period's Fast Start decision.
+//! - **Marking**: switches mark above K as the scenario's queues say, except the destination
+//!   ToR's ports to its servers, which the scheme turns off (the paper's "every switch
+//!   except the last hop").
+//! - **Per-subflow law** ([`law::per_rtt`]): once per base RTT the source server moves each
+//!   subflow's f by the latest state it has: f + MSS/RTT without marks when unconstrained, f
+//!   when constrained, f (1 − α/2) with marks (at most once per ToR round). A subflow is
+//!   constrained when D < f or its NIC's fair share (max-min over its subflows' caps) is
+//!   below f (section 3.2, "if the final, observed rate of the subflow is f_target...").
+//! - **Destination rate** ([`law::DestinationLaw`], section 3.2): every `interval` a
+//!   receiving server updates D from the bytes it received and the persistent queue at its
+//!   ToR port (the least of the queue samples its ToR sent it that interval), and sends D
+//!   to every connected source; it answers a new subflow's first packet with D at once.
+//! - **Source rate**: s = min(f, D), the subflow's token-bucket rate; the NIC fair-queues
+//!   the subflows (`host.scheduler = "fair"`).
+//! - **Fast Start / Fast End** (section 3.3): a new subflow registers with its source ToR
+//!   and sends nothing until the ToR's next period answers; then the M new subflows start at
+//!   T / (N + M) and the N registered ones back off to f N / (N + M). Cold start (N = 0): the
+//!   new ones share `cold_start_bps` (default: the source ToR's uplink capacity). A finished
+//!   subflow unregisters.
+//! - **Shared-α only** (`fast_start = false`, `destination = false`): the common signal
+//!   alone. A subflow starts at TCP's initial window per RTT and doubles each RTT until its
+//!   JumboFlow has a marked round (slow start), then follows the per-subflow law.
+//!
+//! Subflows between two servers of one rack form a rack-local JumboFlow (source ToR =
+//! destination ToR): on a minimal route their only switch hop is the unmarked last hop, so
+//! only their NIC and D limit them; a non-minimal routing (VLB) that takes them out of the
+//! rack brings them marks like any other. Reliability is TCP's (duplicate ACKs, RTO);
+//! sending is rate-based.
 
+pub mod jumbo;
 pub mod law;
+
+use super::{Ctx, Scheme, SchemeTransport, Window};
+use crate::alloc::reference::single_bottleneck_level;
+use crate::config::typed;
+use crate::ctrl::Message;
+use crate::error::{ensure, Result};
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::net::{Packet, PacketKind};
+use crate::units::Time;
+use jumbo::{Jumbo, JumboState};
+use law::{per_rtt, DestinationLaw};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// `[scheme]` with `kind = "rackcc"`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RackccConfig {
+    /// α's EWMA gain (default 1/16, DCTCP's) and its value before the first round (default
+    /// 1, DCTCP's `initial_alpha`: the first marked round halves the rates).
+    pub g: f64,
+    pub initial_alpha: f64,
+    /// The ToR's aggregation period (default "10us", the paper's).
+    pub period: Time,
+    /// Fast Start (default true).
+    pub fast_start: bool,
+    /// The destination rate D_target (default true).
+    pub destination: bool,
+    /// D's gains k and k' (defaults 0.4 and 0.2; the paper gives none).
+    pub k: f64,
+    pub k_q: f64,
+    /// D's control interval d (default "100us"; the paper gives none).
+    pub interval: Time,
+    /// D's lowest value as a fraction of C (default 0.01), so that D can grow again.
+    pub d_floor: f64,
+    /// The rate an idle JumboFlow's new subflows share (default: the source ToR's uplink
+    /// capacity).
+    pub cold_start_bps: Option<f64>,
+    /// The round and per-subflow law period (default: each JumboFlow's base RTT).
+    pub rtt: Option<Time>,
+    /// Duplicate ACKs that trigger fast retransmit (default 3, TCP's; more tolerates the
+    /// reordering of per-packet spraying).
+    pub dupthresh: u32,
+    /// Message sizes in bytes: the ToR's period message (header, per JumboFlow, per joined
+    /// subflow), a registration, and a D advertisement or queue sample.
+    pub tor_header: u32,
+    pub tor_entry: u32,
+    pub join_entry: u32,
+    pub register_bytes: u32,
+    pub rate_bytes: u32,
+}
+
+impl Default for RackccConfig {
+    fn default() -> Self {
+        RackccConfig {
+            g: 1.0 / 16.0,
+            initial_alpha: 1.0,
+            period: Time::from_us(10),
+            fast_start: true,
+            destination: true,
+            k: 0.4,
+            k_q: 0.2,
+            interval: Time::from_us(100),
+            d_floor: 0.01,
+            cold_start_bps: None,
+            rtt: None,
+            dupthresh: 3,
+            tor_header: 16,
+            tor_entry: 16,
+            join_entry: 4,
+            register_bytes: 16,
+            rate_bytes: 16,
+        }
+    }
+}
+
+pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
+    let cfg: RackccConfig = typed(table, "scheme")?;
+    ensure(cfg.g > 0.0 && cfg.g <= 1.0, "scheme.g", || format!("must be in (0, 1], got {}", cfg.g))?;
+    ensure((0.0..=1.0).contains(&cfg.initial_alpha), "scheme.initial_alpha", || format!("must be in [0, 1], got {}", cfg.initial_alpha))?;
+    for (key, t) in [("period", cfg.period), ("interval", cfg.interval)] {
+        ensure(t > Time::ZERO, &format!("scheme.{key}"), || "must be positive".into())?;
+    }
+    ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
+    ensure(cfg.rtt.is_none_or(|t| t > Time::ZERO), "scheme.rtt", || "must be positive".into())?;
+    for (key, v) in [("k", cfg.k), ("k_q", cfg.k_q)] {
+        ensure(v.is_finite() && v > 0.0 && v <= 2.0, &format!("scheme.{key}"), || format!("must be in (0, 2], got {v}"))?;
+    }
+    ensure(cfg.d_floor > 0.0 && cfg.d_floor < 1.0, "scheme.d_floor", || format!("must be in (0, 1), got {}", cfg.d_floor))?;
+    ensure(cfg.cold_start_bps.is_none_or(|b| b.is_finite() && b > 0.0), "scheme.cold_start_bps", || "must be a positive rate in bit/s".into())?;
+    ensure(cfg.tor_header >= 1 && cfg.register_bytes >= 1 && cfg.rate_bytes >= 1, "scheme.tor_header", || "tor_header, register_bytes and rate_bytes must be at least 1 byte".into())?;
+    let law = DestinationLaw { k: cfg.k, k_q: cfg.k_q, interval_s: cfg.interval.as_secs_f64(), floor: 0.0 };
+    Ok(Box::new(Rackcc { cfg, law, ..Rackcc::default() }))
+}
+
+/// Timer tags (the agent is a ToR node, a flow or a receiving host).
+const TOR_PERIOD: u32 = 0;
+const FLOW_RTT: u32 = 1;
+const DEST_INTERVAL: u32 = 2;
+
+/// A subflow's registration, server to source ToR; also its unregistration.
+struct RegisterMsg {
+    jumbo: usize,
+    flow: u32,
+    join: bool,
+}
+
+/// The source ToR's period message to one server.
+struct TorMsg {
+    host: u32,
+    states: Vec<JumboState>,
+}
+
+/// A ToR's queue sample at its port to a receiving server.
+struct QueueMsg {
+    host: u32,
+    bytes: u64,
+}
+
+/// A receiving server's D, to a source server.
+struct RateMsg {
+    src: u32,
+    dst: u32,
+    d: f64,
+}
+
+/// A subflow as its source server keeps it.
+#[derive(Clone, Debug)]
+struct Sub {
+    src: u32,
+    dst: u32,
+    jumbo: usize,
+    f: f64,
+    /// The destination's latest D (unbounded until heard).
+    d: f64,
+    /// f is known (Fast Start answered, or the subflow needs none).
+    has_f: bool,
+    /// Shared-α only: doubling until its JumboFlow has a marked round.
+    slow_start: bool,
+    /// The ToR round whose marks it last cut for, and when it cut.
+    cut_round: u64,
+    cut_at: Time,
+    rtt: Time,
+    /// The rate last given to the sender.
+    rate: f64,
+    seen_at_dst: bool,
+}
+
+/// What a server knows of one JumboFlow from the ToR's last message.
+#[derive(Clone, Copy, Debug, Default)]
+struct View {
+    alpha: f64,
+    marked: bool,
+    round: u64,
+    round_start: Time,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Tor {
+    jumbos: Vec<usize>,
+    /// Receiving servers below this ToR (host ids).
+    dests: Vec<u32>,
+    uplink_bps: f64,
+    awake: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Dest {
+    /// The ToR's port to the server, its capacity C (bit/s) and the ToR.
+    port: PortId,
+    c: f64,
+    tor: NodeId,
+    d: f64,
+    bytes: u64,
+    queue_min: Option<u64>,
+    /// Active subflows into the server.
+    flows: Vec<u32>,
+    awake: bool,
+}
+
+#[derive(Default)]
+pub struct Rackcc {
+    cfg: RackccConfig,
+    law: DestinationLaw,
+    subs: BTreeMap<u32, Sub>,
+    jumbos: Vec<Jumbo>,
+    by_pair: BTreeMap<(u32, u32), usize>,
+    tors: BTreeMap<u32, Tor>,
+    dests: BTreeMap<u32, Dest>,
+    /// Active subflows of each sending server, and its view of each JumboFlow.
+    host_flows: BTreeMap<u32, Vec<u32>>,
+    views: BTreeMap<(u32, usize), View>,
+    max_registered: u32,
+}
+
+impl Rackcc {
+    /// The base RTT of flow `f`'s path: a full data packet there, an ACK back.
+    fn base_rtt(&self, ctx: &dyn Ctx, f: FlowId) -> Time {
+        if let Some(t) = self.cfg.rtt {
+            return t;
+        }
+        let (def, t) = (ctx.flow(f), ctx.transport());
+        let via_top = ctx.routing(f).via_top();
+        let one_way = |s: u32, d: u32, size: u64| ctx.routes().path(ctx.net(), ctx.net().hosts[s as usize], d, size, via_top).map_or(Time::ZERO, |p| p.1);
+        (one_way(def.src, def.dst, (t.mss + t.header) as u64) + one_way(def.dst, def.src, t.header as u64)).max(Time::from_ns(1))
+    }
+
+    /// The ToR at `node`, its ports tapped and its uplink capacity summed on first use.
+    fn tor(&mut self, ctx: &mut dyn Ctx, node: NodeId) -> &mut Tor {
+        if !self.tors.contains_key(&node.0) {
+            let mut uplink_bps = 0.0;
+            for &p in &ctx.net().nodes[node.idx()].ports.clone() {
+                ctx.tap_port(p);
+                let peer = ctx.net().ports[p.idx()].peer;
+                if ctx.net().host_index[peer.idx()].is_none() {
+                    uplink_bps += ctx.net().ports[p.idx()].rate().bps() as f64;
+                }
+            }
+            self.tors.insert(node.0, Tor { uplink_bps, ..Tor::default() });
+        }
+        self.tors.get_mut(&node.0).expect("just made")
+    }
+
+    fn wake_tor(&mut self, ctx: &mut dyn Ctx, node: u32) {
+        let tor = self.tors.get_mut(&node).expect("a known ToR");
+        if !tor.awake {
+            tor.awake = true;
+            ctx.schedule(next_tick(ctx.now(), self.cfg.period), node, TOR_PERIOD);
+        }
+    }
+
+    /// The JumboFlow from `src_tor` to `dst_tor`, made on first use.
+    fn jumbo(&mut self, ctx: &mut dyn Ctx, src_tor: NodeId, dst_tor: NodeId, rtt: Time) -> usize {
+        if let Some(&j) = self.by_pair.get(&(src_tor.0, dst_tor.0)) {
+            return j;
+        }
+        let j = self.jumbos.len();
+        self.jumbos.push(Jumbo::new(src_tor.0, dst_tor.0, rtt, self.cfg.initial_alpha));
+        self.by_pair.insert((src_tor.0, dst_tor.0), j);
+        self.tor(ctx, src_tor).jumbos.push(j);
+        j
+    }
+
+    /// The receiving server `host`'s agent: its ToR port's marking turned off, its packets
+    /// tapped, its interval loop running.
+    fn dest(&mut self, ctx: &mut dyn Ctx, host: u32) -> &mut Dest {
+        if !self.dests.contains_key(&host) {
+            let tor = ctx.net().attach[host as usize];
+            let node = ctx.net().hosts[host as usize];
+            let port = *ctx.net().nodes[tor.idx()].ports.iter().find(|&&p| ctx.net().ports[p.idx()].peer == node).expect("a ToR port reaches each of its hosts");
+            let c = ctx.net().ports[port.idx()].rate().bps() as f64;
+            ctx.set_port_ecn(port, false);
+            ctx.tap_host(host);
+            self.tor(ctx, tor).dests.push(host);
+            self.dests.insert(host, Dest { port, c, tor, d: c, bytes: 0, queue_min: None, flows: Vec::new(), awake: false });
+        }
+        self.dests.get_mut(&host).expect("just made")
+    }
+
+    /// Gives flow `f` its rate s = min(f, D) if it changed.
+    fn apply(&mut self, ctx: &mut dyn Ctx, f: u32) {
+        let Some(sub) = self.subs.get_mut(&f) else { return };
+        let s = if sub.has_f { sub.f.min(sub.d) } else { 0.0 };
+        if s != sub.rate {
+            sub.rate = s;
+            ctx.set_rate(FlowId(f), s);
+            ctx.count("rate_changes", 1);
+        }
+    }
+
+    /// The NIC's fair share of `host`'s subflow `f`: max-min over the caps of its subflows
+    /// that still have new data.
+    fn nic_share(&self, ctx: &dyn Ctx, host: u32, f: u32) -> f64 {
+        let mut caps: Vec<(f64, f64)> = self.host_flows.get(&host).into_iter().flatten().filter(|&&g| ctx.progress(FlowId(g)).backlog() > 0).map(|g| (1.0, self.subs[g].rate)).collect();
+        let level = single_bottleneck_level(ctx.access_rate(host).bps() as f64, &mut caps);
+        self.subs[&f].rate.min(level)
+    }
+
+    /// Once per RTT: the per-subflow law (or slow start) with the server's latest view.
+    fn per_rtt(&mut self, ctx: &mut dyn Ctx, f: u32) {
+        let Some(sub) = self.subs.get(&f) else { return };
+        let (src, rtt) = (sub.src, sub.rtt);
+        if sub.has_f {
+            let j = sub.jumbo;
+            let view = self.views.get(&(src, j)).copied().unwrap_or_default();
+            let limited = sub.d < sub.f || self.nic_share(ctx, src, f) < sub.f;
+            let t = ctx.transport();
+            let r = (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
+            let access = ctx.access_rate(src).bps() as f64;
+            let sub = self.subs.get_mut(&f).expect("present");
+            let fresh_marks = view.marked && view.round > sub.cut_round && view.round_start >= sub.cut_at;
+            if fresh_marks {
+                (sub.cut_round, sub.cut_at) = (view.round, ctx.now());
+                sub.slow_start = false;
+            }
+            sub.f = if sub.slow_start && !limited {
+                sub.f * 2.0
+            } else {
+                per_rtt(sub.f, view.alpha, fresh_marks, limited, r)
+            };
+            sub.f = sub.f.clamp(r, access);
+            self.apply(ctx, f);
+        }
+        ctx.schedule(ctx.now() + rtt, f, FLOW_RTT);
+    }
+
+    /// A ToR's aggregation period: rounds closed, Fast Start decided, each server told;
+    /// queue samples to its receiving servers.
+    fn tor_period(&mut self, ctx: &mut dyn Ctx, node: u32) {
+        let now = ctx.now();
+        let tor = self.tors[&node].clone();
+        let cold = self.cfg.cold_start_bps.unwrap_or(tor.uplink_bps);
+        let mut per_host: BTreeMap<u32, TorMsg> = BTreeMap::new();
+        let mut busy = false;
+        for &j in &tor.jumbos {
+            self.jumbos[j].close_round(now, self.cfg.g);
+            let state = self.jumbos[j].period(j, self.cfg.fast_start, cold);
+            self.max_registered = self.max_registered.max(self.jumbos[j].registry.n);
+            busy |= self.jumbos[j].registry.n > 0;
+            let hosts: std::collections::BTreeSet<u32> = self.subs.values().filter(|s| s.jumbo == j).map(|s| s.src).collect();
+            for h in hosts {
+                per_host.entry(h).or_insert_with(|| TorMsg { host: h, states: Vec::new() }).states.push(state.clone());
+            }
+        }
+        let tor_node = NodeId(node);
+        for (h, msg) in per_host {
+            let joined: usize = msg.states.iter().map(|s| s.joined.len()).sum();
+            let bytes = self.cfg.tor_header + self.cfg.tor_entry * msg.states.len() as u32 + self.cfg.join_entry * joined as u32;
+            ctx.send(tor_node, ctx.net().hosts[h as usize], Message::new("rackcc_tor", bytes, msg));
+        }
+        for &h in &tor.dests {
+            let dest = &self.dests[&h];
+            if dest.flows.is_empty() {
+                continue;
+            }
+            busy = true;
+            let bytes = ctx.queue(dest.port).0;
+            ctx.send(tor_node, ctx.net().hosts[h as usize], Message::new("rackcc_queue", self.cfg.rate_bytes, QueueMsg { host: h, bytes }));
+        }
+        let tor = self.tors.get_mut(&node).expect("known");
+        if busy {
+            ctx.schedule(now + self.cfg.period, node, TOR_PERIOD);
+        } else {
+            tor.awake = false;
+        }
+    }
+
+    /// A receiving server's interval: D from the bytes received and the persistent queue,
+    /// sent to every connected source.
+    fn dest_interval(&mut self, ctx: &mut dyn Ctx, host: u32) {
+        let interval = self.cfg.interval;
+        let dest = self.dests.get_mut(&host).expect("known");
+        let y = dest.bytes as f64 * 8.0 / interval.as_secs_f64();
+        let q_bits = dest.queue_min.unwrap_or(0) as f64 * 8.0;
+        dest.d = DestinationLaw { floor: self.cfg.d_floor * dest.c, ..self.law }.next(dest.d, dest.c, y, q_bits);
+        (dest.bytes, dest.queue_min) = (0, None);
+        let (d, flows) = (dest.d, dest.flows.clone());
+        let sources: std::collections::BTreeSet<u32> = flows.iter().map(|f| self.subs[f].src).collect();
+        for src in sources {
+            self.send_rate(ctx, host, src, d);
+        }
+        let dest = self.dests.get_mut(&host).expect("known");
+        if dest.flows.is_empty() {
+            dest.awake = false;
+        } else {
+            ctx.schedule(ctx.now() + interval, host, DEST_INTERVAL);
+        }
+    }
+
+    fn send_rate(&mut self, ctx: &mut dyn Ctx, dst: u32, src: u32, d: f64) {
+        let (from, to) = (ctx.net().hosts[dst as usize], ctx.net().hosts[src as usize]);
+        ctx.send(from, to, Message::new("rackcc_rate", self.cfg.rate_bytes, RateMsg { src, dst, d }));
+    }
+
+    fn register(&mut self, ctx: &mut dyn Ctx, f: u32, j: usize, join: bool) {
+        let host = ctx.net().hosts[ctx.flow(FlowId(f)).src as usize];
+        let tor = NodeId(self.jumbos[j].src_tor);
+        ctx.send(host, tor, Message::new(if join { "rackcc_register" } else { "rackcc_unregister" }, self.cfg.register_bytes, RegisterMsg { jumbo: j, flow: f, join }));
+    }
+}
+
+/// The first multiple of `cycle` after `now` (ToR periods keep a common phase).
+fn next_tick(now: Time, cycle: Time) -> Time {
+    Time((now.0 / cycle.0 + 1) * cycle.0)
+}
+
+impl Scheme for Rackcc {
+    /// Rate-based with TCP's reliability; ECN-capable with accurate echo (the source ToR
+    /// counts marks from the echoed ACKs). Paused until on_flow_start gives the first rate.
+    fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
+        SchemeTransport::Rate { initial_bps: Some(0.0), window: Window::Off, dupthresh: self.cfg.dupthresh, ecn: true }
+    }
+
+    fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        let (src, dst) = (ctx.flow(flow).src, ctx.flow(flow).dst);
+        let (src_tor, dst_tor) = (ctx.net().attach[src as usize], ctx.net().attach[dst as usize]);
+        let rtt = self.base_rtt(ctx, flow);
+        let access = ctx.access_rate(src).bps() as f64;
+        let t = ctx.transport();
+        let initial_window = t.initial_window as f64 * (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
+        let j = self.jumbo(ctx, src_tor, dst_tor, rtt);
+        ctx.set_agg(flow, j as u32);
+        let (f, has_f) = if self.cfg.fast_start { (0.0, false) } else { (initial_window.min(access), true) };
+        let sub = Sub { src, dst, jumbo: j, f, d: f64::INFINITY, has_f, slow_start: !self.cfg.fast_start, cut_round: 0, cut_at: Time::ZERO, rtt, rate: 0.0, seen_at_dst: false };
+        self.register(ctx, flow.0, j, true);
+        ctx.schedule(ctx.now() + rtt, flow.0, FLOW_RTT);
+        self.subs.insert(flow.0, sub);
+        self.host_flows.entry(src).or_default().push(flow.0);
+        if self.cfg.destination {
+            let dest = self.dest(ctx, dst);
+            dest.flows.push(flow.0);
+            if !dest.awake {
+                dest.awake = true;
+                ctx.schedule(ctx.now() + self.cfg.interval, dst, DEST_INTERVAL);
+            }
+            let tor = self.dests[&dst].tor.0;
+            self.wake_tor(ctx, tor);
+        }
+        self.apply(ctx, flow.0);
+    }
+
+    fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        let Some(sub) = self.subs.remove(&flow.0) else { return };
+        if let Some(flows) = self.host_flows.get_mut(&sub.src) {
+            flows.retain(|&g| g != flow.0);
+        }
+        if let Some(dest) = self.dests.get_mut(&sub.dst) {
+            dest.flows.retain(|&g| g != flow.0);
+        }
+        self.register(ctx, flow.0, sub.jumbo, false);
+    }
+
+    fn on_message(&mut self, ctx: &mut dyn Ctx, _at: NodeId, msg: &Message) {
+        if let Some(m) = msg.body::<RegisterMsg>() {
+            let jumbo = &mut self.jumbos[m.jumbo];
+            if m.join {
+                jumbo.pending.push(m.flow);
+                let tor = jumbo.src_tor;
+                self.wake_tor(ctx, tor);
+            } else if let Some(i) = jumbo.pending.iter().position(|&f| f == m.flow) {
+                jumbo.pending.remove(i);
+            } else {
+                jumbo.registry.leave();
+            }
+        } else if let Some(m) = msg.body::<TorMsg>() {
+            let flows = self.host_flows.get(&m.host).cloned().unwrap_or_default();
+            for state in &m.states {
+                self.views.insert((m.host, state.jumbo), View { alpha: state.alpha, marked: state.marked, round: state.round, round_start: state.round_start });
+                for &f in &flows {
+                    let sub = self.subs.get_mut(&f).expect("an active subflow");
+                    if sub.jumbo != state.jumbo {
+                        continue;
+                    }
+                    if state.joined.contains(&f) {
+                        if self.cfg.fast_start {
+                            (sub.f, sub.has_f) = (state.first_f, true);
+                        }
+                    } else if sub.has_f {
+                        sub.f *= state.back_off;
+                    }
+                    self.apply(ctx, f);
+                }
+            }
+        } else if let Some(m) = msg.body::<QueueMsg>() {
+            if let Some(dest) = self.dests.get_mut(&m.host) {
+                dest.queue_min = Some(dest.queue_min.map_or(m.bytes, |q| q.min(m.bytes)));
+            }
+        } else if let Some(m) = msg.body::<RateMsg>() {
+            let flows = self.host_flows.get(&m.src).cloned().unwrap_or_default();
+            for f in flows {
+                let sub = self.subs.get_mut(&f).expect("an active subflow");
+                if sub.dst == m.dst {
+                    sub.d = m.d;
+                    self.apply(ctx, f);
+                }
+            }
+        }
+    }
+
+    /// A lost registration, or a lost ToR message with a Fast Start decision, is sent again.
+    /// Periodic state is not: the next period or interval brings it fresh.
+    fn on_message_dropped(&mut self, ctx: &mut dyn Ctx, src: NodeId, msg: &Message) {
+        let to = if let Some(m) = msg.body::<RegisterMsg>() {
+            NodeId(self.jumbos[m.jumbo].src_tor)
+        } else if let Some(m) = msg.body::<TorMsg>().filter(|m| m.states.iter().any(|s| !s.joined.is_empty() || s.back_off != 1.0)) {
+            ctx.net().hosts[m.host as usize]
+        } else {
+            return;
+        };
+        ctx.count("resent_messages", 1);
+        ctx.send(src, to, msg.clone());
+    }
+
+    fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
+        match tag {
+            TOR_PERIOD => self.tor_period(ctx, agent),
+            FLOW_RTT => self.per_rtt(ctx, agent),
+            DEST_INTERVAL => self.dest_interval(ctx, agent),
+            _ => {}
+        }
+    }
+
+    fn on_port_packet(&mut self, ctx: &mut dyn Ctx, port: PortId, pkt: &mut Packet) {
+        if pkt.kind == PacketKind::Control || !ctx.managed(pkt.flow) {
+            return;
+        }
+        let Some(j) = self.subs.get(&pkt.flow.0).map(|s| s.jumbo) else { return };
+        let p = &ctx.net().ports[port.idx()];
+        if p.node.0 != self.jumbos[j].src_tor {
+            return;
+        }
+        let to_host = ctx.net().host_index[p.peer.idx()].is_some();
+        match pkt.kind {
+            PacketKind::Ack if to_host => self.jumbos[j].on_ack(pkt.ecn.ece()),
+            PacketKind::Data if !to_host => self.jumbos[j].on_data(pkt.size),
+            _ => {}
+        }
+    }
+
+    fn on_host_packet(&mut self, ctx: &mut dyn Ctx, host: u32, pkt: &mut Packet) {
+        if pkt.kind != PacketKind::Data {
+            return;
+        }
+        let Some(dest) = self.dests.get_mut(&host) else { return };
+        dest.bytes += pkt.size as u64;
+        let d = dest.d;
+        let Some(sub) = self.subs.get_mut(&pkt.flow.0) else { return };
+        if !sub.seen_at_dst {
+            sub.seen_at_dst = true;
+            let src = sub.src;
+            self.send_rate(ctx, host, src, d);
+        }
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let alpha: Vec<f64> = self.jumbos.iter().map(|j| j.alpha).collect();
+        let registered: Vec<u32> = self.jumbos.iter().map(|j| j.registry.n).collect();
+        let d: BTreeMap<u32, f64> = self.dests.iter().map(|(h, d)| (*h, d.d)).collect();
+        serde_json::json!({ "jumboflows": self.jumbos.len(), "max_registered": self.max_registered, "registered": registered, "alpha": alpha, "destination_rate_bps": d })
+    }
+}

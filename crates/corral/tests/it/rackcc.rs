@@ -1,0 +1,97 @@
+//! RackCC's JumboFlows in packet simulation: the destination rate D_target on a 4-to-1
+//! incast, marking turned off at the last hop, Fast Start's registrations and Fast End's
+//! unregistrations, and bad settings.
+
+use crate::common;
+
+/// A k = 4 fat-tree of 10 Gbps links (4.5 us each) with 100-packet buffers marking above 50,
+/// NICs fair-queueing, and four unbounded RackCC senders into h0 from four racks' worth of
+/// servers (h2 shares h0's pod, h4, h8 and h12 are in the other pods).
+fn incast(duration: &str, scheme: &str) -> String {
+    format!(
+        r#"
+seed = 1
+duration = "{duration}"
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "10Gbps"
+link_delay = "4.5us"
+[switch]
+buffer = "100pkt"
+queue = "ecn"
+ecn_threshold = "50pkt"
+[host]
+scheduler = "fair"
+[routing]
+kind = "ecmp"
+[transport]
+min_rto = "200us"
+[scheme]
+kind = "rackcc"
+{scheme}
+[[flows]]
+src = ["h4", "h8", "h12", "h2"]
+dst = "h0"
+[metrics]
+interval = "100us"
+queue_ports = ["tor0:0"]
+queue_interval = "100us"
+"#
+    )
+}
+
+fn destination_rate(sim: &corral::Simulation, host: &str) -> f64 {
+    sim.summary()["scheme"]["state"]["destination_rate_bps"][host].as_f64().expect("a receiving server's D")
+}
+
+// Acceptance 7: four long senders into one receiver. D (interval d = 100 us) is within 10 %
+// of C/4 after 50 intervals and still at 10 ms; from 5 ms on, the median sampled queue at the
+// ToR's port to h0 is under 10 % of the buffer and h0 receives at least 90 % of C in
+// payload. That port never marks (the last hop), though its queue passes K at the start.
+#[test]
+fn destination_rate_settles_at_a_quarter_of_the_link() {
+    let c = 10e9;
+    let early = common::run(&incast("5ms", ""), &[]);
+    let d = destination_rate(&early, "0");
+    assert!((d / (c / 4.0) - 1.0).abs() < 0.1, "D after 50 intervals: {d:.4e}");
+    let sim = common::run(&incast("10ms", ""), &[]);
+    let d = destination_rate(&sim, "0");
+    assert!((d / (c / 4.0) - 1.0).abs() < 0.1, "D at 10 ms: {d:.4e}");
+    let q = &sim.metrics.queues;
+    let mut late: Vec<u64> = (0..q.time.len()).filter(|&i| q.time[i].as_secs_f64() > 0.005).map(|i| q.packets[i]).collect();
+    late.sort_unstable();
+    assert!(late[late.len() / 2] < 10, "median queue {} packets", late[late.len() / 2]);
+    let tp = &sim.metrics.throughput;
+    let bytes: u64 = (0..tp.time.len()).filter(|&k| tp.time[k].as_secs_f64() > 0.005 + 1e-9).map(|k| tp.bytes[k]).sum();
+    let goodput = bytes as f64 * 8.0 / 0.005;
+    assert!(goodput >= 0.9 * c, "goodput {goodput:.4e}");
+    let last_hop = common::port_stats(&sim, "tor0:0");
+    assert_eq!(last_hop.ecn_marks, 0, "the last hop marks nothing");
+    assert!(last_hop.max_queue_bytes > 50 * 1500, "its queue passed K (the test exercises the switch-off)");
+}
+
+// Fast Start and Fast End: 25 subflows of one rack pair register (N reaches 25), each
+// finished subflow unregisters (N back to 0), and the run's only JumboFlow saw marks.
+// Without Fast Start the same subflows register too, and finish.
+#[test]
+fn subflows_register_and_unregister() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/rackcc/fig3.toml")).expect("the Fig. 3 scenario");
+    for fast_start in ["true", "false"] {
+        let sim = common::run(&text, &[&format!("scheme.fast_start={fast_start}"), "duration=20ms"]);
+        let state = &sim.summary()["scheme"]["state"];
+        assert_eq!(state["jumboflows"], 1);
+        assert_eq!(state["max_registered"], 25, "fast_start = {fast_start}");
+        assert_eq!(state["registered"][0], 0, "fast_start = {fast_start}: every subflow unregistered");
+        assert!(sim.flows.iter().all(|f| f.sender.finished()), "fast_start = {fast_start}");
+    }
+}
+
+// A bad setting names its key.
+#[test]
+fn bad_settings_name_their_key() {
+    for (setting, key) in [("g = 0", "scheme.g"), ("period = \"0us\"", "scheme.period"), ("k = -1", "scheme.k"), ("d_floor = 1.5", "scheme.d_floor"), ("initial_alpha = 2", "scheme.initial_alpha"), ("fast_start = 1", "scheme.fast_start")] {
+        let err = corral::scenario::load(&incast("1ms", setting), &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
+        assert!(err.starts_with(key), "{setting}: {err}");
+    }
+}
