@@ -1,4 +1,4 @@
-"""Claims-vs-measured tables shared by the paper reproductions (R2C2, HCC): per-seed values
+"""Claims-vs-measured tables shared by the paper reproductions (R2C2, HCC, RackCC): per-seed values
 from a runs table, their median and range (never a mean an outlier can move), ratios of
 two configurations seed by seed, and the claims table in Markdown and for the terminal."""
 
@@ -11,7 +11,7 @@ import polars as pl
 from rich import box
 from rich.table import Table
 
-VERDICTS = {True: "met", False: "missed", None: "not measured"}
+VERDICTS = {True: "met", False: "missed", None: "not measured", "reported": "reported"}
 
 
 def per_seed(runs: pl.DataFrame, col: str, **where: Any) -> list[float]:
@@ -45,7 +45,10 @@ def median_range(xs: list[float], fmt: str = ".3g", scale: float = 1.0) -> str:
     return f"{format(m * scale, fmt)} [{format(min(xs) * scale, fmt)}-{format(max(xs) * scale, fmt)}]"
 
 
-def claim(fig: str, text: str, measured: str, ok: bool | None, note: str = "") -> dict[str, Any]:
+def claim(fig: str, text: str, measured: str, ok: bool | str | None, note: str = "") -> dict[str, Any]:
+    """A claims-table row; `ok` is True (met), False (missed), None (not measured) or
+    "reported" (a measured value with no claim to judge, e.g. where the paper contradicts
+    itself)."""
     return {"figure": fig, "claim": text, "measured": measured, "verdict": VERDICTS[ok], "note": note}
 
 

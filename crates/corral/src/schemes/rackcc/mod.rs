@@ -79,6 +79,10 @@ pub struct RackccConfig {
     pub cold_start_bps: Option<f64>,
     /// The round and per-subflow law period (default: each JumboFlow's base RTT).
     pub rtt: Option<Time>,
+    /// Whether a server applies a marked round's cut when the ToR's message brings it
+    /// (default false: at the subflow's next RTT tick, as the paper says); either way at most once
+    /// per round, and increases come once per RTT.
+    pub cut_on_message: bool,
     /// Duplicate ACKs that trigger fast retransmit (default 3, TCP's; more tolerates the
     /// reordering of per-packet spraying).
     pub dupthresh: u32,
@@ -105,6 +109,7 @@ impl Default for RackccConfig {
             d_floor: 0.01,
             cold_start_bps: None,
             rtt: None,
+            cut_on_message: false,
             dupthresh: 3,
             tor_header: 16,
             tor_entry: 16,
@@ -317,32 +322,34 @@ impl Rackcc {
         self.subs[&f].rate.min(level)
     }
 
-    /// Once per RTT: the per-subflow law (or slow start) with the server's latest view.
-    fn per_rtt(&mut self, ctx: &mut dyn Ctx, f: u32) {
+    /// The per-subflow law (or slow start) for subflow `f` with its server's latest view of
+    /// its JumboFlow. On its RTT timer (`tick`) it cuts for a fresh marked round or, unless
+    /// it cut in the last RTT, grows or holds; on a ToR message (`cut_on_message`) it only
+    /// cuts, for a fresh marked round. A round is fresh once per round, and only if it began
+    /// after the subflow's last cut (so its marks are news).
+    fn law(&mut self, ctx: &mut dyn Ctx, f: u32, tick: bool) {
         let Some(sub) = self.subs.get(&f) else { return };
-        let (src, rtt) = (sub.src, sub.rtt);
-        if sub.has_f {
-            let j = sub.jumbo;
-            let view = self.views.get(&(src, j)).copied().unwrap_or_default();
-            let limited = sub.d < sub.f || self.nic_share(ctx, src, f) < sub.f;
-            let t = ctx.transport();
-            let r = (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
-            let access = ctx.access_rate(src).bps() as f64;
-            let sub = self.subs.get_mut(&f).expect("present");
-            let fresh_marks = view.marked && view.round > sub.cut_round && view.round_start >= sub.cut_at;
-            if fresh_marks {
-                (sub.cut_round, sub.cut_at) = (view.round, ctx.now());
-                sub.slow_start = false;
-            }
-            sub.f = if sub.slow_start && !limited {
-                sub.f * 2.0
-            } else {
-                per_rtt(sub.f, view.alpha, fresh_marks, limited, r)
-            };
-            sub.f = sub.f.clamp(r, access);
-            self.apply(ctx, f);
+        if !sub.has_f {
+            return;
         }
-        ctx.schedule(ctx.now() + rtt, f, FLOW_RTT);
+        let (src, rtt, now) = (sub.src, sub.rtt, ctx.now());
+        let view = self.views.get(&(src, sub.jumbo)).copied().unwrap_or_default();
+        let fresh_marks = view.marked && view.round > sub.cut_round && view.round_start >= sub.cut_at;
+        let cut_lately = sub.cut_round > 0 && now < sub.cut_at + rtt;
+        if !fresh_marks && (!tick || cut_lately) {
+            return;
+        }
+        let limited = sub.d < sub.f || self.nic_share(ctx, src, f) < sub.f;
+        let t = ctx.transport();
+        let r = (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
+        let access = ctx.access_rate(src).bps() as f64;
+        let sub = self.subs.get_mut(&f).expect("present");
+        if fresh_marks {
+            (sub.cut_round, sub.cut_at, sub.slow_start) = (view.round, now, false);
+        }
+        sub.f = if sub.slow_start && !limited { sub.f * 2.0 } else { per_rtt(sub.f, view.alpha, fresh_marks, limited, r) };
+        sub.f = sub.f.clamp(r, access);
+        self.apply(ctx, f);
     }
 
     /// A ToR's aggregation period: rounds closed, Fast Start decided, each server told;
@@ -499,6 +506,9 @@ impl Scheme for Rackcc {
                     } else if sub.has_f {
                         sub.f *= state.back_off;
                     }
+                    if self.cfg.cut_on_message {
+                        self.law(ctx, f, false);
+                    }
                     self.apply(ctx, f);
                 }
             }
@@ -535,7 +545,12 @@ impl Scheme for Rackcc {
     fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
         match tag {
             TOR_PERIOD => self.tor_period(ctx, agent),
-            FLOW_RTT => self.per_rtt(ctx, agent),
+            FLOW_RTT => {
+                if let Some(rtt) = self.subs.get(&agent).map(|s| s.rtt) {
+                    self.law(ctx, agent, true);
+                    ctx.schedule(ctx.now() + rtt, agent, FLOW_RTT);
+                }
+            }
             DEST_INTERVAL => self.dest_interval(ctx, agent),
             _ => {}
         }

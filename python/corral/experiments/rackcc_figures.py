@@ -1,0 +1,62 @@
+"""Figures of the RackCC reproduction (`corral reproduce rackcc`): the analytical model's
+speedup of Fast Start over slow start (Fig. 2) and the simulated tail speedups over DCTCP
+(Fig. 3a-c)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..plots import new_figure, save
+
+L_COLORS = {1: "#1f77b4", 2: "#ff7f0e", 3: "#2ca02c"}
+VARIANT_COLORS = {"RackCC": "#1f77b4", "shared-alpha only": "#ff7f0e"}
+
+
+def fig2(table: pl.DataFrame, path: Path) -> Path:
+    """Speedup against the new subflow's size and against the existing subflows, per L."""
+    fig, (by_size, by_n) = new_figure(9.0, 3.6, ncols=2, sharey=True)
+    for L, color in L_COLORS.items():
+        s = table.filter((pl.col("sweep") == "size") & (pl.col("L") == L)).sort("size_bytes")
+        by_size.plot((s["size_bytes"] / 1e3).to_list(), s["speedup"].to_list(), marker="o", color=color, label=f"L = {L} RTT")
+        n = table.filter((pl.col("sweep") == "existing") & (pl.col("L") == L)).sort("existing")
+        by_n.plot(n["existing"].to_list(), n["speedup"].to_list(), marker="o", color=color, label=f"L = {L} RTT")
+    by_size.set(xscale="log", xlabel="new subflow size (KB)", ylabel="speedup (TCP / RackCC)", title="Fig. 2: against size (1 existing subflow)")
+    by_n.set(xscale="log", xlabel="existing subflows", title="against subflows (64 KB)")
+    for ax in (by_size, by_n):
+        ax.axhline(1.0, color="k", lw=0.6, ls=":")
+        ax.grid(alpha=0.3)
+    by_size.legend(frameon=False, fontsize=9)
+    return save(fig, path)
+
+
+def fig3(speedups: pl.DataFrame, path: Path) -> Path:
+    """Median speedup (with the range over seeds) for each sweep: ECMP solid, spraying dashed."""
+    fig, axes = new_figure(12.0, 3.6, ncols=3, sharey=True)
+    panels = (("subflows", "subflows", "Fig. 3a: subflow count", 1.0),
+              ("period_us", "period_us", "Fig. 3b: aggregation period (us)", 1.0),
+              ("size", "size", "Fig. 3c: subflow size (KB)", 1e-3))
+    for ax, (sweep, col, title, scale) in zip(axes, panels):
+        others = [k for k in ("subflows", "period_us", "size") if k != sweep]
+        for routing, style in (("ecmp", "-"), ("spray", "--")):
+            runs = speedups.filter(pl.col("routing") == routing)
+            default = runs.filter(pl.col("study") == "default")
+            sub = runs.filter(pl.col("study").is_in([sweep, "default"]))
+            for k in others:
+                if default.height:
+                    sub = sub.filter(pl.col(k) == default[k][0])
+            for variant, color in VARIANT_COLORS.items():
+                g = sub.filter(pl.col("variant") == variant).group_by(col).agg(
+                    mid=pl.col("speedup").median(), lo=pl.col("speedup").min(), hi=pl.col("speedup").max()).sort(col)
+                if not g.height:
+                    continue
+                x = [v * scale for v in g[col].to_list()]
+                ax.plot(x, g["mid"].to_list(), marker="o", ls=style, color=color, label=f"{variant}, {routing}")
+                ax.fill_between(x, g["lo"].to_list(), g["hi"].to_list(), color=color, alpha=0.1)
+        ax.axhline(1.0, color="k", lw=0.6, ls=":")
+        ax.set(xscale="log", title=title)
+        ax.grid(alpha=0.3)
+    axes[0].set(ylabel="DCTCP / RackCC tail completion time")
+    axes[0].legend(frameon=False, fontsize=8)
+    return save(fig, path)
