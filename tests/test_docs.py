@@ -39,7 +39,7 @@ PROBES = [
       for k in ("dumbbell", "fat_tree", "leaf_spine", "three_tier", "torus")),
     *(("`[routing]`", BASE + f'[routing]\nkind = "{k}"\nzzz = 1\n', []) for k in ("wlb", "equal_length")),
     *((f"`transport.cc` table, kind = `{k}`", BASE + f'[transport]\ncc = {{ kind = "{k}", zzz = 1 }}\n', [])
-      for k in ("cubic", "dctcp")),
+      for k in ("cubic", "dctcp", "d2tcp", "l2dct")),
     ("`[scheme]` kind = `ideal`", BASE + '[scheme]\nkind = "ideal"\nzzz = 1\n', []),
     ("`[scheme]` kind = `r2c2`", BASE + '[scheme]\nkind = "r2c2"\nzzz = 1\n', []),
     ("`[scheme]` kind = `hcc`", BASE + '[scheme]\nkind = "hcc"\nzzz = 1\n', []),

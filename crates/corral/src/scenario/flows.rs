@@ -53,6 +53,9 @@ pub fn expand(sc: &Scenario, net: &Network, routes: &RouteTable) -> Result<Vec<F
             if routes.hops(net.hosts[src as usize], dst).is_none() {
                 return Err(config_err(format!("flows[{i}]"), format!("no route from h{src} to h{dst}: the hosts are not connected")));
             }
+            if spec.deadline == Some(Time::ZERO) {
+                return Err(config_err(format!("flows[{i}].deadline"), "must be positive (a time after the flow's start)"));
+            }
             for _ in 0..spec.count {
                 let id = flows.len() as u64;
                 let jitter = if spec.jitter > Time::ZERO { Rng::stream(sc.seed, stream::FLOW_START, id).below(spec.jitter.0) } else { 0 };
@@ -64,12 +67,12 @@ pub fn expand(sc: &Scenario, net: &Network, routes: &RouteTable) -> Result<Vec<F
                         FlowSize::Bytes(b) => Some(b),
                     },
                     start: spec.start + Time(jitter),
+                    deadline: spec.deadline.map(|d| spec.start + Time(jitter) + d),
                     tag: spec.tag.clone(),
                     priority: spec.priority,
                     weight: spec.weight,
                     tenant: spec.tenant.clone(),
                     class: spec.class.clone(),
-                    deadline: None,
                     block: None,
                     routing: spec.routing,
                     transport: spec.transport.clone(),

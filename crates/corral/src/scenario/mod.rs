@@ -335,6 +335,10 @@ pub struct FlowSpec {
     /// Tenant, reported in flows.parquet (default "").
     #[serde(default)]
     pub tenant: String,
+    /// Deadline after each flow's start (default none): reported in flows.parquet and read
+    /// by deadline-aware controllers (D2TCP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Time>,
     /// Routing of these flows (default: `[routing]`), a name or a table like `[routing]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<crate::route::Routing>,

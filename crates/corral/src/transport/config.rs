@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// Congestion controller: `"newreno"`, `"cubic"`, `"dctcp"`, or a table with `kind` and
+    /// Congestion controller: `"newreno"`, `"cubic"`, `"dctcp"`, `"d2tcp"`, `"l2dct"`, or a table with `kind` and
     /// the controller's settings (default newreno).
     pub cc: CcConfig,
     /// Maximum segment size, payload bytes (default 1460).

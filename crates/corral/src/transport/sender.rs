@@ -326,6 +326,12 @@ impl TcpSender {
         self.pace(now, len);
     }
 
+    /// Tells the controller the flow's absolute deadline (and its size), before anything is
+    /// sent (D2TCP reads both).
+    pub fn set_deadline(&mut self, deadline: Option<Time>) {
+        self.cc.on_flow(self.size, deadline);
+    }
+
     /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
     fn react_to_ecn(&mut self, now: Time) -> bool {
         if !self.window || self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {

@@ -29,6 +29,7 @@ pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp:
     let cc_name = if limit.is_some_and(|l: RateLimit| l.window != Window::On) { "rate" } else { cc.name() };
     let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
     sender.set_dupthresh(dupthresh);
+    sender.set_deadline(plan.def.deadline);
     if tcp.handshake_rtt {
         let via_top = plan.routing.via_top();
         let one_way = |s: u32, d: u32| routes.path(net, net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);

@@ -5,6 +5,7 @@ mod common;
 mod alloc_props;
 mod conservation;
 mod dctcp;
+mod deadline_cc;
 mod determinism;
 mod equal_length;
 mod events;

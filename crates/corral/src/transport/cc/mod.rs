@@ -8,7 +8,9 @@
 //! `Box<dyn>` per flow.
 
 pub mod cubic;
+pub mod d2tcp;
 pub mod dctcp;
+pub mod l2dct;
 pub mod newreno;
 
 use crate::units::Time;
@@ -57,6 +59,7 @@ impl CcState {
 }
 
 /// One congestion controller. Hooks are called by the TCP sender:
+/// - `on_flow` once, before anything is sent, with the flow's size and absolute deadline;
 /// - `on_ack` for every ACK that advances `snd_una` outside fast recovery (window growth);
 /// - `on_feedback` for every ACK, with the bytes it acked and its ECN-Echo flag;
 /// - `on_loss` when fast retransmit starts (sets ssthresh; the sender then inflates cwnd);
@@ -64,6 +67,8 @@ impl CcState {
 /// - `on_timeout` on a retransmission timeout;
 /// - `on_recovery_exit` when a full ACK ends fast recovery.
 pub trait CongestionControl {
+    fn on_flow(&mut self, _size: Option<u64>, _deadline: Option<Time>) {}
+
     fn on_ack(&mut self, st: &mut CcState, acked: u64, _now: Time, _srtt: Time) {
         st.reno_increase(acked);
     }
@@ -99,6 +104,10 @@ pub enum CcConfig {
     Cubic(cubic::CubicConfig),
     /// DCTCP (RFC 8257).
     Dctcp(dctcp::DctcpConfig),
+    /// D2TCP, deadline-aware DCTCP.
+    D2tcp(d2tcp::D2tcpConfig),
+    /// L2DCT, size-aware DCTCP.
+    L2dct(l2dct::L2dctConfig),
 }
 
 /// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.
@@ -110,13 +119,15 @@ impl<'de> Deserialize<'de> for CcConfig {
             toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
             other => other,
         };
-        by_kind(v, &["newreno", "cubic", "dctcp"], |kind, v| {
+        by_kind(v, &["newreno", "cubic", "dctcp", "d2tcp", "l2dct"], |kind, v| {
             Ok(match kind {
                 "newreno" => {
                     typed::<NoKeys>(v, "")?;
                     CcConfig::Newreno
                 }
                 "cubic" => CcConfig::Cubic(typed(v, "")?),
+                "d2tcp" => CcConfig::D2tcp(typed(v, "")?),
+                "l2dct" => CcConfig::L2dct(typed(v, "")?),
                 _ => CcConfig::Dctcp(typed(v, "")?),
             })
         })
@@ -135,12 +146,14 @@ impl CcConfig {
             CcConfig::Newreno => Ok(()),
             CcConfig::Cubic(c) => c.validate(),
             CcConfig::Dctcp(c) => c.validate(),
+            CcConfig::D2tcp(c) => c.validate(),
+            CcConfig::L2dct(c) => c.validate(),
         }
     }
 
     /// The controller reacts to ECN marks and needs ECN-capable packets.
     pub fn needs_ecn(&self) -> bool {
-        matches!(self, CcConfig::Dctcp(_))
+        self.accurate_ecn()
     }
 
     pub fn name(&self) -> &'static str {
@@ -148,13 +161,15 @@ impl CcConfig {
             CcConfig::Newreno => "newreno",
             CcConfig::Cubic(_) => "cubic",
             CcConfig::Dctcp(_) => "dctcp",
+            CcConfig::D2tcp(_) => "d2tcp",
+            CcConfig::L2dct(_) => "l2dct",
         }
     }
 
-    /// DCTCP needs the receiver to echo every CE mark (RFC 8257 section 3.2); the others use
-    /// RFC 3168 classic echo, latched until CWR.
+    /// DCTCP and its variants need the receiver to echo every CE mark (RFC 8257 section 3.2);
+    /// the others use RFC 3168 classic echo, latched until CWR.
     pub fn accurate_ecn(&self) -> bool {
-        matches!(self, CcConfig::Dctcp(_))
+        matches!(self, CcConfig::Dctcp(_) | CcConfig::D2tcp(_) | CcConfig::L2dct(_))
     }
 
     pub fn build(&self) -> AnyCc {
@@ -162,6 +177,8 @@ impl CcConfig {
             CcConfig::Newreno => AnyCc::NewReno(newreno::NewReno),
             CcConfig::Cubic(c) => AnyCc::Cubic(cubic::Cubic::new(c.clone())),
             CcConfig::Dctcp(c) => AnyCc::Dctcp(dctcp::Dctcp::new(c.clone())),
+            CcConfig::D2tcp(c) => AnyCc::D2tcp(d2tcp::D2tcp::new(c.clone())),
+            CcConfig::L2dct(c) => AnyCc::L2dct(l2dct::L2dct::new(c.clone())),
         }
     }
 }
@@ -172,6 +189,8 @@ pub enum AnyCc {
     NewReno(newreno::NewReno),
     Cubic(cubic::Cubic),
     Dctcp(dctcp::Dctcp),
+    D2tcp(d2tcp::D2tcp),
+    L2dct(l2dct::L2dct),
 }
 
 macro_rules! dispatch {
@@ -180,11 +199,16 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
+            AnyCc::D2tcp($c) => $e,
+            AnyCc::L2dct($c) => $e,
         }
     };
 }
 
 impl CongestionControl for AnyCc {
+    fn on_flow(&mut self, size: Option<u64>, deadline: Option<Time>) {
+        dispatch!(self, c => c.on_flow(size, deadline))
+    }
     fn on_ack(&mut self, st: &mut CcState, acked: u64, now: Time, srtt: Time) {
         dispatch!(self, c => c.on_ack(st, acked, now, srtt))
     }
