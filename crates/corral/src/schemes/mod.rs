@@ -14,6 +14,7 @@ pub mod hcc;
 pub mod ideal;
 pub mod rackcc;
 pub mod r2c2;
+pub mod scc;
 
 use crate::ctrl::Message;
 use crate::error::{config_err, Result};

@@ -1,0 +1,148 @@
+//! SCC's underlay congestion control (section III-B): a tunnel's rate R_t from the ECN
+//! feedback of its receiver, and the tracker that scales tunnel weights to their division's.
+//!
+//! - **The paper's law**, read literally: R ← (1 + W_t) R without congestion (eq. 1) and
+//!   R ← (1 − α W_t) R with it (eq. 2). Multiplicative increase and decrease do not converge
+//!   to shares in proportion to weight, and the cut goes negative when α W_t > 1; weights are
+//!   normalised (W_t / W_max, so at most 1) and R kept in [floor, line rate].
+//! - **Weighted DCTCP** (the default): DCTCP's α EWMA of the marked fraction (gain g), +W_t
+//!   MSS per RTT per feedback without marks, R (1 − α/2) with them: additive increase in
+//!   proportion to weight with DCTCP's decrease shares a bottleneck by weight (Seawall's
+//!   idea, which the paper cites).
+//! - **Tracker** (eqs. 3-4): λ_d = W_d / Σ W'_t and W_t = λ_d W'_t, so a division's tunnel
+//!   weights sum to W_d.
+
+/// How a tunnel's rate follows its feedback (`scheme.ucc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UccMode {
+    Paper,
+    WeightedDctcp,
+}
+
+/// One tunnel's underlay state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Underlay {
+    /// Rate in bit/s.
+    pub rate: f64,
+    /// Weighted DCTCP's α.
+    pub alpha: f64,
+}
+
+/// The law's constants for one tunnel: the EWMA gain, the additive step (one MSS per RTT, in
+/// bit/s), the rate's bounds, and the largest weight of the run (the paper mode's normaliser).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UccParams {
+    pub mode: UccMode,
+    pub g: f64,
+    pub step: f64,
+    pub floor: f64,
+    pub line: f64,
+    pub w_max: f64,
+}
+
+impl Underlay {
+    /// One feedback: `marked` of `total` packets carried CE since the last; weight `w`.
+    pub fn feedback(&mut self, p: &UccParams, w: f64, marked: u64, total: u64) {
+        let f = if total == 0 { 0.0 } else { marked as f64 / total as f64 };
+        let next = match p.mode {
+            UccMode::Paper => {
+                let w = (w / p.w_max).min(1.0);
+                if marked == 0 {
+                    (1.0 + w) * self.rate
+                } else {
+                    (1.0 - f * w) * self.rate
+                }
+            }
+            UccMode::WeightedDctcp => {
+                self.alpha = (1.0 - p.g) * self.alpha + p.g * f;
+                if marked == 0 {
+                    self.rate + w * p.step
+                } else {
+                    self.rate * (1.0 - self.alpha / 2.0)
+                }
+            }
+        };
+        self.rate = next.clamp(p.floor, p.line);
+    }
+}
+
+/// The tracker's scaling (eqs. 3-4): each tunnel's W_t from the reference weights W'_t so
+/// that they sum to `w_d` and keep their proportions; with no reference weight at all the
+/// division's weight is split equally.
+pub fn scale(w_d: f64, refs: &[f64]) -> Vec<f64> {
+    let sum: f64 = refs.iter().sum();
+    if refs.is_empty() {
+        return Vec::new();
+    }
+    if sum <= 0.0 || !sum.is_finite() {
+        return vec![w_d / refs.len() as f64; refs.len()];
+    }
+    let lambda = w_d / sum;
+    refs.iter().map(|r| lambda * r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(mode: UccMode) -> UccParams {
+        UccParams { mode, g: 1.0 / 16.0, step: 1e6, floor: 1e6, line: 1e9, w_max: 2.0 }
+    }
+
+    #[test]
+    fn weighted_dctcp_adds_by_weight_and_cuts_by_alpha() {
+        let p = params(UccMode::WeightedDctcp);
+        let mut u = Underlay { rate: 100e6, alpha: 0.0 };
+        u.feedback(&p, 2.0, 0, 10);
+        assert_eq!(u.rate, 102e6, "no marks: + W MSS/RTT");
+        u.feedback(&p, 2.0, 10, 10);
+        assert!((u.alpha - 1.0 / 16.0).abs() < 1e-15);
+        assert!((u.rate - 102e6 * (1.0 - 1.0 / 32.0)).abs() < 1e-6, "marks: R (1 - alpha/2)");
+        u.rate = 1.5e6;
+        for _ in 0..100 {
+            u.feedback(&p, 1.0, 10, 10);
+        }
+        assert_eq!(u.rate, 1e6, "never below the floor");
+    }
+
+    // Two tunnels at weights 2 and 1 behind one link: a fluid loop (marks while the sum
+    // exceeds the link) settles their rates in a 2:1 ratio.
+    #[test]
+    fn weighted_dctcp_shares_in_proportion_to_weight() {
+        let p = UccParams { line: 10e9, step: 12e6, ..params(UccMode::WeightedDctcp) };
+        let (mut a, mut b) = (Underlay { rate: 5e9, alpha: 0.0 }, Underlay { rate: 5e9, alpha: 0.0 });
+        let (mut sa, mut sb) = (0.0, 0.0);
+        for i in 0..200_000 {
+            let over = a.rate + b.rate > 1e9;
+            let m = if over { 10 } else { 0 };
+            a.feedback(&p, 2.0, m, 10);
+            b.feedback(&p, 1.0, m, 10);
+            if i >= 100_000 {
+                (sa, sb) = (sa + a.rate, sb + b.rate);
+            }
+        }
+        assert!((sa / sb - 2.0).abs() < 0.3, "ratio {}", sa / sb);
+    }
+
+    #[test]
+    fn the_papers_law_is_multiplicative_with_normalised_weights() {
+        let p = params(UccMode::Paper);
+        let mut u = Underlay { rate: 100e6, alpha: 0.0 };
+        u.feedback(&p, 1.0, 0, 10);
+        assert_eq!(u.rate, 150e6, "(1 + W/W_max) R");
+        u.feedback(&p, 4.0, 5, 10);
+        assert_eq!(u.rate, 75e6, "(1 - alpha W) R with W capped at 1: alpha 0.5");
+        u.feedback(&p, 2.0, 10, 10);
+        assert_eq!(u.rate, 1e6, "a full cut stops at the floor, never negative");
+    }
+
+    #[test]
+    fn the_tracker_keeps_proportions_and_the_division_weight() {
+        let w = scale(3.0, &[1.0, 2.0, 3.0]);
+        assert!((w.iter().sum::<f64>() - 3.0).abs() < 1e-9);
+        assert!((w[1] / w[0] - 2.0).abs() < 1e-12 && (w[2] / w[0] - 3.0).abs() < 1e-12);
+        assert_eq!(scale(2.0, &[0.0, 0.0]), vec![1.0, 1.0], "no reference: equal split");
+        assert!(scale(1.0, &[]).is_empty());
+    }
+}
