@@ -44,6 +44,7 @@ PROBES = [
     ("`[scheme]` kind = `r2c2`", BASE + '[scheme]\nkind = "r2c2"\nzzz = 1\n', []),
     ("`[scheme]` kind = `hcc`", BASE + '[scheme]\nkind = "hcc"\nzzz = 1\n', []),
     ("`[scheme]` kind = `rackcc`", BASE + '[scheme]\nkind = "rackcc"\nzzz = 1\n', []),
+    ("`[scheme]` kind = `scc`", BASE + '[scheme]\nkind = "scc"\nzzz = 1\n', []),
     *(("`size` table", BASE + TRAFFIC.replace('{ cdf = "websearch" }', size), []) for size in
       ('{ cdf = "websearch", zzz = 1 }', '{ kind = "fixed", zzz = 1 }', '{ kind = "uniform", zzz = 1 }',
        '{ kind = "exponential", zzz = 1 }', '{ kind = "pareto", zzz = 1 }')),

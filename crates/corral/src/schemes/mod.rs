@@ -58,6 +58,8 @@ pub struct FlowProgress {
     pub next: u64,
     /// The flow's current explicit rate in bit/s, if it is rate-limited.
     pub rate_bps: Option<u64>,
+    /// The sender's smoothed RTT, once measured (queueing included).
+    pub srtt: Option<Time>,
     pub started: bool,
     /// All bytes acknowledged.
     pub finished: bool,
@@ -165,7 +167,7 @@ pub trait Scheme: Send + Sync {
 pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
 
 /// Every scheme, by its `kind`.
-pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build), ("rackcc", rackcc::build)];
+pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build), ("rackcc", rackcc::build), ("scc", scc::build)];
 
 /// Checks that setting `scheme.<key>` is a fraction in [0, 1) (a headroom, a threshold).
 pub fn check_fraction(key: &str, value: f64) -> Result<()> {

@@ -130,6 +130,11 @@ impl TcpSender {
     }
 
     /// The explicit rate in bit/s (`None` for window-only TCP).
+    /// The smoothed RTT (RFC 6298), once measured.
+    pub fn srtt(&self) -> Option<Time> {
+        self.rtt.srtt()
+    }
+
     pub fn rate_bps(&self) -> Option<u64> {
         self.limiter.as_deref().map(TokenBucket::bps)
     }

@@ -248,6 +248,7 @@ impl Ctx for SchemeCtx<'_> {
             delivered: flow.receiver.delivered(),
             next,
             rate_bps: flow.sender.rate_bps(),
+            srtt: flow.sender.srtt(),
             started: flow.def.start <= self.sim.events.now(),
             finished: flow.sender.finished(),
         }

@@ -192,6 +192,24 @@ fn conservation_with_rackcc_on_every_topology_and_routing() {
     }
 }
 
+// The same with SCC: every flow in its host pair's tunnel (no class: completion-sensitive),
+// TCP capped at the tunnel's share, the receiving shim clearing the underlay's marks; exact
+// books and every flow delivered data.
+#[test]
+fn conservation_with_scc_on_every_topology_and_routing() {
+    for (name, topology) in TOPOLOGIES {
+        for (routing_name, routing) in ROUTINGS {
+            let text = matrix_scenario(topology, routing, "dctcp") + "[scheme]\nkind = \"scc\"\n";
+            let sim = common::run(&text, &[]);
+            let what = format!("scc {name}/{routing_name}");
+            assert_books_balance(&sim);
+            for (i, f) in sim.flows.iter().enumerate() {
+                assert!(f.receiver.delivered() > 0, "{what}: flow {i} delivered nothing");
+            }
+        }
+    }
+}
+
 // Every switch discipline, with per-port and with shared buffers: a fat-tree (k=4, 10 Gbps)
 // with a permutation plus a 4-to-1 incast to h0 of flows with different priorities and
 // weights, 10 ms, 30-packet buffers so that every discipline drops. Tolerance: exact

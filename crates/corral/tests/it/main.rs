@@ -20,6 +20,7 @@ mod qdisc;
 mod r2c2;
 mod rackcc;
 mod routing;
+mod scc;
 mod rpc;
 mod schemes;
 mod single_flow;

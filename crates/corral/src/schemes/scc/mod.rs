@@ -1,11 +1,494 @@
-//! SCC (stacked congestion control, `../shared/seeds/003`): the building blocks of its
-//! tenant-objective tunnels. Not a registered scheme yet: tunnels, the tracker's messages and
-//! the shim's ECN handling come with the rest of its issue.
+//! SCC, stacked congestion control (`../shared/seeds/003`): tenant-objective tunnels whose
+//! rates an underlay controller sets by weight, and a private controller per tunnel that
+//! serves its objective.
 //!
-//! - [`underlay`]: a tunnel's rate from ECN feedback (the paper's law and weighted DCTCP) and
-//!   the tracker's weight scaling.
-//! - [`private`]: the DS, CS and LS tunnels' reference weights and in-tunnel rates
-//!   (Algorithms 1-3).
+//! - **Divisions and tunnels** (section III-A). A division is a (tenant, objective) pair,
+//!   the objective from the flow's `class` (`LS`, `DS` or `CS`, any case), with weight W_d
+//!   (`weights`, default 1). A tunnel is one per (source host, destination host, division);
+//!   its id is stamped on its flows' packets.
+//! - **Underlay** ([`underlay`], section III-B). Every packet is ECN-capable. The receiving
+//!   host counts each tunnel's packets and CE marks, clears the marks (the flows' own
+//!   transports never see them), and every `feedback` period sends the counts to the source,
+//!   which moves the tunnel's rate R_t by `ucc` (`weighted_dctcp` or `paper`).
+//! - **Tracker** (eqs. 3-4). The first source host of a division is its tracker. Every
+//!   `slot` each source host reports its tunnels' reference weights W'_t; the tracker scales
+//!   the latest reports to sum to W_d and sends each host its tunnels' W_t.
+//! - **Private control** ([`private`], section IV). Every slot a tunnel computes W'_t from
+//!   its flows (DS Σ M/δ, CS Σ 1/M, LS Σ max(x, floor)); whenever R_t or its flows change it
+//!   divides R_t among its flows by its objective's in-tunnel algorithm (`in_tunnel = true`)
+//!   or equally (`false`, the paper's testbed: a FIFO tunnel, approximated by equal shares).
+//!   A flow is TCP with `transport.cc` (window on) capped at its share by a token bucket.
+//!
+//! Not built yet: re-marking ECN transports by the tunnel queue and queue limits for
+//! loss-based ones (a flow's transport sees no ECN inside a tunnel); the LS metric of the
+//! paper (per-packet RTT including the shim) is not recorded.
 
 pub mod private;
 pub mod underlay;
+
+use super::{Ctx, Scheme, SchemeTransport, Window};
+use crate::config::typed;
+use crate::ctrl::Message;
+use crate::error::{ensure, Result};
+use crate::ids::{FlowId, NodeId};
+use crate::net::{Packet, PacketKind};
+use crate::units::Time;
+use private::{DsFlow, LsParams};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use underlay::{scale, UccMode, UccParams, Underlay};
+
+/// `[scheme]` with `kind = "scc"`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SccConfig {
+    /// The underlay law (default "weighted_dctcp"; "paper" is eqs. 1-2 read literally).
+    pub ucc: UccMode,
+    /// Weighted DCTCP's α gain (default 1/16).
+    pub g: f64,
+    /// The receiver's ECN feedback period (default "100us"; the paper: "periodically").
+    pub feedback: Time,
+    /// The decision slot τ of the tracker and the private controllers (default "1ms").
+    pub slot: Time,
+    /// W_d by division, keyed "tenant/class" (class LS, DS or CS); default 1.
+    pub weights: BTreeMap<String, f64>,
+    /// The least time between two cuts of a tunnel's rate, in its base RTTs (default 1: once
+    /// per RTT, as DCTCP reacts once per window).
+    pub cut_every: f64,
+    /// In-tunnel scheduling (default true); false: equal shares (a FIFO tunnel).
+    pub in_tunnel: bool,
+    /// LS: the target queue Q* in packets (default 10) and ε (default 0.5; the paper leaves it
+    /// undefined).
+    pub q_star: f64,
+    pub epsilon: f64,
+    /// Message sizes in bytes: a host's report (header, per tunnel), the tracker's answer
+    /// (header, per tunnel) and a feedback.
+    pub report_header: u32,
+    pub report_entry: u32,
+    pub feedback_bytes: u32,
+}
+
+impl Default for SccConfig {
+    fn default() -> Self {
+        SccConfig {
+            ucc: UccMode::WeightedDctcp,
+            g: 1.0 / 16.0,
+            feedback: Time::from_us(100),
+            slot: Time::from_ms(1),
+            weights: BTreeMap::new(),
+            cut_every: 1.0,
+            in_tunnel: true,
+            q_star: 10.0,
+            epsilon: 0.5,
+            report_header: 16,
+            report_entry: 8,
+            feedback_bytes: 16,
+        }
+    }
+}
+
+pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
+    let cfg: SccConfig = typed(table, "scheme")?;
+    ensure(cfg.g > 0.0 && cfg.g <= 1.0, "scheme.g", || format!("must be in (0, 1], got {}", cfg.g))?;
+    for (key, t) in [("feedback", cfg.feedback), ("slot", cfg.slot)] {
+        ensure(t > Time::ZERO, &format!("scheme.{key}"), || "must be positive".into())?;
+    }
+    for (name, w) in &cfg.weights {
+        let key = format!("scheme.weights.{name}");
+        ensure(w.is_finite() && *w > 0.0, &key, || format!("must be a positive weight, got {w}"))?;
+        let class = name.rsplit_once('/').map(|(_, c)| c);
+        ensure(class.and_then(Objective::parse).is_some(), &key, || "expected \"tenant/class\" with class LS, DS or CS".into())?;
+    }
+    ensure(cfg.cut_every.is_finite() && cfg.cut_every >= 0.0, "scheme.cut_every", || format!("must be a number of RTTs >= 0, got {}", cfg.cut_every))?;
+    ensure(cfg.q_star.is_finite() && cfg.q_star > 0.0, "scheme.q_star", || "must be a positive number of packets".into())?;
+    super::check_fraction("epsilon", cfg.epsilon)?;
+    ensure(cfg.report_header >= 1 && cfg.feedback_bytes >= 1, "scheme.report_header", || "report_header and feedback_bytes must be at least 1 byte".into())?;
+    Ok(Box::new(Scc { cfg, ..Scc::default() }))
+}
+
+/// A division's objective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Objective {
+    Ls,
+    Ds,
+    Cs,
+}
+
+impl Objective {
+    fn parse(class: &str) -> Option<Objective> {
+        match class.to_ascii_lowercase().as_str() {
+            "ls" => Some(Objective::Ls),
+            "ds" => Some(Objective::Ds),
+            "cs" => Some(Objective::Cs),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Objective::Ls => "LS",
+            Objective::Ds => "DS",
+            Objective::Cs => "CS",
+        }
+    }
+}
+
+/// Timer tags: a source host's slot, a receiving host's feedback, a division's tracker.
+const SLOT: u32 = 0;
+const FEEDBACK: u32 = 1;
+const TRACKER: u32 = 2;
+
+/// A source host's reference weights for one division's tracker.
+struct ReportMsg {
+    division: usize,
+    refs: Vec<(usize, f64)>,
+}
+
+/// The tracker's weights for one host's tunnels.
+struct WeightMsg {
+    weights: Vec<(usize, f64)>,
+}
+
+/// A receiving host's counts for one tunnel.
+struct FeedbackMsg {
+    tunnel: usize,
+    marked: u64,
+    total: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Division {
+    w_d: f64,
+    tracker: u32,
+    /// The latest reference weight of each tunnel, as reported.
+    refs: BTreeMap<usize, f64>,
+    /// The largest |Σ W_t − W_d| of the tracker's answers.
+    max_error: f64,
+    awake: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Tunnel {
+    src: u32,
+    dst: u32,
+    division: usize,
+    objective: Objective,
+    flows: Vec<u32>,
+    under: Underlay,
+    /// W_t (from the tracker; W_d before its first answer).
+    weight: f64,
+    rtt: Time,
+    /// Receiver-side counts since the last feedback.
+    rx_total: u64,
+    rx_marked: u64,
+    /// When the underlay last cut the rate.
+    last_cut: Option<Time>,
+}
+
+#[derive(Default)]
+pub struct Scc {
+    cfg: SccConfig,
+    divisions: Vec<Division>,
+    division_of: BTreeMap<(String, Objective), usize>,
+    tunnels: Vec<Tunnel>,
+    tunnel_of: BTreeMap<(u32, u32, usize), usize>,
+    /// Active tunnels by source host and by receiving host, and whether their loops run.
+    by_src: BTreeMap<u32, (Vec<usize>, bool)>,
+    by_dst: BTreeMap<u32, (Vec<usize>, bool)>,
+    unclassified: u64,
+}
+
+impl Scc {
+    fn wake_tracker(&mut self, ctx: &mut dyn Ctx, d: usize) {
+        if !self.divisions[d].awake {
+            self.divisions[d].awake = true;
+            ctx.schedule(next_tick(ctx.now(), self.cfg.slot), d as u32, TRACKER);
+        }
+    }
+
+    fn division(&mut self, tenant: &str, objective: Objective, src: u32) -> usize {
+        if let Some(&d) = self.division_of.get(&(tenant.to_string(), objective)) {
+            return d;
+        }
+        let w_d = self.cfg.weights.iter().find(|(k, _)| k.rsplit_once('/').is_some_and(|(t, c)| t == tenant && Objective::parse(c) == Some(objective))).map_or(1.0, |(_, w)| *w);
+        let d = self.divisions.len();
+        self.divisions.push(Division { w_d, tracker: src, refs: BTreeMap::new(), max_error: 0.0, awake: false });
+        self.division_of.insert((tenant.to_string(), objective), d);
+        d
+    }
+
+    fn tunnel(&mut self, ctx: &mut dyn Ctx, f: FlowId, division: usize, objective: Objective) -> usize {
+        let (src, dst) = (ctx.flow(f).src, ctx.flow(f).dst);
+        if let Some(&t) = self.tunnel_of.get(&(src, dst, division)) {
+            return t;
+        }
+        let via_top = ctx.routing(f).via_top();
+        let tcp = ctx.transport();
+        let one_way = |s: u32, d: u32, size: u64| ctx.routes().path(ctx.net(), ctx.net().hosts[s as usize], d, size, via_top).map_or(Time::ZERO, |p| p.1);
+        let rtt = (one_way(src, dst, (tcp.mss + tcp.header) as u64) + one_way(dst, src, tcp.header as u64)).max(Time::from_ns(1));
+        let t = self.tunnels.len();
+        let rate = ctx.access_rate(src).bps() as f64;
+        let weight = self.divisions[division].w_d;
+        self.tunnels.push(Tunnel { src, dst, division, objective, flows: Vec::new(), under: Underlay::new(rate, rtt.as_secs_f64()), weight, rtt, rx_total: 0, rx_marked: 0, last_cut: None });
+        self.tunnel_of.insert((src, dst, division), t);
+        ctx.tap_host(dst);
+        t
+    }
+
+    /// The tunnel's RTT now: the largest smoothed RTT of its flows (queueing included, as a
+    /// window-based DCTCP's clock is), its base RTT before any is measured.
+    fn rtt_now(&self, ctx: &dyn Ctx, t: usize) -> Time {
+        let tunnel = &self.tunnels[t];
+        tunnel.flows.iter().filter_map(|&f| ctx.progress(FlowId(f)).srtt).max().unwrap_or(tunnel.rtt).max(tunnel.rtt)
+    }
+
+    /// The underlay's constants for tunnel `t` now (its RTT measured now; the floor one MSS
+    /// per RTT).
+    fn params(&self, ctx: &dyn Ctx, t: usize) -> UccParams {
+        let tcp = ctx.transport();
+        let tunnel = &self.tunnels[t];
+        let rtt = self.rtt_now(ctx, t).as_secs_f64();
+        let mss_bits = (tcp.mss + tcp.header) as f64 * 8.0;
+        let w_max = self.divisions.iter().map(|d| d.w_d).fold(1.0, f64::max);
+        let line = ctx.access_rate(tunnel.src).bps() as f64;
+        UccParams { mode: self.cfg.ucc, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, floor: mss_bits / rtt, line, w_max }
+    }
+
+    /// Divides the tunnel's rate among its flows and gives each its share.
+    fn rerate(&mut self, ctx: &mut dyn Ctx, t: usize) {
+        let tunnel = &self.tunnels[t];
+        if tunnel.flows.is_empty() {
+            return;
+        }
+        let granted = tunnel.under.rate;
+        let now = ctx.now();
+        let progress: Vec<_> = tunnel.flows.iter().map(|&f| ctx.progress(FlowId(f))).collect();
+        let left = |p: &super::FlowProgress| p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked) as f64);
+        let rates = if !self.cfg.in_tunnel {
+            vec![granted / tunnel.flows.len() as f64; tunnel.flows.len()]
+        } else {
+            match tunnel.objective {
+                Objective::Cs => private::cs_rates(&progress.iter().map(left).collect::<Vec<_>>(), granted),
+                Objective::Ds => private::ds_rates(&self.ds_flows(ctx, t, now), granted),
+                Objective::Ls => private::ls_rates(&self.ls_params(ctx, t), &self.ls_queues(ctx, t), granted),
+            }
+        };
+        for (&f, r) in self.tunnels[t].flows.clone().iter().zip(rates) {
+            ctx.set_rate(FlowId(f), r);
+        }
+        ctx.count("rate_changes", 1);
+    }
+
+    fn ds_flows(&self, ctx: &dyn Ctx, t: usize, now: Time) -> Vec<DsFlow> {
+        self.tunnels[t]
+            .flows
+            .iter()
+            .map(|&f| {
+                let p = ctx.progress(FlowId(f));
+                let left_bits = p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked) as f64 * 8.0);
+                let to_deadline_s = ctx.flow(FlowId(f)).deadline.map_or(f64::INFINITY, |d| if d > now { (d - now).as_secs_f64() } else { 0.0 });
+                DsFlow { left_bits, to_deadline_s }
+            })
+            .collect()
+    }
+
+    fn ls_params(&self, ctx: &dyn Ctx, t: usize) -> LsParams {
+        let tcp = ctx.transport();
+        let packet_bits = (tcp.mss + tcp.header) as f64 * 8.0;
+        LsParams { q_star_bits: self.cfg.q_star * packet_bits, epsilon: self.cfg.epsilon, slot_s: self.cfg.slot.as_secs_f64(), floor: 10.0 * packet_bits / self.tunnels[t].rtt.as_secs_f64() }
+    }
+
+    /// LS: each flow's queue in the tunnel, its bytes not sent yet (bits).
+    fn ls_queues(&self, ctx: &dyn Ctx, t: usize) -> Vec<f64> {
+        self.tunnels[t].flows.iter().map(|&f| ctx.progress(FlowId(f)).backlog().min(u64::MAX / 16) as f64 * 8.0).collect()
+    }
+
+    /// The tunnel's reference weight W'_t now.
+    fn reference(&self, ctx: &dyn Ctx, t: usize) -> f64 {
+        let tunnel = &self.tunnels[t];
+        match tunnel.objective {
+            Objective::Cs => private::cs_reference(&tunnel.flows.iter().map(|&f| {
+                let p = ctx.progress(FlowId(f));
+                p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked).max(1) as f64)
+            }).collect::<Vec<_>>()),
+            Objective::Ds => private::ds_reference(&self.ds_flows(ctx, t, ctx.now())),
+            Objective::Ls => private::ls_reference(&self.ls_params(ctx, t), &self.ls_queues(ctx, t)),
+        }
+    }
+
+    /// A source host's slot: each division it has tunnels in gets one report.
+    fn slot(&mut self, ctx: &mut dyn Ctx, host: u32) {
+        let tunnels = self.by_src.get(&host).map(|e| e.0.clone()).unwrap_or_default();
+        let mut per_division: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
+        for t in tunnels {
+            per_division.entry(self.tunnels[t].division).or_default().push((t, self.reference(ctx, t)));
+        }
+        let from = ctx.net().hosts[host as usize];
+        for (division, refs) in per_division {
+            let bytes = self.cfg.report_header + self.cfg.report_entry * refs.len() as u32;
+            let to = ctx.net().hosts[self.divisions[division].tracker as usize];
+            ctx.send(from, to, Message::new("scc_report", bytes, ReportMsg { division, refs }));
+        }
+        let entry = self.by_src.get_mut(&host).expect("a source host");
+        if entry.0.is_empty() {
+            entry.1 = false;
+        } else {
+            ctx.schedule(ctx.now() + self.cfg.slot, host, SLOT);
+        }
+    }
+
+    /// A division's tracker: the latest references of its active tunnels scaled to W_d. It
+    /// sleeps while the division has no active tunnel.
+    fn tracker(&mut self, ctx: &mut dyn Ctx, d: usize) {
+        if !self.tunnels.iter().any(|t| t.division == d && !t.flows.is_empty()) {
+            self.divisions[d].awake = false;
+            return;
+        }
+        ctx.schedule(ctx.now() + self.cfg.slot, d as u32, TRACKER);
+        let active: Vec<(usize, f64)> = self.divisions[d].refs.iter().filter(|(t, _)| !self.tunnels[**t].flows.is_empty()).map(|(t, r)| (*t, *r)).collect();
+        if active.is_empty() {
+            return;
+        }
+        let weights = scale(self.divisions[d].w_d, &active.iter().map(|a| a.1).collect::<Vec<_>>());
+        let error = (weights.iter().sum::<f64>() - self.divisions[d].w_d).abs();
+        self.divisions[d].max_error = self.divisions[d].max_error.max(error);
+        let mut per_host: BTreeMap<u32, Vec<(usize, f64)>> = BTreeMap::new();
+        for ((t, _), w) in active.iter().zip(weights) {
+            per_host.entry(self.tunnels[*t].src).or_default().push((*t, w));
+        }
+        let from = ctx.net().hosts[self.divisions[d].tracker as usize];
+        for (host, weights) in per_host {
+            let bytes = self.cfg.report_header + self.cfg.report_entry * weights.len() as u32;
+            ctx.send(from, ctx.net().hosts[host as usize], Message::new("scc_weights", bytes, WeightMsg { weights }));
+        }
+    }
+
+    /// A receiving host's feedback period: each tunnel into it that carried packets reports.
+    fn feedback(&mut self, ctx: &mut dyn Ctx, host: u32) {
+        let tunnels = self.by_dst.get(&host).map(|e| e.0.clone()).unwrap_or_default();
+        for t in tunnels {
+            let tunnel = &mut self.tunnels[t];
+            if tunnel.rx_total == 0 {
+                continue;
+            }
+            let (marked, total) = (std::mem::take(&mut tunnel.rx_marked), std::mem::take(&mut tunnel.rx_total));
+            let (from, to) = (ctx.net().hosts[host as usize], ctx.net().hosts[tunnel.src as usize]);
+            ctx.send(from, to, Message::new("scc_feedback", self.cfg.feedback_bytes, FeedbackMsg { tunnel: t, marked, total }));
+        }
+        let entry = self.by_dst.get_mut(&host).expect("a receiving host");
+        if entry.0.is_empty() {
+            entry.1 = false;
+        } else {
+            ctx.schedule(ctx.now() + self.cfg.feedback, host, FEEDBACK);
+        }
+    }
+
+    /// Adds tunnel `t` to `host`'s active set in `map`, starting its loop if stopped.
+    fn activate(ctx: &mut dyn Ctx, map: &mut BTreeMap<u32, (Vec<usize>, bool)>, host: u32, t: usize, period: Time, tag: u32) {
+        let entry = map.entry(host).or_default();
+        if !entry.0.contains(&t) {
+            entry.0.push(t);
+        }
+        if !entry.1 {
+            entry.1 = true;
+            ctx.schedule(next_tick(ctx.now(), period), host, tag);
+        }
+    }
+}
+
+/// The first multiple of `cycle` after `now` (loops keep a common phase).
+fn next_tick(now: Time, cycle: Time) -> Time {
+    Time((now.0 / cycle.0 + 1) * cycle.0)
+}
+
+impl Scheme for Scc {
+    /// TCP with `transport.cc`, its window on, capped at the tunnel's share; ECN-capable
+    /// (the underlay's marks; the receiving shim clears them).
+    fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
+        SchemeTransport::Rate { initial_bps: None, window: Window::On, dupthresh: 3, ecn: true }
+    }
+
+    fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        let def = ctx.flow(flow);
+        let (tenant, src, dst) = (def.tenant.clone(), def.src, def.dst);
+        let objective = Objective::parse(&def.class).unwrap_or_else(|| {
+            self.unclassified += 1;
+            Objective::Cs
+        });
+        let d = self.division(&tenant, objective, src);
+        let t = self.tunnel(ctx, flow, d, objective);
+        ctx.set_agg(flow, t as u32);
+        self.tunnels[t].flows.push(flow.0);
+        Self::activate(ctx, &mut self.by_src, src, t, self.cfg.slot, SLOT);
+        Self::activate(ctx, &mut self.by_dst, dst, t, self.cfg.feedback, FEEDBACK);
+        self.wake_tracker(ctx, d);
+        self.rerate(ctx, t);
+    }
+
+    fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        let Some(t) = self.tunnels.iter().position(|t| t.flows.contains(&flow.0)) else { return };
+        self.tunnels[t].flows.retain(|&f| f != flow.0);
+        if self.tunnels[t].flows.is_empty() {
+            let (src, dst) = (self.tunnels[t].src, self.tunnels[t].dst);
+            for (map, host) in [(&mut self.by_src, src), (&mut self.by_dst, dst)] {
+                if let Some(e) = map.get_mut(&host) {
+                    e.0.retain(|&x| x != t);
+                }
+            }
+        }
+        self.rerate(ctx, t);
+    }
+
+    fn on_message(&mut self, ctx: &mut dyn Ctx, _at: NodeId, msg: &Message) {
+        if let Some(m) = msg.body::<ReportMsg>() {
+            self.divisions[m.division].refs.extend(m.refs.iter().copied());
+        } else if let Some(m) = msg.body::<WeightMsg>() {
+            for &(t, w) in &m.weights {
+                self.tunnels[t].weight = w;
+            }
+        } else if let Some(m) = msg.body::<FeedbackMsg>() {
+            let p = self.params(ctx, m.tunnel);
+            let rtt = self.rtt_now(ctx, m.tunnel);
+            let now = ctx.now();
+            let tunnel = &mut self.tunnels[m.tunnel];
+            let hold = Time((rtt.0 as f64 * self.cfg.cut_every) as u64);
+            let may_cut = tunnel.last_cut.is_none_or(|at| now >= at + hold);
+            if tunnel.under.feedback(&p, tunnel.weight, m.marked, m.total, may_cut) {
+                tunnel.last_cut = Some(now);
+            }
+            self.rerate(ctx, m.tunnel);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
+        match tag {
+            SLOT => self.slot(ctx, agent),
+            FEEDBACK => self.feedback(ctx, agent),
+            TRACKER => self.tracker(ctx, agent as usize),
+            _ => {}
+        }
+    }
+
+    /// The receiving shim: counts the tunnel's packets and marks, then clears the mark.
+    fn on_host_packet(&mut self, _ctx: &mut dyn Ctx, _host: u32, pkt: &mut Packet) {
+        if pkt.kind != PacketKind::Data {
+            return;
+        }
+        let Some(tunnel) = self.tunnels.get_mut(pkt.agg as usize) else { return };
+        tunnel.rx_total += 1;
+        if pkt.ecn.ce() {
+            tunnel.rx_marked += 1;
+            pkt.ecn.set_ce(false);
+        }
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let divisions: Vec<serde_json::Value> = self
+            .division_of
+            .iter()
+            .map(|((tenant, o), &d)| serde_json::json!({ "tenant": tenant, "objective": o.name(), "weight": self.divisions[d].w_d, "max_weight_sum_error": self.divisions[d].max_error }))
+            .collect();
+        let tunnels: Vec<serde_json::Value> = self.tunnels.iter().map(|t| serde_json::json!({ "src": t.src, "dst": t.dst, "division": t.division, "weight": t.weight, "rate_bps": t.under.rate })).collect();
+        serde_json::json!({ "divisions": divisions, "tunnels": tunnels, "unclassified_flows": self.unclassified })
+    }
+}

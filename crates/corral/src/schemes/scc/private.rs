@@ -12,8 +12,10 @@
 //!   by descending V_s = Q_s + Q* − 2 ε Q* while they fit. Every flow keeps a floor of 10
 //!   packets per RTT (the paper's "at least 10 × N_f").
 //!
-//! What is left after the admitted flows goes, whole, to the next flows in service order
-//! (strict priority inside the tunnel, work-conserving); rates are in bit/s.
+//! What is left after the admitted flows goes, whole, to the next flow in service order
+//! (strict priority inside the tunnel), and when every flow fits, to the first one (earliest
+//! deadline, largest V): **our choice**, work-conserving, where the algorithms as written
+//! leave it idle. Rates are in bit/s.
 
 /// A DS flow: bytes left and seconds to its deadline (≤ 0: late).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,9 +33,6 @@ pub fn ds_reference(flows: &[DsFlow]) -> f64 {
 /// Algorithm 1's in-tunnel rates within `granted` bit/s.
 pub fn ds_rates(flows: &[DsFlow], granted: f64) -> Vec<f64> {
     let need: Vec<f64> = flows.iter().map(|f| if f.to_deadline_s > 0.0 { f.left_bits / f.to_deadline_s } else { f64::INFINITY }).collect();
-    if need.iter().sum::<f64>() <= granted {
-        return need;
-    }
     let mut by_need: Vec<usize> = (0..flows.len()).collect();
     by_need.sort_by(|&a, &b| need[a].total_cmp(&need[b]).then(a.cmp(&b)));
     let mut rates = vec![0.0; flows.len()];
@@ -47,12 +46,13 @@ pub fn ds_rates(flows: &[DsFlow], granted: f64) -> Vec<f64> {
             rest.push(i);
         }
     }
-    // Earliest deadline first among the rest; late flows (deadline passed) last.
-    rest.sort_by(|&a, &b| {
+    // Earliest deadline first among the rest (or among all, when all fit); late flows last.
+    let mut order = if rest.is_empty() { (0..flows.len()).collect() } else { rest };
+    order.sort_by(|&a, &b| {
         let (da, db) = (flows[a].to_deadline_s, flows[b].to_deadline_s);
         (da <= 0.0).cmp(&(db <= 0.0)).then(da.total_cmp(&db)).then(a.cmp(&b))
     });
-    give_rest(&mut rates, &rest, left);
+    give_rest(&mut rates, &order, left);
     rates
 }
 
@@ -99,12 +99,14 @@ pub fn ls_reference(p: &LsParams, queues_bits: &[f64]) -> f64 {
 /// order; every flow keeps its floor.
 pub fn ls_rates(p: &LsParams, queues_bits: &[f64], granted: f64) -> Vec<f64> {
     let need: Vec<f64> = queues_bits.iter().map(|&q| ls_need(p, q).max(p.floor)).collect();
-    if need.iter().sum::<f64>() <= granted {
-        return need;
-    }
     let value = |q: f64| q + p.q_star_bits - 2.0 * p.epsilon * p.q_star_bits;
     let mut order: Vec<usize> = (0..need.len()).collect();
     order.sort_by(|&a, &b| value(queues_bits[b]).total_cmp(&value(queues_bits[a])).then(a.cmp(&b)));
+    if need.iter().sum::<f64>() <= granted {
+        let mut rates = need.clone();
+        give_rest(&mut rates, &order, granted - need.iter().sum::<f64>());
+        return rates;
+    }
     let mut rates = vec![p.floor; need.len()];
     let mut left = (granted - p.floor * need.len() as f64).max(0.0);
     let mut rest = Vec::new();
@@ -143,10 +145,10 @@ mod tests {
     }
 
     #[test]
-    fn ds_sends_each_flow_its_need_when_the_grant_covers_it() {
+    fn ds_sends_each_flow_at_least_its_need_when_the_grant_covers_it() {
         let flows = [ds(1e6, 0.01), ds(4e6, 0.02)];
         assert_eq!(ds_reference(&flows), 300e6);
-        assert_eq!(ds_rates(&flows, 400e6), vec![100e6, 200e6]);
+        assert_eq!(ds_rates(&flows, 400e6), vec![200e6, 200e6], "the spare 100 to the earliest deadline");
     }
 
     // Needs 100, 200 and 300 Mbps in 350: the two smallest are admitted (300), the third is
@@ -174,7 +176,7 @@ mod tests {
         let p = LsParams { q_star_bits: 100e3, epsilon: 0.5, slot_s: 1e-3, floor: 1e6 };
         let q = [150e3, 40e3, 90e3];
         assert_eq!(ls_reference(&p, &q), 141e6);
-        assert_eq!(ls_rates(&p, &q, 200e6), vec![100e6, 1e6, 40e6]);
+        assert_eq!(ls_rates(&p, &q, 200e6), vec![159e6, 1e6, 40e6], "the spare 59 to the largest V");
         // 120 Mbps: floors 3, then by V (150k first: +99 fits, 90k: +39 does not); the rest
         // (18) goes to the 90 kbit flow.
         let r = ls_rates(&p, &q, 120e6);
