@@ -49,6 +49,7 @@ PROBES = [
       ('{ cdf = "websearch", zzz = 1 }', '{ kind = "fixed", zzz = 1 }', '{ kind = "uniform", zzz = 1 }',
        '{ kind = "exponential", zzz = 1 }', '{ kind = "pareto", zzz = 1 }')),
     ("`deadline` table", BASE + TRAFFIC + 'deadline = { kind = "exponential", zzz = 1 }\n', []),
+    ("`deadline` table", BASE + TRAFFIC + 'deadline = { kind = "uniform", zzz = 1 }\n', []),
 ]
 
 

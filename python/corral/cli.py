@@ -158,7 +158,7 @@ def summary_table(summary: dict, flows, out: Path) -> Table:
 
 @app.command()
 def reproduce(
-    experiment: Annotated[str, typer.Argument(help="Experiment to reproduce: hcc, outcast, r2c2 or rackcc.")],
+    experiment: Annotated[str, typer.Argument(help="Experiment to reproduce: hcc, outcast, r2c2, rackcc or scc.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (a corral folder of the same kind there is replaced).")],
     seeds: Annotated[int, typer.Option(min=1, help="Seeds 1..N per configuration (default 5).")] = 5,
     quick: Annotated[bool, typer.Option(help="One seed and 0.2 s runs, for a fast look.")] = False,

@@ -4,6 +4,6 @@ Each module provides `reproduce(out_dir, *, seeds, quick, progress) -> Report` a
 `rich_tables(report)` for the terminal.
 """
 
-from . import hcc, outcast, r2c2, rackcc
+from . import hcc, outcast, r2c2, rackcc, scc
 
-EXPERIMENTS = {"hcc": hcc, "outcast": outcast, "r2c2": r2c2, "rackcc": rackcc}
+EXPERIMENTS = {"hcc": hcc, "outcast": outcast, "r2c2": r2c2, "rackcc": rackcc, "scc": scc}

@@ -1,4 +1,4 @@
-"""Claims-vs-measured tables shared by the paper reproductions (R2C2, HCC, RackCC): per-seed values
+"""Claims-vs-measured tables shared by the paper reproductions (R2C2, HCC, RackCC, SCC): per-seed values
 from a runs table, their median and range (never a mean an outlier can move), ratios of
 two configurations seed by seed, and the claims table in Markdown and for the terminal."""
 

@@ -1,9 +1,10 @@
 //! Flow deadlines, as in deadline-aware transports (D3, Wilson et al. SIGCOMM 2011, section
 //! 6.1.2: deadlines drawn from an exponential distribution; D2TCP, Vamanan et al. SIGCOMM
-//! 2012). A flow's absolute deadline is its start time plus a drawn value, either fixed or
-//! exponential with a given mean.
+//! 2012). A flow's absolute deadline is its start time plus a drawn value: fixed,
+//! exponential with a given mean, or uniform in a range (SCC's Fig. 1: 5-25 ms).
 //!
-//! `deadline = "2ms"` or `deadline = { kind = "exponential", mean = "2ms" }`.
+//! `deadline = "2ms"`, `deadline = { kind = "exponential", mean = "2ms" }` or
+//! `deadline = { kind = "uniform", min = "5ms", max = "25ms" }`.
 
 use crate::error::{config_err, Result};
 use crate::sim::rng::Rng;
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 pub enum DeadlineSpec {
     Fixed { value: Time },
     Exponential { mean: Time },
+    Uniform { min: Time, max: Time },
 }
 
 /// `{ kind = "fixed", value }`.
@@ -28,6 +30,14 @@ pub(super) struct FixedKeys {
 #[serde(deny_unknown_fields)]
 pub(super) struct ExpKeys {
     pub mean: Time,
+}
+
+/// `{ kind = "uniform", min, max }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct UniformKeys {
+    pub min: Time,
+    pub max: Time,
 }
 
 /// A random time setting as written: `"2ms"` (a fixed time, `Ok`) or a `{ kind = ... }`
@@ -54,9 +64,13 @@ impl<'de> Deserialize<'de> for DeadlineSpec {
             Ok(value) => return Ok(DeadlineSpec::Fixed { value }),
             Err(table) => table,
         };
-        by_kind(v, &["fixed", "exponential"], |kind, v| {
+        by_kind(v, &["fixed", "exponential", "uniform"], |kind, v| {
             Ok(match kind {
                 "fixed" => DeadlineSpec::Fixed { value: typed::<FixedKeys>(v, "")?.value },
+                "uniform" => {
+                    let UniformKeys { min, max } = typed(v, "")?;
+                    DeadlineSpec::Uniform { min, max }
+                }
                 _ => DeadlineSpec::Exponential { mean: typed::<ExpKeys>(v, "")?.mean },
             })
         })
@@ -69,6 +83,7 @@ impl DeadlineSpec {
         match self {
             DeadlineSpec::Fixed { value } if *value == Time::ZERO => Err(config_err(path, "must be positive")),
             DeadlineSpec::Exponential { mean } if *mean == Time::ZERO => Err(config_err(format!("{path}.mean"), "must be positive")),
+            DeadlineSpec::Uniform { min, max } if *min == Time::ZERO || max < min => Err(config_err(format!("{path}.min"), "must be positive and at most max")),
             _ => Ok(()),
         }
     }
@@ -78,6 +93,7 @@ impl DeadlineSpec {
         match *self {
             DeadlineSpec::Fixed { value } => value,
             DeadlineSpec::Exponential { mean } => Time((exponential_ps(mean, rng).round() as u64).max(1)),
+            DeadlineSpec::Uniform { min, max } => Time(min.0 + (rng.unit() * (max.0 - min.0) as f64) as u64),
         }
     }
 }
@@ -94,6 +110,11 @@ mod tests {
         let n = 100_000;
         let m = (0..n).map(|_| e.draw(&mut r).as_secs_f64()).sum::<f64>() / n as f64;
         assert!((m / 0.002 - 1.0).abs() < 0.02, "{m}");
+        let u = DeadlineSpec::Uniform { min: Time::from_ms(5), max: Time::from_ms(25) };
+        let draws: Vec<f64> = (0..n).map(|_| u.draw(&mut r).as_secs_f64()).collect();
+        assert!(draws.iter().all(|&d| (0.005..=0.025).contains(&d)));
+        let mean = draws.iter().sum::<f64>() / n as f64;
+        assert!((mean / 0.015 - 1.0).abs() < 0.01, "{mean}");
     }
 
     #[test]
@@ -105,6 +126,7 @@ mod tests {
         let p = |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.deadline);
         assert_eq!(p("deadline = \"3ms\"").unwrap(), DeadlineSpec::Fixed { value: Time::from_ms(3) });
         assert_eq!(p("deadline = { kind = \"exponential\", mean = \"1ms\" }").unwrap(), DeadlineSpec::Exponential { mean: Time::from_ms(1) });
+        assert_eq!(p("deadline = { kind = \"uniform\", min = \"5ms\", max = \"25ms\" }").unwrap(), DeadlineSpec::Uniform { min: Time::from_ms(5), max: Time::from_ms(25) });
         let e = p("deadline = { kind = \"exponential\", mean = \"1 parsec\" }").unwrap_err().to_string();
         assert!(e.starts_with("t.deadline.mean:"), "{e}");
     }

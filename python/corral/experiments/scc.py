@@ -1,0 +1,206 @@
+"""SCC reproduction (stacked congestion control, section II-B and V): `corral reproduce scc`.
+
+Runs the paper's single-bottleneck motivation (`fig1.toml`: LS 2 KB flows at 400 Mbps under
+DCTCP, DS 2-198 KB flows with 5-25 ms deadlines under D2TCP, CS 2-198 KB flows under L2DCT)
+and measures from the result tables only:
+
+- Fig. 1: each class alone on a 500 Mbps bottleneck, and LS with DS, DS with CS on 1000
+  Mbps, at DS/CS loads of 20, 50 and 80 % (of 500 Mbps): LS latency, DS deadline misses, CS
+  average FCT;
+- Fig. 4: DS with CS under SCC (one tunnel per class, weights equal, in-tunnel scheduling)
+  against the same without SCC;
+- weighted sharing: two CS tunnels weighted 2:1 on 1 Gbps (`weights.toml`).
+
+LS latency is the paper's per-packet RTT, built from what corral records: each LS data
+packet's one-way delay (latency.parquet, every packet) plus the ACK's unloaded way back
+(three 50 us links and a 40 B ACK's serialization: the reverse path carries only ACKs). Later figures
+(5-12: the leaf-spine fabric, pFabric, D2TCP and L2DCT alone, oversubscription, strict
+priority) are not run yet. `--quick` runs one seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from rich.table import Table
+
+from .. import __version__
+from ..results import Results
+from . import summary_json
+from .claims import claim, claims_markdown, claims_table, median, median_range, per_seed, ratio
+from .runner import Job, reproduce_into
+
+SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "scc"))
+FIG1 = SCENARIO_DIR / "fig1.toml"
+WEIGHTS = SCENARIO_DIR / "weights.toml"
+KIND = "reproduce-scc"
+LOADS = (0.2, 0.5, 0.8)
+CLASSES = ("LS", "DS", "CS")  # the order of fig1.toml's [[traffic]] blocks
+MEAN_BITS = 100e3 * 8  # mean DS / CS flow (uniform 2-198 KB)
+ACK_BACK_S = 3 * 50e-6 + 3 * 40 * 8 / 1e9  # an ACK's unloaded one-way delay in fig1.toml
+BASE = 500e6  # the bottleneck alone; loads are fractions of it
+# (case, classes, bottleneck, SCC)
+CASES = (
+    ("LS alone", ("LS",), "500Mbps", False),
+    ("DS alone", ("DS",), "500Mbps", False),
+    ("CS alone", ("CS",), "500Mbps", False),
+    ("LS+DS", ("LS", "DS"), "1Gbps", False),
+    ("DS+CS", ("DS", "CS"), "1Gbps", False),
+    ("DS+CS, SCC", ("DS", "CS"), "1Gbps", True),
+)
+
+
+def case_text(classes: tuple[str, ...], scc: bool) -> str:
+    """fig1.toml with only `classes`' [[traffic]] blocks, under SCC if asked."""
+    text = FIG1.read_text()
+    head, *blocks = text.split("\n[[traffic]]\n")
+    kept = [b for cls, b in zip(CLASSES, blocks) if cls in classes]
+    if scc:
+        kept = [b.replace('transport = "dctcp"', 'transport = "scheme"').replace('transport = "d2tcp"', 'transport = "scheme"')
+                .replace('transport = "l2dct"', 'transport = "scheme"') for b in kept]
+        head += '\n[scheme]\nkind = "scc"\n'
+    return head + "".join("\n[[traffic]]\n" + b for b in kept)
+
+
+def jobs(seeds: list[int], overrides: tuple[str, ...] = ()) -> list[Job]:
+    out = []
+    for seed in seeds:
+        for case, classes, bottleneck, scc in CASES:
+            loads = (None,) if classes == ("LS",) else LOADS
+            for load in loads:
+                ov = [f"seed={seed}", f"topology.bottleneck_rate={bottleneck}"]
+                if load is not None:
+                    rate = load * BASE / MEAN_BITS
+                    ov += [f"traffic.{i}.rate={rate}" for i, c in enumerate(c for c in CLASSES if c in classes) if c != "LS"]
+                labels = {"study": "fig1", "case": case, "load": load, "seed": seed}
+                out.append(Job(case_text(classes, scc), (*ov, *overrides), labels))  # type: ignore[arg-type]
+        out.append(Job(WEIGHTS, (f"seed={seed}", *overrides), {"study": "weights", "case": "2:1", "load": None, "seed": seed}))
+    return out
+
+
+def measure(job: Job, res: Results) -> dict[str, Any]:
+    row: dict[str, Any] = dict(job.labels)
+    flows = res.tables()["flows"]
+    if job.labels["study"] == "weights":
+        tp = res.tables()["throughput"].filter(pl.col("time_s") > 0.05 + 1e-9).group_by("flow_id").agg(pl.col("bytes").sum()).sort("flow_id")
+        a, b = tp["bytes"].to_list()
+        row.update(ratio=a / b, utilization=(a + b) * 8 * 1500 / 1460 / 0.15 / 1e9)
+        return row
+    for cls in CLASSES:
+        f = flows.filter(pl.col("class") == cls)
+        if not f.height:
+            continue
+        fct = f["fct_s"].drop_nulls()
+        if cls == "LS":
+            rtt = res.tables()["latency"].filter(pl.col("class") == "LS")["latency_s"] + ACK_BACK_S
+            row.update(ls_mean_s=rtt.mean(), ls_p99_s=rtt.quantile(0.99))
+        elif cls == "DS":
+            row["ds_miss"] = 1.0 - f["deadline_met"].fill_null(False).cast(pl.Float64).mean()
+        else:
+            row.update(cs_afct_s=fct.mean(), cs_unfinished=f.height - fct.len())
+    return row
+
+
+@dataclass
+class Report:
+    runs: pl.DataFrame
+    seeds: list[int]
+    quick: bool
+    overrides: tuple[str, ...]
+    claims: list[dict[str, Any]] = field(default_factory=list)
+
+
+def claims(r: Report) -> list[dict[str, Any]]:
+    runs = r.runs
+    out: list[dict[str, Any]] = []
+
+    def add(fig: str, text: str, measured: str, ok: bool | str | None, note: str = "") -> None:
+        out.append(claim(fig, text, measured, ok, note))
+
+    alone = per_seed(runs, "ls_mean_s", case="LS alone")
+    add("Fig. 1b", "LS alone: mean latency <= 345 us (base RTT 300 us)", f"{median_range(alone, '.0f', 1e6)} us", bool(alone) and median(alone) <= 345e-6,
+        "per-packet RTT: one-way delay + the ACK's unloaded way back")
+    p99 = ratio(runs, "ls_p99_s", {"case": "LS+DS", "load": 0.8}, {"case": "LS alone"})
+    mean = ratio(runs, "ls_mean_s", {"case": "LS+DS", "load": 0.8}, {"case": "LS alone"})
+    add("Fig. 1b", "LS with DS at 80 %: LS p99 >= 2.5x and mean >= 1.3x alone (paper: +300 %, +50 %)",
+        f"p99 {median_range(p99, '.2f')}x, mean {median_range(mean, '.2f')}x", bool(p99) and median(p99) >= 2.5 and median(mean) >= 1.3)
+    ds = {load: (per_seed(runs, "ds_miss", case="DS alone", load=load), per_seed(runs, "ds_miss", case="DS+CS", load=load)) for load in LOADS}
+    add("Fig. 1c", "DS with CS misses more deadlines than DS alone at every load (paper: even at low load, up to 4x)",
+        "; ".join(f"{int(l * 100)} %: alone {median_range(a, '.1%')}, with CS {median_range(b, '.1%')}" for l, (a, b) in ds.items()),
+        all(a and b and median(b) > median(a) for a, b in ds.values()))
+    cs = ratio(runs, "cs_afct_s", {"case": "DS+CS", "load": 0.8}, {"case": "CS alone", "load": 0.8})
+    add("Fig. 1d", "CS with DS at 80 %: AFCT >= 1.6x alone (paper: more than 2x)", f"{median_range(cs, '.2f')}x", bool(cs) and median(cs) >= 1.6)
+    miss = ratio(runs, "ds_miss", {"case": "DS+CS, SCC", "load": 0.8}, {"case": "DS+CS", "load": 0.8})
+    afct = ratio(runs, "cs_afct_s", {"case": "DS+CS, SCC", "load": 0.8}, {"case": "DS+CS", "load": 0.8})
+    add("Fig. 4", "DS with CS at 80 %: SCC at least halves DS misses and CS AFCT (paper: 4x and 5x)",
+        f"DS misses {median_range(miss, '.2f')}x, CS AFCT {median_range(afct, '.2f')}x of without SCC",
+        bool(miss) and bool(afct) and median(miss) <= 0.5 and median(afct) <= 0.5,
+        "SCC: one tunnel per class, equal weights, in-tunnel scheduling, DCTCP inside")
+    w = per_seed(runs, "ratio", study="weights")
+    u = per_seed(runs, "utilization", study="weights")
+    add("section III-B", "two tunnels weighted 2:1 share a 1 Gbps bottleneck 2.0 +- 0.3 at >= 90 % utilization",
+        f"{median_range(w, '.2f')}:1 at {median_range(u, '.0%')}", bool(w) and abs(median(w) - 2) <= 0.3 and median(u) >= 0.9,
+        "weighted DCTCP underlay (README)")
+    return out
+
+
+def aggregate(measured: list[dict[str, Any]], seeds: list[int], quick: bool, overrides: tuple[str, ...]) -> Report:
+    report = Report(pl.DataFrame(measured, infer_schema_length=None), seeds, quick, overrides)
+    report.claims = claims(report)
+    return report
+
+
+def reproduce(
+    out_dir: str | Path,
+    *,
+    seeds: int = 5,
+    quick: bool = False,
+    overrides: tuple[str, ...] = (),
+    progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
+    max_memory: str | None = None,
+) -> Report:
+    """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules)."""
+    seed_list = [1] if quick else list(range(1, seeds + 1))
+    all_jobs = jobs(seed_list, tuple(overrides))
+    return reproduce_into(out_dir, KIND, (SCENARIO_DIR,), force, all_jobs, measure,
+                          lambda m: aggregate(m, seed_list, quick, tuple(overrides)), write,
+                          progress=progress, max_memory=max_memory)
+
+
+def write(report: Report, out: Path) -> None:
+    from . import scc_figures as figures
+
+    report.runs.write_csv(out / "runs.csv", float_precision=6)
+    figures.fig1(report.runs, out / "fig1.png")
+    judged = [c for c in report.claims if c["verdict"] in ("met", "missed")]
+    met = sum(c["verdict"] == "met" for c in judged)
+    text = [
+        "# SCC reproduction (stacked congestion control: Fig. 1, Fig. 4, weighted sharing)",
+        "",
+        f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]}" + (", quick" if report.quick else "")
+        + "".join(f", --set {o}" for o in report.overrides) + ".",
+        "Values are medians over seeds with the range in brackets.",
+        "",
+        f"## Claims: {met} of {len(judged)} judged claims met",
+        "",
+        claims_markdown(report.claims),
+        "![Fig. 1 and 4](fig1.png)",
+        "",
+        "`runs.csv`: one row per run (case, load, seed) with every measured number.",
+    ]
+    (out / "report.md").write_text("\n".join(text) + "\n")
+    summary_json.write(out / "summary.json", {
+        "experiment": "scc", "paper": "SCC: stacked congestion control for multi-tenant, multi-objective datacenters",
+        "corral_version": __version__, "seeds": report.seeds, "quick": report.quick, "overrides": list(report.overrides),
+        "claims": report.claims, "runs": report.runs.to_dicts(),
+    })
+
+
+def rich_tables(report: Report) -> list[Table]:
+    return [claims_table(f"SCC ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims", report.claims)]
