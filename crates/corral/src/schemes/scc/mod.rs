@@ -254,42 +254,32 @@ impl Scc {
         UccParams { mode: self.cfg.ucc, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, floor: mss_bits / rtt, line, w_max }
     }
 
-    /// Divides the tunnel's rate among its flows and gives each its share.
+    /// The tunnel's flows that still have bytes to send for the first time (a flow that has
+    /// sent everything keeps its rate for retransmissions and leaves the division).
+    fn sending(&self, ctx: &dyn Ctx, t: usize) -> Vec<u32> {
+        self.tunnels[t].flows.iter().copied().filter(|&f| ctx.progress(FlowId(f)).backlog() > 0).collect()
+    }
+
+    /// Divides the tunnel's rate among its sending flows and gives each its share.
     fn rerate(&mut self, ctx: &mut dyn Ctx, t: usize) {
-        let tunnel = &self.tunnels[t];
-        if tunnel.flows.is_empty() {
+        let flows = self.sending(ctx, t);
+        if flows.is_empty() {
             return;
         }
-        let granted = tunnel.under.rate;
-        let now = ctx.now();
-        let progress: Vec<_> = tunnel.flows.iter().map(|&f| ctx.progress(FlowId(f))).collect();
-        let left = |p: &super::FlowProgress| p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked) as f64);
+        let granted = self.tunnels[t].under.rate;
         let rates = if !self.cfg.in_tunnel {
-            vec![granted / tunnel.flows.len() as f64; tunnel.flows.len()]
+            vec![granted / flows.len() as f64; flows.len()]
         } else {
-            match tunnel.objective {
-                Objective::Cs => private::cs_rates(&progress.iter().map(left).collect::<Vec<_>>(), granted),
-                Objective::Ds => private::ds_rates(&self.ds_flows(ctx, t, now), granted),
-                Objective::Ls => private::ls_rates(&self.ls_params(ctx, t), &self.ls_queues(ctx, t), granted),
+            match self.tunnels[t].objective {
+                Objective::Cs => private::cs_rates(&cs_left(ctx, &flows), granted),
+                Objective::Ds => private::ds_rates(&ds_flows(ctx, &flows), granted),
+                Objective::Ls => private::ls_rates(&self.ls_params(ctx, t), &ls_queues(ctx, &flows), granted),
             }
         };
-        for (&f, r) in self.tunnels[t].flows.clone().iter().zip(rates) {
+        for (&f, r) in flows.iter().zip(rates) {
             ctx.set_rate(FlowId(f), r);
         }
         ctx.count("rate_changes", 1);
-    }
-
-    fn ds_flows(&self, ctx: &dyn Ctx, t: usize, now: Time) -> Vec<DsFlow> {
-        self.tunnels[t]
-            .flows
-            .iter()
-            .map(|&f| {
-                let p = ctx.progress(FlowId(f));
-                let left_bits = p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked) as f64 * 8.0);
-                let to_deadline_s = ctx.flow(FlowId(f)).deadline.map_or(f64::INFINITY, |d| if d > now { (d - now).as_secs_f64() } else { 0.0 });
-                DsFlow { left_bits, to_deadline_s }
-            })
-            .collect()
     }
 
     fn ls_params(&self, ctx: &dyn Ctx, t: usize) -> LsParams {
@@ -298,21 +288,13 @@ impl Scc {
         LsParams { q_star_bits: self.cfg.q_star * packet_bits, epsilon: self.cfg.epsilon, slot_s: self.cfg.slot.as_secs_f64(), floor: 10.0 * packet_bits / self.tunnels[t].rtt.as_secs_f64() }
     }
 
-    /// LS: each flow's queue in the tunnel, its bytes not sent yet (bits).
-    fn ls_queues(&self, ctx: &dyn Ctx, t: usize) -> Vec<f64> {
-        self.tunnels[t].flows.iter().map(|&f| ctx.progress(FlowId(f)).backlog().min(u64::MAX / 16) as f64 * 8.0).collect()
-    }
-
     /// The tunnel's reference weight W'_t now.
     fn reference(&self, ctx: &dyn Ctx, t: usize) -> f64 {
-        let tunnel = &self.tunnels[t];
-        match tunnel.objective {
-            Objective::Cs => private::cs_reference(&tunnel.flows.iter().map(|&f| {
-                let p = ctx.progress(FlowId(f));
-                p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked).max(1) as f64)
-            }).collect::<Vec<_>>()),
-            Objective::Ds => private::ds_reference(&self.ds_flows(ctx, t, ctx.now())),
-            Objective::Ls => private::ls_reference(&self.ls_params(ctx, t), &self.ls_queues(ctx, t)),
+        let flows = self.sending(ctx, t);
+        match self.tunnels[t].objective {
+            Objective::Cs => private::cs_reference(&cs_left(ctx, &flows)),
+            Objective::Ds => private::ds_reference(&ds_flows(ctx, &flows)),
+            Objective::Ls => private::ls_reference(&self.ls_params(ctx, t), &ls_queues(ctx, &flows)),
         }
     }
 
@@ -396,6 +378,36 @@ impl Scc {
     }
 }
 
+/// CS: each flow's bytes not acknowledged yet (at least 1).
+fn cs_left(ctx: &dyn Ctx, flows: &[u32]) -> Vec<f64> {
+    flows
+        .iter()
+        .map(|&f| {
+            let p = ctx.progress(FlowId(f));
+            p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked).max(1) as f64)
+        })
+        .collect()
+}
+
+/// DS: each flow's bits not acknowledged yet and time to its deadline (none: unbounded).
+fn ds_flows(ctx: &dyn Ctx, flows: &[u32]) -> Vec<DsFlow> {
+    let now = ctx.now();
+    flows
+        .iter()
+        .map(|&f| {
+            let p = ctx.progress(FlowId(f));
+            let left_bits = p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked) as f64 * 8.0);
+            let to_deadline_s = ctx.flow(FlowId(f)).deadline.map_or(f64::INFINITY, |d| if d > now { (d - now).as_secs_f64() } else { 0.0 });
+            DsFlow { left_bits, to_deadline_s }
+        })
+        .collect()
+}
+
+/// LS: each flow's queue in the tunnel, its bytes not sent yet (bits).
+fn ls_queues(ctx: &dyn Ctx, flows: &[u32]) -> Vec<f64> {
+    flows.iter().map(|&f| ctx.progress(FlowId(f)).backlog().min(u64::MAX / 16) as f64 * 8.0).collect()
+}
+
 /// The first multiple of `cycle` after `now` (loops keep a common phase).
 fn next_tick(now: Time, cycle: Time) -> Time {
     Time((now.0 / cycle.0 + 1) * cycle.0)
@@ -423,6 +435,12 @@ impl Scheme for Scc {
         Self::activate(ctx, &mut self.by_dst, dst, t, self.cfg.feedback, FEEDBACK);
         self.wake_tracker(ctx, d);
         self.rerate(ctx, t);
+    }
+
+    fn on_flow_sent(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
+        if let Some(t) = self.tunnels.iter().position(|t| t.flows.contains(&flow.0)) {
+            self.rerate(ctx, t);
+        }
     }
 
     fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
