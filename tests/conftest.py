@@ -60,3 +60,21 @@ def corral_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.Complet
         cwd=cwd,
         timeout=120,
     )
+
+
+def assert_verdicts_pinned(summary: Path, known_misses: set[tuple[str, str]], *, ignore: frozenset[str] = frozenset(),
+                           not_measured: frozenset[str] = frozenset()) -> list[dict]:
+    """The claims of a reproduction's summary.json: the figures left unmeasured are exactly
+    `not_measured`, and the missed ones (outside the figures in `ignore`, e.g. wall times)
+    exactly `known_misses` (figure, start of claim): a verdict never changes silently.
+    Returns the claims."""
+    import json
+
+    claims = json.loads(summary.read_text())["claims"]
+    assert {c["figure"] for c in claims if c["verdict"] == "not measured"} == set(not_measured), claims
+    missed = {(c["figure"], c["claim"]) for c in claims if c["verdict"] == "missed" and c["figure"] not in ignore}
+    known = {c for c in missed if any(c[0] == f and c[1].startswith(s) for f, s in known_misses)}
+    assert missed == known, f"new misses: {missed - known}"
+    now_met = {(f, s) for f, s in known_misses if not any(c[0] == f and c[1].startswith(s) for c in missed)}
+    assert not now_met, f"known misses now met or gone (update KNOWN_MISSES and the README): {now_met}"
+    return claims

@@ -5,12 +5,11 @@ that a result never changes silently."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from conftest import corral_cli
+from conftest import assert_verdicts_pinned, corral_cli
 
 # Claims the quick run (seeds 1-3) misses, by (figure, start of claim).
 KNOWN_MISSES = {
@@ -59,10 +58,4 @@ def test_quick_run_writes_the_report_plots_and_tables(quick: Path) -> None:
 
 
 def test_claim_verdicts_do_not_change_silently(quick: Path) -> None:
-    claims = json.loads((quick / "summary.json").read_text())["claims"]
-    assert all(c["verdict"] != "not measured" for c in claims), claims
-    missed = {(c["figure"], c["claim"]) for c in claims if c["verdict"] == "missed"}
-    known = {c for c in missed if any(c[0] == f and c[1].startswith(s) for f, s in KNOWN_MISSES)}
-    assert missed == known, f"new misses: {missed - known}"
-    now_met = {(f, s) for f, s in KNOWN_MISSES if not any(c[0] == f and c[1].startswith(s) for c in missed)}
-    assert not now_met, f"known misses now met or gone (update KNOWN_MISSES and the README): {now_met}"
+    assert_verdicts_pinned(quick / "summary.json", KNOWN_MISSES)

@@ -96,10 +96,7 @@ impl CongestionControl for D2tcp {
     }
 
     fn on_ecn(&mut self, st: &mut CcState, _flight: u64, now: Time) {
-        let p = self.alpha().powf(self.imminence(now, st.cwnd));
-        st.cwnd = ((st.cwnd as f64 * (1.0 - p / 2.0)).round() as u64).max(st.mss);
-        st.ssthresh = st.cwnd;
-        st.ca_acked = 0;
+        st.cut_by_penalty(self.alpha().powf(self.imminence(now, st.cwnd)));
     }
 }
 

@@ -103,10 +103,7 @@ impl CongestionControl for Dctcp {
 
     /// RFC 8257 section 3.3, step 9.
     fn on_ecn(&mut self, st: &mut CcState, _flight: u64, _now: Time) {
-        let cut = (st.cwnd as f64 * (1.0 - self.alpha / 2.0)).round() as u64;
-        st.cwnd = cut.max(st.mss);
-        st.ssthresh = st.cwnd;
-        st.ca_acked = 0;
+        st.cut_by_penalty(self.alpha);
     }
 }
 

@@ -106,10 +106,7 @@ impl CongestionControl for L2dct {
     }
 
     fn on_ecn(&mut self, st: &mut CcState, _flight: u64, _now: Time) {
-        let p = self.dctcp.alpha().powf(self.weight());
-        st.cwnd = ((st.cwnd as f64 * (1.0 - p / 2.0)).round() as u64).max(st.mss);
-        st.ssthresh = st.cwnd;
-        st.ca_acked = 0;
+        st.cut_by_penalty(self.dctcp.alpha().powf(self.weight()));
     }
 }
 

@@ -52,6 +52,14 @@ impl CcState {
         }
     }
 
+    /// DCTCP's cut and its variants' (RFC 8257 section 3.3 step 9): cwnd ← cwnd (1 − p/2), at
+    /// least one MSS, ssthresh = cwnd. DCTCP's p is α; D2TCP's α^d; L2DCT's α^w.
+    pub fn cut_by_penalty(&mut self, p: f64) {
+        self.cwnd = ((self.cwnd as f64 * (1.0 - p / 2.0)).round() as u64).max(self.mss);
+        self.ssthresh = self.cwnd;
+        self.ca_acked = 0;
+    }
+
     /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
     pub fn half_flight(&self, flight: u64) -> u64 {
         (flight / 2).max(2 * self.mss)
