@@ -377,16 +377,7 @@ def write(report: Report, out: Path) -> None:
         "`runs.csv`: one row per run (study, variant, seed) with every measured number.",
     ]
     (out / "report.md").write_text("\n".join(text) + "\n")
-    summary_json.write(out / "summary.json", {
-        "experiment": "hcc",
-        "paper": "HCC: hierarchical congestion control with aggregated, quantized and pruned messages",
-        "corral_version": __version__,
-        "seeds": report.seeds,
-        "quick": report.quick,
-        "overrides": list(report.overrides),
-        "claims": report.claims,
-        "runs": report.runs.to_dicts(),
-    })
+    summary_json.write_reproduction(out / "summary.json", "hcc", "HCC: hierarchical congestion control with aggregated, quantized and pruned messages", report)
 
 
 def rich_tables(report: Report) -> list[Table]:

@@ -318,18 +318,8 @@ def write(report: Report, out: Path) -> None:
         "`runs.csv`: one row per run; `speedups.csv`: DCTCP / RackCC per seed and Fig. 3 point; `fig2.csv`: the model's table.",
     ]
     (out / "report.md").write_text("\n".join(text) + "\n")
-    summary_json.write(out / "summary.json", {
-        "experiment": "rackcc",
-        "paper": "RackCC: rack-level congestion control (HotNets 2016)",
-        "corral_version": __version__,
-        "seeds": report.seeds,
-        "fig3_seeds": report.fig3_seeds,
-        "quick": report.quick,
-        "overrides": list(report.overrides),
-        "claims": report.claims,
-        "runs": report.runs.to_dicts(),
-        "fig2": report.fig2.to_dicts(),
-    })
+    summary_json.write_reproduction(out / "summary.json", "rackcc", "RackCC: rack-level congestion control (HotNets 2016)", report,
+                                    fig3_seeds=report.fig3_seeds, fig2=report.fig2.to_dicts())
 
 
 def rich_tables(report: Report) -> list[Table]:

@@ -195,11 +195,7 @@ def write(report: Report, out: Path) -> None:
         "`runs.csv`: one row per run (case, load, seed) with every measured number.",
     ]
     (out / "report.md").write_text("\n".join(text) + "\n")
-    summary_json.write(out / "summary.json", {
-        "experiment": "scc", "paper": "SCC: stacked congestion control for multi-tenant, multi-objective datacenters",
-        "corral_version": __version__, "seeds": report.seeds, "quick": report.quick, "overrides": list(report.overrides),
-        "claims": report.claims, "runs": report.runs.to_dicts(),
-    })
+    summary_json.write_reproduction(out / "summary.json", "scc", "SCC: stacked congestion control for multi-tenant, multi-objective datacenters", report)
 
 
 def rich_tables(report: Report) -> list[Table]:

@@ -22,3 +22,15 @@ def finite(x: Any) -> Any:
 
 def write(path: Path, summary: dict[str, Any]) -> None:
     path.write_text(json.dumps(finite(summary), indent=2, default=str) + "\n")
+
+
+def write_reproduction(path: Path, experiment: str, paper: str, report: Any, **extra: Any) -> None:
+    """A reproduction's summary.json: what ran (corral version, seeds, quick, overrides), its
+    claims and runs (a report with those attributes; `runs` a polars frame), and `extra`."""
+    from .. import __version__
+
+    write(path, {
+        "experiment": experiment, "paper": paper, "corral_version": __version__, "seeds": report.seeds,
+        "quick": report.quick, "overrides": list(report.overrides), "claims": report.claims,
+        "runs": report.runs.to_dicts(), **extra,
+    })
