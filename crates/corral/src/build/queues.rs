@@ -2,7 +2,7 @@
 //! from `[switch]`. Randomized disciplines get their own stream per port (and class).
 
 use crate::net::queue::priority::{ClassKind, Priority};
-use crate::net::queue::{drr, red, sfq, QueueDisc};
+use crate::net::queue::{drr, pfabric, red, sfq, QueueDisc};
 use crate::net::shared_buffer::SharedBuffer;
 use crate::net::{Network, NodeKind};
 use crate::scenario::{BufferModel, QueueKind, SwitchConfig};
@@ -20,6 +20,7 @@ pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenan
         QueueKind::Red => red_q(0),
         QueueKind::Sfq => QueueDisc::Sfq(Box::new(sfq::Sfq::new(sw.buffer, &sw.sfq.clone().unwrap_or_default(), Rng::stream(seed, stream::SFQ, port as u64)))),
         QueueKind::Drr => QueueDisc::Drr(Box::new(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default(), tenants))),
+        QueueKind::Pfabric => QueueDisc::Pfabric(Box::new(pfabric::Pfabric::new(sw.buffer))),
         QueueKind::Priority => {
             let cfg = sw.priority.clone().unwrap_or_default();
             let classes = (0..cfg.classes as usize)

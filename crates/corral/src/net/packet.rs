@@ -67,6 +67,19 @@ pub struct Packet {
     pub ts: Time,
 }
 
+/// pFabric's packet priority (lower is more urgent): the flow's remaining bytes on a log
+/// scale, four steps per doubling (19 % apart; a byte of priority keeps packets at 48
+/// bytes), in 0..=127 for flows with a deadline and 128..=255 for the others, so deadline
+/// flows go first ("DS before CS"). ACKs use 0.
+pub fn pfabric_priority(remaining: u64, deadline: bool) -> u8 {
+    let level = (4.0 * (remaining.max(1) as f64).log2()).ceil().min(127.0) as u8;
+    if deadline {
+        level
+    } else {
+        128 + level
+    }
+}
+
 /// A packet's ECN bits: ECN-capable transport (ECT), Congestion Experienced (set by a
 /// marking queue), ECN-Echo (on an ACK) and Congestion Window Reduced (on a data segment),
 /// packed in one byte to keep packets at 48 bytes.

@@ -112,6 +112,8 @@ pub enum QueueKind {
     Priority,
     /// Per-flow weighted deficit round robin, `[switch.drr]`.
     Drr,
+    /// pFabric: serve and drop by the packets' remaining-size priority.
+    Pfabric,
 }
 
 /// How a switch's ports share buffer memory.

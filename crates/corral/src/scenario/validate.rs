@@ -152,6 +152,7 @@ impl SwitchConfig {
             QueueKind::Sfq => "sfq",
             QueueKind::Priority => "priority",
             QueueKind::Drr => "drr",
+            QueueKind::Pfabric => "pfabric",
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
+use crate::net::packet::pfabric_priority;
 use crate::net::{Ecn, Packet, PacketKind};
 use crate::route::{Hop, NO_WAYPOINT};
 use crate::transport::{AckOut, Segment, TcpSender};
@@ -69,7 +70,11 @@ impl Simulation {
     #[inline]
     fn flow_packet(&mut self, flow: FlowId, kind: PacketKind, from: u32, to: u32, seq: u64, payload: u32, size: u32, ts: Time, ece: bool, cwr: bool) -> PktId {
         let h = &self.hot[flow.idx()];
-        let (routing, leg, prio, agg) = (h.routing, h.leg, h.priority, h.agg);
+        let (routing, leg, mut prio, agg) = (h.routing, h.leg, h.priority, h.agg);
+        if h.size_priority {
+            let def = &self.flows[flow.idx()].def;
+            prio = if kind == PacketKind::Data { pfabric_priority(def.size.map_or(u64::MAX, |s| s.saturating_sub(seq)), def.deadline.is_some()) } else { 0 };
+        }
         let ect = kind == PacketKind::Data && h.ect;
         let waypoint = self.router.waypoint(routing, from, self.net.hosts.len());
         let pkt = self.arena.alloc(Packet { flow, kind, seq, payload, size, dst: to, waypoint, agg, leg, ridx: 0, rlen: 0, ecn: Ecn::new(ect, ece, cwr), prio, in_slot: 0, ts });

@@ -46,6 +46,7 @@ pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp:
         managed,
         tenant: plan.tenant,
         agg: NO_AGG,
+        size_priority: cc.size_priority(),
     };
     let flow = Flow {
         hops: plan.hops,

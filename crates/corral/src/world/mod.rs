@@ -106,6 +106,8 @@ pub struct FlowHot {
     pub tenant: u16,
     /// Aggregate id stamped on its packets.
     pub agg: u32,
+    /// Its packets carry its remaining size as priority (pFabric), not `priority`.
+    pub size_priority: bool,
 }
 
 /// Packet counters for the conservation check: sent = delivered + dropped + in flight.

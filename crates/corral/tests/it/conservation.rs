@@ -224,6 +224,7 @@ fn conservation_with_every_queue_discipline_and_buffer_model() {
         ("sfq", "[switch.sfq]\nbuckets = 4\nperturb = \"1ms\""),
         ("priority", "[switch.priority]\nclasses = 2\nclass = \"red\"\n[switch.red]\nw_q = 0.01"),
         ("drr", "[switch.drr]\nquantum = \"1500B\""),
+        ("pfabric", ""),
     ];
     for (queue, table) in disciplines {
         for model in ["", "buffer_model = \"shared\"\nshared_buffer = \"150KB\"\nalpha = 0.5"] {
@@ -337,7 +338,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         prop::sample::select(vec![0u32, 500, 3000]),
         prop::sample::select(vec![0u32, 100]),
         0u64..(1 << 40),
-        (1000u32..4000, prop::sample::select(vec!["taildrop", "taildrop", "red", "red_mark", "sfq", "priority", "drr"]), prop::option::of(3000u32..200_000)),
+        (1000u32..4000, prop::sample::select(vec!["taildrop", "taildrop", "red", "red_mark", "sfq", "priority", "drr", "pfabric"]), prop::option::of(3000u32..200_000)),
     )
         .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, (routing, pacing), raw_flows, permutation, send_jitter_ns, clock_ppm, seed, (duration_us, qdisc, shared))| {
             // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.

@@ -16,6 +16,7 @@ mod host_backpressure;
 mod ideal_workload;
 mod metrics;
 mod pacing;
+mod pfabric;
 mod qdisc;
 mod r2c2;
 mod rackcc;

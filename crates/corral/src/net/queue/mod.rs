@@ -55,6 +55,7 @@ macro_rules! rounds_accessors {
 pub mod drr;
 pub mod ecn_threshold;
 pub mod fifo;
+pub mod pfabric;
 pub mod priority;
 pub mod red;
 pub mod rounds;
@@ -133,6 +134,7 @@ pub enum QueueDisc {
     Sfq(Box<sfq::Sfq>),
     Priority(Box<priority::Priority>),
     Drr(Box<drr::Drr>),
+    Pfabric(Box<pfabric::Pfabric>),
 }
 
 macro_rules! dispatch {
@@ -144,6 +146,7 @@ macro_rules! dispatch {
             QueueDisc::Sfq($q) => $e,
             QueueDisc::Priority($q) => $e,
             QueueDisc::Drr($q) => $e,
+            QueueDisc::Pfabric($q) => $e,
         }
     };
 }

@@ -12,6 +12,7 @@ pub mod d2tcp;
 pub mod dctcp;
 pub mod l2dct;
 pub mod newreno;
+pub mod pfabric;
 
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,8 @@ pub enum CcConfig {
     D2tcp(d2tcp::D2tcpConfig),
     /// L2DCT, size-aware DCTCP.
     L2dct(l2dct::L2dctConfig),
+    /// pFabric's host: a fixed BDP window, packets prioritized by remaining size.
+    Pfabric,
 }
 
 /// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.
@@ -127,11 +130,15 @@ impl<'de> Deserialize<'de> for CcConfig {
             toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
             other => other,
         };
-        by_kind(v, &["newreno", "cubic", "dctcp", "d2tcp", "l2dct"], |kind, v| {
+        by_kind(v, &["newreno", "cubic", "dctcp", "d2tcp", "l2dct", "pfabric"], |kind, v| {
             Ok(match kind {
                 "newreno" => {
                     typed::<NoKeys>(v, "")?;
                     CcConfig::Newreno
+                }
+                "pfabric" => {
+                    typed::<NoKeys>(v, "")?;
+                    CcConfig::Pfabric
                 }
                 "cubic" => CcConfig::Cubic(typed(v, "")?),
                 "d2tcp" => CcConfig::D2tcp(typed(v, "")?),
@@ -151,7 +158,7 @@ impl CcConfig {
     /// Checks the controller's settings.
     pub fn validate(&self) -> Result<(), String> {
         match self {
-            CcConfig::Newreno => Ok(()),
+            CcConfig::Newreno | CcConfig::Pfabric => Ok(()),
             CcConfig::Cubic(c) => c.validate(),
             CcConfig::Dctcp(c) => c.validate(),
             CcConfig::D2tcp(c) => c.validate(),
@@ -171,6 +178,7 @@ impl CcConfig {
             CcConfig::Dctcp(_) => "dctcp",
             CcConfig::D2tcp(_) => "d2tcp",
             CcConfig::L2dct(_) => "l2dct",
+            CcConfig::Pfabric => "pfabric",
         }
     }
 
@@ -180,6 +188,11 @@ impl CcConfig {
         matches!(self, CcConfig::Dctcp(_) | CcConfig::D2tcp(_) | CcConfig::L2dct(_))
     }
 
+    /// Its packets carry their flow's remaining size as priority (pFabric).
+    pub fn size_priority(&self) -> bool {
+        matches!(self, CcConfig::Pfabric)
+    }
+
     pub fn build(&self) -> AnyCc {
         match self {
             CcConfig::Newreno => AnyCc::NewReno(newreno::NewReno),
@@ -187,6 +200,7 @@ impl CcConfig {
             CcConfig::Dctcp(c) => AnyCc::Dctcp(dctcp::Dctcp::new(c.clone())),
             CcConfig::D2tcp(c) => AnyCc::D2tcp(d2tcp::D2tcp::new(c.clone())),
             CcConfig::L2dct(c) => AnyCc::L2dct(l2dct::L2dct::new(c.clone())),
+            CcConfig::Pfabric => AnyCc::Pfabric(pfabric::Pfabric::default()),
         }
     }
 }
@@ -199,6 +213,7 @@ pub enum AnyCc {
     Dctcp(dctcp::Dctcp),
     D2tcp(d2tcp::D2tcp),
     L2dct(l2dct::L2dct),
+    Pfabric(pfabric::Pfabric),
 }
 
 macro_rules! dispatch {
@@ -209,6 +224,7 @@ macro_rules! dispatch {
             AnyCc::Dctcp($c) => $e,
             AnyCc::D2tcp($c) => $e,
             AnyCc::L2dct($c) => $e,
+            AnyCc::Pfabric($c) => $e,
         }
     };
 }
