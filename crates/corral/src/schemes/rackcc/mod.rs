@@ -230,6 +230,8 @@ pub struct Rackcc {
     law: DestinationLaw,
     subs: BTreeMap<u32, Sub>,
     jumbos: Vec<Jumbo>,
+    /// Each JumboFlow's sending servers, with their active subflow counts.
+    members: Vec<BTreeMap<u32, u32>>,
     by_pair: BTreeMap<(u32, u32), usize>,
     tors: BTreeMap<u32, Tor>,
     dests: BTreeMap<u32, Dest>,
@@ -282,6 +284,7 @@ impl Rackcc {
         }
         let j = self.jumbos.len();
         self.jumbos.push(Jumbo::new(src_tor.0, dst_tor.0, rtt, self.cfg.initial_alpha));
+        self.members.push(BTreeMap::new());
         self.by_pair.insert((src_tor.0, dst_tor.0), j);
         self.tor(ctx, src_tor).jumbos.push(j);
         j
@@ -365,8 +368,7 @@ impl Rackcc {
             let state = self.jumbos[j].period(j, self.cfg.fast_start, cold);
             self.max_registered = self.max_registered.max(self.jumbos[j].registry.n);
             busy |= self.jumbos[j].registry.n > 0;
-            let hosts: std::collections::BTreeSet<u32> = self.subs.values().filter(|s| s.jumbo == j).map(|s| s.src).collect();
-            for h in hosts {
+            for &h in self.members[j].keys() {
                 per_host.entry(h).or_insert_with(|| TorMsg { host: h, states: Vec::new() }).states.push(state.clone());
             }
         }
@@ -453,6 +455,7 @@ impl Scheme for Rackcc {
         self.register(ctx, flow.0, j, true);
         ctx.schedule(ctx.now() + rtt, flow.0, FLOW_RTT);
         self.subs.insert(flow.0, sub);
+        *self.members[j].entry(src).or_default() += 1;
         self.host_flows.entry(src).or_default().push(flow.0);
         if self.cfg.destination {
             let dest = self.dest(ctx, dst);
@@ -471,6 +474,13 @@ impl Scheme for Rackcc {
         let Some(sub) = self.subs.remove(&flow.0) else { return };
         if let Some(flows) = self.host_flows.get_mut(&sub.src) {
             flows.retain(|&g| g != flow.0);
+        }
+        let members = &mut self.members[sub.jumbo];
+        if let Some(n) = members.get_mut(&sub.src) {
+            *n -= 1;
+            if *n == 0 {
+                members.remove(&sub.src);
+            }
         }
         if let Some(dest) = self.dests.get_mut(&sub.dst) {
             dest.flows.retain(|&g| g != flow.0);
