@@ -192,6 +192,8 @@ pub struct Scc {
     division_of: BTreeMap<(String, Objective), usize>,
     tunnels: Vec<Tunnel>,
     tunnel_of: BTreeMap<(u32, u32, usize), usize>,
+    /// The tunnel of each active flow.
+    flow_tunnel: BTreeMap<u32, usize>,
     /// Active tunnels by source host and by receiving host, and whether their loops run.
     by_src: BTreeMap<u32, (Vec<usize>, bool)>,
     by_dst: BTreeMap<u32, (Vec<usize>, bool)>,
@@ -431,6 +433,7 @@ impl Scheme for Scc {
         let t = self.tunnel(ctx, flow, d, objective);
         ctx.set_agg(flow, t as u32);
         self.tunnels[t].flows.push(flow.0);
+        self.flow_tunnel.insert(flow.0, t);
         Self::activate(ctx, &mut self.by_src, src, t, self.cfg.slot, SLOT);
         Self::activate(ctx, &mut self.by_dst, dst, t, self.cfg.feedback, FEEDBACK);
         self.wake_tracker(ctx, d);
@@ -438,13 +441,13 @@ impl Scheme for Scc {
     }
 
     fn on_flow_sent(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
-        if let Some(t) = self.tunnels.iter().position(|t| t.flows.contains(&flow.0)) {
+        if let Some(&t) = self.flow_tunnel.get(&flow.0) {
             self.rerate(ctx, t);
         }
     }
 
     fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
-        let Some(t) = self.tunnels.iter().position(|t| t.flows.contains(&flow.0)) else { return };
+        let Some(t) = self.flow_tunnel.remove(&flow.0) else { return };
         self.tunnels[t].flows.retain(|&f| f != flow.0);
         if self.tunnels[t].flows.is_empty() {
             let (src, dst) = (self.tunnels[t].src, self.tunnels[t].dst);
