@@ -87,6 +87,18 @@ fn subflows_register_and_unregister() {
     }
 }
 
+// Lost control messages: web-search flows on a k = 4 fat-tree (scenarios/fct, 300-packet
+// buffers, 50 ms) without D_target drop some registrations and ToR messages at full queues.
+// Each is sent again at the next aggregation period (at once it met the same full queue and
+// recursed until the stack overflowed), and flows finish.
+#[test]
+fn lost_messages_are_sent_again_at_the_next_period() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fct/websearch_fattree.toml")).expect("the web-search scenario");
+    let sim = common::run(&text, &["duration=50ms", "scheme.kind=rackcc", "scheme.destination=false", "host.scheduler=fair"]);
+    assert!(sim.scheme_counters.get("resent_messages").copied().unwrap_or(0) > 0, "{:?}", sim.scheme_counters);
+    assert!(sim.flows.iter().filter(|f| f.finish.is_some()).count() > 200);
+}
+
 // A bad setting names its key.
 #[test]
 fn bad_settings_name_their_key() {

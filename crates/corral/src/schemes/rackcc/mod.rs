@@ -143,6 +143,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
 const TOR_PERIOD: u32 = 0;
 const FLOW_RTT: u32 = 1;
 const DEST_INTERVAL: u32 = 2;
+const RETRY: u32 = 3;
 
 /// A subflow's registration, server to source ToR; also its unregistration.
 struct RegisterMsg {
@@ -239,6 +240,8 @@ pub struct Rackcc {
     host_flows: BTreeMap<u32, Vec<u32>>,
     views: BTreeMap<(u32, usize), View>,
     max_registered: u32,
+    /// Lost messages to send again at the next aggregation period: (from, to, message).
+    retry: Vec<(NodeId, NodeId, Message)>,
 }
 
 impl Rackcc {
@@ -538,8 +541,9 @@ impl Scheme for Rackcc {
         }
     }
 
-    /// A lost registration, or a lost ToR message with a Fast Start decision, is sent again.
-    /// Periodic state is not: the next period or interval brings it fresh.
+    /// A lost registration, or a lost ToR message with a Fast Start decision, is sent again
+    /// at the next aggregation period (at once it could meet the same full queue). Periodic
+    /// state is not: the next period or interval brings it fresh.
     fn on_message_dropped(&mut self, ctx: &mut dyn Ctx, src: NodeId, msg: &Message) {
         let to = if let Some(m) = msg.body::<RegisterMsg>() {
             NodeId(self.jumbos[m.jumbo].src_tor)
@@ -549,7 +553,10 @@ impl Scheme for Rackcc {
             return;
         };
         ctx.count("resent_messages", 1);
-        ctx.send(src, to, msg.clone());
+        if self.retry.is_empty() {
+            ctx.schedule(next_tick(ctx.now(), self.cfg.period), 0, RETRY);
+        }
+        self.retry.push((src, to, msg.clone()));
     }
 
     fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
@@ -562,6 +569,11 @@ impl Scheme for Rackcc {
                 }
             }
             DEST_INTERVAL => self.dest_interval(ctx, agent),
+            RETRY => {
+                for (from, to, msg) in std::mem::take(&mut self.retry) {
+                    ctx.send(from, to, msg);
+                }
+            }
             _ => {}
         }
     }
