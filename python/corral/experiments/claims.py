@@ -58,6 +58,28 @@ def claims_markdown(claims: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_head(title: str, report: Any, *, seeds_note: str = "", quick_note: str = ", quick",
+                values_note: str = "Values are medians over seeds with the range in brackets.") -> list[str]:
+    """The head of a reproduction's report.md: its title, what ran (corral version, seeds,
+    quick, overrides), and the claims table under a heading that counts the verdicts.
+    `report` has `seeds`, `quick`, `overrides` and `claims`."""
+    from .. import __version__
+
+    claims = report.claims
+    verdicts = [c["verdict"] for c in claims]
+    judged = verdicts.count("met") + verdicts.count("missed")
+    rest = [f"{n} {what}" for n, what in ((verdicts.count("not measured"), "not measured"), (verdicts.count("reported"), "reported without a verdict")) if n]
+    heading = f"## Claims: {verdicts.count('met')} of {judged} judged claims met" + (f" ({', '.join(rest)})" if rest else "")
+    ran = (f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]}{seeds_note}" + (quick_note if report.quick else "")
+           + "".join(f", --set {o}" for o in report.overrides) + ".")
+    return [f"# {title}", "", ran, values_note, "", heading, "", claims_markdown(claims)]
+
+
+def rich_title(name: str, report: Any) -> str:
+    """The terminal claims table's title."""
+    return f"{name} ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims"
+
+
 def claims_table(title: str, claims: list[dict[str, Any]]) -> Table:
     t = Table(title=title, box=box.SIMPLE_HEAD)
     for col in ("figure", "claim", "measured", "verdict"):

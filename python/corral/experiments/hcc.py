@@ -32,12 +32,11 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
-from .. import __version__
 from ..results import Results
 from . import hcc_figures as figures
 from . import summary_json
-from .claims import claim, claims_markdown, claims_table, median, median_range, per_seed, ratio
-from .runner import Job, reproduce_into
+from .claims import claim, claims_table, median, median_range, per_seed, ratio, report_head, rich_title
+from .runner import Job, experiment, seed_range
 
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "hcc"))
 WEBSEARCH = SCENARIO_DIR / "websearch.toml"
@@ -329,22 +328,11 @@ def claims(r: Report) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- the experiment
 
 
-def reproduce(
-    out_dir: str | Path,
-    *,
-    seeds: int = 5,
-    quick: bool = False,
-    overrides: tuple[str, ...] = (),
-    progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-    max_memory: str | None = None,
-) -> Report:
-    """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules)."""
-    seed_list = [1] if quick else list(range(1, seeds + 1))
-    all_jobs = jobs(seed_list, tuple(overrides))
-    return reproduce_into(out_dir, KIND, (SCENARIO_DIR,), force, all_jobs, measure,
-                          lambda m: aggregate(m, all_jobs, seed_list, quick, tuple(overrides)), write,
-                          progress=progress, max_memory=max_memory)
+def plan(seeds: int, quick: bool, overrides: tuple[str, ...]) -> tuple[list[Job], Callable[[list[Any]], Report]]:
+    """The runs (one seed when quick) and how their measurements become the report."""
+    seed_list = seed_range(seeds, quick)
+    all_jobs = jobs(seed_list, overrides)
+    return all_jobs, lambda m: aggregate(m, all_jobs, seed_list, quick, overrides)
 
 
 def write(report: Report, out: Path) -> None:
@@ -354,18 +342,8 @@ def write(report: Report, out: Path) -> None:
     figures.steps(report.util, STEP_TIMES, out / "steps.png")
     figures.overhead(report.runs, out / "overhead.png")
     figures.grpc(report.runs, out / "grpc.png")
-    met = sum(c["verdict"] == "met" for c in report.claims)
-    measured = sum(c["verdict"] != "not measured" for c in report.claims)
     text = [
-        "# HCC reproduction (hierarchical congestion control, section IV)",
-        "",
-        f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]}" + (", quick" if report.quick else "")
-        + "".join(f", --set {o}" for o in report.overrides) + ".",
-        "Values are medians over seeds with the range in brackets.",
-        "",
-        f"## Claims: {met} of {measured} measured claims met ({len(report.claims) - measured} not measured)",
-        "",
-        claims_markdown(report.claims),
+        *report_head("HCC reproduction (hierarchical congestion control, section IV)", report),
         "![web search series](websearch_series.png)",
         "![FCT CDF](fct_cdf.png)",
         "![capacity steps](steps.png)",
@@ -381,5 +359,7 @@ def write(report: Report, out: Path) -> None:
 
 
 def rich_tables(report: Report) -> list[Table]:
-    title = f"HCC ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims"
-    return [claims_table(title, report.claims)]
+    return [claims_table(rich_title("HCC", report), report.claims)]
+
+
+reproduce = experiment(KIND, (SCENARIO_DIR,), plan, measure, write)

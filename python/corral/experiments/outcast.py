@@ -29,12 +29,11 @@ from rich import box
 from rich.table import Table
 
 from .. import ScenarioError, __version__
-from ..outdir import atomic_dir, check_target
 from ..results import Results
 from . import outcast_figures as figures
 from .outcast_report import SCENARIO_DIR, STUDIES, measure_study_run, study_jobs, variant_table, write_studies
 from . import summary_json
-from .runner import Job, run_jobs
+from .runner import Job, experiment, seed_range
 CASES = ("case1_2", "case1_6", "case1_12")
 SWEEP_CASE = "case1_12"
 SWEEP_BUFFERS = ("16KB", "32pkt", "64pkt", "128pkt")
@@ -142,29 +141,17 @@ def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list
     return out
 
 
-def reproduce(
-    out_dir: str | Path,
-    *,
-    seeds: int = 5,
-    quick: bool = False,
-    overrides: tuple[str, ...] = (),
-    progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-    max_memory: str | None = None,
-) -> Report:
-    """Run the reproduction and write its folder `out_dir` (atomically; see `corral.outdir`
-    for which existing folders it may replace: `force` skips those checks)."""
-    check_target(out_dir, KIND, (SCENARIO_DIR,), force)
-    seed_list = [1] if quick else list(range(1, seeds + 1))
-    overrides = tuple(overrides)
+def plan(seeds: int, quick: bool, overrides: tuple[str, ...]) -> tuple[list[Job], Callable[[list[Any]], Report]]:
+    """Case I's runs and the studies' (quick: one seed, studies cut to QUICK_DURATION), and
+    how their measurements become the report."""
+    seed_list = seed_range(seeds, quick)
     extra = (*overrides, *((f"duration={QUICK_DURATION}",) if quick else ()))
-    all_jobs = jobs(seed_list, quick, overrides) + study_jobs(seed_list, extra)
-    measured = run_jobs(all_jobs, measure_any, progress=progress, max_memory=max_memory)
-    case1 = [m for m in measured if "study" not in m]
-    report = aggregate(case1, seed_list, quick, overrides, [m for m in measured if "study" in m])
-    with atomic_dir(out_dir, KIND, (SCENARIO_DIR,), force) as tmp:
-        write(report, tmp)
-    return report
+
+    def report(measured: list[Any]) -> Report:
+        case1 = [m for m in measured if "study" not in m]
+        return aggregate(case1, seed_list, quick, overrides, [m for m in measured if "study" in m])
+
+    return jobs(seed_list, quick, overrides) + study_jobs(seed_list, extra), report
 
 
 def measure_any(job: Job, res: Results) -> dict[str, Any]:
@@ -448,3 +435,6 @@ def rich_tables(report: Report) -> list[Table]:
                 verdicts.add_row(study.key, v.claim, v.measured, "✓" if v.ok else "✗")
         tables.append(verdicts)
     return tables
+
+
+reproduce = experiment(KIND, (SCENARIO_DIR,), plan, measure_any, write)

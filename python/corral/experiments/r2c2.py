@@ -34,12 +34,11 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
-from .. import __version__
 from ..results import Results
 from . import r2c2_figures as figures
-from .claims import claim, claims_markdown, claims_table, median, median_range, per_seed, ratio
+from .claims import claim, claims_table, median, median_range, per_seed, ratio, report_head, rich_title
 from . import summary_json
-from .runner import Job, reproduce_into
+from .runner import Job, experiment, seed_range
 
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "r2c2"))
 RACK = SCENARIO_DIR / "rack.toml"
@@ -424,22 +423,11 @@ def claims(r: Report) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- the experiment
 
 
-def reproduce(
-    out_dir: str | Path,
-    *,
-    seeds: int = 3,
-    quick: bool = False,
-    overrides: tuple[str, ...] = (),
-    progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-    max_memory: str | None = None,
-) -> Report:
-    """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules)."""
-    seed_list = [1] if quick else list(range(1, seeds + 1))
-    all_jobs = jobs(seed_list, quick, tuple(overrides))
-    return reproduce_into(out_dir, KIND, (SCENARIO_DIR,), force, all_jobs, measure,
-                          lambda m: aggregate(m, all_jobs, seed_list, quick, tuple(overrides)), write,
-                          progress=progress, max_memory=max_memory)
+def plan(seeds: int, quick: bool, overrides: tuple[str, ...]) -> tuple[list[Job], Callable[[list[Any]], Report]]:
+    """The runs (one seed when quick) and how their measurements become the report."""
+    seed_list = seed_range(seeds, quick)
+    all_jobs = jobs(seed_list, quick, overrides)
+    return all_jobs, lambda m: aggregate(m, all_jobs, seed_list, quick, overrides)
 
 
 def write(report: Report, out: Path) -> None:
@@ -451,19 +439,9 @@ def write(report: Report, out: Path) -> None:
     figures.rate_error(report.rate_error, out / "rate_error.png")
     if report.fig7.height:
         figures.fig7(report.fig7, out / "fig7.png")
-    met = sum(c["verdict"] == "met" for c in report.claims)
-    measured = sum(c["verdict"] != "not measured" for c in report.claims)
-    geo = report.geometry
     text = [
-        "# R2C2 reproduction (Costa et al., SIGCOMM 2015)",
-        "",
-        f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]}, rack {'x'.join(map(str, geo.dims))}"
-        + (", quick (tau x 8)" if report.quick else "") + "".join(f", --set {o}" for o in report.overrides) + ".",
-        "Values are medians over seeds with the range in brackets.",
-        "",
-        f"## Claims: {met} of {measured} measured claims met ({len(report.claims) - measured} not measured)",
-        "",
-        claims_markdown(report.claims),
+        *report_head("R2C2 reproduction (Costa et al., SIGCOMM 2015)", report,
+                     seeds_note=f", rack {'x'.join(map(str, report.geometry.dims))}", quick_note=", quick (tau x 8)"),
         "![FCT and throughput](fct_throughput.png)",
         "![queues](queues.png)",
         "![broadcast share](broadcast_share.png)",
@@ -475,20 +453,11 @@ def write(report: Report, out: Path) -> None:
         "`runs.csv`: one row per run (study, tau, variant, seed) with every measured number.",
     ]
     (out / "report.md").write_text("\n".join(text) + "\n")
-    summary = {
-        "experiment": "r2c2",
-        "paper": "Costa et al., R2C2: A Network Stack for Rack-scale Computers, SIGCOMM 2015",
-        "corral_version": __version__,
-        "seeds": report.seeds,
-        "quick": report.quick,
-        "overrides": list(report.overrides),
-        "claims": report.claims,
-        "runs": report.runs.to_dicts(),
-    }
-    summary_json.write(out / "summary.json", summary)
-
+    summary_json.write_reproduction(out / "summary.json", "r2c2", "Costa et al., R2C2: A Network Stack for Rack-scale Computers, SIGCOMM 2015", report)
 
 
 def rich_tables(report: Report) -> list[Table]:
-    title = f"R2C2 ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims"
-    return [claims_table(title, report.claims)]
+    return [claims_table(rich_title("R2C2", report), report.claims)]
+
+
+reproduce = experiment(KIND, (SCENARIO_DIR,), plan, measure, write, default_seeds=3)

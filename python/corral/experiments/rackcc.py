@@ -30,13 +30,12 @@ import numpy as np
 import polars as pl
 from rich.table import Table
 
-from .. import __version__
 from ..results import Results
 from . import rackcc_figures as figures
 from . import rackcc_model as model
 from . import summary_json
-from .claims import claim, claims_markdown, claims_table, median, median_range, per_seed
-from .runner import Job, reproduce_into
+from .claims import claim, claims_table, median, median_range, per_seed, report_head, rich_title
+from .runner import Job, experiment, seed_range
 
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "rackcc"))
 FIG3 = SCENARIO_DIR / "fig3.toml"
@@ -273,23 +272,13 @@ def _study(sweep: str, value: Any) -> str:
 # ---------------------------------------------------------------- the experiment
 
 
-def reproduce(
-    out_dir: str | Path,
-    *,
-    seeds: int = 5,
-    quick: bool = False,
-    overrides: tuple[str, ...] = (),
-    progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-    max_memory: str | None = None,
-) -> Report:
-    """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules)."""
-    seed_list = list(range(1, (3 if quick else seeds) + 1))
-    fig3_seeds = seed_list if quick else list(range(1, max(seeds, FIG3_SEEDS) + 1))
-    all_jobs = jobs(seed_list, fig3_seeds, quick, tuple(overrides))
-    return reproduce_into(out_dir, KIND, (SCENARIO_DIR,), force, all_jobs, measure,
-                          lambda m: aggregate(m, seed_list, fig3_seeds, quick, tuple(overrides)), write,
-                          progress=progress, max_memory=max_memory)
+def plan(seeds: int, quick: bool, overrides: tuple[str, ...]) -> tuple[list[Job], Callable[[list[Any]], Report]]:
+    """The runs (3 seeds when quick; Fig. 3's default point at least the paper's 10 otherwise)
+    and how their measurements become the report."""
+    seed_list = seed_range(seeds, quick, quick_seeds=3)
+    fig3_seeds = seed_list if quick else seed_range(max(seeds, FIG3_SEEDS), False)
+    all_jobs = jobs(seed_list, fig3_seeds, quick, overrides)
+    return all_jobs, lambda m: aggregate(m, seed_list, fig3_seeds, quick, overrides)
 
 
 def write(report: Report, out: Path) -> None:
@@ -298,18 +287,10 @@ def write(report: Report, out: Path) -> None:
     report.speedups.write_csv(out / "speedups.csv", float_precision=4)
     figures.fig2(report.fig2, out / "fig2.png")
     figures.fig3(report.speedups, out / "fig3.png")
-    judged = [c for c in report.claims if c["verdict"] in ("met", "missed")]
-    met = sum(c["verdict"] == "met" for c in judged)
     text = [
-        "# RackCC reproduction (rack-to-rack JumboFlows, section 4)",
-        "",
-        f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]} (Fig. 3's default point {report.fig3_seeds[0]}..{report.fig3_seeds[-1]})"
-        + (", quick" if report.quick else "") + "".join(f", --set {o}" for o in report.overrides) + ".",
-        "Values are medians over seeds with the range in brackets; speedup = DCTCP's job completion time / RackCC's, seed by seed.",
-        "",
-        f"## Claims: {met} of {len(judged)} judged claims met ({len(report.claims) - len(judged)} reported without a verdict)",
-        "",
-        claims_markdown(report.claims),
+        *report_head("RackCC reproduction (rack-to-rack JumboFlows, section 4)", report,
+                     seeds_note=f" (Fig. 3's default point {report.fig3_seeds[0]}..{report.fig3_seeds[-1]})",
+                     values_note="Values are medians over seeds with the range in brackets; speedup = DCTCP's job completion time / RackCC's, seed by seed."),
         "![Fig. 2](fig2.png)",
         "![Fig. 3](fig3.png)",
         "",
@@ -323,5 +304,7 @@ def write(report: Report, out: Path) -> None:
 
 
 def rich_tables(report: Report) -> list[Table]:
-    title = f"RackCC ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims"
-    return [claims_table(title, report.claims)]
+    return [claims_table(rich_title("RackCC", report), report.claims)]
+
+
+reproduce = experiment(KIND, (SCENARIO_DIR,), plan, measure, write)

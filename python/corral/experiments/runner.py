@@ -66,6 +66,38 @@ def run_jobs(
     return out
 
 
+def seed_range(seeds: int, quick: bool, quick_seeds: int = 1) -> list[int]:
+    """Seeds 1..`seeds`, or 1..`quick_seeds` for a quick run."""
+    return list(range(1, (quick_seeds if quick else seeds) + 1))
+
+
+Plan = Callable[[int, bool, tuple[str, ...]], tuple[list[Job], Callable[[list[Any]], Any]]]
+
+
+def experiment(kind: str, inputs: tuple[Path, ...], plan: Plan, measure: Callable[[Job, Results], Any],
+               write: Callable[[Any, Path], None], *, default_seeds: int = 5) -> Callable[..., Any]:
+    """The `reproduce` function of a paper reproduction (the `EXPERIMENTS` protocol):
+    `plan(seeds, quick, overrides)` gives its jobs and the function that turns their
+    measurements into the report; `reproduce_into` does the rest."""
+
+    def reproduce(
+        out_dir: str | Path,
+        *,
+        seeds: int = default_seeds,
+        quick: bool = False,
+        overrides: tuple[str, ...] = (),
+        progress: Callable[[int, int], None] | None = None,
+        force: bool = False,
+        max_memory: str | None = None,
+    ) -> Any:
+        """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules:
+        `force` skips the checks of which existing folder it may replace)."""
+        all_jobs, report = plan(seeds, quick, tuple(overrides))
+        return reproduce_into(out_dir, kind, inputs, force, all_jobs, measure, report, write, progress=progress, max_memory=max_memory)
+
+    return reproduce
+
+
 def reproduce_into(
     out_dir: str | Path,
     kind: str,

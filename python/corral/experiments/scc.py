@@ -29,11 +29,10 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
-from .. import __version__
 from ..results import Results
 from . import summary_json
-from .claims import claim, claims_markdown, claims_table, median, median_range, per_seed, ratio
-from .runner import Job, reproduce_into
+from .claims import claim, claims_table, median, median_range, per_seed, ratio, report_head, rich_title
+from .runner import Job, experiment, seed_range
 
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "scc"))
 FIG1 = SCENARIO_DIR / "fig1.toml"
@@ -155,22 +154,10 @@ def aggregate(measured: list[dict[str, Any]], seeds: list[int], quick: bool, ove
     return report
 
 
-def reproduce(
-    out_dir: str | Path,
-    *,
-    seeds: int = 5,
-    quick: bool = False,
-    overrides: tuple[str, ...] = (),
-    progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-    max_memory: str | None = None,
-) -> Report:
-    """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules)."""
-    seed_list = [1] if quick else list(range(1, seeds + 1))
-    all_jobs = jobs(seed_list, tuple(overrides))
-    return reproduce_into(out_dir, KIND, (SCENARIO_DIR,), force, all_jobs, measure,
-                          lambda m: aggregate(m, seed_list, quick, tuple(overrides)), write,
-                          progress=progress, max_memory=max_memory)
+def plan(seeds: int, quick: bool, overrides: tuple[str, ...]) -> tuple[list[Job], Callable[[list[Any]], Report]]:
+    """The runs (one seed when quick) and how their measurements become the report."""
+    seed_list = seed_range(seeds, quick)
+    return jobs(seed_list, overrides), lambda m: aggregate(m, seed_list, quick, overrides)
 
 
 def write(report: Report, out: Path) -> None:
@@ -178,18 +165,8 @@ def write(report: Report, out: Path) -> None:
 
     report.runs.write_csv(out / "runs.csv", float_precision=6)
     figures.fig1(report.runs, out / "fig1.png")
-    judged = [c for c in report.claims if c["verdict"] in ("met", "missed")]
-    met = sum(c["verdict"] == "met" for c in judged)
     text = [
-        "# SCC reproduction (stacked congestion control: Fig. 1, Fig. 4, weighted sharing)",
-        "",
-        f"corral {__version__}, seeds {report.seeds[0]}..{report.seeds[-1]}" + (", quick" if report.quick else "")
-        + "".join(f", --set {o}" for o in report.overrides) + ".",
-        "Values are medians over seeds with the range in brackets.",
-        "",
-        f"## Claims: {met} of {len(judged)} judged claims met",
-        "",
-        claims_markdown(report.claims),
+        *report_head("SCC reproduction (stacked congestion control: Fig. 1, Fig. 4, weighted sharing)", report),
         "![Fig. 1 and 4](fig1.png)",
         "",
         "`runs.csv`: one row per run (case, load, seed) with every measured number.",
@@ -199,4 +176,7 @@ def write(report: Report, out: Path) -> None:
 
 
 def rich_tables(report: Report) -> list[Table]:
-    return [claims_table(f"SCC ({len(report.seeds)} seed(s){', quick' if report.quick else ''}): claims", report.claims)]
+    return [claims_table(rich_title("SCC", report), report.claims)]
+
+
+reproduce = experiment(KIND, (SCENARIO_DIR,), plan, measure, write)
