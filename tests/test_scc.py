@@ -17,6 +17,14 @@ KNOWN_MISSES = {
     ("Fig. 1c", "DS with CS misses more deadlines"),
     ("Fig. 1d", "CS with DS at 80 %"),
     ("Fig. 4", "DS with CS at 80 %: SCC"),
+    ("Fig. 5", "in-tunnel algorithms never worsen"),
+    ("Fig. 8b", "two DS tenants needing 600 Mbps"),
+    ("Figs. 6/10", "data-mining, LS+DS+CS at 90 %"),
+    ("Fig. 8a", "DS+CS at 40 % each"),
+    ("Fig. 9b", "CS alone: SCC's AFCT"),
+    ("Fig. 11a", "3:1 oversubscribed"),
+    ("Fig. 11b", "SCC over DCTCP"),
+    ("Fig. 12", "strict priority, LS high"),
 }
 
 
@@ -30,6 +38,21 @@ def test_case_text_keeps_the_classes_asked_for_and_puts_them_under_scc() -> None
     assert alone.count("\n[[traffic]]\n") == 1 and 'transport = "dctcp"' in alone and "[scheme]" not in alone
 
 
+def test_fabric_variants_change_only_what_they_name() -> None:
+    from corral.experiments.scc import FABRIC, tenants_text
+    from corral.experiments.scc_fabric import case_text
+
+    fabric = FABRIC.read_text()
+    pf = case_text(fabric, ("DS", "CS"), "pfabric")
+    assert pf.count("\n[[traffic]]\n") == 2 and pf.count('transport = "pfabric"') == 2 and 'queue = "pfabric"' in pf and "ecn_threshold" not in pf
+    pr = case_text(fabric, ("LS", "DS", "CS"), "priority")
+    assert 'queue = "priority"' in pr and "[switch.priority]" in pr and pr.count("priority = 0") == 1 and pr.count("priority = 1") == 2
+    dc = case_text(fabric, ("LS", "DS", "CS"), "scc_dctcp")
+    assert dc.count('transport = "scheme"') == 3 and 'cc = { LS = "dctcp", DS = "dctcp", CS = "dctcp" }' in dc
+    two = tenants_text(scc=True)
+    assert 'tenant = "A"' in two and 'tenant = "B"' in two and '"A/DS" = 2.0' in two
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("scc") / "out"
@@ -39,7 +62,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_quick_run_writes_the_report_plot_and_tables(quick: Path) -> None:
-    for name in ("report.md", "runs.csv", "summary.json", "fig1.png"):
+    for name in ("report.md", "runs.csv", "summary.json", "fig1.png", "fabric.png"):
         assert (quick / name).is_file(), name
 
 

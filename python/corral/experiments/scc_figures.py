@@ -39,3 +39,36 @@ def fig1(runs: pl.DataFrame, path: Path) -> Path:
     ds.set_title("Fig. 1c / 4")
     cs.set_title("Fig. 1d / 4")
     return save(fig, path)
+
+
+VARIANT_COLOR = {"none": "#d62728", "scc": "#2ca02c", "scc_dctcp": "#9467bd", "pfabric": "#1f77b4", "priority": "#ff7f0e"}
+
+
+def fabric(runs: pl.DataFrame, path: Path) -> Path:
+    """Figs. 6 and 8a-12 on the leaf-spine fabric: per case (and load) and variant, the seeds'
+    median LS latency, DS misses and CS AFCT, as grouped bars."""
+    fig, axes = new_figure(15.0, 4.2, ncols=3)
+    f = runs.filter(pl.col("study") == "fabric")
+    if "variant" not in f.columns or not f.height:
+        return save(fig, path)
+    groups = f.select("case", "load").unique(maintain_order=True).rows()
+    variants = [v for v in VARIANT_COLOR if v in f["variant"].unique().to_list()]
+    width = 0.8 / len(variants)
+    for ax, col, scale, label in zip(axes, ("ls_small_fct_s", "ds_miss", "cs_afct_s"), (1e3, 100.0, 1e3),
+                                     ("LS latency: FCT of flows <= 10 KB (ms)", "DS deadlines missed (%)", "CS average FCT (ms)")):
+        for j, v in enumerate(variants):
+            xs, ys = [], []
+            for i, (case, load) in enumerate(groups):
+                if col not in f.columns:
+                    continue
+                vals = f.filter((pl.col("case") == case) & (pl.col("load") == load) & (pl.col("variant") == v))[col].drop_nulls()
+                if vals.len():
+                    xs.append(i + (j - (len(variants) - 1) / 2) * width)
+                    ys.append(vals.median() * scale)
+            ax.bar(xs, ys, width=width, color=VARIANT_COLOR[v], label=v)
+        ax.set_xticks(range(len(groups)), [f"{c}\n{int(l * 100)} %" for c, l in groups], rotation=70, fontsize=6)
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].legend(frameon=False, fontsize=8)
+    axes[0].set_title("leaf-spine: no SCC / SCC / baselines")
+    return save(fig, path)

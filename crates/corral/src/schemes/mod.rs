@@ -37,8 +37,10 @@ pub enum SchemeTransport {
     /// `dupthresh` duplicate ACKs trigger fast retransmit (TCP's 3; more tolerates the
     /// reordering of packet spraying). `ecn`: the flow is ECN-capable and its receiver echoes
     /// every CE mark (DCTCP's accurate echo) whatever `transport.ecn` says, for a scheme that
-    /// counts marks (RackCC); otherwise `transport.ecn` decides.
-    Rate { initial_bps: Option<f64>, window: Window, dupthresh: u32, ecn: bool },
+    /// counts marks (RackCC); otherwise `transport.ecn` decides. `cc` is the controller of the
+    /// window (`None`: `transport.cc`), for a scheme that stacks its rate on a flow's own
+    /// transport (SCC).
+    Rate { initial_bps: Option<f64>, window: Window, dupthresh: u32, ecn: bool, cc: Option<CcConfig> },
     /// TCP with this controller; the scheme acts around it (tunnels, ECN rewriting).
     Tcp(CcConfig),
 }
@@ -60,6 +62,8 @@ pub struct FlowProgress {
     pub rate_bps: Option<u64>,
     /// The sender's smoothed RTT, once measured (queueing included).
     pub srtt: Option<Time>,
+    /// The congestion window that limits it now, `None` when only a rate does.
+    pub window: Option<u64>,
     pub started: bool,
     /// All bytes acknowledged.
     pub finished: bool,
@@ -70,6 +74,12 @@ impl FlowProgress {
     /// demand estimator reads it), `u64::MAX` for an unbounded flow.
     pub fn backlog(&self) -> u64 {
         self.size.map_or(u64::MAX, |s| s.saturating_sub(self.next))
+    }
+
+    /// Bytes the window lets the flow send now that wait for its rate: its share of a
+    /// rate-limited tunnel's queue (0 without a window).
+    pub fn queued(&self) -> u64 {
+        self.window.map_or(0, |w| w.saturating_sub(self.next.saturating_sub(self.acked)).min(self.backlog()))
     }
 }
 
@@ -137,7 +147,7 @@ pub trait Scheme: Send + Sync {
     fn init(&mut self, _ctx: &mut dyn Ctx) {}
     /// How the scheme's flow `def` sends (fixed for the run).
     fn transport(&self, _def: &FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: Window::Off, dupthresh: 3, ecn: false }
+        SchemeTransport::Rate { initial_bps: None, window: Window::Off, dupthresh: 3, ecn: false, cc: None }
     }
     /// A managed flow starts; called before its sender sends anything.
     fn on_flow_start(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}

@@ -129,12 +129,18 @@ impl TcpSender {
         self.dupthresh = n.max(1);
     }
 
-    /// The explicit rate in bit/s (`None` for window-only TCP).
     /// The smoothed RTT (RFC 6298), once measured.
     pub fn srtt(&self) -> Option<Time> {
         self.rtt.srtt()
     }
 
+    /// The congestion window that limits sending now (capped by the receive window), `None`
+    /// when no window limits it (a rate-only flow).
+    pub fn window(&self) -> Option<u64> {
+        self.window.then(|| self.wnd())
+    }
+
+    /// The explicit rate in bit/s (`None` for window-only TCP).
     pub fn rate_bps(&self) -> Option<u64> {
         self.limiter.as_deref().map(TokenBucket::bps)
     }

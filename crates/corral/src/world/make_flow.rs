@@ -19,10 +19,12 @@ pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp:
         Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), cc.accurate_ecn(), None, tcp.dupthresh),
         Transport::Scheme => match scheme.expect("managed flows have a scheme").transport(&plan.def) {
             SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), cc.accurate_ecn(), None, tcp.dupthresh),
-            SchemeTransport::Rate { initial_bps, window, dupthresh, ecn } => {
+            SchemeTransport::Rate { initial_bps, window, dupthresh, ecn, cc } => {
                 let depth = (tcp.mss + tcp.header) as u64;
                 let limit = Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window });
-                (tcp.cc.clone(), ecn || tcp.ecn, ecn || tcp.cc.accurate_ecn(), limit, dupthresh)
+                let cc = cc.unwrap_or_else(|| tcp.cc.clone());
+                let accurate = ecn || cc.accurate_ecn();
+                (cc, ecn || tcp.ecn, accurate, limit, dupthresh)
             }
         },
     };

@@ -249,6 +249,7 @@ impl Ctx for SchemeCtx<'_> {
             next,
             rate_bps: flow.sender.rate_bps(),
             srtt: flow.sender.srtt(),
+            window: flow.sender.window(),
             started: flow.def.start <= self.sim.events.now(),
             finished: flow.sender.finished(),
         }

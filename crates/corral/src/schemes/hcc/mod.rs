@@ -366,8 +366,8 @@ fn next_tick(now: Time, cycle: Time) -> Time {
 impl Scheme for Hcc {
     fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
         match self.cfg.first_rate {
-            FirstRate::Window => SchemeTransport::Rate { initial_bps: None, window: super::Window::UntilRate, dupthresh: 3, ecn: false },
-            FirstRate::Wait => SchemeTransport::Rate { initial_bps: Some(0.0), window: super::Window::Off, dupthresh: 3, ecn: false },
+            FirstRate::Window => SchemeTransport::Rate { initial_bps: None, window: super::Window::UntilRate, dupthresh: 3, ecn: false, cc: None },
+            FirstRate::Wait => SchemeTransport::Rate { initial_bps: Some(0.0), window: super::Window::Off, dupthresh: 3, ecn: false, cc: None },
         }
     }
 

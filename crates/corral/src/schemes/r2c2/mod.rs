@@ -612,7 +612,7 @@ impl Scheme for R2c2 {
     }
 
     fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: super::Window::Off, dupthresh: self.cfg.dupthresh, ecn: false }
+        SchemeTransport::Rate { initial_bps: None, window: super::Window::Off, dupthresh: self.cfg.dupthresh, ecn: false, cc: None }
     }
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {

@@ -441,7 +441,7 @@ impl Scheme for Rackcc {
     /// Rate-based with TCP's reliability; ECN-capable with accurate echo (the source ToR
     /// counts marks from the echoed ACKs). Paused until on_flow_start gives the first rate.
     fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: Some(0.0), window: Window::Off, dupthresh: self.cfg.dupthresh, ecn: true }
+        SchemeTransport::Rate { initial_bps: Some(0.0), window: Window::Off, dupthresh: self.cfg.dupthresh, ecn: true, cc: None }
     }
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {

@@ -17,11 +17,17 @@
 //!   its flows (DS Σ M/δ, CS Σ 1/M, LS Σ max(x, floor)); whenever R_t or its flows change it
 //!   divides R_t among its flows by its objective's in-tunnel algorithm (`in_tunnel = true`)
 //!   or equally (`false`, the paper's testbed: a FIFO tunnel, approximated by equal shares).
-//!   A flow is TCP with `transport.cc` (window on) capped at its share by a token bucket.
-//!
-//! Not built yet: re-marking ECN transports by the tunnel queue and queue limits for
-//! loss-based ones (a flow's transport sees no ECN inside a tunnel); the LS metric of the
-//! paper (per-packet RTT including the shim) is not recorded.
+//!   A flow is TCP with its class's controller (`cc`; the paper's DCTCP, D2TCP and L2DCT by
+//!   default), window on, capped at its share by a token bucket.
+//! - **Re-marking** (section III-B, "the tunnel re-marks ECN"). The bytes a flow's window
+//!   lets it send that wait for its rate are its queue in the tunnel. The receiving shim,
+//!   after it clears the underlay's mark, marks CE again when that queue is above
+//!   `remark_threshold` packets: the flow's own sub-queue with in-tunnel scheduling, the whole
+//!   tunnel's with a FIFO tunnel. The flow's transport then holds its window near its rate
+//!   times its RTT. The queue is read when the packet arrives rather than when it left
+//!   (a one-way delay later). Every flow in a tunnel is ECN-capable (the shim sets ECT), so a
+//!   loss-based controller inside reacts to the marks as RFC 3168 says (halving) instead of
+//!   to drops at a tunnel queue limit.
 
 pub mod private;
 pub mod underlay;
@@ -32,6 +38,7 @@ use crate::ctrl::Message;
 use crate::error::{ensure, Result};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{Packet, PacketKind};
+use crate::transport::cc::CcConfig;
 use crate::units::Time;
 use private::{DsFlow, LsParams};
 use serde::Deserialize;
@@ -66,6 +73,13 @@ pub struct SccConfig {
     pub report_header: u32,
     pub report_entry: u32,
     pub feedback_bytes: u32,
+    /// The controller inside each objective's tunnels, keyed by class (LS, DS, CS); default
+    /// the paper's: DCTCP, D2TCP, L2DCT.
+    pub cc: BTreeMap<String, CcConfig>,
+    /// Re-mark ECN by the queue in the tunnel (default true), above this many packets
+    /// (default 20, the fabric's marking threshold in the paper's Fig. 1).
+    pub remark: bool,
+    pub remark_threshold: f64,
 }
 
 impl Default for SccConfig {
@@ -83,6 +97,9 @@ impl Default for SccConfig {
             report_header: 16,
             report_entry: 8,
             feedback_bytes: 16,
+            cc: BTreeMap::new(),
+            remark: true,
+            remark_threshold: 20.0,
         }
     }
 }
@@ -102,6 +119,10 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.cut_every.is_finite() && cfg.cut_every >= 0.0, "scheme.cut_every", || format!("must be a number of RTTs >= 0, got {}", cfg.cut_every))?;
     ensure(cfg.q_star.is_finite() && cfg.q_star > 0.0, "scheme.q_star", || "must be a positive number of packets".into())?;
     super::check_fraction("epsilon", cfg.epsilon)?;
+    for name in cfg.cc.keys() {
+        ensure(Objective::parse(name).is_some(), &format!("scheme.cc.{name}"), || "expected a class: LS, DS or CS".into())?;
+    }
+    ensure(cfg.remark_threshold.is_finite() && cfg.remark_threshold >= 0.0, "scheme.remark_threshold", || format!("must be a number of packets >= 0, got {}", cfg.remark_threshold))?;
     ensure(cfg.report_header >= 1 && cfg.feedback_bytes >= 1, "scheme.report_header", || "report_header and feedback_bytes must be at least 1 byte".into())?;
     Ok(Box::new(Scc { cfg, ..Scc::default() }))
 }
@@ -129,6 +150,15 @@ impl Objective {
             Objective::Ls => "LS",
             Objective::Ds => "DS",
             Objective::Cs => "CS",
+        }
+    }
+
+    /// The transport the paper runs for the objective (section VI): DCTCP, D2TCP, L2DCT.
+    fn paper_cc(self) -> CcConfig {
+        match self {
+            Objective::Ls => CcConfig::Dctcp(Default::default()),
+            Objective::Ds => CcConfig::D2tcp(Default::default()),
+            Objective::Cs => CcConfig::L2dct(Default::default()),
         }
     }
 }
@@ -256,6 +286,16 @@ impl Scc {
         UccParams { mode: self.cfg.ucc, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, floor: mss_bits / rtt, line, w_max }
     }
 
+    /// The queue re-marking reads for a packet of `flow` (bytes): the flow's own with
+    /// in-tunnel scheduling, the tunnel's with a FIFO tunnel.
+    fn queue_in_tunnel(&self, ctx: &dyn Ctx, t: usize, flow: FlowId) -> u64 {
+        if self.cfg.in_tunnel {
+            ctx.progress(flow).queued()
+        } else {
+            self.tunnels[t].flows.iter().map(|&f| ctx.progress(FlowId(f)).queued()).sum()
+        }
+    }
+
     /// The tunnel's flows that still have bytes to send for the first time (a flow that has
     /// sent everything keeps its rate for retransmissions and leaves the division).
     fn sending(&self, ctx: &dyn Ctx, t: usize) -> Vec<u32> {
@@ -269,19 +309,44 @@ impl Scc {
             return;
         }
         let granted = self.tunnels[t].under.rate;
-        let rates = if !self.cfg.in_tunnel {
-            vec![granted / flows.len() as f64; flows.len()]
+        let (mut rates, order) = if !self.cfg.in_tunnel {
+            (vec![granted / flows.len() as f64; flows.len()], (0..flows.len()).collect())
         } else {
             match self.tunnels[t].objective {
-                Objective::Cs => private::cs_rates(&cs_left(ctx, &flows), granted),
-                Objective::Ds => private::ds_rates(&ds_flows(ctx, &flows), granted),
-                Objective::Ls => private::ls_rates(&self.ls_params(ctx, t), &ls_queues(ctx, &flows), granted),
+                Objective::Cs => {
+                    let left = cs_left(ctx, &flows);
+                    (private::cs_rates(&left, granted), order_by(&left, |a, b| a.total_cmp(b)))
+                }
+                Objective::Ds => {
+                    let ds = ds_flows(ctx, &flows);
+                    (private::ds_rates(&ds, granted), order_by(&ds, |a, b| (a.to_deadline_s <= 0.0).cmp(&(b.to_deadline_s <= 0.0)).then(a.to_deadline_s.total_cmp(&b.to_deadline_s))))
+                }
+                Objective::Ls => {
+                    let q = ls_queues(ctx, &flows);
+                    (private::ls_rates(&self.ls_params(ctx, t), &q, granted), order_by(&q, |a, b| b.total_cmp(a)))
+                }
             }
         };
+        private::spill(&mut rates, &self.usable(ctx, t, &flows), &order);
         for (&f, r) in flows.iter().zip(rates) {
             ctx.set_rate(FlowId(f), r);
         }
         ctx.count("rate_changes", 1);
+    }
+
+    /// What each flow's window lets it send (wire bit/s): its window over its smoothed RTT
+    /// (the tunnel's base RTT before one is measured).
+    fn usable(&self, ctx: &dyn Ctx, t: usize, flows: &[u32]) -> Vec<f64> {
+        let tcp = ctx.transport();
+        let wire = (tcp.mss + tcp.header) as f64 / tcp.mss as f64;
+        flows
+            .iter()
+            .map(|&f| {
+                let p = ctx.progress(FlowId(f));
+                let rtt = p.srtt.unwrap_or(self.tunnels[t].rtt).max(self.tunnels[t].rtt).as_secs_f64();
+                p.window.map_or(f64::INFINITY, |w| w as f64 * 8.0 * wire / rtt)
+            })
+            .collect()
     }
 
     fn ls_params(&self, ctx: &dyn Ctx, t: usize) -> LsParams {
@@ -380,6 +445,13 @@ impl Scc {
     }
 }
 
+/// The indices of `items` in the order `cmp` gives (ties by index).
+fn order_by<T>(items: &[T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| cmp(&items[a], &items[b]).then(a.cmp(&b)));
+    order
+}
+
 /// CS: each flow's bytes not acknowledged yet (at least 1).
 fn cs_left(ctx: &dyn Ctx, flows: &[u32]) -> Vec<f64> {
     flows
@@ -416,10 +488,12 @@ fn next_tick(now: Time, cycle: Time) -> Time {
 }
 
 impl Scheme for Scc {
-    /// TCP with `transport.cc`, its window on, capped at the tunnel's share; ECN-capable
-    /// (the underlay's marks; the receiving shim clears them).
-    fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: Window::On, dupthresh: 3, ecn: true }
+    /// TCP with its class's controller, its window on, capped at the tunnel's share;
+    /// ECN-capable (the underlay's marks, which the receiving shim clears, and its re-marks).
+    fn transport(&self, def: &crate::workload::flow::FlowDef) -> SchemeTransport {
+        let objective = Objective::parse(&def.class).unwrap_or(Objective::Cs);
+        let cc = self.cfg.cc.iter().find(|(k, _)| Objective::parse(k) == Some(objective)).map_or_else(|| objective.paper_cc(), |(_, c)| c.clone());
+        SchemeTransport::Rate { initial_bps: None, window: Window::On, dupthresh: 3, ecn: true, cc: Some(cc) }
     }
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
@@ -490,8 +564,9 @@ impl Scheme for Scc {
         }
     }
 
-    /// The receiving shim: counts the tunnel's packets and marks, then clears the mark.
-    fn on_host_packet(&mut self, _ctx: &mut dyn Ctx, _host: u32, pkt: &mut Packet) {
+    /// The receiving shim: counts the tunnel's packets and marks, clears the mark, and
+    /// re-marks by the queue in the tunnel.
+    fn on_host_packet(&mut self, ctx: &mut dyn Ctx, _host: u32, pkt: &mut Packet) {
         if pkt.kind != PacketKind::Data {
             return;
         }
@@ -500,6 +575,10 @@ impl Scheme for Scc {
         if pkt.ecn.ce() {
             tunnel.rx_marked += 1;
             pkt.ecn.set_ce(false);
+        }
+        if self.cfg.remark && self.queue_in_tunnel(ctx, pkt.agg as usize, pkt.flow) as f64 > self.cfg.remark_threshold * (ctx.transport().mss + ctx.transport().header) as f64 {
+            pkt.ecn.set_ce(true);
+            ctx.count("scc_remarks", 1);
         }
     }
 

@@ -15,7 +15,9 @@
 //! What is left after the admitted flows goes, whole, to the next flow in service order
 //! (strict priority inside the tunnel), and when every flow fits, to the first one (earliest
 //! deadline, largest V): **our choice**, work-conserving, where the algorithms as written
-//! leave it idle. Rates are in bit/s.
+//! leave it idle. A flow's own window may not let it use its rate (a shared tunnel queue
+//! would then serve the next flow): [`spill`] passes what a flow cannot use on in service
+//! order. Rates are in bit/s.
 
 /// A DS flow: bytes left and seconds to its deadline (≤ 0: late).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -136,6 +138,25 @@ fn give_rest(rates: &mut [f64], order: &[usize], left: f64) {
     }
 }
 
+/// Caps each flow's rate at what it can use (`caps`, e.g. its window over its RTT) and gives
+/// the excess to the flows after it in `order`, each up to its cap; what nobody can use stays
+/// with the first flow (the grant is kept whole).
+pub fn spill(rates: &mut [f64], caps: &[f64], order: &[usize]) {
+    let mut excess = 0.0;
+    for (r, &c) in rates.iter_mut().zip(caps) {
+        if *r > c {
+            excess += *r - c;
+            *r = c;
+        }
+    }
+    for &i in order {
+        let room = (caps[i] - rates[i]).max(0.0).min(excess);
+        rates[i] += room;
+        excess -= room;
+    }
+    give_rest(rates, order, excess);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +188,19 @@ mod tests {
     fn cs_weights_by_inverse_size_and_serves_the_shortest() {
         assert!((cs_reference(&[1000.0, 4000.0]) - 1.25e-3).abs() < 1e-15);
         assert_eq!(cs_rates(&[5000.0, 1000.0, 3000.0], 1e9), vec![0.0, 1e9, 0.0]);
+    }
+
+    #[test]
+    fn spill_passes_what_a_flow_cannot_use_down_the_service_order() {
+        // Order 1, 0, 2: flow 1 has 900 but can use 300; flow 0 takes 200 more (its cap),
+        // flow 2 the last 400.
+        let mut r = vec![0.0, 900.0, 100.0];
+        spill(&mut r, &[200.0, 300.0, 500.0], &[1, 0, 2]);
+        assert_eq!(r, vec![200.0, 300.0, 500.0]);
+        // Nobody can use the last 100: it stays with the first flow in order.
+        let mut r = vec![0.0, 1000.0];
+        spill(&mut r, &[500.0, 400.0], &[1, 0]);
+        assert_eq!(r, vec![500.0, 500.0]);
     }
 
     // Q* = 100 kbit, epsilon 0.5, tau 1 ms, floor 1 Mbps. Queues 150, 40 and 90 kbit need 100,
