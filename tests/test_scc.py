@@ -17,11 +17,8 @@ KNOWN_MISSES = {
     ("Fig. 1c", "DS with CS misses more deadlines"),
     ("Fig. 1d", "CS with DS at 80 %"),
     ("Fig. 4", "DS with CS at 80 %: SCC"),
-    ("Fig. 5", "in-tunnel algorithms never worsen"),
     ("Fig. 8b", "two DS tenants needing 600 Mbps"),
     ("Figs. 6/10", "data-mining, LS+DS+CS at 90 %"),
-    ("Fig. 8a", "DS+CS at 40 % each"),
-    ("Fig. 9b", "CS alone: SCC's AFCT"),
     ("Fig. 11a", "3:1 oversubscribed"),
     ("Fig. 11b", "SCC over DCTCP"),
     ("Fig. 12", "strict priority, LS high"),
@@ -49,6 +46,7 @@ def test_fabric_variants_change_only_what_they_name() -> None:
     assert 'queue = "priority"' in pr and "[switch.priority]" in pr and pr.count("priority = 0") == 1 and pr.count("priority = 1") == 2
     dc = case_text(fabric, ("LS", "DS", "CS"), "scc_dctcp")
     assert dc.count('transport = "scheme"') == 3 and 'cc = { LS = "dctcp", DS = "dctcp", CS = "dctcp" }' in dc
+    assert '"cs/CS" = 120.0' in dc and "in_tunnel" not in dc and "in_tunnel = false" in case_text(fabric, ("CS",), "scc_fifo")
     two = tenants_text(scc=True)
     assert 'tenant = "A"' in two and 'tenant = "B"' in two and '"A/DS" = 2.0' in two
 

@@ -111,8 +111,8 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
     flows = res.tables()["flows"]
     if job.labels["study"] == "tenants":
         for tenant in ("A", "B"):
-            row[f"miss_{tenant}"] = 1.0 - flows.filter(pl.col("tenant") == tenant)["deadline_met"].fill_null(False).cast(pl.Float64).mean()
-        row["ds_miss"] = 1.0 - flows["deadline_met"].fill_null(False).cast(pl.Float64).mean()
+            row[f"miss_{tenant}"] = scc_fabric.deadline_miss(flows.filter(pl.col("tenant") == tenant))
+        row["ds_miss"] = scc_fabric.deadline_miss(flows)
         return row
     if job.labels["study"] == "weights":
         tp = res.tables()["throughput"].filter(pl.col("time_s") > 0.05 + 1e-9).group_by("flow_id").agg(pl.col("bytes").sum()).sort("flow_id")
@@ -123,14 +123,13 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         f = flows.filter(pl.col("class") == cls)
         if not f.height:
             continue
-        fct = f["fct_s"].drop_nulls()
         if cls == "LS":
             rtt = res.tables()["latency"].filter(pl.col("class") == "LS")["latency_s"] + ACK_BACK_S
             row.update(ls_mean_s=rtt.mean(), ls_p99_s=rtt.quantile(0.99))
         elif cls == "DS":
-            row["ds_miss"] = 1.0 - f["deadline_met"].fill_null(False).cast(pl.Float64).mean()
+            row["ds_miss"] = scc_fabric.deadline_miss(f)
         else:
-            row.update(cs_afct_s=fct.mean(), cs_unfinished=f.height - fct.len())
+            row.update(scc_fabric.cs_metrics(f, res.summary["sim_time_s"]))
     return row
 
 

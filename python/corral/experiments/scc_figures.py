@@ -41,7 +41,7 @@ def fig1(runs: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
-VARIANT_COLOR = {"none": "#d62728", "scc": "#2ca02c", "scc_dctcp": "#9467bd", "pfabric": "#1f77b4", "priority": "#ff7f0e"}
+VARIANT_COLOR = {"none": "#d62728", "scc": "#2ca02c", "scc_fifo": "#8c564b", "scc_dctcp": "#9467bd", "pfabric": "#1f77b4", "priority": "#ff7f0e"}
 
 
 def fabric(runs: pl.DataFrame, path: Path) -> Path:

@@ -41,6 +41,8 @@ pub struct RateLimit {
 pub struct TokenBucket {
     /// Current rate; `None` while paused (rate 0).
     rate: Option<Rate>,
+    /// The last rate that was not a pause: the rate the time owed in `tat` is counted at.
+    basis: Option<Rate>,
     depth: u64,
     /// Theoretical arrival time of the next packet.
     tat: Time,
@@ -53,7 +55,7 @@ fn to_rate(bps: f64) -> Option<Rate> {
 
 impl TokenBucket {
     pub fn new(bps: f64, depth: u64) -> TokenBucket {
-        TokenBucket { rate: to_rate(bps), depth: depth.max(1), tat: Time::ZERO }
+        TokenBucket { rate: to_rate(bps), basis: to_rate(bps), depth: depth.max(1), tat: Time::ZERO }
     }
 
     /// The current rate in bit/s (0 when paused).
@@ -76,17 +78,21 @@ impl TokenBucket {
         }
     }
 
-    /// Changes the rate at `now`. Time already owed at the old rate is rescaled to the new
-    /// one, so a rise takes effect at once and a cut does not let a burst through.
+    /// Changes the rate at `now`. Time already owed is rescaled from the rate it was owed at
+    /// to the new one, so a rise takes effect at once and a cut does not let a burst through;
+    /// a pause in between keeps the rate it was owed at (a packet sent at a tiny rate does not
+    /// stall the flow after the pause).
     pub fn set_rate(&mut self, now: Time, bps: f64) {
         let new = to_rate(bps);
-        if let (Some(old), Some(new)) = (self.rate, new) {
+        if let (Some(old), Some(new)) = (self.basis, new) {
             if self.tat > now {
                 let owed = (self.tat - now).0 as u128 * old.bps() as u128 / new.bps() as u128;
                 self.tat = now + Time(owed.min(u64::MAX as u128 / 4) as u64);
             }
-        } else if new.is_some() {
+        }
+        if new.is_some() {
             self.tat = self.tat.max(now);
+            self.basis = new;
         }
         self.rate = new;
     }
@@ -153,5 +159,18 @@ mod tests {
         assert_eq!(b.earliest(Time::ZERO), Some(Time::from_ns(10_800)));
         b.hold_until(Time::from_us(50));
         assert_eq!(b.earliest(Time::ZERO), Some(Time::from_us(50)));
+    }
+
+    // A packet sent at 1 kbit/s owes 12 s; paused, then set to 1 Gbps, the flow owes 12 us,
+    // not the 12 s it owed at the tiny rate (that stalled SCC's flows).
+    #[test]
+    fn a_pause_keeps_the_rate_the_time_was_owed_at() {
+        let mut b = TokenBucket::new(1e3, 1500);
+        b.consume(Time::ZERO, 1500);
+        b.set_rate(Time::ZERO, 0.0);
+        b.set_rate(Time::ZERO, 1e9);
+        assert_eq!(b.earliest(Time::ZERO), Some(Time::ZERO), "12 us owed minus one packet's tolerance");
+        b.consume(Time::ZERO, 1500);
+        assert_eq!(b.earliest(Time::ZERO), Some(Time::from_us(12)));
     }
 }

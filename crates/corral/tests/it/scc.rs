@@ -5,7 +5,7 @@ use crate::common;
 
 /// Two senders into h2 over a 1 Gbps dumbbell (25 us links), 250-packet buffers marking at
 /// 20; each sender one unbounded CS flow of its own tenant, the tenants' divisions weighted
-/// 2 and 1.
+/// 2 and 1, DCTCP inside the tunnels unless `extra` says otherwise.
 fn two_tunnels(extra: &str) -> String {
     format!(
         r#"
@@ -56,7 +56,7 @@ fn goodputs(sim: &corral::Simulation, from_s: f64) -> Vec<f64> {
 // link is at least 90 % used (in wire bytes: goodput x 1500 / 1460).
 #[test]
 fn tunnels_share_a_bottleneck_by_weight() {
-    let sim = common::run(&two_tunnels(""), &[]);
+    let sim = common::run(&two_tunnels("cc = { CS = \"dctcp\" }"), &[]);
     let g = goodputs(&sim, 0.05);
     assert!((g[0] / g[1] - 2.0).abs() <= 0.3, "ratio {:.2} ({:.3e} / {:.3e})", g[0] / g[1], g[0], g[1]);
     let wire = (g[0] + g[1]) * 1500.0 / 1460.0;
@@ -123,9 +123,41 @@ deadline = "500ms"
 // A bad setting names its key.
 #[test]
 fn bad_settings_name_their_key() {
-    for (setting, key) in [("ucc = \"fast\"", "scheme.ucc"), ("slot = \"0s\"", "scheme.slot"), ("epsilon = 2.0", "scheme.epsilon"), ("weights = { \"a/XS\" = 1.0 }", "scheme.weights.a/XS")] {
+    for (setting, key) in [("ucc = \"fast\"", "scheme.ucc"), ("slot = \"0s\"", "scheme.slot"), ("epsilon = 2.0", "scheme.epsilon"), ("weights = { \"a/XS\" = 1.0 }", "scheme.weights.a/XS"), ("cc = { XS = \"dctcp\" }", "scheme.cc.XS"), ("remark_threshold = -1.0", "scheme.remark_threshold")] {
         let text = two_tunnels(setting).replace("weights = { \"a/CS\" = 2.0, \"b/CS\" = 1.0 }\n", "");
         let err = corral::scenario::load(&text, &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
         assert!(err.starts_with(key), "{setting}: {err}");
     }
+}
+
+/// The largest congestion window (packets) of any flow at the end of a run.
+fn max_cwnd_packets(sim: &corral::Simulation) -> f64 {
+    sim.flows.iter().map(|f| f.sender.cc_state.cwnd as f64 / 1460.0).fold(0.0, f64::max)
+}
+
+// Re-marking: the receiving shim marks a packet when its flow's queue in the tunnel (what
+// the window allows beyond what is in flight) is above 20 packets, so DCTCP inside holds its
+// window near its rate times the RTT (at most about 0.67 Gbps x 150 us = 8.6 packets, plus
+// 20 queued) instead of growing without end; the weights still hold.
+#[test]
+fn remarking_holds_the_window_of_the_transport_inside_near_its_rate() {
+    let on = common::run(&two_tunnels("cc = { CS = \"dctcp\" }"), &[]);
+    let off = common::run(&two_tunnels("cc = { CS = \"dctcp\" }\nremark = false"), &[]);
+    let (w_on, w_off) = (max_cwnd_packets(&on), max_cwnd_packets(&off));
+    assert!(w_on <= 40.0, "re-marked window {w_on:.1} packets");
+    assert!(w_off >= 4.0 * w_on, "without re-marking the window grows: {w_off:.1} against {w_on:.1}");
+    assert!(on.scheme_counters.get("scc_remarks").copied().unwrap_or(0) > 0);
+    assert!(on.flows.iter().all(|f| f.sender.stats.ecn_cuts > 0), "every flow saw re-marks");
+    let g = goodputs(&on, 0.05);
+    assert!((g[0] / g[1] - 2.0).abs() <= 0.3, "ratio {:.2}", g[0] / g[1]);
+}
+
+// Each class runs its own transport inside its tunnels: by default the paper's (CS: L2DCT),
+// or the one `cc` names.
+#[test]
+fn each_class_runs_its_transport_inside_its_tunnels() {
+    let sim = common::run(&two_tunnels(""), &[]);
+    assert!(sim.flows.iter().all(|f| f.cc_name == "l2dct"), "{:?}", sim.flows.iter().map(|f| f.cc_name).collect::<Vec<_>>());
+    let sim = common::run(&two_tunnels("cc = { cs = \"newreno\" }"), &[]);
+    assert!(sim.flows.iter().all(|f| f.cc_name == "newreno"));
 }

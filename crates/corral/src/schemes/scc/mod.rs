@@ -80,6 +80,8 @@ pub struct SccConfig {
     /// (default 20, the fabric's marking threshold in the paper's Fig. 1).
     pub remark: bool,
     pub remark_threshold: f64,
+    /// Rate validation of the weighted DCTCP underlay (default true; see [`underlay`]).
+    pub validate: bool,
 }
 
 impl Default for SccConfig {
@@ -100,6 +102,7 @@ impl Default for SccConfig {
             cc: BTreeMap::new(),
             remark: true,
             remark_threshold: 20.0,
+            validate: true,
         }
     }
 }
@@ -184,6 +187,8 @@ struct FeedbackMsg {
     tunnel: usize,
     marked: u64,
     total: u64,
+    /// Wire bytes received in the period.
+    bytes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -211,6 +216,7 @@ struct Tunnel {
     /// Receiver-side counts since the last feedback.
     rx_total: u64,
     rx_marked: u64,
+    rx_bytes: u64,
     /// When the underlay last cut the rate.
     last_cut: Option<Time>,
 }
@@ -261,17 +267,20 @@ impl Scc {
         let t = self.tunnels.len();
         let rate = ctx.access_rate(src).bps() as f64;
         let weight = self.divisions[division].w_d;
-        self.tunnels.push(Tunnel { src, dst, division, objective, flows: Vec::new(), under: Underlay::new(rate, rtt.as_secs_f64()), weight, rtt, rx_total: 0, rx_marked: 0, last_cut: None });
+        self.tunnels.push(Tunnel { src, dst, division, objective, flows: Vec::new(), under: Underlay::new(rate, rtt.as_secs_f64()), weight, rtt, rx_total: 0, rx_marked: 0, rx_bytes: 0, last_cut: None });
         self.tunnel_of.insert((src, dst, division), t);
         ctx.tap_host(dst);
         t
     }
 
-    /// The tunnel's RTT now: the largest smoothed RTT of its flows (queueing included, as a
-    /// window-based DCTCP's clock is), its base RTT before any is measured.
+    /// The tunnel's RTT now: the largest smoothed RTT of the flows it serves now (a rate and
+    /// bytes to send; queueing included, as a window-based DCTCP's clock is), its base RTT
+    /// before any is measured. A flow the tunnel holds back keeps the estimate of its last
+    /// packets, which may be long out of date.
     fn rtt_now(&self, ctx: &dyn Ctx, t: usize) -> Time {
         let tunnel = &self.tunnels[t];
-        tunnel.flows.iter().filter_map(|&f| ctx.progress(FlowId(f)).srtt).max().unwrap_or(tunnel.rtt).max(tunnel.rtt)
+        let served = tunnel.flows.iter().map(|&f| ctx.progress(FlowId(f))).filter(|p| p.rate_bps.unwrap_or(0) > 0 && p.backlog() > 0);
+        served.filter_map(|p| p.srtt).max().unwrap_or(tunnel.rtt).max(tunnel.rtt)
     }
 
     /// The underlay's constants for tunnel `t` now (its RTT measured now; the floor one MSS
@@ -283,7 +292,7 @@ impl Scc {
         let mss_bits = (tcp.mss + tcp.header) as f64 * 8.0;
         let w_max = self.divisions.iter().map(|d| d.w_d).fold(1.0, f64::max);
         let line = ctx.access_rate(tunnel.src).bps() as f64;
-        UccParams { mode: self.cfg.ucc, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, floor: mss_bits / rtt, line, w_max }
+        UccParams { mode: self.cfg.ucc, validate: self.cfg.validate, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, floor: mss_bits / rtt, line, w_max }
     }
 
     /// The queue re-marking reads for a packet of `flow` (bytes): the flow's own with
@@ -420,9 +429,9 @@ impl Scc {
             if tunnel.rx_total == 0 {
                 continue;
             }
-            let (marked, total) = (std::mem::take(&mut tunnel.rx_marked), std::mem::take(&mut tunnel.rx_total));
+            let (marked, total, bytes) = (std::mem::take(&mut tunnel.rx_marked), std::mem::take(&mut tunnel.rx_total), std::mem::take(&mut tunnel.rx_bytes));
             let (from, to) = (ctx.net().hosts[host as usize], ctx.net().hosts[tunnel.src as usize]);
-            ctx.send(from, to, Message::new("scc_feedback", self.cfg.feedback_bytes, FeedbackMsg { tunnel: t, marked, total }));
+            ctx.send(from, to, Message::new("scc_feedback", self.cfg.feedback_bytes, FeedbackMsg { tunnel: t, marked, total, bytes }));
         }
         let entry = self.by_dst.get_mut(&host).expect("a receiving host");
         if entry.0.is_empty() {
@@ -548,7 +557,8 @@ impl Scheme for Scc {
             let tunnel = &mut self.tunnels[m.tunnel];
             let hold = Time((rtt.0 as f64 * self.cfg.cut_every) as u64);
             let may_cut = tunnel.last_cut.is_none_or(|at| now >= at + hold);
-            if tunnel.under.feedback(&p, tunnel.weight, m.marked, m.total, may_cut) {
+            let used = m.bytes as f64 * 8.0 / self.cfg.feedback.as_secs_f64();
+            if tunnel.under.feedback(&p, tunnel.weight, m.marked, m.total, used, may_cut) {
                 tunnel.last_cut = Some(now);
             }
             self.rerate(ctx, m.tunnel);
@@ -572,6 +582,7 @@ impl Scheme for Scc {
         }
         let Some(tunnel) = self.tunnels.get_mut(pkt.agg as usize) else { return };
         tunnel.rx_total += 1;
+        tunnel.rx_bytes += pkt.size as u64;
         if pkt.ecn.ce() {
             tunnel.rx_marked += 1;
             pkt.ecn.set_ce(false);
@@ -586,8 +597,9 @@ impl Scheme for Scc {
         let divisions: Vec<serde_json::Value> = self
             .division_of
             .iter()
-            .map(|((tenant, o), &d)| serde_json::json!({ "tenant": tenant, "objective": o.name(), "weight": self.divisions[d].w_d, "max_weight_sum_error": self.divisions[d].max_error }))
+            .map(|((tenant, o), &d)| serde_json::json!({ "id": d, "tenant": tenant, "objective": o.name(), "weight": self.divisions[d].w_d, "max_weight_sum_error": self.divisions[d].max_error }))
             .collect();
+        // Divisions are listed by name; a tunnel's `division` is a division's `id`.
         let tunnels: Vec<serde_json::Value> = self.tunnels.iter().map(|t| serde_json::json!({ "src": t.src, "dst": t.dst, "division": t.division, "weight": t.weight, "rate_bps": t.under.rate })).collect();
         serde_json::json!({ "divisions": divisions, "tunnels": tunnels, "unclassified_flows": self.unclassified })
     }

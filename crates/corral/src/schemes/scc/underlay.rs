@@ -15,6 +15,12 @@
 //!
 //! In both modes a tunnel cuts at most once per RTT, as DCTCP reacts once per window: marks
 //! within an RTT of the last cut (caused by the rate before it) only move α.
+//! - **Rate validation** (`validate`, weighted DCTCP; RFC 7661's idea for windows). A tunnel
+//!   whose flows send less than half its rate grows no further, and a cut starts from the
+//!   rate it used, not the rate it was allowed. **Our choice**: without it a lightly used
+//!   tunnel's rate climbs to line rate, and when marks come, its cut falls on headroom it never
+//!   used while the busy tunnel's cut is real, which left a quarter of the link idle under
+//!   Poisson traffic (Fig. 8b).
 //! - **Tracker** (eqs. 3-4): λ_d = W_d / Σ W'_t and W_t = λ_d W'_t, so a division's tunnel
 //!   weights sum to W_d.
 
@@ -42,6 +48,7 @@ pub struct Underlay {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UccParams {
     pub mode: UccMode,
+    pub validate: bool,
     pub g: f64,
     pub mss_bits: f64,
     pub period_s: f64,
@@ -59,9 +66,10 @@ impl Underlay {
 }
 
 impl Underlay {
-    /// One feedback: `marked` of `total` packets carried CE since the last; weight `w`;
-    /// `may_cut` false within an RTT of the last cut. Returns whether it cut.
-    pub fn feedback(&mut self, p: &UccParams, w: f64, marked: u64, total: u64, may_cut: bool) -> bool {
+    /// One feedback: `marked` of `total` packets carried CE since the last, and the tunnel
+    /// delivered `used` bit/s over the period; weight `w`; `may_cut` false within an RTT of
+    /// the last cut. Returns whether it cut.
+    pub fn feedback(&mut self, p: &UccParams, w: f64, marked: u64, total: u64, used: f64, may_cut: bool) -> bool {
         let f = if total == 0 { 0.0 } else { marked as f64 / total as f64 };
         if p.mode == UccMode::WeightedDctcp {
             self.alpha = (1.0 - p.g) * self.alpha + p.g * f;
@@ -76,7 +84,17 @@ impl Underlay {
                 self.rate = next.clamp(p.floor, p.line);
             }
             UccMode::WeightedDctcp => {
-                let next = if marked == 0 { self.window + w * p.mss_bits * p.period_s / p.rtt_s } else { self.window * (1.0 - self.alpha / 2.0) };
+                let idle = p.validate && used < self.rate / 2.0;
+                let next = if marked == 0 {
+                    if idle {
+                        self.window
+                    } else {
+                        self.window + w * p.mss_bits * p.period_s / p.rtt_s
+                    }
+                } else {
+                    let from = if p.validate { self.window.min(used * p.rtt_s) } else { self.window };
+                    from * (1.0 - self.alpha / 2.0)
+                };
                 self.window = next.clamp(p.floor * p.rtt_s, p.line * p.rtt_s);
                 self.rate = self.window / p.rtt_s;
             }
@@ -106,28 +124,28 @@ mod tests {
 
     /// A feedback every RTT of 100 us; one MSS of 100 bits (+ 1 Mbps per RTT).
     fn params(mode: UccMode) -> UccParams {
-        UccParams { mode, g: 1.0 / 16.0, mss_bits: 100.0, period_s: 1e-4, rtt_s: 1e-4, floor: 1e6, line: 1e9, w_max: 2.0 }
+        UccParams { mode, validate: false, g: 1.0 / 16.0, mss_bits: 100.0, period_s: 1e-4, rtt_s: 1e-4, floor: 1e6, line: 1e9, w_max: 2.0 }
     }
 
     #[test]
     fn weighted_dctcp_adds_by_weight_and_cuts_by_alpha() {
         let p = params(UccMode::WeightedDctcp);
         let mut u = Underlay::new(100e6, 1e-4);
-        u.feedback(&p, 2.0, 0, 10, true);
+        u.feedback(&p, 2.0, 0, 10, 1e12, true);
         assert!((u.rate - 102e6).abs() < 1e-3, "no marks: + W MSS per RTT");
-        assert!(u.feedback(&p, 2.0, 10, 10, true));
+        assert!(u.feedback(&p, 2.0, 10, 10, 1e12, true));
         assert!((u.alpha - 1.0 / 16.0).abs() < 1e-15);
         assert!((u.rate - 102e6 * (1.0 - 1.0 / 32.0)).abs() < 1e-3, "marks: R (1 - alpha/2)");
         let doubled = UccParams { rtt_s: 2e-4, ..p };
-        u.feedback(&doubled, 2.0, 0, 10, true);
+        u.feedback(&doubled, 2.0, 0, 10, 1e12, true);
         assert!((u.rate - u.window / 2e-4).abs() < 1e-6 && u.rate < 60e6, "a queue that doubles the RTT halves the rate at once");
         let (rate, alpha) = (u.rate, u.alpha);
-        assert!(!u.feedback(&p, 2.0, 10, 10, false), "within an RTT of a cut: no cut");
+        assert!(!u.feedback(&p, 2.0, 10, 10, 1e12, false), "within an RTT of a cut: no cut");
         assert_eq!(u.rate, rate);
         assert!(u.alpha > alpha, "but alpha moves");
         u = Underlay::new(1.5e6, 1e-4);
         for _ in 0..100 {
-            u.feedback(&p, 1.0, 10, 10, true);
+            u.feedback(&p, 1.0, 10, 10, 1e12, true);
         }
         assert_eq!(u.rate, 1e6, "never below the floor");
     }
@@ -142,8 +160,8 @@ mod tests {
         for i in 0..200_000 {
             let over = a.rate + b.rate > 1e9;
             let m = if over { 10 } else { 0 };
-            a.feedback(&p, 2.0, m, 10, true);
-            b.feedback(&p, 1.0, m, 10, true);
+            a.feedback(&p, 2.0, m, 10, 1e12, true);
+            b.feedback(&p, 1.0, m, 10, 1e12, true);
             if i >= 100_000 {
                 (sa, sb) = (sa + a.rate, sb + b.rate);
             }
@@ -151,15 +169,31 @@ mod tests {
         assert!((sa / sb - 2.0).abs() < 0.3, "ratio {}", sa / sb);
     }
 
+    // Validation: a tunnel that uses 100 of its 500 Mbps does not grow; marks cut it from
+    // what it used (100 Mbps), not from 500.
+    #[test]
+    fn an_underused_rate_does_not_grow_and_a_cut_starts_from_use() {
+        let p = UccParams { validate: true, ..params(UccMode::WeightedDctcp) };
+        let mut u = Underlay::new(500e6, 1e-4);
+        u.feedback(&p, 1.0, 0, 10, 100e6, true);
+        assert_eq!(u.rate, 500e6, "no growth while it uses less than half");
+        u.feedback(&p, 1.0, 0, 10, 400e6, true);
+        assert!((u.rate - 501e6).abs() < 1e-3, "growth while it uses its rate");
+        u.alpha = 0.5;
+        u.feedback(&p, 1.0, 10, 10, 100e6, true);
+        let expect = 100e6 * (1.0 - (0.5 * 15.0 / 16.0 + 1.0 / 16.0) / 2.0);
+        assert!((u.rate - expect).abs() < 1e-3, "{} against {expect}", u.rate);
+    }
+
     #[test]
     fn the_papers_law_is_multiplicative_with_normalised_weights() {
         let p = params(UccMode::Paper);
         let mut u = Underlay::new(100e6, 1e-4);
-        u.feedback(&p, 1.0, 0, 10, true);
+        u.feedback(&p, 1.0, 0, 10, 1e12, true);
         assert_eq!(u.rate, 150e6, "(1 + W/W_max) R");
-        u.feedback(&p, 4.0, 5, 10, true);
+        u.feedback(&p, 4.0, 5, 10, 1e12, true);
         assert_eq!(u.rate, 75e6, "(1 - alpha W) R with W capped at 1: alpha 0.5");
-        u.feedback(&p, 2.0, 10, 10, true);
+        u.feedback(&p, 2.0, 10, 10, 1e12, true);
         assert_eq!(u.rate, 1e6, "a full cut stops at the floor, never negative");
     }
 
