@@ -1,4 +1,5 @@
-"""SCC reproduction (stacked congestion control, section II-B and V): `corral reproduce scc`.
+"""SCC reproduction (stacked congestion control, sections II-B, V and VI): `corral
+reproduce scc`.
 
 Runs the paper's single-bottleneck motivation (`fig1.toml`: LS 2 KB flows at 400 Mbps under
 DCTCP, DS 2-198 KB flows with 5-25 ms deadlines under D2TCP, CS 2-198 KB flows under L2DCT)
@@ -7,15 +8,18 @@ and measures from the result tables only:
 - Fig. 1: each class alone on a 500 Mbps bottleneck, and LS with DS, DS with CS on 1000
   Mbps, at DS/CS loads of 20, 50 and 80 % (of 500 Mbps): LS latency, DS deadline misses, CS
   average FCT;
-- Fig. 4: DS with CS under SCC (one tunnel per class, weights equal, in-tunnel scheduling)
-  against the same without SCC;
-- weighted sharing: two CS tunnels weighted 2:1 on 1 Gbps (`weights.toml`).
+- Fig. 4: DS with CS under SCC (one tunnel per class, weights equal, in-tunnel scheduling,
+  the paper's transports inside) against the same without SCC; Fig. 5: the same with FIFO
+  tunnels;
+- Fig. 8b: two DS tenants needing 600 Mbps each, weighted 2:1, with and without SCC;
+- weighted sharing: two CS tunnels weighted 2:1 on 1 Gbps (`weights.toml`), with DCTCP and
+  with L2DCT inside.
 
 LS latency is the paper's per-packet RTT, built from what corral records: each LS data
 packet's one-way delay (latency.parquet, every packet) plus the ACK's unloaded way back
-(three 50 us links and a 40 B ACK's serialization: the reverse path carries only ACKs). Later figures
-(5-12: the leaf-spine fabric, pFabric, D2TCP and L2DCT alone, oversubscription, strict
-priority) are not run yet. `--quick` runs one seed.
+(three 50 us links and a 40 B ACK's serialization: the reverse path carries only ACKs).
+The large-scale figures (6, 8a-12) run on the leaf-spine fabric (`scc_fabric`). `--quick`
+runs one seed, and the fabric with 8 hosts per ToR and shorter runs.
 """
 
 from __future__ import annotations
