@@ -12,12 +12,13 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from .tables import TABLES, to_frame
 from .outdir import atomic_dir
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass

@@ -4,23 +4,38 @@ The native core defines the output schema once (`corral._core.schemas()`: table 
 with their types) and hands back each table as a dict of column name -> Python list. Here
 each one becomes a polars DataFrame with that schema, so that an empty table (a run without
 drops, say) still has the documented columns and dtypes. The README documents the columns.
+
+polars is imported on first use (`SCHEMAS`, `to_frame`), not with the module: it takes a
+fifth of a second, which `corral run` spends while the simulation runs instead.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 
-_TYPES = {"int": pl.Int64, "float": pl.Float64, "str": pl.Utf8, "bool": pl.Boolean}
+if TYPE_CHECKING:
+    import polars as pl
 
-SCHEMAS: dict[str, dict[str, pl.DataType]] = {
-    name: {col: _TYPES[ty] for col, ty in cols} for name, cols in _core.schemas().items()
-}
+TABLES: tuple[str, ...] = tuple(_core.schemas())
 
-TABLES: tuple[str, ...] = tuple(SCHEMAS)
+
+@functools.cache
+def schemas() -> dict[str, dict[str, pl.DataType]]:
+    """Every table's documented columns and their polars dtypes."""
+    import polars as pl
+
+    types = {"int": pl.Int64, "float": pl.Float64, "str": pl.Utf8, "bool": pl.Boolean}
+    return {name: {col: types[ty] for col, ty in cols} for name, cols in _core.schemas().items()}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SCHEMAS":  # `from corral.tables import SCHEMAS`, built on first use
+        return schemas()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def to_frame(name: str, columns: Mapping[str, Sequence] | None) -> pl.DataFrame:
@@ -29,7 +44,9 @@ def to_frame(name: str, columns: Mapping[str, Sequence] | None) -> pl.DataFrame:
     Columns beyond the schema are kept (after the documented ones) so that no data is lost;
     documented columns that are missing are an error, because every consumer relies on them.
     """
-    schema = SCHEMAS[name]
+    import polars as pl
+
+    schema = schemas()[name]
     columns = dict(columns or {})
     missing = [c for c in schema if c not in columns]
     if columns and missing:
