@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""corral benchmark: wall time, event rate and packet rate of two reference scenarios.
+"""corral benchmark: wall time, event rate and packet rate of reference scenarios.
 
-    python bench/run.py              # both cases, median of 3 runs each
+    python bench/run.py              # the packet-level cases (median of 3 runs each), alloc
     python bench/run.py --runs 5     # more repetitions
     python bench/run.py --case fat_tree_k8_dctcp --json out.json
     python bench/run.py --only alloc # only the max-min allocation benchmark (bench/alloc.py)
     python bench/run.py --only packet
     python bench/run.py --only fluid # fluid vs packet level, bench/fat_tree_k8_websearch.toml
                                      # (--fluid-only: skip the slow packet-level run)
+    python bench/run.py --only scaling          # ns/event and peak RSS at k = 4, 8, 12, 16
+    python bench/run.py --only packet --htsim PATH
+                                     # also corral against htsim, interleaved (bench/README.md)
 
 Cases:
   (a) outcast_case1_12   TCP Outcast Case I, 12 six-hop flows + 1 two-hop flow into one
                          16 KB drop-tail port of a k=4 fat-tree, 1 Gbps, 0.5 s simulated
                          (python/corral/scenarios/outcast/case1_12.toml).
   (b) fat_tree_k8_dctcp  k=8 fat-tree (128 hosts), 10 Gbps, DCTCP, permutation of 128
-                         long-lived flows, ECMP, 100 ms simulated (bench/fat_tree_k8_dctcp.toml);
-                         compared with htsim's published 2.8 s median for the same setup.
+                         long-lived flows, ECMP, 100 ms simulated (bench/fat_tree_k8_dctcp.toml).
+  (c) fat_tree_k16_dctcp the same at k=16 (1024 hosts), 20 ms simulated.
+  (d) dumbbell_newreno   eight NewReno flows through a 1 Gbps dumbbell, 10 s simulated.
+
+With --htsim PATH, cases (b) and (c) also run as whole processes interleaved with htsim's
+DCTCP permutation binary and the ratio of median wall times is printed (bench/side_by_side.py);
+without it no ratio to htsim is printed.
 
 Each run goes through the installed native module directly (corral._core), as the Python
 API does: build the simulation, run it to the end, collect the result tables. Timed phases:
@@ -39,11 +47,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HTSIM_MEDIAN_S = 2.8  # htsim's published median wall time for case (b)
 
 CASES = {
     "outcast_case1_12": ROOT / "python" / "corral" / "scenarios" / "outcast" / "case1_12.toml",
     "fat_tree_k8_dctcp": ROOT / "bench" / "fat_tree_k8_dctcp.toml",
+    "fat_tree_k16_dctcp": ROOT / "bench" / "fat_tree_k16_dctcp.toml",
+    "dumbbell_newreno": ROOT / "bench" / "dumbbell_newreno.toml",
 }
 
 
@@ -129,10 +138,6 @@ def bench_case(core, name: str, path: Path, n: int) -> dict:
         "packets_delivered_per_s_total": s["packets_delivered"] / total_s,
         "sim_seconds_per_wall_second": s["sim_time_s"] / run_s,
     }
-    if name == "fat_tree_k8_dctcp":
-        out["htsim_median_s"] = HTSIM_MEDIAN_S
-        out["speedup_vs_htsim_total"] = HTSIM_MEDIAN_S / total_s
-        out["speedup_vs_htsim_run"] = HTSIM_MEDIAN_S / run_s
     return out
 
 
@@ -164,12 +169,6 @@ def report(machine: dict, results: list[dict]) -> str:
             f"  dropped        {r['packets_dropped']:,};  Jain index {r['jain_index']:.3f};"
             f"  {r['sim_seconds_per_wall_second']:.3f} simulated s per wall s",
         ]
-        if "htsim_median_s" in r:
-            lines.append(
-                f"  vs htsim       published median {r['htsim_median_s']} s -> corral is "
-                f"{r['speedup_vs_htsim_total']:.2f}x faster (total), {r['speedup_vs_htsim_run']:.2f}x (event loop only);"
-                " different machines, compare with care"
-            )
         lines.append("")
     return "\n".join(lines)
 
@@ -179,7 +178,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="repetitions per case (median reported; default 3)")
     ap.add_argument("--case", choices=sorted(CASES), action="append", help="run only this case (repeatable)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
-    ap.add_argument("--only", choices=["packet", "alloc", "fluid"], help="run only the packet-level cases, the allocation benchmark, or fluid vs packet")
+    ap.add_argument("--only", choices=["packet", "alloc", "fluid", "scaling"],
+                    help="run only the packet-level cases, the allocation benchmark, fluid vs packet, or the scaling table")
+    ap.add_argument("--htsim", type=Path, help="htsim's DCTCP permutation binary: also time it against corral, interleaved")
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
     args = ap.parse_args()
     if args.runs < 1:
@@ -198,12 +199,25 @@ def main() -> int:
         "python": platform.python_version(),
         "corral": core.version() if hasattr(core, "version") else "?",
     }
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import side_by_side
+
     results = []
-    cases = [] if args.only in ("alloc", "fluid") else (args.case or list(CASES))
+    cases = [] if args.only in ("alloc", "fluid", "scaling") else (args.case or list(CASES))
     for name in cases:
         print(f"{name}: {args.runs} runs ...", file=sys.stderr, flush=True)
         results.append(bench_case(core, name, CASES[name], args.runs))
     print(report(machine, results))
+    htsim_results = None
+    if args.htsim:
+        with_htsim = [c for c in cases if c in side_by_side.HTSIM_CASES]
+        print(f"htsim side by side: {', '.join(with_htsim)} ...", file=sys.stderr, flush=True)
+        htsim_results = side_by_side.side_by_side(args.htsim, args.runs, with_htsim)
+        print(side_by_side.side_by_side_report(htsim_results) + "\n")
+    scaling_results = None
+    if args.only == "scaling":
+        scaling_results = side_by_side.scaling(args.runs)
+        print(side_by_side.scaling_report(scaling_results))
     fluid_results = None
     if args.only == "fluid":
         path = ROOT / "bench" / "fat_tree_k8_websearch.toml"
@@ -223,15 +237,15 @@ def main() -> int:
             fluid_results["speedup"] = sp
             print(f"  fluid is {sp:.1f}x faster than packet level")
     alloc_results = None
-    if args.only not in ("packet", "fluid") and not args.case:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if args.only not in ("packet", "fluid", "scaling") and not args.case:
         import alloc as alloc_bench
 
         print("alloc: 1k, 10k, 100k flows ...", file=sys.stderr, flush=True)
         alloc_results = alloc_bench.bench_alloc(runs=max(args.runs, 3))
         print(alloc_bench.report(alloc_results))
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine, "results": results, "alloc": alloc_results, "fluid": fluid_results}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"machine": machine, "results": results, "alloc": alloc_results, "fluid": fluid_results,
+                                          "htsim": htsim_results, "scaling": scaling_results}, indent=2) + "\n")
     return 0
 
 

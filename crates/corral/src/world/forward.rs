@@ -6,7 +6,7 @@
 //! packet to the scheme first. Serialization takes size/rate; the packet arrives at the peer
 //! one propagation delay after its last bit left.
 
-use super::{Event, Simulation};
+use super::{path_cache, Event, Simulation};
 use crate::ids::{PktId, PortId};
 use crate::net::queue::{Admit, Arrival, Discipline};
 use crate::net::{NodeKind, PacketKind};
@@ -31,13 +31,30 @@ impl Simulation {
             self.arena.get_mut(pkt).ridx += 1;
             out
         } else if p.waypoint == NO_WAYPOINT {
-            // The common case: straight to the destination, one rule-based pick.
-            let cands = self.routes.candidates(node, p.dst);
-            if cands.len() == 1 {
-                cands[0]
+            // The common case: straight to the destination, one rule-based pick, or the
+            // flow's learned path when the rule always picks the same.
+            let (flow, dst, leg, hop) = (p.flow, p.dst, p.leg, p.ridx);
+            let cached = path_cache::cacheable(leg);
+            let data = cached && dst == self.hot[flow.idx()].dst;
+            if let Some(out) = self.paths.get(flow.idx()).and_then(|path| path.get(leg, data, hop)).filter(|_| cached) {
+                self.arena.get_mut(pkt).ridx += 1;
+                out
             } else {
-                let hop = Hop { flow: p.flow, dst: p.dst, waypoint: NO_WAYPOINT, leg: p.leg };
-                self.router.pick_toward(&self.routes, &self.net, node, cands, &hop)
+                let cands = self.routes.candidates(node, dst);
+                let out = if cands.len() == 1 {
+                    cands[0]
+                } else {
+                    let h = Hop { flow, dst, waypoint: NO_WAYPOINT, leg };
+                    self.router.pick_toward(&self.routes, &self.net, node, cands, &h)
+                };
+                if cached {
+                    if self.paths.len() <= flow.idx() {
+                        self.paths.resize_with(self.hot.len().max(flow.idx() + 1), Default::default);
+                    }
+                    self.paths[flow.idx()].learn(leg, data, hop, out);
+                    self.arena.get_mut(pkt).ridx += 1;
+                }
+                out
             }
         } else {
             let mut hop = Hop { flow: p.flow, dst: p.dst, waypoint: p.waypoint, leg: p.leg };

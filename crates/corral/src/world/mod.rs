@@ -9,6 +9,7 @@ mod endpoints;
 mod forward;
 mod hosts;
 mod make_flow;
+mod path_cache;
 mod rpc;
 pub mod results;
 mod sampling;
@@ -137,6 +138,8 @@ pub struct Simulation {
     pub flows: Vec<Flow>,
     /// Per flow, what the per-packet path reads.
     pub hot: Vec<FlowHot>,
+    /// Per flow (grown on demand), its learned path ([`path_cache`]).
+    paths: Vec<path_cache::FlowPath>,
     events: EventQueue<Event>,
     arena: PacketArena,
     pub metrics: Metrics,
@@ -265,6 +268,7 @@ impl Simulation {
             routes: b.routes,
             flows,
             hot,
+            paths: Vec::new(),
             events,
             arena: PacketArena::default(),
             metrics,

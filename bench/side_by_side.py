@@ -1,0 +1,109 @@
+"""Side-by-side timing of corral against htsim, and corral's cost per event as fat-trees grow.
+
+`side_by_side(htsim, runs)`: each case runs as a whole process, corral and htsim interleaved
+(A B A B ...), and the ratio of the medians of their wall times is reported (corral /
+htsim: below 1 is faster). corral's process imports the installed native module, builds
+the scenario, runs it and collects its results (`bench/run.py`'s phases), so both sides pay
+their own start-up. htsim is the DCTCP permutation binary built as `bench/README.md` says.
+
+`scaling(ks, runs)`: the DCTCP permutation on k = 4, 8, 12, 16 fat-trees (`fat_tree_k8_dctcp.toml`
+with `topology.k` and a duration that keeps each run near a second), each in its own process:
+events, ns per event, peak resident memory.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+
+# case -> (corral scenario, htsim arguments). htsim's fat-tree size follows -nodes (k^3/4).
+HTSIM_CASES = {
+    "fat_tree_k8_dctcp": (BENCH / "fat_tree_k8_dctcp.toml", ["-nodes", "128", "-conns", "128", "-q", "100", "-end", "100"]),
+    "fat_tree_k16_dctcp": (BENCH / "fat_tree_k16_dctcp.toml", ["-nodes", "1024", "-conns", "1024", "-q", "100", "-end", "20"]),
+}
+
+# One corral run in a fresh process: prints events and peak RSS (KB) as JSON.
+CORRAL_PROCESS = """
+import json, resource, sys, time
+import corral._core as core
+path = sys.argv[1]
+t0 = time.perf_counter()
+sim = core.Simulation(open(path).read(), sys.argv[2:], path)
+t1 = time.perf_counter()
+sim.run_until(sim.duration_ps)
+t2 = time.perf_counter()
+sim.results()
+print(json.dumps({"events": sim.events, "build_s": t1 - t0, "run_s": t2 - t1,
+                  "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def corral_process(scenario: Path, overrides: list[str] = ()) -> tuple[float, dict]:
+    """Wall time of one corral run as a whole process, and what it printed."""
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", CORRAL_PROCESS, str(scenario), *overrides], capture_output=True, text=True, check=True)
+    return time.perf_counter() - t0, json.loads(out.stdout)
+
+
+def htsim_process(binary: Path, args: list[str], seed: int) -> float:
+    """Wall time of one htsim run (its log goes to a temporary folder)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        subprocess.run([str(binary), "-o", str(Path(tmp) / "log.dat"), "-seed", str(seed), *args], cwd=tmp, capture_output=True, check=True)
+        return time.perf_counter() - t0
+
+
+def side_by_side(htsim: Path, runs: int, cases: list[str] | None = None) -> list[dict]:
+    results = []
+    for name in cases or list(HTSIM_CASES):
+        scenario, args = HTSIM_CASES[name]
+        ours, theirs = [], []
+        for i in range(runs):
+            ours.append(corral_process(scenario)[0])
+            theirs.append(htsim_process(htsim, args, seed=i + 1))
+            print(f"  {name} {i + 1}/{runs}: corral {ours[-1]:.3f} s, htsim {theirs[-1]:.3f} s", file=sys.stderr, flush=True)
+        results.append({"case": name, "corral_s": ours, "htsim_s": theirs,
+                        "ratio": statistics.median(ours) / statistics.median(theirs)})
+    return results
+
+
+def side_by_side_report(results: list[dict]) -> str:
+    lines = ["corral against htsim (whole processes, interleaved; ratio of medians, below 1 = corral faster)"]
+    for r in results:
+        lines.append(f"  {r['case']:<20} corral {statistics.median(r['corral_s']):.3f} s, htsim {statistics.median(r['htsim_s']):.3f} s"
+                     f" -> {r['ratio']:.2f}  (runs: corral {', '.join(f'{x:.2f}' for x in r['corral_s'])};"
+                     f" htsim {', '.join(f'{x:.2f}' for x in r['htsim_s'])})")
+    return "\n".join(lines)
+
+
+# k -> simulated time keeping each run near a second on the 2-core machine.
+SCALING = {4: "400ms", 8: "100ms", 12: "30ms", 16: "12ms"}
+
+
+def scaling(runs: int) -> list[dict]:
+    out = []
+    for k, duration in SCALING.items():
+        samples = [corral_process(BENCH / "fat_tree_k8_dctcp.toml", [f"topology.k={k}", f"duration={duration}"])[1] for _ in range(runs)]
+        run_s = statistics.median(s["run_s"] for s in samples)
+        events = samples[0]["events"]
+        out.append({"k": k, "hosts": k**3 // 4, "duration": duration, "events": events, "run_s": run_s,
+                    "ns_per_event": run_s / events * 1e9, "peak_rss_mb": max(s["peak_rss_kb"] for s in samples) / 1024})
+        print(f"  scaling k={k}: {out[-1]['ns_per_event']:.0f} ns/event", file=sys.stderr, flush=True)
+    return out
+
+
+def scaling_report(rows: list[dict]) -> str:
+    lines = ["cost per event as the fat-tree grows (DCTCP permutation, fat_tree_k8_dctcp.toml with topology.k)",
+             "   k  hosts  simulated      events   run s  ns/event  peak RSS MB"]
+    for r in rows:
+        lines.append(f"  {r['k']:>2} {r['hosts']:>6} {r['duration']:>10} {r['events']:>11,} {r['run_s']:>7.3f} {r['ns_per_event']:>9.0f} {r['peak_rss_mb']:>12.1f}")
+    return "\n".join(lines)
