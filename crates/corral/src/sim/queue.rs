@@ -3,6 +3,11 @@
 //! Ties in time are broken by the order in which events were scheduled, so a run is fully
 //! determined by the scenario and seed. Popping asserts that simulated time never runs
 //! backwards.
+//!
+//! A pop leaves the popped entry at the root until the queue is next touched: most events
+//! schedule another (a packet's next hop), and that one then takes the root's place with a
+//! single sift down, instead of a pop's sift and a push's sift. The order of events is the
+//! same as with a plain pop and push.
 
 use crate::units::Time;
 use std::cmp::Ordering;
@@ -37,17 +42,28 @@ pub struct EventQueue<E> {
     seq: u64,
     now: Time,
     popped: u64,
+    /// The root is an event already popped, to be replaced or removed.
+    spent_root: bool,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), seq: 0, now: Time::ZERO, popped: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
+    }
+
+    /// Removes the popped event still at the root, if any.
+    #[inline]
+    fn drop_spent_root(&mut self) {
+        if self.spent_root {
+            self.spent_root = false;
+            self.heap.pop();
+        }
     }
 
     /// Current simulated time: the time of the last popped event.
@@ -61,11 +77,11 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.spent_root as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Schedules `event` at absolute time `at`, which must not be in the past.
@@ -73,17 +89,28 @@ impl<E> EventQueue<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let key = ((at.0 as u128) << 64) | self.seq as u128;
         self.seq += 1;
-        self.heap.push(Entry { key, event });
+        if self.spent_root {
+            self.spent_root = false;
+            // The new entry takes the spent root's place (PeekMut sifts it down when dropped).
+            *self.heap.peek_mut().expect("a spent root") = Entry { key, event };
+        } else {
+            self.heap.push(Entry { key, event });
+        }
     }
 
     /// Time of the next event, if any.
-    pub fn peek_time(&self) -> Option<Time> {
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.drop_spent_root();
         self.heap.peek().map(|e| Time((e.key >> 64) as u64))
     }
 
     /// Pops the earliest event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
+        self.drop_spent_root();
+        let e = self.heap.peek()?;
+        let (key, event) = (e.key, e.event);
+        self.spent_root = true;
+        let e = Entry { key, event };
         let t = Time((e.key >> 64) as u64);
         assert!(t >= self.now, "simulated time ran backwards");
         self.now = t;
