@@ -19,12 +19,13 @@
 //!   or equally (`false`, the paper's testbed: a FIFO tunnel, approximated by equal shares).
 //!   A flow is TCP with its class's controller (`cc`; the paper's DCTCP, D2TCP and L2DCT by
 //!   default), window on, capped at its share by a token bucket.
-//! - **Re-marking** (section III-B, "the tunnel re-marks ECN"). The bytes a flow's window
-//!   lets it send that wait for its rate are its queue in the tunnel. The receiving shim,
-//!   after it clears the underlay's mark, marks CE again when that queue is above
-//!   `remark_threshold` packets: the flow's own sub-queue with in-tunnel scheduling, the whole
-//!   tunnel's with a FIFO tunnel. The flow's transport then holds its window near its rate
-//!   times its RTT. The queue is read when the packet arrives rather than when it left
+//! - **Re-marking** (section III, "Congestion Signal": "SCC remarks the ECN bit based on
+//!   concurrent queue length and properties of flows inside the tunnel"). The bytes a flow's
+//!   window lets it send that wait for its rate are its queue in the tunnel. The receiving
+//!   shim, after it clears the underlay's mark, marks CE again when that queue is above
+//!   `remark_threshold` packets: the flow's own sub-queue with in-tunnel scheduling, the
+//!   whole tunnel's with a FIFO tunnel. The flow's transport then holds its window near its
+//!   rate times its RTT. The queue is read when the packet arrives rather than when it left
 //!   (a one-way delay later). Every flow in a tunnel is ECN-capable (the shim sets ECT), so a
 //!   loss-based controller inside reacts to the marks as RFC 3168 says (halving) instead of
 //!   to drops at a tunnel queue limit.
