@@ -12,6 +12,8 @@ and measures from the result tables only:
   the paper's transports inside) against the same without SCC; Fig. 5: the same with FIFO
   tunnels;
 - Fig. 8b: two DS tenants needing 600 Mbps each, weighted 2:1, with and without SCC;
+- Fig. 3: the testbed (`star.toml`: 16 hosts on one switch), CS alone, CS with DS, and all
+  three classes, without SCC and under SCC with FIFO tunnels (the testbed's);
 - weighted sharing: two CS tunnels weighted 2:1 on 1 Gbps (`weights.toml`), with DCTCP and
   with L2DCT inside.
 
@@ -42,6 +44,11 @@ SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "scc"))
 FIG1 = SCENARIO_DIR / "fig1.toml"
 WEIGHTS = SCENARIO_DIR / "weights.toml"
 FABRIC = SCENARIO_DIR / "fabric.toml"
+STAR = SCENARIO_DIR / "star.toml"
+# Fig. 3 (the testbed): the classes each case runs, and the testbed's SCC (FIFO tunnels, each
+# division weighted by its 5 senders' tunnels: one MSS per RTT each).
+STAR_CASES = (("CS", ("CS",)), ("CS+DS", ("DS", "CS")), ("CS+DS+LS", ("LS", "DS", "CS")))
+STAR_WEIGHT = 5.0
 KIND = "reproduce-scc"
 LOADS = (0.2, 0.5, 0.8)
 CLASSES = ("LS", "DS", "CS")  # the order of fig1.toml's [[traffic]] blocks
@@ -105,11 +112,15 @@ def jobs(seeds: list[int], quick: bool = True, overrides: tuple[str, ...] = ()) 
             rate = TENANT_NEED / MEAN_BITS
             ov = (f"seed={seed}", "topology.bottleneck_rate=1Gbps", f"traffic.0.rate={rate}", f"traffic.1.rate={rate}", *overrides)
             out.append(Job(tenants_text(scc), ov, {"study": "tenants", "case": "SCC" if scc else "D2TCP", "load": None, "seed": seed}))  # type: ignore[arg-type]
+        for case, classes in STAR_CASES:
+            for variant in ("none", "scc_fifo"):
+                text = scc_fabric.case_text(STAR.read_text(), classes, variant, STAR_WEIGHT)
+                out.append(Job(text, (f"seed={seed}", *overrides), {"study": "star", "case": case, "variant": variant, "load": None, "seed": seed}))  # type: ignore[arg-type]
     return out + scc_fabric.jobs(FABRIC.read_text(), seeds, quick, overrides)
 
 
 def measure(job: Job, res: Results) -> dict[str, Any]:
-    if job.labels["study"] == "fabric":
+    if job.labels["study"] in ("fabric", "star"):
         return scc_fabric.measure(job.labels, res)
     row: dict[str, Any] = dict(job.labels)
     flows = res.tables()["flows"]
@@ -182,6 +193,15 @@ def claims(r: Report) -> list[dict[str, Any]]:
         "; ".join(f"{int(l * 100)} %: DS {d:.2f}x, CS {c:.2f}x" if d is not None and c is not None else f"{int(l * 100)} %: –" for l, (d, c) in by_load.items()),
         all(d is not None and c is not None and d <= 1.03 and c <= 1.03 for d, c in by_load.values()),
         "in-tunnel over FIFO tunnels (medians over seeds), Fig. 1's setup; no misses either way counts as 1.00x")
+    star = {case: (ratio(runs, "cs_afct_s", {"study": "star", "case": case, "variant": "scc_fifo"}, {"study": "star", "case": case, "variant": "none"}),
+                   ratio(runs, "ds_miss", {"study": "star", "case": case, "variant": "none"}, {"study": "star", "case": case, "variant": "scc_fifo"}))
+            for case, _ in STAR_CASES}
+    alone = star["CS"][0]
+    add("Fig. 3", "testbed, CS alone at 400 Mbps: SCC leaves CS AFCT the same (within 10 %)", f"{median_range(alone, '.2f')}x",
+        bool(alone) and abs(median(alone) - 1) <= 0.1, "16-host star, FIFO tunnels (the testbed has no in-tunnel algorithms)")
+    add("Fig. 3", "testbed, CS+DS and CS+DS+LS: SCC's CS AFCT and DS misses against no SCC (paper: -17 % and 2x fewer; -53 % and 1x)",
+        "; ".join(f"{case}: CS AFCT {median_range(c, '.2f')}x, DS misses {median_range(d, '.2f')}x fewer" for case, (c, d) in star.items() if case != "CS"),
+        "reported", "loads ours: CS 400, DS 300, LS 200 Mbps (star.toml)")
     a, b = per_seed(runs, "miss_A", study="tenants", case="SCC"), per_seed(runs, "miss_B", study="tenants", case="SCC")
     add("Fig. 8b", f"two DS tenants needing 600 Mbps each on 1 Gbps, weighted {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}: A meets nearly all deadlines (<= 5 % missed), B misses more",
         f"A {median_range(a, '.1%')}, B {median_range(b, '.1%')} missed", bool(a) and bool(b) and median(a) <= 0.05 and median(b) > median(a))

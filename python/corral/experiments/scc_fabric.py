@@ -59,8 +59,10 @@ CASES: tuple[tuple[str, str, tuple[str, ...], str, float, tuple[str, ...]], ...]
 )
 
 
-def case_text(fabric: str, classes: tuple[str, ...], variant: str) -> str:
-    """fabric.toml with only `classes`' [[traffic]] blocks, under `variant` (module doc)."""
+def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float = DIVISION_WEIGHT) -> str:
+    """A scenario with one [[traffic]] block per class (LS, DS, CS, in that order, as
+    fabric.toml and star.toml) keeping only `classes`' blocks, under `variant` (module doc),
+    SCC's divisions weighted `weight` each."""
     head, *blocks = fabric.split("\n[[traffic]]\n")
     kept = {c: b for c, b in zip(CLASSES, blocks) if c in classes}
     switch = 'queue = "ecn"\necn_threshold = "20pkt"\n'
@@ -79,7 +81,7 @@ def case_text(fabric: str, classes: tuple[str, ...], variant: str) -> str:
     elif variant == "priority":
         head = head.replace(switch, switch.replace('"ecn"', '"priority"') + '\n[switch.priority]\nclasses = 2\nclass = "ecn"\n')
     if variant.startswith("scc"):
-        weights = ", ".join(f'"{c.lower()}/{c}" = {DIVISION_WEIGHT}' for c in CLASSES)
+        weights = ", ".join(f'"{c.lower()}/{c}" = {weight}' for c in CLASSES)
         head += f'\n[scheme]\nkind = "scc"\nweights = {{ {weights} }}\n'
     if variant == "scc_fifo":
         head += "in_tunnel = false\n"
