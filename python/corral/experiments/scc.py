@@ -70,15 +70,9 @@ TENANT_WEIGHTS = ("2.0", "1.0")  # Fig. 8b: A's and B's W_d (our choice: A's sha
 
 
 def case_text(classes: tuple[str, ...], scc: bool) -> str:
-    """fig1.toml with only `classes`' [[traffic]] blocks, under SCC if asked."""
-    text = FIG1.read_text()
-    head, *blocks = text.split("\n[[traffic]]\n")
-    kept = [b for cls, b in zip(CLASSES, blocks) if cls in classes]
-    if scc:
-        kept = [b.replace('transport = "dctcp"', 'transport = "scheme"').replace('transport = "d2tcp"', 'transport = "scheme"')
-                .replace('transport = "l2dct"', 'transport = "scheme"') for b in kept]
-        head += '\n[scheme]\nkind = "scc"\n'
-    return head + "".join("\n[[traffic]]\n" + b for b in kept)
+    """fig1.toml with only `classes`' [[traffic]] blocks, under SCC (default weights) if
+    asked."""
+    return scc_fabric.case_text(FIG1.read_text(), classes, "scc" if scc else "none", weight=None)
 
 
 def tenants_text(scc: bool) -> str:

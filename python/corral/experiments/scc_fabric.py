@@ -59,10 +59,10 @@ CASES: tuple[tuple[str, str, tuple[str, ...], str, float, tuple[str, ...]], ...]
 )
 
 
-def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float = DIVISION_WEIGHT) -> str:
+def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float | None = DIVISION_WEIGHT) -> str:
     """A scenario with one [[traffic]] block per class (LS, DS, CS, in that order, as
-    fabric.toml and star.toml) keeping only `classes`' blocks, under `variant` (module doc),
-    SCC's divisions weighted `weight` each."""
+    fabric.toml, star.toml and fig1.toml) keeping only `classes`' blocks, under `variant`
+    (module doc), SCC's divisions weighted `weight` each (None: SCC's default weights)."""
     head, *blocks = fabric.split("\n[[traffic]]\n")
     kept = {c: b for c, b in zip(CLASSES, blocks) if c in classes}
     switch = 'queue = "ecn"\necn_threshold = "20pkt"\n'
@@ -81,8 +81,9 @@ def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float
     elif variant == "priority":
         head = head.replace(switch, switch.replace('"ecn"', '"priority"') + '\n[switch.priority]\nclasses = 2\nclass = "ecn"\n')
     if variant.startswith("scc"):
-        weights = ", ".join(f'"{c.lower()}/{c}" = {weight}' for c in CLASSES)
-        head += f'\n[scheme]\nkind = "scc"\nweights = {{ {weights} }}\n'
+        head += '\n[scheme]\nkind = "scc"\n'
+        if weight is not None:
+            head += "weights = { " + ", ".join(f'"{c.lower()}/{c}" = {weight}' for c in CLASSES) + " }\n"
     if variant == "scc_fifo":
         head += "in_tunnel = false\n"
     elif variant == "scc_dctcp":

@@ -9,32 +9,8 @@ use crate::common;
 /// 65, RTO_min 1 ms, and web-search flows into h8 at 70 % of its link, optionally with a
 /// deadline 10 s after each start.
 fn websearch(cc: &str, deadline: &str) -> String {
-    format!(
-        r#"
-seed = 3
-duration = "400ms"
-[topology]
-kind = "dumbbell"
-senders = 8
-receivers = 1
-link_rate = "10Gbps"
-link_delay = "10us"
-[switch]
-buffer = "200pkt"
-queue = "ecn"
-ecn_threshold = "65pkt"
-[transport]
-cc = {cc}
-ecn = true
-min_rto = "1ms"
-[[traffic]]
-pattern = "many_to_one"
-dst = "h8"
-size = {{ cdf = "websearch" }}
-load = 0.7
-{deadline}
-"#
-    )
+    let switch = "buffer = \"200pkt\"\nqueue = \"ecn\"\necn_threshold = \"65pkt\"";
+    common::websearch_into_h8(0.7, switch, &format!("cc = {cc}\necn = true\nmin_rto = \"1ms\""), deadline)
 }
 
 fn fcts(sim: &corral::Simulation) -> Vec<Option<corral::units::Time>> {

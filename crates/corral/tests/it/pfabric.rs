@@ -6,28 +6,9 @@ use crate::common;
 /// Web-search flows from 8 senders into h8 at 60 % of its 10 Gbps link (10 us links: base
 /// RTT about 65 us, one BDP about 50 packets). pFabric: 100-packet (2 BDP) buffers serving
 /// and dropping by priority, initial window 50 packets, RTO 200 us (about 3 RTTs).
-const PFABRIC: &str = r#"
-seed = 3
-duration = "400ms"
-[topology]
-kind = "dumbbell"
-senders = 8
-receivers = 1
-link_rate = "10Gbps"
-link_delay = "10us"
-[switch]
-buffer = "100pkt"
-queue = "pfabric"
-[transport]
-cc = "pfabric"
-initial_window = 50
-min_rto = "200us"
-[[traffic]]
-pattern = "many_to_one"
-dst = "h8"
-size = { cdf = "websearch" }
-load = 0.6
-"#;
+fn pfabric_scenario() -> String {
+    common::websearch_into_h8(0.6, "buffer = \"100pkt\"\nqueue = \"pfabric\"", "cc = \"pfabric\"\ninitial_window = 50\nmin_rto = \"200us\"", "")
+}
 
 fn short_slowdown(sim: &corral::Simulation) -> (f64, f64) {
     let s = &sim.summary()["fct_by_size"][0];
@@ -41,10 +22,10 @@ fn short_slowdown(sim: &corral::Simulation) -> (f64, f64) {
 // on average.
 #[test]
 fn short_flows_finish_near_their_ideal() {
-    let pfabric = common::run(PFABRIC, &[]);
+    let pfabric = common::run(&pfabric_scenario(), &[]);
     let (mean, p99) = short_slowdown(&pfabric);
     assert!(mean <= 1.2 && p99 <= 2.0, "pFabric: mean {mean:.2}, p99 {p99:.2}");
-    let dctcp = common::run(PFABRIC, &["switch.queue=ecn", "switch.ecn_threshold=65pkt", "switch.buffer=200pkt", "transport.cc=dctcp", "transport.ecn=true", "transport.initial_window=10", "transport.min_rto=1ms"]);
+    let dctcp = common::run(&pfabric_scenario(), &["switch.queue=ecn", "switch.ecn_threshold=65pkt", "switch.buffer=200pkt", "transport.cc=dctcp", "transport.ecn=true", "transport.initial_window=10", "transport.min_rto=1ms"]);
     let (dmean, _) = short_slowdown(&dctcp);
     assert!(dmean >= 2.0 * mean, "DCTCP {dmean:.2} vs pFabric {mean:.2}");
 }

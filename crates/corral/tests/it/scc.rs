@@ -3,16 +3,15 @@
 
 use crate::common;
 
-/// Two senders into h2 over a 1 Gbps dumbbell (25 us links), 250-packet buffers marking at
-/// 20; each sender one unbounded CS flow of its own tenant, the tenants' divisions weighted
-/// 2 and 1, DCTCP inside the tunnels unless `extra` says otherwise.
-fn two_tunnels(extra: &str) -> String {
+/// A 1 Gbps dumbbell of `senders` senders into one receiver (25 us links), 250-packet
+/// buffers marking at 20, run for `duration`; `rest` follows.
+fn dumbbell(senders: u32, duration: &str, rest: &str) -> String {
     format!(
         r#"
-duration = "200ms"
+duration = "{duration}"
 [topology]
 kind = "dumbbell"
-senders = 2
+senders = {senders}
 receivers = 1
 link_rate = "1Gbps"
 link_delay = "25us"
@@ -20,7 +19,16 @@ link_delay = "25us"
 buffer = "250pkt"
 queue = "ecn"
 ecn_threshold = "20pkt"
-[transport]
+{rest}"#
+    )
+}
+
+/// Two senders into h2 on [`dumbbell`]; each sender one unbounded CS flow of its own tenant,
+/// the tenants' divisions weighted 2 and 1, DCTCP inside the tunnels unless `extra` says
+/// otherwise.
+fn two_tunnels(extra: &str) -> String {
+    let rest = format!(
+        r#"[transport]
 min_rto = "10ms"
 [scheme]
 kind = "scc"
@@ -39,7 +47,8 @@ class = "CS"
 [metrics]
 interval = "10ms"
 "#
-    )
+    );
+    dumbbell(2, "200ms", &rest)
 }
 
 fn goodputs(sim: &corral::Simulation, from_s: f64) -> Vec<f64> {
@@ -71,19 +80,7 @@ fn tunnels_share_a_bottleneck_by_weight() {
 // acked, and hosts hold answers of slightly different slots).
 #[test]
 fn the_tracker_scales_a_divisions_weights_to_its_own() {
-    let text = r#"
-duration = "20ms"
-[topology]
-kind = "dumbbell"
-senders = 3
-receivers = 1
-link_rate = "1Gbps"
-link_delay = "25us"
-[switch]
-buffer = "250pkt"
-queue = "ecn"
-ecn_threshold = "20pkt"
-[scheme]
+    let rest = r#"[scheme]
 kind = "scc"
 weights = { "t/DS" = 3.0 }
 [[flows]]
@@ -108,7 +105,8 @@ class = "DS"
 size = "25MB"
 deadline = "500ms"
 "#;
-    let sim = common::run(text, &[]);
+    let text = dumbbell(3, "20ms", rest);
+    let sim = common::run(&text, &[]);
     let state = &sim.summary()["scheme"]["state"];
     let division = &state["divisions"][0];
     assert_eq!(division["weight"], 3.0);

@@ -98,3 +98,32 @@ pub fn outcast_case1(seed: u64, duration: &str, switch: &str) -> String {
     assert!(text.contains(&format!("seed = {seed}\n")) && text.contains(duration), "case1_12.toml changed shape");
     text
 }
+
+/// Web-search flows (Poisson) from 8 senders into h8 at `load` of its link, on a dumbbell of
+/// 10 Gbps links of 10 us, seed 3, 400 ms; `switch` and `transport` are the bodies of those
+/// tables and `traffic` more keys of the `[[traffic]]` block.
+#[allow(dead_code)]
+pub fn websearch_into_h8(load: f64, switch: &str, transport: &str, traffic: &str) -> String {
+    format!(
+        r#"
+seed = 3
+duration = "400ms"
+[topology]
+kind = "dumbbell"
+senders = 8
+receivers = 1
+link_rate = "10Gbps"
+link_delay = "10us"
+[switch]
+{switch}
+[transport]
+{transport}
+[[traffic]]
+pattern = "many_to_one"
+dst = "h8"
+size = {{ cdf = "websearch" }}
+load = {load}
+{traffic}
+"#
+    )
+}
