@@ -1,6 +1,7 @@
 //! Packets and the arena that owns them. Events carry a [`PktId`]; no packet is heap
 //! allocated on its own, and freed slots are reused. Source routes live beside the packets
-//! (one 128-bit header field per slot, touched only by source-routed packets).
+//! (one 128-bit header field per slot, touched only by source-routed packets), and so do the
+//! SACK options of ACKs (touched only in runs with SACK on).
 
 use crate::ids::{FlowId, PktId};
 use crate::units::Time;
@@ -133,11 +134,37 @@ impl Ecn {
     }
 }
 
+/// SACK blocks an ACK carries at most: three fit in the 40 option bytes beside the
+/// timestamp option (RFC 2018 section 3).
+pub const SACK_BLOCKS: usize = 3;
+
+/// The SACK option of an ACK: up to [`SACK_BLOCKS`] byte ranges `[start, end)` held above
+/// the cumulative ACK, most recent first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub blocks: [(u64, u64); SACK_BLOCKS],
+    pub len: u8,
+}
+
+impl SackBlocks {
+    pub fn as_slice(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.len as usize]
+    }
+
+    /// Bytes the option adds to the TCP header: kind and length (2) plus 8 per block,
+    /// padded to 4 bytes (none without blocks).
+    pub fn option_bytes(&self) -> u32 {
+        if self.len == 0 { 0 } else { (2 + 8 * self.len as u32).next_multiple_of(4) }
+    }
+}
+
 #[derive(Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
     /// Source route of each slot (meaningful while its packet has `rlen > 0`).
     routes: Vec<u128>,
+    /// SACK option of each slot (meaningful while it holds an ACK of a run with SACK on).
+    sacks: Vec<SackBlocks>,
     free: Vec<u32>,
 }
 
@@ -180,6 +207,19 @@ impl PacketArena {
         let p = &mut self.slots[id.idx()];
         p.rlen = len;
         p.ridx = 0;
+    }
+
+    /// Writes an ACK's SACK option.
+    pub fn set_sack(&mut self, id: PktId, sack: SackBlocks) {
+        if self.sacks.len() <= id.idx() {
+            self.sacks.resize(self.slots.len().max(id.idx() + 1), SackBlocks::default());
+        }
+        self.sacks[id.idx()] = sack;
+    }
+
+    /// The SACK option [`Self::set_sack`] wrote into the slot.
+    pub fn sack(&self, id: PktId) -> SackBlocks {
+        self.sacks[id.idx()]
     }
 
     /// The source route of a source-routed packet.

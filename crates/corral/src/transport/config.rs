@@ -47,6 +47,12 @@ pub struct TcpConfig {
     /// Duplicate ACKs that trigger fast retransmit (default 3, RFC 5681; Linux's
     /// net.ipv4.tcp_reordering). Raise it where packets are sprayed and reordered.
     pub dupthresh: u32,
+    /// SACK (RFC 2018) with RFC 6675's loss recovery instead of NewReno's (default false:
+    /// the recovery of corral's earlier releases; Linux and ns-3 3.44 turn it on).
+    pub sack: bool,
+    /// Limited transmit (RFC 3042): the first `dupthresh - 1` duplicate ACKs each release one
+    /// new segment (default false: corral's earlier releases; Linux and ns-3 turn it on).
+    pub limited_transmit: bool,
 }
 
 impl Default for TcpConfig {
@@ -67,6 +73,8 @@ impl Default for TcpConfig {
             pacing: false,
             pacing_gain: 1.0,
             dupthresh: 3,
+            sack: false,
+            limited_transmit: false,
         }
     }
 }

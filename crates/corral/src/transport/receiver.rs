@@ -4,7 +4,13 @@
 //! from a CE mark until a segment with CWR arrives; DCTCP's accurate echo (RFC 8257 section
 //! 3.2) reports each CE mark, sending an immediate ACK whenever the CE state changes while
 //! ACKs are held back.
+//!
+//! With SACK (RFC 2018) every ACK also carries up to [`SACK_BLOCKS`] blocks of the data held
+//! above a gap: the first block holds the segment that triggered the ACK, the others are the
+//! most recently changed blocks after it (section 4), so a block stays reported in several
+//! ACKs. No D-SACK (RFC 2883).
 
+use crate::net::packet::{SackBlocks, SACK_BLOCKS};
 use crate::units::Time;
 
 /// An ACK the receiver asks to send.
@@ -13,13 +19,20 @@ pub struct AckOut {
     pub ack: u64,
     pub ece: bool,
     pub ts_echo: Time,
+    /// SACK blocks (empty when SACK is off or nothing is held out of order).
+    pub sack: SackBlocks,
 }
 
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     rcv_nxt: u64,
-    /// Disjoint, sorted byte ranges [start, end) received above `rcv_nxt`.
-    ooo: Vec<(u64, u64)>,
+    /// Disjoint, sorted byte ranges [start, end) received above `rcv_nxt`, each with the
+    /// arrival count at its last change (the SACK blocks' recency).
+    ooo: Vec<(u64, u64, u64)>,
+    /// Segments stored out of order so far (the recency clock).
+    arrivals: u64,
+    /// Report SACK blocks (RFC 2018).
+    sack: bool,
     ack_every: u32,
     /// In-order segments received but not yet acknowledged.
     pending: u32,
@@ -34,7 +47,40 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     pub fn new(ack_every: u32, accurate_ecn: bool) -> TcpReceiver {
-        TcpReceiver { rcv_nxt: 0, ooo: Vec::new(), ack_every: ack_every.max(1), pending: 0, pending_ts: Time::ZERO, accurate_ecn, ce_state: false, ece_latched: false, max_reorder: 0 }
+        TcpReceiver {
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            arrivals: 0,
+            sack: false,
+            ack_every: ack_every.max(1),
+            pending: 0,
+            pending_ts: Time::ZERO,
+            accurate_ecn,
+            ce_state: false,
+            ece_latched: false,
+            max_reorder: 0,
+        }
+    }
+
+    /// Turns SACK reporting on (RFC 2018).
+    pub fn with_sack(mut self, on: bool) -> TcpReceiver {
+        self.sack = on;
+        self
+    }
+
+    /// The SACK blocks to report now: the held ranges, most recently changed first.
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut out = SackBlocks::default();
+        if !self.sack {
+            return out;
+        }
+        let mut order: Vec<&(u64, u64, u64)> = self.ooo.iter().collect();
+        order.sort_unstable_by(|a, b| b.2.cmp(&a.2));
+        for &&(s, e, _) in order.iter().take(SACK_BLOCKS) {
+            out.blocks[out.len as usize] = (s, e);
+            out.len += 1;
+        }
+        out
     }
 
     /// Bytes delivered in order to the application.
@@ -58,7 +104,7 @@ impl TcpReceiver {
 
     fn ack(&mut self, ts_echo: Time) -> AckOut {
         self.pending = 0;
-        AckOut { ack: self.rcv_nxt, ece: self.ece(), ts_echo }
+        AckOut { ack: self.rcv_nxt, ece: self.ece(), ts_echo, sack: self.sack_blocks() }
     }
 
     /// Stores `[seq, seq+len)`; returns whether it advanced `rcv_nxt` and whether it was
@@ -69,24 +115,29 @@ impl TcpReceiver {
             return (false, true);
         }
         if seq > self.rcv_nxt {
-            let i = self.ooo.partition_point(|&(s, _)| s < seq);
-            self.ooo.insert(i, (seq, end));
-            // Merge overlapping neighbours.
-            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
-            for &(s, e) in &self.ooo {
+            self.arrivals += 1;
+            let i = self.ooo.partition_point(|&(s, _, _)| s < seq);
+            self.ooo.insert(i, (seq, end, self.arrivals));
+            // Merge overlapping or adjacent neighbours; a merged block is as recent as its
+            // newest part.
+            let mut merged: Vec<(u64, u64, u64)> = Vec::with_capacity(self.ooo.len());
+            for &(s, e, t) in &self.ooo {
                 match merged.last_mut() {
-                    Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                    _ => merged.push((s, e)),
+                    Some(last) if s <= last.1 => {
+                        last.1 = last.1.max(e);
+                        last.2 = last.2.max(t);
+                    }
+                    _ => merged.push((s, e, t)),
                 }
             }
             self.ooo = merged;
-            let held: u64 = self.ooo.iter().map(|&(s, e)| e - s).sum();
+            let held: u64 = self.ooo.iter().map(|&(s, e, _)| e - s).sum();
             self.max_reorder = self.max_reorder.max(held);
             return (false, true);
         }
         self.rcv_nxt = end;
         let mut drained = 0;
-        for &(s, e) in &self.ooo {
+        for &(s, e, _) in &self.ooo {
             if s > self.rcv_nxt {
                 break;
             }
@@ -174,6 +225,30 @@ mod tests {
     }
 
     #[test]
+    fn sack_blocks_report_the_newest_block_first_and_at_most_three() {
+        let mut r = TcpReceiver::new(1, false).with_sack(true);
+        data(&mut r, 0, false);
+        let (out, _) = data(&mut r, 200, false);
+        assert_eq!((out[0].ack, out[0].sack.as_slice()), (100, &[(200, 300)][..]));
+        let (out, _) = data(&mut r, 500, false);
+        assert_eq!(out[0].sack.as_slice(), &[(500, 600), (200, 300)]);
+        // 300 joins the first block: the merged block is now the newest.
+        let (out, _) = data(&mut r, 300, false);
+        assert_eq!(out[0].sack.as_slice(), &[(200, 400), (500, 600)]);
+        data(&mut r, 800, false);
+        let (out, _) = data(&mut r, 1000, false);
+        assert_eq!(out[0].sack.as_slice(), &[(1000, 1100), (800, 900), (200, 400)], "the oldest block is left out");
+        assert_eq!(out[0].sack.option_bytes(), 28);
+        // The hole at 100 fills: the blocks above the new cumulative ACK remain.
+        let (out, _) = data(&mut r, 100, false);
+        assert_eq!((out[0].ack, out[0].sack.as_slice()), (400, &[(1000, 1100), (800, 900), (500, 600)][..]));
+        // Without SACK no block is reported.
+        let mut plain = TcpReceiver::new(1, false);
+        let (out, _) = data(&mut plain, 200, false);
+        assert_eq!((out[0].sack.len, out[0].sack.option_bytes()), (0, 0));
+    }
+
+    #[test]
     fn delayed_ack_every_second_segment_or_timer() {
         let mut r = TcpReceiver::new(2, false);
         assert!(data(&mut r, 0, false).0.is_empty());
@@ -200,7 +275,7 @@ mod tests {
         assert!(data(&mut r, 0, false).0.is_empty());
         let (out, _) = data(&mut r, 100, true);
         // The held-back ACK for segment 0 goes out with ECE = 0 first...
-        assert_eq!(out[0], AckOut { ack: 100, ece: false, ts_echo: Time(0) });
+        assert_eq!(out[0], AckOut { ack: 100, ece: false, ts_echo: Time(0), sack: SackBlocks::default() });
         // ...and the CE segment is then held as the first of a new pair.
         assert_eq!(out.len(), 1);
         let (out, _) = data(&mut r, 200, true);

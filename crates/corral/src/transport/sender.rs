@@ -1,8 +1,23 @@
 //! TCP sender: byte sequence numbers, the congestion window from a [`cc`](super::cc)
-//! controller, SACK-less NewReno fast retransmit and fast recovery (RFC 6582 section 3.2,
-//! "Impatient" timer variant: only the first partial ACK restarts the timer), retransmission
+//! controller, fast retransmit and fast recovery, retransmission
 //! timeouts with go-back-N (RFC 6298 section 5, RFC 5681 section 3.1), and ECN reaction at
 //! most once per window of data with CWR on the next new segment (RFC 3168 section 6.1.2).
+//!
+//! Loss recovery is one of two:
+//! - without SACK, NewReno (RFC 6582 section 3.2, "Impatient" timer variant: only the first
+//!   partial ACK restarts the timer): cwnd inflates by one MSS per duplicate ACK and one hole
+//!   is repaired per round trip;
+//! - with SACK (`transport.sack`), RFC 6675's conservative recovery: cwnd is set to ssthresh,
+//!   and while `cwnd - pipe >= MSS` the sender sends what `NextSeg` picks from the
+//!   [`super::sack`] scoreboard (lost holes, new data, other holes, one rescue
+//!   retransmission). Recovery also starts when `IsLost(snd_una)` holds before the third
+//!   duplicate ACK. Every ACK that advances `snd_una` restarts the timer (RFC 6298 5.3), and
+//!   so does the retransmission of the first unacknowledged segment, as in Linux
+//!   (`tcp_xmit_retransmit_queue`): the repair of a window gets a whole RTO.
+//!   After a timeout, go-back-N skips the bytes the receiver has SACKed (it never reneges).
+//!
+//! Limited transmit (RFC 3042, `transport.limited_transmit`): each of the first
+//! `dupthresh - 1` duplicate ACKs lets one new segment go beyond cwnd, cwnd unchanged.
 //!
 //! Optional pacing (as Linux's fq / TCP internal pacing and ns-3 `TcpSocketBase`): data
 //! segments, retransmissions included, leave no faster than `gain * cwnd / srtt`, one segment
@@ -17,6 +32,7 @@
 use super::cc::{AnyCc, CcConfig, CcState, CongestionControl};
 use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
+use super::sack::{NextSeg, Scoreboard};
 use super::TcpConfig;
 use crate::units::Time;
 
@@ -81,6 +97,16 @@ pub struct TcpSender {
     window_until_rate: bool,
     /// Header bytes per segment, which the token bucket counts.
     header: u64,
+    /// SACK-based loss recovery (RFC 6675) instead of NewReno's.
+    sack: bool,
+    /// What the receiver has SACKed (empty without SACK).
+    scoreboard: Scoreboard,
+    /// RFC 6675 HighRxt: the end of the highest range retransmitted in this recovery.
+    high_rxt: u64,
+    /// The rescue retransmission of this recovery has not been sent yet (rule 4).
+    rescue_allowed: bool,
+    /// Limited transmit (RFC 3042).
+    limited_transmit: bool,
     pub stats: SenderStats,
 }
 
@@ -119,6 +145,11 @@ impl TcpSender {
             window: rate.is_none_or(|r| r.window != Window::Off),
             window_until_rate: rate.is_some_and(|r| r.window == Window::UntilRate),
             header: cfg.header as u64,
+            sack: cfg.sack,
+            scoreboard: Scoreboard::default(),
+            high_rxt: 0,
+            rescue_allowed: false,
+            limited_transmit: cfg.limited_transmit,
             stats: SenderStats::default(),
         }
     }
@@ -174,6 +205,39 @@ impl TcpSender {
         } else {
             self.rwnd
         }
+    }
+
+    /// Bytes limited transmit lets go beyond the window now: one segment for each of the
+    /// first `dupthresh - 1` duplicate ACKs (RFC 3042), outside recovery.
+    #[inline]
+    fn limited_transmit_room(&self) -> u64 {
+        if self.limited_transmit && !self.in_recovery && self.window {
+            self.dupacks.min(self.dupthresh - 1) as u64 * self.mss
+        } else {
+            0
+        }
+    }
+
+    /// Whether SACK recovery (RFC 6675) is running.
+    #[inline]
+    fn sack_recovery(&self) -> bool {
+        self.sack && self.in_recovery
+    }
+
+    /// RFC 6675 `SetPipe` over the scoreboard.
+    fn pipe(&self) -> u64 {
+        self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss)
+    }
+
+    /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment.
+    fn next_sack_segment(&self) -> Option<NextSeg> {
+        if self.cc_state.cwnd < self.pipe() + self.mss {
+            return None;
+        }
+        let limit = self.limit();
+        let len = self.mss.min(limit.saturating_sub(self.snd_max));
+        let new_data = len > 0 && self.snd_max + len <= self.snd_una.saturating_add(self.rwnd);
+        self.scoreboard.next_seg(self.snd_una, self.snd_max, self.high_rxt, new_data, self.rescue_allowed, self.dupthresh, self.mss)
     }
 
     /// Time between two paced segments of `len` bytes: `len / (gain * wnd / srtt)` with `wnd`
@@ -280,9 +344,13 @@ impl TcpSender {
         !self.paced_out(now) && self.can_send()
     }
 
-    /// Whether the window would let another segment go out now.
+    /// Whether the window (or, in SACK recovery, the pipe) would let another segment go out
+    /// now.
     pub fn can_send(&self) -> bool {
-        let wnd = self.wnd();
+        if self.sack_recovery() {
+            return self.next_sack_segment().is_some();
+        }
+        let wnd = self.wnd() + self.limited_transmit_room();
         let len = self.mss.min(self.limit().saturating_sub(self.snd_nxt));
         len > 0 && self.snd_nxt + len <= self.snd_una.saturating_add(wnd)
     }
@@ -294,15 +362,28 @@ impl TcpSender {
 
     /// Sends new (or, after a timeout, resent) segments while the window allows.
     fn send_available(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.sack_recovery() {
+            // NextSeg's rule 1 resends a paced-out fast retransmission.
+            self.retx_pending = false;
+            self.send_sack_recovery(now, out);
+            return;
+        }
         if self.retx_pending && !self.paced_out(now) {
             self.retx_pending = false;
             if self.in_recovery && self.snd_una < self.snd_max {
                 self.retransmit_una(now, out);
             }
         }
-        let wnd = self.wnd();
+        let wnd = self.wnd() + self.limited_transmit_room();
         let limit = self.limit();
         while self.snd_nxt < limit && self.credit > 0 && !self.paced_out(now) {
+            if self.snd_nxt < self.snd_max {
+                // Go-back-N after a timeout: the receiver holds what it SACKed.
+                if let Some((_, end)) = self.scoreboard.block_at(self.snd_nxt) {
+                    self.snd_nxt = end;
+                    continue;
+                }
+            }
             let len = self.mss.min(limit - self.snd_nxt);
             if self.snd_nxt + len > self.snd_una.saturating_add(wnd) {
                 break;
@@ -318,6 +399,44 @@ impl TcpSender {
             if self.rto_deadline.is_none() {
                 self.arm_timer(now);
             }
+            self.pace(now, len);
+        }
+    }
+
+    /// RFC 6675 section 5 step (C): while `cwnd - pipe >= MSS`, sends what `NextSeg` picks.
+    /// New data uses the host's credit; retransmissions do not (as in NewReno recovery).
+    fn send_sack_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
+        while !self.paced_out(now) {
+            let (seq, len) = match self.next_sack_segment() {
+                None => break,
+                Some(NextSeg::New) => {
+                    if self.credit == 0 {
+                        break;
+                    }
+                    let (seq, len) = (self.snd_max, self.mss.min(self.limit() - self.snd_max));
+                    self.credit = self.credit.saturating_sub(1);
+                    self.snd_max += len;
+                    self.snd_nxt = self.snd_max;
+                    out.push(Segment { seq, len: len as u32, retransmit: false, cwr: std::mem::take(&mut self.send_cwr) });
+                    self.stats.segments_sent += 1;
+                    self.pace(now, len);
+                    continue;
+                }
+                Some(NextSeg::Retransmit { seq, len }) => {
+                    self.high_rxt = seq + len;
+                    if seq == self.snd_una {
+                        self.arm_timer(now);
+                    }
+                    (seq, len)
+                }
+                Some(NextSeg::Rescue { seq, len }) => {
+                    self.rescue_allowed = false;
+                    (seq, len)
+                }
+            };
+            out.push(Segment { seq, len: len as u32, retransmit: true, cwr: false });
+            self.stats.segments_sent += 1;
+            self.stats.retransmits += 1;
             self.pace(now, len);
         }
     }
@@ -359,8 +478,16 @@ impl TcpSender {
     /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece` and the echoed send
     /// timestamp `ts_echo`; pushes any segments to send onto `out`.
     pub fn on_ack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time, out: &mut Vec<Segment>) {
+        self.on_ack_sack(now, ack, ece, ts_echo, &[], out);
+    }
+
+    /// [`Self::on_ack`] with the ACK's SACK blocks (ignored unless SACK is on).
+    pub fn on_ack_sack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         let ece = ece && self.ecn;
         let ack = ack.min(self.snd_max);
+        if self.sack {
+            self.scoreboard.update(ack.max(self.snd_una), self.snd_max, sack);
+        }
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             self.snd_una = ack;
@@ -378,6 +505,9 @@ impl TcpSender {
                     self.retx_pending = false;
                     self.dupacks = 0;
                     self.cc.on_recovery_exit(&mut self.cc_state, now);
+                } else if self.sack {
+                    // RFC 6675: the pipe, not an inflated window, paces recovery; every ACK
+                    // that advances snd_una restarts the timer.
                 } else {
                     // Partial ACK (step 4): resend the next hole, deflate by the amount acked.
                     self.retransmit_una(now, out);
@@ -405,12 +535,29 @@ impl TcpSender {
             }
             self.dupacks += 1;
             if self.in_recovery {
-                self.cc_state.cwnd += self.mss;
-            } else if self.dupacks == self.dupthresh && self.recover.is_none_or(|r| self.snd_una > r) {
+                if !self.sack {
+                    self.cc_state.cwnd += self.mss;
+                }
+            } else if self.may_enter_recovery()
+                && (self.dupacks == self.dupthresh || (self.sack && self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss)))
+            {
                 self.enter_fast_recovery(now, out);
             }
         }
         self.send_available(now, out);
+    }
+
+    /// Whether a new recovery may start: not before the cumulative ACK passes the data sent
+    /// before the last one (or the last timeout). SACK recovery starts again once `snd_una`
+    /// reaches `RecoveryPoint` (RFC 6675 section 5); NewReno keeps corral's earlier rule,
+    /// strictly above it (one segment stricter than RFC 6582's "covers more than recover",
+    /// whose `recover` is the last byte sent, not the next).
+    fn may_enter_recovery(&self) -> bool {
+        match self.recover {
+            None => true,
+            Some(r) if self.sack => self.snd_una >= r,
+            Some(r) => self.snd_una > r,
+        }
     }
 
     /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery.
@@ -427,6 +574,19 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_ack_seen = false;
         self.stats.fast_recoveries += 1;
+        if self.sack {
+            // RFC 6675 section 5 step (4): cwnd = ssthresh, retransmit the first segment, then
+            // send as the pipe allows.
+            self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
+            self.high_rxt = self.snd_una;
+            self.rescue_allowed = true;
+            self.retransmit_una(now, out);
+            if !self.retx_pending {
+                self.high_rxt = self.snd_una + self.mss.min(self.limit() - self.snd_una);
+                self.arm_timer(now);
+            }
+            return;
+        }
         self.retransmit_una(now, out);
         self.cc_state.cwnd = self.cc_state.ssthresh + 3 * self.mss;
     }
@@ -439,10 +599,13 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let flight = self.snd_max - self.snd_una;
-        if self.rtt.backoff() == 0 {
+        if self.rtt.backoff() == 0 && !self.sack_recovery() {
             self.cc.on_timeout(&mut self.cc_state, flight, now);
         } else {
-            // The same segment timed out again: ssthresh is held (RFC 5681 section 3.1).
+            // The same segment timed out again: ssthresh is held (RFC 5681 section 3.1). So it
+            // is when SACK recovery times out (Linux's tcp_enter_loss): the recovery already
+            // cut it, and the flight, SACKed bytes included, may have grown far beyond the
+            // window while a lost retransmission held snd_una.
             self.cc_state.cwnd = self.mss;
             self.cc_state.ca_acked = 0;
         }
@@ -451,6 +614,7 @@ impl TcpSender {
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = false;
         self.retx_pending = false;
+        self.rescue_allowed = false;
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.rtt.back_off();
@@ -715,5 +879,156 @@ mod tests {
         assert_eq!(out, vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true, cwr: false }]);
         assert!(!s.retx_pending);
         assert_eq!(s.stats.retransmits, 2);
+    }
+
+    fn sack_cfg(initial_window: u32) -> TcpConfig {
+        TcpConfig { sack: true, initial_window, ..cfg() }
+    }
+
+    /// A duplicate ACK of `ack` whose SACK block is `[from, to)`.
+    fn dup(s: &mut TcpSender, now: u64, ack: u64, from: u64, to: u64, out: &mut Vec<Segment>) {
+        s.on_ack_sack(t(now), ack, false, t(0), &[(from, to)], out);
+    }
+
+    #[test]
+    fn sack_recovery_resends_all_three_holes_in_one_round_and_then_new_data() {
+        // Segments 1-3 of 0..9 are lost. The ACK of 0 opens slow start (10, 11 go out).
+        let (mut s, mut out) = {
+            let mut s = TcpSender::new(&sack_cfg(10), None);
+            let mut out = Vec::new();
+            s.start(t(0), &mut out);
+            out.clear();
+            (s, out)
+        };
+        s.on_ack_sack(t(100), MSS, false, t(0), &[], &mut out);
+        assert_eq!(out.len(), 2);
+        out.clear();
+        for k in 4..12u64 {
+            dup(&mut s, 100 + k, MSS, 4 * MSS, (k + 1) * MSS, &mut out);
+            if k == 6 {
+                // Three SACKed segments above the hole: IsLost, recovery, cwnd = ssthresh.
+                assert!(s.in_recovery());
+                assert_eq!(s.cc_state.cwnd, 5500, "half of the 11 segments in flight");
+                assert_eq!(s.cc_state.ssthresh, 5500);
+            }
+        }
+        let resent: Vec<u64> = out.iter().filter(|x| x.retransmit).map(|x| x.seq / MSS).collect();
+        let new: Vec<u64> = out.iter().filter(|x| !x.retransmit).map(|x| x.seq / MSS).collect();
+        assert_eq!(resent, vec![1, 2, 3], "every hole within the first round");
+        assert_eq!(new, vec![12, 13], "then new data as the pipe drains");
+        assert_eq!(s.pipe(), 5 * MSS, "3 retransmissions and 2 new segments");
+        // The ACK that covers everything sent before recovery ends it.
+        out.clear();
+        s.on_ack_sack(t(300), 12 * MSS, false, t(200), &[], &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn newreno_resends_one_hole_per_round_trip() {
+        let (mut s, mut out) = primed();
+        s.on_ack(t(100), MSS, false, t(0), &mut out);
+        out.clear();
+        for k in 4..12u64 {
+            s.on_ack(t(100 + k), MSS, false, t(0), &mut out);
+        }
+        let resent: Vec<u64> = out.iter().filter(|x| x.retransmit).map(|x| x.seq / MSS).collect();
+        assert_eq!(resent, vec![1], "the next hole waits for the partial ACK");
+    }
+
+    #[test]
+    fn is_lost_starts_sack_recovery_before_the_third_duplicate_ack() {
+        let mut s = TcpSender::new(&sack_cfg(10), None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        out.clear();
+        // One duplicate ACK (a stretch ACK) reports segments 1-3: more than 2 MSS above 0.
+        dup(&mut s, 100, 0, MSS, 4 * MSS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false });
+        // Without SACK the same ACK is one duplicate among three needed.
+        let (mut plain, mut out) = primed();
+        plain.on_ack_sack(t(100), 0, false, t(0), &[(MSS, 4 * MSS)], &mut out);
+        assert!(!plain.in_recovery());
+    }
+
+    #[test]
+    fn the_rescue_retransmission_repairs_a_lost_tail_once() {
+        // A 12-segment flow sent at once; segments 2 and 11 (the last) are lost.
+        let mut s = TcpSender::new(&sack_cfg(12), Some(12 * MSS));
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 12);
+        out.clear();
+        s.on_ack_sack(t(100), MSS, false, t(0), &[], &mut out);
+        s.on_ack_sack(t(101), 2 * MSS, false, t(0), &[], &mut out);
+        for k in 3..11u64 {
+            dup(&mut s, 100 + k, 2 * MSS, 3 * MSS, (k + 1) * MSS, &mut out);
+        }
+        let resent: Vec<u64> = out.iter().filter(|x| x.retransmit).map(|x| x.seq / MSS).collect();
+        // Segment 11 is not lost by IsLost (nothing above it), no new data is left: rule 4.
+        assert_eq!(resent, vec![2, 11]);
+        assert!(!s.rescue_allowed, "one rescue per recovery");
+        out.clear();
+        s.on_ack_sack(t(200), 11 * MSS, false, t(100), &[], &mut out);
+        assert!(out.is_empty(), "no second rescue");
+        s.on_ack_sack(t(201), 12 * MSS, false, t(100), &[], &mut out);
+        assert!(s.finished() && s.stats.timeouts == 0);
+    }
+
+    #[test]
+    fn after_a_timeout_go_back_n_skips_sacked_bytes() {
+        let mut s = TcpSender::new(&sack_cfg(4), None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        out.clear();
+        // Segments 0 and 2 lost; 1 and 3 SACKed by two duplicate ACKs (no recovery).
+        dup(&mut s, 100, 0, MSS, 2 * MSS, &mut out);
+        dup(&mut s, 101, 0, 3 * MSS, 4 * MSS, &mut out);
+        assert!(!s.in_recovery() && out.is_empty());
+        let d = s.rto_deadline().unwrap();
+        s.on_rto(d, &mut out);
+        assert_eq!(out.iter().map(|x| x.seq / MSS).collect::<Vec<_>>(), vec![0]);
+        out.clear();
+        // The ACK of 0 (cwnd 2): go-back-N resends 2, not the SACKed 1; the window ends
+        // before 3.
+        s.on_ack_sack(d + t(100), MSS, false, d, &[(MSS, 2 * MSS), (3 * MSS, 4 * MSS)], &mut out);
+        assert_eq!(out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(), vec![(2, true)]);
+        // The ACK of 1 (SACKed before, now cumulative): go-back-N passes over the SACKed 3;
+        // the window (2 MSS after the timeout) holds 4 back.
+        out.clear();
+        s.on_ack_sack(d + t(200), 2 * MSS, false, d, &[(3 * MSS, 4 * MSS)], &mut out);
+        assert!(out.is_empty());
+        assert_eq!(s.progress(), (4 * MSS, 2 * MSS, 4 * MSS));
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
+        let mut c = cfg();
+        c.initial_window = 3;
+        c.limited_transmit = true;
+        let mut s = TcpSender::new(&c, None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        out.clear();
+        // Segment 0 is lost: the duplicates of 1 and 2 each release one new segment.
+        s.on_ack(t(100), 0, false, t(0), &mut out);
+        assert_eq!(out, vec![Segment { seq: 3 * MSS, len: MSS as u32, retransmit: false, cwr: false }]);
+        s.on_ack(t(101), 0, false, t(0), &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(s.cc_state.cwnd, 3 * MSS, "cwnd is not changed");
+        // Their duplicate ACK is the third: fast retransmit.
+        s.on_ack(t(102), 0, false, t(0), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[2], Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false });
+        // Off: two duplicates send nothing.
+        c.limited_transmit = false;
+        let mut s = TcpSender::new(&c, None);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        out.clear();
+        s.on_ack(t(100), 0, false, t(0), &mut out);
+        s.on_ack(t(101), 0, false, t(0), &mut out);
+        assert!(out.is_empty());
     }
 }

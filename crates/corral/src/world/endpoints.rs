@@ -7,7 +7,7 @@
 
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
-use crate::net::packet::pfabric_priority;
+use crate::net::packet::{pfabric_priority, SackBlocks};
 use crate::net::{Ecn, Packet, PacketKind};
 use crate::route::{Hop, NO_WAYPOINT};
 use crate::transport::{AckOut, Segment, TcpSender};
@@ -105,7 +105,11 @@ impl Simulation {
 
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
         let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
-        let pkt = self.flow_packet(flow, PacketKind::Ack, dst, src, a.ack, 0, self.header, a.ts_echo, a.ece, false);
+        let size = self.header + a.sack.option_bytes();
+        let pkt = self.flow_packet(flow, PacketKind::Ack, dst, src, a.ack, 0, size, a.ts_echo, a.ece, false);
+        if self.scenario.transport.sack {
+            self.arena.set_sack(pkt, a.sack);
+        }
         self.emit(dst, pkt);
     }
 
@@ -120,6 +124,7 @@ impl Simulation {
             }
         }
         let p = self.arena.get(pkt).clone();
+        let sack = if p.kind == PacketKind::Ack && self.scenario.transport.sack { self.arena.sack(pkt) } else { SackBlocks::default() };
         self.arena.free(pkt);
         self.counts.delivered += 1;
         self.counts.delivered_bytes += p.size as u64;
@@ -159,7 +164,7 @@ impl Simulation {
                 }
             }
             PacketKind::Ack => {
-                self.drive_sender(flow, |s, now, out| s.on_ack(now, p.seq, p.ecn.ece(), p.ts, out));
+                self.drive_sender(flow, |s, now, out| s.on_ack_sack(now, p.seq, p.ecn.ece(), p.ts, sack.as_slice(), out));
                 let f = &mut self.flows[flow.idx()];
                 if self.hot[flow.idx()].managed && !f.ended && f.sender.finished() {
                     f.ended = true;

@@ -53,7 +53,7 @@ pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp:
     let flow = Flow {
         hops: plan.hops,
         sender,
-        receiver: TcpReceiver::new(tcp.delayed_ack, accurate_echo),
+        receiver: TcpReceiver::new(tcp.delayed_ack, accurate_echo).with_sack(tcp.sack),
         rto_event_at: None,
         pace_event_at: None,
         delack_armed: false,

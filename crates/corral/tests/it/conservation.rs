@@ -263,6 +263,9 @@ struct Case {
     cc: &'static str,
     routing: &'static str,
     pacing: bool,
+    /// `transport.sack` and `transport.limited_transmit`.
+    sack: bool,
+    limited_transmit: bool,
     flows: Vec<(u32, u32, Option<u32>)>,
     permutation: bool,
     send_jitter_ns: u32,
@@ -303,6 +306,7 @@ impl Case {
         s += &format!("[routing]\nkind = \"{}\"\n", self.routing);
         let ecn = self.ecn.is_some() || self.cc == "dctcp" || self.qdisc == "red_mark";
         s += &format!("[transport]\ncc = \"{}\"\necn = {ecn}\nmin_rto = \"1ms\"\npacing = {}\n", self.cc, self.pacing);
+        s += &format!("sack = {}\nlimited_transmit = {}\n", self.sack, self.limited_transmit);
         if self.permutation {
             s += "[[flows]]\npattern = \"permutation\"\njitter = \"20us\"\n";
         }
@@ -332,7 +336,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         buffer_strategy(),
         prop::option::of(1u32..40),
         prop::sample::select(vec!["newreno", "cubic", "dctcp"]),
-        (prop::sample::select(vec!["static", "ecmp", "spray", "equal_length", "rps", "dest_tag", "vlb", "wlb"]), any::<bool>()),
+        (prop::sample::select(vec!["static", "ecmp", "spray", "equal_length", "rps", "dest_tag", "vlb", "wlb"]), any::<bool>(), any::<(bool, bool)>()),
         prop::collection::vec((any::<u32>(), any::<u32>(), prop::option::of(1000u32..300_000)), 1..8),
         any::<bool>(),
         prop::sample::select(vec![0u32, 500, 3000]),
@@ -340,7 +344,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         0u64..(1 << 40),
         (1000u32..4000, prop::sample::select(vec!["taildrop", "taildrop", "red", "red_mark", "sfq", "priority", "drr", "pfabric"]), prop::option::of(3000u32..200_000)),
     )
-        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, (routing, pacing), raw_flows, permutation, send_jitter_ns, clock_ppm, seed, (duration_us, qdisc, shared))| {
+        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, (routing, pacing, (sack, limited_transmit)), raw_flows, permutation, send_jitter_ns, clock_ppm, seed, (duration_us, qdisc, shared))| {
             // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.
             let ecn = if cc == "dctcp" { Some(ecn.unwrap_or(10)) } else { ecn };
             let flows = raw_flows
@@ -351,7 +355,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                     (src, dst, size)
                 })
                 .collect();
-            Case { topology, switch_buffer, host_buffer, ecn, qdisc, shared, cc, routing, pacing, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
+            Case { topology, switch_buffer, host_buffer, ecn, qdisc, shared, cc, routing, pacing, sack, limited_transmit, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
         })
 }
 

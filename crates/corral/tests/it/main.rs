@@ -25,5 +25,6 @@ mod scc;
 mod rpc;
 mod schemes;
 mod single_flow;
+mod tcp_recovery;
 mod topologies;
 mod workload;
