@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import sys
 import threading
 from collections.abc import Iterator
@@ -116,6 +117,40 @@ def run(
             results = simulate(sim, progress)
         results.write(out, plots=plots, force=force, inputs=(scenario,))
     out_console.print(summary_table(results.summary, results.flows, out))
+
+
+@app.command()
+def emulate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (a corral folder of the same kind there is replaced).")],
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", "-s", help="Override a scenario key: --set duration=5s (repeatable)."),
+    ] = None,
+    scale: Annotated[
+        Optional[float], typer.Option(min=1.0, help="Divide every link rate by this (default: bring the busiest link to 100 Mbps).")
+    ] = None,
+    kernel_cc: Annotated[
+        Optional[str], typer.Option("--kernel-cc", help="Run every flow with this kernel congestion control (e.g. bbr).")
+    ] = None,
+    force: ForceOption = False,
+) -> None:
+    """Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder."""
+    from .emulate import EmulateError
+    from .emulate import emulate as run_emulation
+    from .outdir import check_target
+
+    with user_errors():
+        check_target(out, "run", (scenario,), force)
+        try:
+            folder = run_emulation(scenario, out, set_ or (), scale=scale, kernel_congestion=kernel_cc, force=force,
+                                   progress=lambda msg: err_console.print(msg))
+        except EmulateError as e:
+            raise fail(str(e)) from None
+    import polars as pl
+
+    summary = json.loads((folder / "summary.json").read_text())
+    out_console.print(summary_table(summary, pl.read_parquet(folder / "flows.parquet"), folder))
 
 
 MAX_TAG_ROWS = 12  # flow tags the terminal summary lists; files keep every one

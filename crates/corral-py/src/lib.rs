@@ -123,6 +123,17 @@ impl Simulation {
         py.allow_threads(|| guarded("running", || inner.run_until(Time::from_ps(t_ps))))
     }
 
+    /// The built run as JSON for `corral emulate` (nodes, ports, routes, flows); a scenario
+    /// a kernel cannot follow raises ScenarioError naming the key.
+    fn emulation_plan(&self) -> PyResult<String> {
+        let inner = &self.inner;
+        let plan = guarded("exporting the run", || match inner {
+            Run::Packet(sim) => sim.emulation_plan(),
+            Run::Fluid(_) => Err(corral::error::config_err("mode", "corral emulate needs a packet-mode scenario")),
+        })?;
+        plan.map(|v| v.to_string()).map_err(|e| ScenarioError::new_err(e.to_string()))
+    }
+
     /// The output tables as {table: {column: list}} plus "summary": dict.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &self.inner;

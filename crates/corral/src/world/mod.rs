@@ -10,6 +10,7 @@ mod forward;
 mod hosts;
 mod make_flow;
 mod path_cache;
+mod plan;
 mod rpc;
 pub mod results;
 mod sampling;

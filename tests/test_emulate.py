@@ -1,0 +1,175 @@
+"""`corral emulate`: the plan the engine exports, the qdisc mapping, clear errors, and (where
+this machine allows network namespaces) a real run on kernel TCP that leaves nothing behind,
+Ctrl-C included."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from corral import api, tables
+from corral.emulate import EmulateError, emulate, requirements
+from corral.emulate import fabric
+from corral.emulate.results import jain
+
+ROOT = pytest.mark.skipif(bool(requirements()), reason=f"corral emulate needs: {', '.join(requirements())}")
+
+
+def dumbbell(senders: int = 2, duration: str = "2s", extra: str = "") -> str:
+    srcs = ", ".join(f'"h{i}"' for i in range(senders))
+    return f"""
+name = "emu-dumbbell"
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+senders = {senders}
+receivers = 1
+link_rate = "100Mbps"
+[switch]
+buffer = "50pkt"
+[routing]
+kind = "static"
+[[flows]]
+src = [{srcs}]
+dst = "h{senders}"
+size = "unbounded"
+{extra}
+"""
+
+
+def plan_of(text: str, overrides=()) -> dict:
+    return json.loads(api.build(text, "<test>", list(overrides)).emulation_plan())
+
+
+def our_namespaces() -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
+    return [n for n in out if n.startswith("crl")]
+
+
+def test_the_plan_holds_nodes_ports_routes_and_flows():
+    plan = plan_of(dumbbell(2))
+    assert [n["host"] for n in plan["nodes"]][:3] == [0, 1, 2]
+    assert all(p["rate_bps"] == 100_000_000 for p in plan["ports"])
+    switch_ports = [p for p in plan["ports"] if plan["nodes"][p["node"]]["host"] is None]
+    assert {json.dumps(p["queue"], sort_keys=True) for p in switch_ports} == {'{"buffer": {"packets": 50}, "kind": "taildrop"}'}
+    # Every switch reaches every host through one port (static routing).
+    switches = [i for i, n in enumerate(plan["nodes"]) if n["host"] is None]
+    assert sorted((r[0], r[1]) for r in plan["routes"]) == sorted((s, h) for s in switches for h in range(3))
+    assert all(len(r[2]) == 1 for r in plan["routes"])
+    assert [(f["src"], f["dst"], f["size"], f["cc"]) for f in plan["flows"]] == [(0, 2, None, "newreno"), (1, 2, None, "newreno")]
+
+
+def test_ecmp_routes_list_every_equal_cost_port():
+    plan = plan_of('duration = "1s"\n[topology]\nkind = "fat_tree"\nk = 4\nlink_rate = "1Gbps"\n[routing]\nkind = "ecmp"\n[[flows]]\nsrc = "h0"\ndst = "h15"\n')
+    widths = {len(r[2]) for r in plan["routes"]}
+    assert widths == {1, 2}, "ToRs and aggregation switches going up have two equal-cost ports"
+
+
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ("routing.kind=vlb", "routing.kind"),
+        ('switch.queue=sfq', "switch.queue"),
+        ("switch.buffer_model=shared", "switch.buffer_model"),
+    ],
+)
+def test_what_a_kernel_cannot_follow_is_named(change, key):
+    extra = '[switch.sfq]\nbuckets = 4\n' if "sfq" in change else ""
+    extra += 'shared_buffer = "1MB"\n' if "shared" in change else ""
+    text = dumbbell(2).replace("[routing]", extra + "[routing]") if extra else dumbbell(2)
+    with pytest.raises(Exception, match=key.replace(".", r"\.")):
+        plan_of(text, [change])
+
+
+def test_a_controller_the_kernel_lacks_is_named():
+    from corral.emulate import kernel_cc
+
+    plan = plan_of(dumbbell(2, extra='transport = "l2dct"\n'), ["transport.ecn=true"])
+    with pytest.raises(EmulateError, match="transport.cc"):
+        kernel_cc(plan, None)
+    with pytest.raises(EmulateError, match="--kernel-cc"):
+        kernel_cc(plan, "no-such-cc")
+
+
+def test_missing_privileges_stop_with_what_is_missing(monkeypatch, tmp_path):
+    import corral.emulate as em
+
+    monkeypatch.setattr(em, "requirements", lambda: ["root or CAP_NET_ADMIN (to create network namespaces)"])
+    (tmp_path / "s.toml").write_text(dumbbell(2))
+    with pytest.raises(EmulateError, match="needs root or CAP_NET_ADMIN"):
+        emulate(tmp_path / "s.toml", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_queues_map_to_linux_qdiscs():
+    pkt = 1500
+    assert fabric.leaf_qdisc({"kind": "taildrop", "buffer": {"packets": 100}}, 1e8, pkt) == ["pfifo", "limit", "100"]
+    assert fabric.leaf_qdisc({"kind": "taildrop", "buffer": {"bytes": 16384}}, 1e8, pkt) == ["bfifo", "limit", "16384"]
+    ecn = fabric.leaf_qdisc({"kind": "ecn", "buffer": {"packets": 100}, "threshold": {"packets": 20}}, 1e8, pkt)
+    assert ecn[0] == "red" and ecn[-1] == "ecn" and ecn[ecn.index("min") + 1] == str(20 * pkt)
+    red = fabric.leaf_qdisc({"kind": "red", "buffer": {"packets": 100}, "min_th": {"packets": 5}, "max_th": {"packets": 15},
+                             "max_p": 0.1, "mark": False}, 1e8, pkt)
+    assert "ecn" not in red and red[red.index("probability") + 1] == "0.1"
+    with pytest.raises(EmulateError, match="switch.queue"):
+        fabric.leaf_qdisc({"kind": "pfabric", "buffer": {"packets": 10}}, 1e8, pkt)
+
+
+def test_links_get_distinct_subnets_and_counters_parse():
+    nets = {fabric.link_subnet(i) for i in range(20000)}
+    assert len(nets) == 20000
+    text = ("qdisc htb 1: root refcnt 2 r2q 10 default 0x1\n Sent 99 bytes 3 pkt (dropped 0, overlimits 0 requeues 0)\n"
+            "qdisc pfifo 10: parent 1:1 limit 50p\n Sent 6000 bytes 4 pkt (dropped 7, overlimits 0 requeues 0)\n")
+    assert fabric._leaf_counters(text) == {"sent": 4, "dropped": 7, "marked": 0}
+    assert jain([1.0, 1.0]) == 1.0 and jain([1.0, 0.0]) == 0.5 and jain([]) is None
+
+
+@ROOT
+def test_the_fabric_turns_offloads_off_and_removes_everything():
+    plan = plan_of(dumbbell(2))
+    with fabric.Fabric(plan, 1.0) as fab:
+        names = list(fab.namespaces)
+        assert len(names) == len(plan["nodes"])
+        port = plan["ports"][0]
+        assert fabric.offloads(fab.ns_of[port["node"]], fab.ifname[0]) == {"tso": 0, "gso": 0, "gro": 0}
+    assert fabric.stale_namespaces(names) == []
+
+
+@ROOT
+def test_two_flows_on_kernel_tcp_share_the_bottleneck(tmp_path):
+    (tmp_path / "s.toml").write_text(dumbbell(2, "3s"))
+    out = emulate(tmp_path / "s.toml", tmp_path / "run")
+    flows = pl.read_parquet(out / "flows.parquet")
+    assert flows.columns[: len(tables.schemas()["flows"])] == list(tables.schemas()["flows"])
+    total = flows["goodput_bps"].sum()
+    assert 80e6 < total < 100e6, f"{total / 1e6:.1f} Mbps through a 100 Mbps bottleneck"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["kernel"] == os.uname().release and summary["scale"] == 1.0
+    assert summary["jain_index"] > 0.8
+    assert not pl.read_parquet(out / "throughput.parquet").is_empty()
+    assert our_namespaces() == []
+    assert not list(out.glob("agent-*")), "the agents' files are not part of the run folder"
+
+
+@ROOT
+def test_ctrl_c_removes_every_namespace_and_leaves_no_output(tmp_path):
+    (tmp_path / "s.toml").write_text(dumbbell(2, "20s"))
+    proc = subprocess.Popen([sys.executable, "-m", "corral", "emulate", str(tmp_path / "s.toml"), "-o", str(tmp_path / "run")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while not our_namespaces() and time.time() < deadline:
+        time.sleep(0.05)
+    assert our_namespaces(), "the run never built its namespaces"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    assert proc.returncode != 0
+    assert our_namespaces() == []
+    assert not Path(tmp_path / "run").exists()
