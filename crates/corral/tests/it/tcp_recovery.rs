@@ -1,7 +1,8 @@
 //! Loss recovery of one TCP connection over a lossless path with chosen drops: SACK (RFC
 //! 6675) against NewReno (RFC 6582), and limited transmit (RFC 3042). The path sends one
 //! data segment per `gap` (a bottleneck with a queue that never overflows) and adds a fixed
-//! one-way delay each way, so every difference comes from the sender's rules.
+//! one-way delay each way, so every difference comes from the sender's rules. The last test
+//! is a whole scenario: TCP Outcast Case I with and without SACK.
 
 use corral::transport::{AckOut, Segment, TcpConfig, TcpReceiver, TcpSender};
 use corral::units::Time;
@@ -128,4 +129,32 @@ fn limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
     let with = run(&on, 20, owd, &[0]);
     assert_eq!((without.fast_recoveries, without.timeouts), (0, 1), "{without:?}");
     assert_eq!((with.fast_recoveries, with.timeouts), (1, 0), "{with:?}");
+}
+
+/// TCP Outcast Case I (the shipped case1_12.toml: one 2-hop and twelve 6-hop flows into
+/// h0, 16 KB drop-tail queues), seeds 1-5, 0.5 s: the median over seeds of 2-hop goodput
+/// over the 6-hop mean, with SACK and limited transmit (as the paper's Linux testbed) and
+/// without. Pinned: with them the 2-hop flow is shut out further, close to the paper's
+/// 1/7; without, corral's median is 0.42 (README, "TCP Outcast").
+#[test]
+fn outcast_case1_with_sack_moves_towards_the_papers_one_seventh() {
+    let median_ratio = |sack: bool| {
+        let mut ratios: Vec<f64> = (1..=5)
+            .map(|seed| {
+                let text = crate::common::outcast_case1(seed, "0.5s", "queue = \"taildrop\"");
+                let ov = [format!("transport.sack={sack}"), format!("transport.limited_transmit={sack}")];
+                let ov: Vec<&str> = ov.iter().map(String::as_str).collect();
+                let sim = crate::common::run(&text, &ov);
+                let two = sim.flows[0].receiver.delivered() as f64;
+                let six: f64 = sim.flows[1..].iter().map(|f| f.receiver.delivered() as f64).sum::<f64>() / 12.0;
+                two / six
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        ratios[2]
+    };
+    let (without, with) = (median_ratio(false), median_ratio(true));
+    eprintln!("Case I median ratio: {without:.3} without SACK, {with:.3} with SACK and limited transmit");
+    assert!((0.35..0.5).contains(&without), "{without}");
+    assert!(with < 0.2 && with < without / 2.0, "{with} vs {without}");
 }
