@@ -9,6 +9,7 @@
     python bench/run.py --only fluid # fluid vs packet level, bench/fat_tree_k8_websearch.toml
                                      # (--fluid-only: skip the slow packet-level run)
     python bench/run.py --only scaling          # ns/event and peak RSS at k = 4, 8, 12, 16
+    python bench/run.py --only memory           # bytes per flow and per packet in flight
     python bench/run.py --only packet --htsim PATH
                                      # also corral against htsim, interleaved (bench/README.md)
 
@@ -178,8 +179,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="repetitions per case (median reported; default 3)")
     ap.add_argument("--case", choices=sorted(CASES), action="append", help="run only this case (repeatable)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
-    ap.add_argument("--only", choices=["packet", "alloc", "fluid", "scaling"],
-                    help="run only the packet-level cases, the allocation benchmark, fluid vs packet, or the scaling table")
+    ap.add_argument("--only", choices=["packet", "alloc", "fluid", "scaling", "memory"],
+                    help="run only the packet-level cases, the allocation benchmark, fluid vs packet, the scaling table, or memory")
     ap.add_argument("--htsim", type=Path, help="htsim's DCTCP permutation binary: also time it against corral, interleaved")
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
     args = ap.parse_args()
@@ -203,7 +204,7 @@ def main() -> int:
     import side_by_side
 
     results = []
-    cases = [] if args.only in ("alloc", "fluid", "scaling") else (args.case or list(CASES))
+    cases = [] if args.only in ("alloc", "fluid", "scaling", "memory") else (args.case or list(CASES))
     for name in cases:
         print(f"{name}: {args.runs} runs ...", file=sys.stderr, flush=True)
         results.append(bench_case(core, name, CASES[name], args.runs))
@@ -218,6 +219,12 @@ def main() -> int:
     if args.only == "scaling":
         scaling_results = side_by_side.scaling(args.runs)
         print(side_by_side.scaling_report(scaling_results))
+    memory_results = None
+    if args.only == "memory":
+        import memory
+
+        memory_results = memory.bench_memory()
+        print(memory.report(memory_results))
     fluid_results = None
     if args.only == "fluid":
         path = ROOT / "bench" / "fat_tree_k8_websearch.toml"
@@ -237,7 +244,7 @@ def main() -> int:
             fluid_results["speedup"] = sp
             print(f"  fluid is {sp:.1f}x faster than packet level")
     alloc_results = None
-    if args.only not in ("packet", "fluid", "scaling") and not args.case:
+    if args.only not in ("packet", "fluid", "scaling", "memory") and not args.case:
         import alloc as alloc_bench
 
         print("alloc: 1k, 10k, 100k flows ...", file=sys.stderr, flush=True)
@@ -245,7 +252,8 @@ def main() -> int:
         print(alloc_bench.report(alloc_results))
     if args.json:
         args.json.write_text(json.dumps({"machine": machine, "results": results, "alloc": alloc_results, "fluid": fluid_results,
-                                          "htsim": htsim_results, "scaling": scaling_results}, indent=2) + "\n")
+                                          "htsim": htsim_results, "scaling": scaling_results,
+                                          "memory": memory_results}, indent=2) + "\n")
     return 0
 
 

@@ -41,8 +41,9 @@ sim = core.Simulation(open(path).read(), sys.argv[2:], path)
 t1 = time.perf_counter()
 sim.run_until(sim.duration_ps)
 t2 = time.perf_counter()
-sim.results()
+res = sim.results()
 print(json.dumps({"events": sim.events, "build_s": t1 - t0, "run_s": t2 - t1,
+                  "packets_in_flight": res["summary"]["packets_in_flight"],
                   "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
