@@ -190,3 +190,42 @@ def test_the_dumbbell_side_by_side_meets_the_goals(tmp_path):
     assert abs(ours / theirs - 1) < 0.05, f"{ours / 1e6:.2f} vs {theirs / 1e6:.2f} Mbps"
     jain_linux = json.loads((linux / "summary.json").read_text())["jain_index"]
     assert abs(sim.summary["jain_index"] - jain_linux) < 0.05
+
+
+@ROOT
+def test_ecmp_on_a_fat_tree_carries_cross_pod_flows(tmp_path):
+    """36 namespaces, multipath routes: two flows from pod 1 to pod 0 both get through."""
+    text = """
+duration = "2s"
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "100Mbps"
+[routing]
+kind = "ecmp"
+[[flows]]
+src = ["h4", "h5"]
+dst = ["h0", "h1"]
+size = "unbounded"
+"""
+    (tmp_path / "s.toml").write_text(text)
+    out = emulate(tmp_path / "s.toml", tmp_path / "run")
+    goodput = pl.read_parquet(out / "flows.parquet")["goodput_bps"].to_list()
+    assert all(g > 20e6 for g in goodput), goodput
+    assert our_namespaces() == []
+
+
+@ROOT
+def test_a_queue_the_kernel_lacks_fails_cleanly(tmp_path):
+    """`ecn` maps to Linux red; on a kernel without it the run stops with that reason, and
+    nothing is left behind (on one with it, the run goes through)."""
+    extra = 'queue = "ecn"\necn_threshold = "20pkt"\n'
+    (tmp_path / "s.toml").write_text(dumbbell(2, "1s").replace('buffer = "50pkt"\n', 'buffer = "50pkt"\n' + extra))
+    try:
+        emulate(tmp_path / "s.toml", tmp_path / "run")
+    except EmulateError as e:
+        assert "no red qdisc" in str(e)
+        assert not (tmp_path / "run").exists()
+    else:
+        assert (tmp_path / "run" / "flows.parquet").is_file()
+    assert our_namespaces() == []
