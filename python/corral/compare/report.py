@@ -236,7 +236,7 @@ class _Report:
             rows.append(row)
         self.md.append(_md_table(headers, rows))
         if not has_slowdown:
-            self.note("No `slowdown` column in flows.parquet (older corral): slowdown statistics are left out.")
+            self.note("No `slowdown` values in flows.parquet (runs of an older corral, or of `corral emulate`): slowdown statistics are left out.")
 
     def fct_section(self, flows: pl.DataFrame) -> None:
         self.md.append("## Flow completion times\n")
