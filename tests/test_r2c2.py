@@ -21,7 +21,6 @@ KNOWN_MISSES = {
     ("Fig. 14", "tau = 100 ns: largest-queue"),
     ("Fig. 14", "tau = 1 us: reorder buffer p95"),
     ("Fig. 17", "headroom 5 % vs 0 %: short-flow"),
-    ("Figs. 15-16", "rho = 500 us: per-flow rate error"),
     ("Figs. 15-16", "the error rises with rho"),
     ("Fig. 18", "adaptive (GA) routing"),
     ("Fig. 19", "1 long flow(s) per server"),

@@ -84,7 +84,7 @@ def rate_error(err: pl.DataFrame, path: Path) -> Path:
         for (rho, tau), g in err.group_by("rho", "tau", maintain_order=True):
             e = g["error"].sort().to_list()
             ax.plot([100 * x for x in e], [(i + 1) / len(e) for i in range(len(e))], label=f"rho {rho}, tau {tau}")
-    ax.set(xlabel="|throughput - ideal| / ideal (%)", ylabel="CDF of long flows", xscale="symlog", title="Rate error (Figs. 15-16)")
+    ax.set(xlabel="|throughput - ideal| / ideal (%)", ylabel="CDF of long flows", xscale="symlog", title="Long-flow throughput against ideal (Figs. 15-16)")
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
     return save(fig, path)

@@ -180,3 +180,21 @@ fn the_routing_search_moves_long_flows_to_vlb_when_the_rack_is_idle() {
     let route = &sim.ctrl.totals[kinds.iter().position(|k| *k == "r2c2_route").unwrap()];
     assert_eq!(route.bytes, 63 * 5 * changed, "5 B per changed flow, to each of the 63 other switches");
 }
+
+// Figs. 15-16's metric (`rate_error`): with three flows from the start and three more at
+// 2.2 ms, between two epochs, the samples before the late starts find every assigned rate
+// equal to rho = 0's (the views agree and nothing changes), and the sample at 2.25 ms finds
+// the first three still at the rates the late flows now take from them.
+#[test]
+fn the_rate_error_is_zero_while_nothing_changes_and_positive_right_after_new_flows() {
+    let quiet = common::run(&torus_flows("rate_error = true", "0s").replace("duration = \"6ms\"", "duration = \"3ms\""), &[]);
+    let e = &quiet.summary()["scheme"]["state"]["assigned_rate_error"];
+    assert!(e["samples"].as_u64().unwrap() >= 6 * 4, "{e}");
+    assert!(e["p95"].as_f64().unwrap() < 1e-6, "{e}");
+    let late = common::run(&torus_flows("rate_error = true", "2.2ms").replace("duration = \"6ms\"", "duration = \"3ms\""), &[]);
+    let e = &late.summary()["scheme"]["state"]["assigned_rate_error"];
+    assert!(e["p95"].as_f64().unwrap() > 0.05, "{e}");
+    // Off by default: no samples (and no timers: runs without it are unchanged).
+    let off = common::run(&torus_flows("", "2.2ms").replace("duration = \"6ms\"", "duration = \"3ms\""), &[]);
+    assert_eq!(off.summary()["scheme"]["state"]["assigned_rate_error"]["samples"], 0);
+}

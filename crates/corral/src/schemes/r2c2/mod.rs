@@ -123,6 +123,10 @@ pub struct R2c2Config {
     /// packets, and the paper's receivers hold a reorder buffer (p95 30 packets, section
     /// 5.1) rather than treating reordering as loss.
     pub dupthresh: u32,
+    /// Measure the assigned-rate error against rho = 0 (Figs. 15-16; default false): half
+    /// an interval after each epoch, the max-min rates of every active flow from a complete,
+    /// current view against the rates their sources hold. One extra computation per epoch.
+    pub rate_error: bool,
 }
 
 impl Default for R2c2Config {
@@ -148,6 +152,7 @@ impl Default for R2c2Config {
             first_rate: FirstRate::Size,
             resend_after: Time::from_us(20),
             dupthresh: 32,
+            rate_error: false,
         }
     }
 }
@@ -179,6 +184,7 @@ const EPOCH: u32 = 0;
 const RESEND: u32 = 1;
 const SEARCH: u32 = 2;
 const RESEND_ROUTES: u32 = 3;
+const RATE_ERROR: u32 = 4;
 
 /// Bytes per flow of a routing decision (a 4-byte flow id and a protocol byte, section 3.4),
 /// and flows per message (one 1,500-byte packet).
@@ -253,6 +259,8 @@ struct Stats {
     /// Wall time of each node's recomputation / interval (every node of a group counts the
     /// group's one computation: it would have run it itself).
     compute_share: Vec<f64>,
+    /// |assigned - rho = 0| / rho = 0 of each rate-limited flow at each sample.
+    rate_errors: Vec<f32>,
 }
 
 fn message_kind(k: Kind) -> &'static str {
@@ -344,6 +352,41 @@ impl R2c2 {
         }
         let next = ctx.now() + self.cfg.interval;
         ctx.schedule(next, 0, EPOCH);
+        if self.cfg.rate_error {
+            let mid = ctx.now() + Time(self.cfg.interval.0 / 2);
+            ctx.schedule(mid, 0, RATE_ERROR);
+        }
+    }
+
+    /// Figs. 15-16: what rho = 0 would assign now (every node recomputing at every event,
+    /// so every view complete and current: each active flow as its own node knows it),
+    /// against the rate each rate-limited flow's source holds.
+    fn sample_rate_error(&mut self, ctx: &dyn Ctx) {
+        let mut entries: Vec<(u32, FlowInfo, f64)> = Vec::new();
+        let mut unlimited: Vec<(u32, FlowInfo)> = Vec::new();
+        for (node, flows) in self.own.iter().enumerate() {
+            for (&f, s) in flows.iter().filter(|(_, s)| !s.done) {
+                let Some(&info) = self.views[node].get(f) else { continue };
+                match s.rate {
+                    Some(r) => entries.push((f, info, r)),
+                    None => unlimited.push((f, info)),
+                }
+            }
+        }
+        if entries.is_empty() {
+            return;
+        }
+        let mut flows = Vec::with_capacity(entries.len() + unlimited.len());
+        for (f, info) in entries.iter().map(|&(f, i, _)| (f, i)).chain(unlimited.iter().copied()) {
+            let usage = self.usage_of(ctx, f, &info).to_vec();
+            flows.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage });
+        }
+        let ideal = solve_validated(&Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows }).rate;
+        for (&(_, _, assigned), &r0) in entries.iter().zip(&ideal) {
+            if r0 > 0.0 {
+                self.stats.rate_errors.push(((assigned - r0).abs() / r0) as f32);
+            }
+        }
     }
 
     fn estimate_demands(&mut self, ctx: &mut dyn Ctx) {
@@ -720,6 +763,7 @@ impl Scheme for R2c2 {
             EPOCH => self.epoch(ctx),
             RESEND => self.resend(ctx, agent),
             SEARCH => self.search(ctx),
+            RATE_ERROR => self.sample_rate_error(ctx),
             RESEND_ROUTES => {
                 // Every node applies decisions idempotently: the whole lost set goes again.
                 let routes = std::mem::take(&mut self.lost_routes);
@@ -734,6 +778,9 @@ impl Scheme for R2c2 {
         let mut share = self.stats.compute_share.clone();
         share.sort_by(f64::total_cmp);
         let q = |p: f64| share.get(((share.len() as f64 - 1.0) * p).round() as usize).copied();
+        let mut err = self.stats.rate_errors.clone();
+        err.sort_by(f32::total_cmp);
+        let qe = |p: f64| err.get(((err.len() as f64 - 1.0) * p).round() as usize).map(|&x| x as f64);
         serde_json::json!({
             "events": self.stats.events,
             "events_resent": self.stats.resent,
@@ -745,6 +792,7 @@ impl Scheme for R2c2 {
             "usage_vectors_computed": self.weights.as_ref().map_or(0, |w| w.computed),
             // Wall-clock: varies from run to run and machine to machine.
             "compute_time_share": { "median": q(0.5), "p99": q(0.99), "samples": share.len() },
+            "assigned_rate_error": { "median": qe(0.5), "p95": qe(0.95), "samples": err.len() },
         })
     }
 }
