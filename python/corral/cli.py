@@ -53,6 +53,13 @@ MaxMemoryOption = Annotated[
     Optional[str], typer.Option("--max-memory", help="Refuse runs estimated to need more memory than this, e.g. 8GB (default: half of this machine's).")
 ]
 
+# The scenario argument and `-o` of the commands that write a run folder (run, emulate).
+ScenarioArgument = Annotated[Path, typer.Argument(help="Scenario TOML file.")]
+RunOutOption = Annotated[Path, typer.Option("-o", "--out", help="Output folder (a corral folder of the same kind there is replaced).")]
+SetOption = Annotated[
+    Optional[list[str]], typer.Option("--set", "-s", help="Override a scenario key: --set topology.k=8 (repeatable).")
+]
+
 # `--force`: the one way past corral.outdir's checks on an existing output folder.
 ForceOption = Annotated[
     bool, typer.Option("--force", help="Write OUT even if it is not empty and not a corral folder of this kind.")
@@ -95,12 +102,9 @@ def _sim_progress() -> Progress:
 
 @app.command()
 def run(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (a corral folder of the same kind there is replaced).")],
-    set_: Annotated[
-        Optional[list[str]],
-        typer.Option("--set", "-s", help="Override a scenario key: --set topology.k=8 (repeatable)."),
-    ] = None,
+    scenario: ScenarioArgument,
+    out: RunOutOption,
+    set_: SetOption = None,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
     force: ForceOption = False,
     max_memory: MaxMemoryOption = None,
@@ -131,12 +135,9 @@ def run(
 
 @app.command()
 def emulate(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder (a corral folder of the same kind there is replaced).")],
-    set_: Annotated[
-        Optional[list[str]],
-        typer.Option("--set", "-s", help="Override a scenario key: --set duration=5s (repeatable)."),
-    ] = None,
+    scenario: ScenarioArgument,
+    out: RunOutOption,
+    set_: SetOption = None,
     scale: Annotated[
         Optional[float], typer.Option(min=1.0, help="Divide every link rate by this (default: bring the busiest link to 100 Mbps).")
     ] = None,

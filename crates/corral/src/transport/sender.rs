@@ -885,6 +885,15 @@ mod tests {
         TcpConfig { sack: true, initial_window, ..cfg() }
     }
 
+    /// A sender of `c` (`size` bytes) that has sent its initial window, and an empty output.
+    fn started(c: &TcpConfig, size: Option<u64>) -> (TcpSender, Vec<Segment>) {
+        let mut s = TcpSender::new(c, size);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        out.clear();
+        (s, out)
+    }
+
     /// A duplicate ACK of `ack` whose SACK block is `[from, to)`.
     fn dup(s: &mut TcpSender, now: u64, ack: u64, from: u64, to: u64, out: &mut Vec<Segment>) {
         s.on_ack_sack(t(now), ack, false, t(0), &[(from, to)], out);
@@ -893,13 +902,7 @@ mod tests {
     #[test]
     fn sack_recovery_resends_all_three_holes_in_one_round_and_then_new_data() {
         // Segments 1-3 of 0..9 are lost. The ACK of 0 opens slow start (10, 11 go out).
-        let (mut s, mut out) = {
-            let mut s = TcpSender::new(&sack_cfg(10), None);
-            let mut out = Vec::new();
-            s.start(t(0), &mut out);
-            out.clear();
-            (s, out)
-        };
+        let (mut s, mut out) = started(&sack_cfg(10), None);
         s.on_ack_sack(t(100), MSS, false, t(0), &[], &mut out);
         assert_eq!(out.len(), 2);
         out.clear();
@@ -938,10 +941,7 @@ mod tests {
 
     #[test]
     fn is_lost_starts_sack_recovery_before_the_third_duplicate_ack() {
-        let mut s = TcpSender::new(&sack_cfg(10), None);
-        let mut out = Vec::new();
-        s.start(t(0), &mut out);
-        out.clear();
+        let (mut s, mut out) = started(&sack_cfg(10), None);
         // One duplicate ACK (a stretch ACK) reports segments 1-3: more than 2 MSS above 0.
         dup(&mut s, 100, 0, MSS, 4 * MSS, &mut out);
         assert!(s.in_recovery());
@@ -955,11 +955,8 @@ mod tests {
     #[test]
     fn the_rescue_retransmission_repairs_a_lost_tail_once() {
         // A 12-segment flow sent at once; segments 2 and 11 (the last) are lost.
-        let mut s = TcpSender::new(&sack_cfg(12), Some(12 * MSS));
-        let mut out = Vec::new();
-        s.start(t(0), &mut out);
-        assert_eq!(out.len(), 12);
-        out.clear();
+        let (mut s, mut out) = started(&sack_cfg(12), Some(12 * MSS));
+        assert_eq!(s.progress().0, 12 * MSS);
         s.on_ack_sack(t(100), MSS, false, t(0), &[], &mut out);
         s.on_ack_sack(t(101), 2 * MSS, false, t(0), &[], &mut out);
         for k in 3..11u64 {
@@ -978,10 +975,7 @@ mod tests {
 
     #[test]
     fn after_a_timeout_go_back_n_skips_sacked_bytes() {
-        let mut s = TcpSender::new(&sack_cfg(4), None);
-        let mut out = Vec::new();
-        s.start(t(0), &mut out);
-        out.clear();
+        let (mut s, mut out) = started(&sack_cfg(4), None);
         // Segments 0 and 2 lost; 1 and 3 SACKed by two duplicate ACKs (no recovery).
         dup(&mut s, 100, 0, MSS, 2 * MSS, &mut out);
         dup(&mut s, 101, 0, 3 * MSS, 4 * MSS, &mut out);
@@ -1007,10 +1001,7 @@ mod tests {
         let mut c = cfg();
         c.initial_window = 3;
         c.limited_transmit = true;
-        let mut s = TcpSender::new(&c, None);
-        let mut out = Vec::new();
-        s.start(t(0), &mut out);
-        out.clear();
+        let (mut s, mut out) = started(&c, None);
         // Segment 0 is lost: the duplicates of 1 and 2 each release one new segment.
         s.on_ack(t(100), 0, false, t(0), &mut out);
         assert_eq!(out, vec![Segment { seq: 3 * MSS, len: MSS as u32, retransmit: false, cwr: false }]);
@@ -1023,10 +1014,7 @@ mod tests {
         assert_eq!(out[2], Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false });
         // Off: two duplicates send nothing.
         c.limited_transmit = false;
-        let mut s = TcpSender::new(&c, None);
-        let mut out = Vec::new();
-        s.start(t(0), &mut out);
-        out.clear();
+        let (mut s, mut out) = started(&c, None);
         s.on_ack(t(100), 0, false, t(0), &mut out);
         s.on_ack(t(101), 0, false, t(0), &mut out);
         assert!(out.is_empty());
