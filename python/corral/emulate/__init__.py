@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -87,7 +88,9 @@ def emulate(scenario: str | os.PathLike, out: str | os.PathLike, overrides: Iter
         raise EmulateError(f"duration: corral emulate runs in real time; {duration_s:g} s is more than an hour")
     say = progress or (lambda _msg: None)
     inputs = [scenario] if Path(str(scenario)).exists() else []
-    previous = signal.signal(signal.SIGTERM, _raise_exit)
+    # SIGTERM unwinds like Ctrl-C, so the namespaces go (only the main thread may set it).
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_exit) if main else None
     try:
         with atomic_dir(out, "run", inputs, force) as tmp, Fabric(plan, scale) as fab:
             say(f"built {len(fab.namespaces)} namespaces; running {duration_s:g} s of traffic at 1/{scale:g} of the link rates")
@@ -103,7 +106,8 @@ def emulate(scenario: str | os.PathLike, out: str | os.PathLike, overrides: Iter
                 leftover.unlink()
         return Path(out).absolute()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _raise_exit(signum, frame):
