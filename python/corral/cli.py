@@ -265,7 +265,8 @@ def sweep(
     with user_errors(), _sigterm_as_interrupt() as signalled:
         try:
             with _sweep_progress() as (bar, update):
-                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force, max_memory=max_memory)
+                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force,
+                                   max_memory=max_memory, stop=lambda: bool(signalled))
         except SweepError as e:
             raise fail(str(e)) from None
         except KeyboardInterrupt:
@@ -286,15 +287,15 @@ def sweep(
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
-    """While inside, SIGTERM interrupts like Ctrl-C (the sweep writes its index and stops its
-    cluster on the way out). Yields a list that holds the signal number once one came."""
+    """While inside, SIGTERM stops the sweep like Ctrl-C (it writes its index and stops its
+    cluster on the way out). Yields a list that holds the signal number once one came; the
+    sweep polls it (`run_sweep(stop=...)`) instead of being interrupted inside Dask."""
     import signal
 
     signalled: list[int] = []
 
     def interrupt(signum, _frame):
         signalled.append(signum)
-        raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:

@@ -145,6 +145,7 @@ def run_sweep(
     limit: int | None = None,
     force: bool = False,
     max_memory: str | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> SweepResult:
     """Run every point of `sweep_file` into `out` and return what happened.
 
@@ -154,6 +155,10 @@ def run_sweep(
     (the rest stay missing until the next call), which is how tests cut a sweep short.
     `out` must be a new or empty folder or an earlier sweep folder (to resume); `force`
     accepts any folder. `max_memory` caps each run's memory (default: half of the machine's).
+    `stop()` is polled while runs go: once it returns true the sweep stops as on Ctrl-C
+    (KeyboardInterrupt, after the index is written). The CLI's SIGTERM handler sets it
+    rather than raising inside Dask's client calls, whose cancel path can fail when
+    interrupted at the wrong moment.
     """
     sweep = spec.load(sweep_file)
     text, runs = resolve(sweep, max_memory)
@@ -177,7 +182,7 @@ def run_sweep(
                 progress(counts)
             if todo:
                 with _client(client, scheduler, workers, processes) as c:
-                    _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory)
+                    _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory, stop)
                 # every task has ended: temporary folders of workers killed mid-write can go
                 cleaned += layout.clean_partial(out)
         finally:
@@ -186,8 +191,12 @@ def run_sweep(
     return SweepResult(out, runs, counts, index, cleaned, errors)
 
 
-def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memory) -> None:
-    from dask.distributed import as_completed
+# How often the sweep loop looks at `stop` while it waits for runs (seconds).
+STOP_POLL_S = 0.25
+
+
+def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memory, stop=None) -> None:
+    from dask.distributed import wait
 
     token = uuid.uuid4().hex[:8]
     futures = {}
@@ -204,29 +213,41 @@ def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memor
         }
         fut = client.submit(run_point, task, key=f"corral-run-{run.hash}-{token}", pure=False)
         futures[fut] = run
+    pending = set(futures)
     try:
-        for fut in as_completed(list(futures)):
-            run = futures[fut]
-            if fut.status == "finished":
-                rec = fut.result()
-            else:  # the task itself never raises: the worker died or the cluster failed
-                exc = fut.exception()
-                message = f"{type(exc).__name__}: {exc}"
-                try:
-                    write_failure(layout.run_dir(out, run.hash), run.record(sweep), message, "", None)
-                except OSError as write_error:
-                    message += f" (and error.json could not be written: {write_error})"
-                rec = {"status": layout.FAILED, "error": message}
-            if rec["status"] == layout.OK:
-                counts.done += 1
-            else:
-                counts.failed += 1
-                errors.append(f"point {run.point.index} ({run.point.label()}): {rec['error']}")
-            if progress:
-                progress(counts)
+        while pending:
+            if stop is not None and stop():
+                raise KeyboardInterrupt
+            try:
+                done, pending = wait(list(pending), timeout=STOP_POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                continue
+            for fut in sorted(done, key=lambda f: futures[f].point.index):
+                _record(fut, futures[fut], sweep, out, counts, errors)
+                if progress:
+                    progress(counts)
     except BaseException:
         client.cancel(list(futures))
         raise
+
+
+def _record(fut, run, sweep, out, counts, errors) -> None:
+    """Counts one ended run, writing error.json for a run whose worker died."""
+    if fut.status == "finished":
+        rec = fut.result()
+    else:  # the task itself never raises: the worker died or the cluster failed
+        exc = fut.exception()
+        message = f"{type(exc).__name__}: {exc}"
+        try:
+            write_failure(layout.run_dir(out, run.hash), run.record(sweep), message, "", None)
+        except OSError as write_error:
+            message += f" (and error.json could not be written: {write_error})"
+        rec = {"status": layout.FAILED, "error": message}
+    if rec["status"] == layout.OK:
+        counts.done += 1
+    else:
+        counts.failed += 1
+        errors.append(f"point {run.point.index} ({run.point.label()}): {rec['error']}")
 
 
 @contextlib.contextmanager
