@@ -2,8 +2,9 @@
 a veth pair per link, IP routes that follow the scenario's routing, and a qdisc per output
 port with the port's rate and queue.
 
-* Addresses: link `i` gets 10.(64 + i // 16384).(i // 64 % 256).(i % 64 * 4)/30, .1 on its
-  first port's side and .2 on the other; a host's address is the one on its only link.
+* Addresses: the link of ports p and q (p < q) gets subnet number p:
+  10.(64 + p // 16384).(p // 64 % 256).(p % 64 * 4)/30, .1 on p's side and .2 on q's; a
+  host's address is the one on its only link.
 * Routes: a switch reaches each host through the port(s) the run's routing picks
   (`static`: the destination-bit rule, one route per host; `ecmp`: a multipath route over
   the equal-cost ports, hashed on the L4 5-tuple with `fib_multipath_hash_policy = 1`).
@@ -24,6 +25,7 @@ ends inside it, and every veth is created inside namespaces, none in the caller'
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import ipaddress
 import os
 import secrets
@@ -44,7 +46,7 @@ ETHTOOL_GET = {"tso": 0x1E, "gso": 0x23, "gro": 0x2B}
 
 
 def link_subnet(i: int) -> ipaddress.IPv4Network:
-    """The /30 of link `i` (the module doc's rule)."""
+    """The /30 of subnet number `i` (the module doc's rule)."""
     base = (10 << 24) | ((64 + i // 16384) << 16) | ((i // 64 % 256) << 8) | (i % 64 * 4)
     return ipaddress.IPv4Network((base, 30))
 
@@ -85,8 +87,6 @@ def _ethtool(ifname: str, cmd: int, data: int = 0) -> int:
     value = _EthtoolValue(cmd, data)
     ifreq = struct.pack("16sP", ifname.encode(), ctypes.addressof(value)) + b"\0" * 16
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        import fcntl
-
         fcntl.ioctl(s.fileno(), SIOCETHTOOL, bytearray(ifreq))
     return value.data
 
@@ -99,8 +99,8 @@ class _InNamespace:
 
     def __enter__(self):
         self.libc = ctypes.CDLL(None, use_errno=True)
-        self.home = os.open("/proc/self/ns/net", os.O_RDONLY)
         target = os.open(f"/var/run/netns/{self.ns}", os.O_RDONLY)
+        self.home = os.open("/proc/self/ns/net", os.O_RDONLY)
         try:
             if self.libc.setns(target, CLONE_NEWNET) != 0:
                 raise EmulateError(f"cannot enter namespace {self.ns}: {os.strerror(ctypes.get_errno())}")
@@ -164,27 +164,12 @@ class Fabric:
         self.namespaces: list[str] = []
         nodes, ports = plan["nodes"], plan["ports"]
         self.ns_of = [f"crl{self.tag}n{i}" for i in range(len(nodes))]
-        # Links: each pair of ports facing each other, numbered by its first port.
-        self.link_of: dict[int, int] = {}
-        peer_port: dict[int, int] = {}
-        by_pair: dict[tuple[int, int], list[int]] = {}
-        for p, port in enumerate(ports):
-            by_pair.setdefault((port["node"], port["peer"]), []).append(p)
-        for p, port in enumerate(ports):
-            back = by_pair[(port["peer"], port["node"])]
-            mine = by_pair[(port["node"], port["peer"])]
-            peer_port[p] = back[mine.index(p)]
-        links = 0
-        for p in range(len(ports)):
-            if p not in self.link_of:
-                self.link_of[p] = self.link_of[peer_port[p]] = links
-                links += 1
-        self.peer_port = peer_port
+        self.peer_port = [port["peer_port"] for port in ports]
         self.ifname = [f"c{self.tag}p{p}" for p in range(len(ports))]
         self.addr = []
-        for p in range(len(ports)):
-            hosts = list(link_subnet(self.link_of[p]).hosts())
-            self.addr.append(str(hosts[0] if p < peer_port[p] else hosts[1]))
+        for p, q in enumerate(self.peer_port):
+            hosts = list(link_subnet(min(p, q)).hosts())
+            self.addr.append(str(hosts[0] if p < q else hosts[1]))
         self.host_ip = {}
         for p, port in enumerate(ports):
             h = nodes[port["node"]]["host"]
@@ -285,7 +270,7 @@ class Fabric:
         run_cmd(["ip", "-n", ns, *args], "configuring the network")
 
     def _tc(self, ns: str, *args: str) -> None:
-        p = subprocess.run(["ip", "netns", "exec", ns, "tc", *args], capture_output=True, text=True)
+        p = subprocess.run(["tc", "-n", ns, *args], capture_output=True, text=True)
         if p.returncode != 0:
             msg = p.stderr.strip()
             if "unknown" in msg.lower():
@@ -307,8 +292,7 @@ class Fabric:
         """Per port: packets sent, dropped and ECN-marked by its leaf qdisc."""
         out = []
         for p, port in enumerate(self.plan["ports"]):
-            text = run_cmd(["ip", "netns", "exec", self.ns_of[port["node"]], "tc", "-s", "qdisc", "show", "dev", self.ifname[p]],
-                           "reading queue counters")
+            text = run_cmd(["tc", "-n", self.ns_of[port["node"]], "-s", "qdisc", "show", "dev", self.ifname[p]], "reading queue counters")
             out.append({"port": p, **_leaf_counters(text)})
         return out
 

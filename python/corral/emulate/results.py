@@ -10,6 +10,7 @@ that send a single flow; `retransmits` is the socket's `tcpi_total_retrans`.
 from __future__ import annotations
 
 import platform
+from collections import Counter
 from typing import Any
 
 from .. import tables
@@ -25,9 +26,7 @@ def build(plan: dict[str, Any], agents: dict[int, dict[str, Any]], queues: list[
           duration_s: float, interval_s: float, cc_of: list[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(flows columns, throughput columns, summary) from the agents' reports (by host)."""
     names = {n["host"]: n["name"] for n in plan["nodes"] if n["host"] is not None}
-    senders: dict[int, int] = {}
-    for f in plan["flows"]:
-        senders[f["src"]] = senders.get(f["src"], 0) + 1
+    senders = Counter(f["src"] for f in plan["flows"])
     cols: dict[str, list] = {c: [] for c in tables.schemas()["flows"]}
     thr: dict[str, list] = {c: [] for c in tables.schemas()["throughput"]}
     goodputs = []

@@ -100,21 +100,32 @@ impl Scoreboard {
     }
 
     /// The holes `[start, end)` between `high_ack` and `high_data`, ascending, each with
-    /// whether it counts as lost.
-    fn holes(&self, high_ack: u64, high_data: u64, dupthresh: u32, mss: u64) -> Vec<(u64, u64, bool)> {
-        let mut out = Vec::with_capacity(self.blocks.len() + 1);
+    /// whether it counts as lost. Every octet of a hole has the same SACKed blocks above it
+    /// (those from the next one on), so one backward pass over the blocks decides `IsLost`
+    /// for all holes.
+    pub fn holes(&self, high_ack: u64, high_data: u64, dupthresh: u32, mss: u64) -> Vec<(u64, u64, bool)> {
+        // (start, end, index of the first block above it).
+        let mut found = Vec::with_capacity(self.blocks.len() + 1);
         let mut at = high_ack;
-        for &(s, e) in &self.blocks {
+        for (i, &(s, e)) in self.blocks.iter().enumerate() {
             if s > at {
-                out.push((at, s, false));
+                found.push((at, s, i));
             }
             at = at.max(e);
         }
         if high_data > at {
-            out.push((at, high_data, false));
+            found.push((at, high_data, self.blocks.len()));
         }
-        for h in &mut out {
-            h.2 = self.is_lost(h.0, dupthresh, mss);
+        let (mut bytes, mut ranges) = (0u64, 0u32);
+        let mut next = self.blocks.len();
+        let mut out = vec![(0, 0, false); found.len()];
+        for (k, &(s, e, above)) in found.iter().enumerate().rev() {
+            while next > above {
+                next -= 1;
+                bytes += self.blocks[next].1 - self.blocks[next].0;
+                ranges += 1;
+            }
+            out[k] = (s, e, ranges >= dupthresh || bytes > (dupthresh as u64 - 1) * mss);
         }
         out
     }
@@ -124,46 +135,54 @@ impl Scoreboard {
     /// retransmitted in this recovery (below `high_rxt`; the rescue retransmission does not
     /// move `high_rxt` and is not counted).
     pub fn pipe(&self, high_ack: u64, high_data: u64, high_rxt: u64, dupthresh: u32, mss: u64) -> u64 {
-        self.holes(high_ack, high_data, dupthresh, mss)
-            .iter()
-            .map(|&(s, e, lost)| if lost { 0 } else { e - s } + e.min(high_rxt).saturating_sub(s))
-            .sum()
+        pipe_over(&self.holes(high_ack, high_data, dupthresh, mss), high_rxt)
     }
 
     /// RFC 6675 `NextSeg`: what to send next, given the highest byte retransmitted in this
     /// recovery (`high_rxt`, exclusive), whether new data could go (rule 2), and whether the
     /// rescue retransmission is still allowed (rule 4).
+    #[allow(clippy::too_many_arguments)]
     pub fn next_seg(&self, high_ack: u64, high_data: u64, high_rxt: u64, new_data: bool, rescue_allowed: bool, dupthresh: u32, mss: u64) -> Option<NextSeg> {
         let top = self.highest().unwrap_or(high_ack);
-        let holes = self.holes(high_ack, high_data, dupthresh, mss);
-        // Rule 1: the first lost, not yet retransmitted bytes below the highest SACKed byte.
-        // Rule 3 (when no new data can go): the first such bytes even if not lost.
-        let mut rule3 = None;
-        for &(s, e, lost) in &holes {
-            let from = s.max(high_rxt);
-            let until = e.min(top);
-            if from >= until {
-                continue;
-            }
-            let seg = NextSeg::Retransmit { seq: from, len: mss.min(until - from) };
-            if lost {
-                return Some(seg);
-            }
-            rule3 = rule3.or(Some(seg));
-        }
-        if new_data {
-            return Some(NextSeg::New);
-        }
-        if rule3.is_some() {
-            return rule3;
-        }
-        // Rule 4: one segment holding the highest outstanding unSACKed byte.
-        let last = holes.last()?;
-        rescue_allowed.then(|| {
-            let seq = last.0.max(last.1.saturating_sub(mss));
-            NextSeg::Rescue { seq, len: last.1 - seq }
-        })
+        next_seg_over(&self.holes(high_ack, high_data, dupthresh, mss), top, high_rxt, new_data, rescue_allowed, mss)
     }
+}
+
+/// [`Scoreboard::pipe`] over holes already found.
+pub fn pipe_over(holes: &[(u64, u64, bool)], high_rxt: u64) -> u64 {
+    holes.iter().map(|&(s, e, lost)| if lost { 0 } else { e - s } + e.min(high_rxt).saturating_sub(s)).sum()
+}
+
+/// [`Scoreboard::next_seg`] over holes already found; `top` is the end of the highest
+/// SACKed block (`high_ack` without one).
+pub fn next_seg_over(holes: &[(u64, u64, bool)], top: u64, high_rxt: u64, new_data: bool, rescue_allowed: bool, mss: u64) -> Option<NextSeg> {
+    // Rule 1: the first lost, not yet retransmitted bytes below the highest SACKed byte.
+    // Rule 3 (when no new data can go): the first such bytes even if not lost.
+    let mut rule3 = None;
+    for &(s, e, lost) in holes {
+        let from = s.max(high_rxt);
+        let until = e.min(top);
+        if from >= until {
+            continue;
+        }
+        let seg = NextSeg::Retransmit { seq: from, len: mss.min(until - from) };
+        if lost {
+            return Some(seg);
+        }
+        rule3 = rule3.or(Some(seg));
+    }
+    if new_data {
+        return Some(NextSeg::New);
+    }
+    if rule3.is_some() {
+        return rule3;
+    }
+    // Rule 4: one segment holding the highest outstanding unSACKed byte.
+    let last = holes.last()?;
+    rescue_allowed.then(|| {
+        let seq = last.0.max(last.1.saturating_sub(mss));
+        NextSeg::Rescue { seq, len: last.1 - seq }
+    })
 }
 
 #[cfg(test)]
@@ -209,6 +228,17 @@ mod tests {
         let mut small = Scoreboard::default();
         small.update(0, 1000, &[(100, 110), (200, 210), (300, 310)]);
         assert!(small.is_lost(0, 3, MSS) && !small.is_lost(150, 3, MSS));
+    }
+
+    #[test]
+    fn each_hole_is_lost_exactly_when_is_lost_says_so_at_its_start() {
+        let mut sb = Scoreboard::default();
+        sb.update(0, 5000, &[(300, 400), (500, 520), (700, 1000), (1200, 1210), (2000, 2100)]);
+        for dupthresh in 1..5 {
+            for h in sb.holes(100, 5000, dupthresh, MSS) {
+                assert_eq!(h.2, sb.is_lost(h.0, dupthresh, MSS), "hole {h:?}, dupthresh {dupthresh}");
+            }
+        }
     }
 
     #[test]

@@ -32,7 +32,7 @@
 use super::cc::{AnyCc, CcConfig, CcState, CongestionControl};
 use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
-use super::sack::{NextSeg, Scoreboard};
+use super::sack::{self, NextSeg, Scoreboard};
 use super::TcpConfig;
 use crate::units::Time;
 
@@ -224,20 +224,24 @@ impl TcpSender {
         self.sack && self.in_recovery
     }
 
-    /// RFC 6675 `SetPipe` over the scoreboard.
+    /// RFC 6675 `SetPipe` over the scoreboard (for tests; sending uses `next_sack_segment`).
+    #[cfg(test)]
     fn pipe(&self) -> u64 {
         self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss)
     }
 
-    /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment.
+    /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment (both from one pass
+    /// over the scoreboard's holes).
     fn next_sack_segment(&self) -> Option<NextSeg> {
-        if self.cc_state.cwnd < self.pipe() + self.mss {
+        let holes = self.scoreboard.holes(self.snd_una, self.snd_max, self.dupthresh, self.mss);
+        if self.cc_state.cwnd < sack::pipe_over(&holes, self.high_rxt) + self.mss {
             return None;
         }
         let limit = self.limit();
         let len = self.mss.min(limit.saturating_sub(self.snd_max));
         let new_data = len > 0 && self.snd_max + len <= self.snd_una.saturating_add(self.rwnd);
-        self.scoreboard.next_seg(self.snd_una, self.snd_max, self.high_rxt, new_data, self.rescue_allowed, self.dupthresh, self.mss)
+        let top = self.scoreboard.highest().unwrap_or(self.snd_una);
+        sack::next_seg_over(&holes, top, self.high_rxt, new_data, self.rescue_allowed, self.mss)
     }
 
     /// Time between two paced segments of `len` bytes: `len / (gain * wnd / srtt)` with `wnd`

@@ -36,7 +36,8 @@ impl Simulation {
             let (flow, dst, leg, hop) = (p.flow, p.dst, p.leg, p.ridx);
             let cached = path_cache::cacheable(leg);
             let data = cached && dst == self.hot[flow.idx()].dst;
-            if let Some(out) = self.paths.get(flow.idx()).and_then(|path| path.get(leg, data, hop)).filter(|_| cached) {
+            let learned = if cached { self.paths.get(flow.idx()).and_then(|path| path.get(leg, data, hop)) } else { None };
+            if let Some(out) = learned {
                 self.arena.get_mut(pkt).ridx += 1;
                 out
             } else {

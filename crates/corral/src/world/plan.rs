@@ -67,7 +67,7 @@ impl Simulation {
             .map(|p| {
                 let host = net.nodes[p.node.idx()].kind == NodeKind::Host;
                 json!({
-                    "node": p.node.idx(), "peer": p.peer.idx(), "rate_bps": p.rate().bps(), "delay_ns": p.delay.0 / 1000,
+                    "node": p.node.idx(), "peer": p.peer.idx(), "peer_port": p.peer_port.idx(), "rate_bps": p.rate().bps(), "delay_ns": p.delay.0 / 1000,
                     "queue": if host { &host_queue } else { &switch_queue },
                 })
             })
