@@ -63,9 +63,20 @@ pub struct Built {
     pub rpc: Vec<crate::workload::rpc::RpcBlock>,
 }
 
-/// `[[events]]` in time order: when, the ports, and each port's new rate (with its clock
-/// offset in packet mode).
-pub type LinkEvents = Vec<(Time, Vec<(PortId, Rate)>)>;
+/// One change of `[[events]]`, resolved to ports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkChange {
+    /// Each port's new rate (with its clock offset in packet mode).
+    Rate(Vec<(PortId, Rate)>),
+    /// Both ports of a link fail (`down`) or come back.
+    State { ports: [PortId; 2], down: bool },
+    /// Routing, broadcast trees and the scheme learn of the links' states (`detect` after a
+    /// state change).
+    Discover,
+}
+
+/// `[[events]]` in time order (ties in entry order).
+pub type LinkEvents = Vec<(Time, LinkChange)>;
 
 /// A port's rate under its clock offset (`network.clock_ppm`, packet mode): the same
 /// offset draw for the port at build time and at every scheduled change.
@@ -79,18 +90,25 @@ fn clocked(sc: &Scenario, packet: bool, port: usize, nominal: Rate) -> Rate {
     Rate((r + r * offset / 1_000_000_000) as u64)
 }
 
-/// The ports and rates of each `[[events]]` entry, in time order (ties in entry order).
+/// The changes of each `[[events]]` entry, in time order (ties in entry order); a state
+/// change also schedules its discovery. Fluid mode has no failures.
 fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<LinkEvents> {
     let mut out = Vec::with_capacity(sc.events.len());
     for (i, e) in sc.events.iter().enumerate() {
         let (name, both) = e.target();
         let key = format!("events[{i}].{}", if both { "link" } else { "port" });
         let p = net.port_by_name(name).ok_or_else(|| config_err(&key, format!("unknown port \"{name}\"; expected \"node:port\" with a node name of this topology and a port number it has")))?;
-        let mut ports = vec![p];
-        if both {
-            ports.push(net.ports[p.idx()].peer_port);
+        let peer = net.ports[p.idx()].peer_port;
+        if let Some(rate) = e.rate {
+            let ports = if both { vec![p, peer] } else { vec![p] };
+            out.push((e.at, LinkChange::Rate(ports.into_iter().map(|q| (q, clocked(sc, packet, q.idx(), rate))).collect())));
         }
-        out.push((e.at, ports.into_iter().map(|q| (q, clocked(sc, packet, q.idx(), e.rate))).collect()));
+        if let Some(state) = e.state {
+            crate::error::ensure(packet, &format!("events[{i}].state"), || "link failures run in packet mode (mode = \"packet\")".into())?;
+            let down = state == crate::scenario::events::LinkState::Down;
+            out.push((e.at, LinkChange::State { ports: [p, peer], down }));
+            out.push((e.at + e.detect.unwrap_or(Time::ZERO), LinkChange::Discover));
+        }
     }
     out.sort_by_key(|e| e.0);
     Ok(out)

@@ -183,6 +183,12 @@ impl ControlPlane {
         }
     }
 
+    /// A link went down or came back: trees and next hops are found again on first use.
+    pub fn topology_changed(&mut self) {
+        self.trees = Default::default();
+        self.next_hop.clear();
+    }
+
     /// The children ports of `node` in tree `t` of `src`.
     pub fn tree_children(&mut self, net: &Network, src: NodeId, t: u32, node: NodeId) -> &[PortId] {
         &self.trees.tree(net, src, t).children[node.idx()]
@@ -225,7 +231,7 @@ fn toward(net: &Network, dst: NodeId) -> Vec<Option<PortId>> {
         }
         // Every u with a port to v is one hop farther; links are symmetric, so v's ports
         // name its neighbours and their peer ports lead back to v.
-        for &p in &net.nodes[v.idx()].ports {
+        for p in net.live_ports(v) {
             let u = net.ports[p.idx()].peer;
             if !seen[u.idx()] {
                 seen[u.idx()] = true;

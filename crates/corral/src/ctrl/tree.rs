@@ -29,7 +29,8 @@ impl Tree {
     }
 }
 
-/// The trees built so far, by (source switch, tree index); built on first use.
+/// The trees built so far, by (source switch, tree index); built on first use, over the
+/// links that are up (forgotten when a link goes down or comes back).
 #[derive(Default)]
 pub struct BroadcastTrees {
     trees: HashMap<(NodeId, u32), Tree>,
@@ -51,7 +52,7 @@ pub fn build(net: &Network, src: NodeId, t: u32) -> Tree {
     depth[src.idx()] = 0;
     let mut q = VecDeque::from([src]);
     while let Some(u) = q.pop_front() {
-        let ports = &net.nodes[u.idx()].ports;
+        let ports: Vec<PortId> = net.live_ports(u).collect();
         let k = ports.len();
         for i in 0..k {
             let p = ports[(i + t as usize) % k];
@@ -88,5 +89,21 @@ mod tests {
             distinct.insert(format!("{:?}", tree.children));
         }
         assert!(distinct.len() > 1, "rotated port orders give different trees");
+    }
+
+    #[test]
+    fn trees_go_around_a_down_link() {
+        let mut net = Network::build(&TorusConfig { dims: vec![4, 4], ..TorusConfig::default() }.build(), |_| QueueDisc::taildrop(BufferSize::Packets(1)));
+        let (sw0, sw1) = (net.node_by_name("sw0").unwrap(), net.node_by_name("sw1").unwrap());
+        let p = *net.nodes[sw0.idx()].ports.iter().find(|p| net.ports[p.idx()].peer == sw1).unwrap();
+        let q = net.ports[p.idx()].peer_port;
+        net.ports[p.idx()].down = true;
+        net.ports[q.idx()].down = true;
+        for t in 0..4 {
+            let tree = build(&net, sw0, t);
+            assert_eq!(tree.edges(), 15, "every other switch is still reached");
+            assert!(tree.children.iter().flatten().all(|c| *c != p && *c != q));
+            assert_eq!(tree.depth[sw1.idx()], 3, "sw1 is now three hops away");
+        }
     }
 }

@@ -215,12 +215,15 @@ impl FluidSim {
                 self.events += 1;
                 changed = true;
             }
-            while let Some((at, ports)) = self.link_events.get(self.next_link_event) {
+            while let Some((at, change)) = self.link_events.get(self.next_link_event) {
                 if *at > t {
                     break;
                 }
-                for &(p, rate) in ports {
-                    self.alloc.set_capacity(p.0, rate.bps() as f64 * self.payload).expect("a port of the network");
+                // The build refuses state changes in fluid mode.
+                if let crate::build::LinkChange::Rate(ports) = change {
+                    for &(p, rate) in ports {
+                        self.alloc.set_capacity(p.0, rate.bps() as f64 * self.payload).expect("a port of the network");
+                    }
                 }
                 self.next_link_event += 1;
                 self.events += 1;

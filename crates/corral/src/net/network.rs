@@ -76,6 +76,16 @@ impl Network {
         self.port(self.node_by_name(node)?, port.parse().ok()?)
     }
 
+    /// The ports of `node` whose link is up.
+    pub fn live_ports(&self, node: NodeId) -> impl Iterator<Item = PortId> + '_ {
+        self.nodes[node.idx()].ports.iter().copied().filter(|p| !self.ports[p.idx()].down)
+    }
+
+    /// Whether any link is down.
+    pub fn any_down(&self) -> bool {
+        self.ports.iter().any(|p| p.down)
+    }
+
     /// Host `i`'s NIC port (hosts have a single port).
     pub fn host_port(&self, host: u32) -> PortId {
         self.nodes[self.hosts[host as usize].idx()].ports[0]

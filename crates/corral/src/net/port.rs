@@ -42,6 +42,9 @@ pub struct Port {
     pub ecn_off: bool,
     /// Control packets among the queued ones (their bytes are counted when they go out).
     pub ctrl_queued: u32,
+    /// The link has failed (`[[events]]` with `state = "down"`): nothing is sent or received
+    /// through this port, and routing and broadcast trees leave it out.
+    pub down: bool,
     pub stats: PortStats,
     /// Current run of consecutive drops per input port of this node (index = local input
     /// port; the last slot is the node's own traffic, e.g. a host's transport).
@@ -66,6 +69,7 @@ impl Port {
             tapped: false,
             ecn_off: false,
             ctrl_queued: 0,
+            down: false,
             stats: PortStats::default(),
             drop_run: vec![0; node_ports + 1],
             run_histogram: BTreeMap::new(),

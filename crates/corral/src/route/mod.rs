@@ -278,13 +278,14 @@ impl Router {
     }
 
     /// The output port at `node` for a packet described by `hop` (which may clear its
-    /// waypoint). `node` must not be the destination host.
+    /// waypoint); `None` when its destination (or waypoint) cannot be reached from `node`
+    /// (links are down). `node` must not be the destination host.
     #[inline]
-    pub fn next_port(&mut self, rt: &RouteTable, net: &Network, node: NodeId, hop: &mut Hop) -> PortId {
+    pub fn next_port(&mut self, rt: &RouteTable, net: &Network, node: NodeId, hop: &mut Hop) -> Option<PortId> {
         if hop.waypoint == CLIMB {
             let up = rt.uplinks(node);
             if !up.is_empty() {
-                return up[self.pick(net, node, up, &[], hop)];
+                return Some(up[self.pick(net, node, up, &[], hop)]);
             }
             hop.waypoint = NO_WAYPOINT;
         }
@@ -298,11 +299,14 @@ impl Router {
             }
         }
         let cands = rt.candidates(node, target);
-        if cands.len() == 1 {
-            return cands[0];
+        match cands.len() {
+            0 => None,
+            1 => Some(cands[0]),
+            _ => {
+                let paths = if hop.leg == Leg::Rps { rt.candidate_paths(node, target) } else { &[] };
+                Some(cands[self.pick(net, node, cands, paths, hop)])
+            }
         }
-        let paths = if hop.leg == Leg::Rps { rt.candidate_paths(node, target) } else { &[] };
-        cands[self.pick(net, node, cands, paths, hop)]
     }
 
     /// One of `cands`, the (two or more) candidates at `node` toward the packet's
@@ -333,15 +337,17 @@ impl Router {
     }
 
     /// The whole path (output ports) a packet described by `hop` takes from `node` to its
-    /// destination host, every hop chosen as the switches would choose it.
-    pub fn path(&mut self, rt: &RouteTable, net: &Network, mut node: NodeId, mut hop: Hop, out: &mut Vec<PortId>) {
+    /// destination host, every hop chosen as the switches would choose it. Returns false,
+    /// with the path up to where it ends, if the destination cannot be reached.
+    pub fn path(&mut self, rt: &RouteTable, net: &Network, mut node: NodeId, mut hop: Hop, out: &mut Vec<PortId>) -> bool {
         out.clear();
         let dst = net.hosts[hop.dst as usize];
         while node != dst {
-            let p = self.next_port(rt, net, node, &mut hop);
+            let Some(p) = self.next_port(rt, net, node, &mut hop) else { return false };
             out.push(p);
             node = net.ports[p.idx()].peer;
         }
+        true
     }
 }
 

@@ -69,7 +69,7 @@ mod tests {
         let mut router = Router::new(5, net.nodes.len(), net.hosts.len());
         let mut path = Vec::new();
         for (s, d) in [(0u32, 63u32), (5, 6), (17, 40)] {
-            router.path(&rt, &net, net.hosts[s as usize], Hop { flow: crate::ids::FlowId(0), dst: d, waypoint: 33, leg: Leg::Rps }, &mut path);
+            assert!(router.path(&rt, &net, net.hosts[s as usize], Hop { flow: crate::ids::FlowId(0), dst: d, waypoint: 33, leg: Leg::Rps }, &mut path));
             let route = sr.encode(&net, &path).unwrap();
             let mut node = net.hosts[s as usize];
             for (i, &p) in path.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! Equal-cost shortest-path next hops from every node to every host, found by one
-//! breadth-first search per destination host. Paths never transit a host. Also each node's
+//! breadth-first search per destination host. Paths never transit a host, nor a link that is
+//! down (the table is built again when a link fails or comes back). Also each node's
 //! uplinks (ports to a node of a higher tier), which equal-length routing climbs first, and,
 //! when asked for, the number of shortest paths behind every next hop (uniform path
 //! sampling, [`super::rps`]).
@@ -21,6 +22,8 @@ pub struct RouteTable {
     /// Parallel to `ports`: shortest paths to the destination through that next hop (empty
     /// unless built with path counts).
     paths: Vec<f64>,
+    /// Built with path counts.
+    counted: bool,
 }
 
 impl RouteTable {
@@ -39,7 +42,7 @@ impl RouteTable {
                     continue;
                 }
                 let du = dist[u.idx() * h + d];
-                for &p in &net.nodes[u.idx()].ports {
+                for p in net.live_ports(u) {
                     let v = net.ports[p.idx()].peer;
                     if dist[v.idx() * h + d] == u32::MAX {
                         dist[v.idx() * h + d] = du + 1;
@@ -57,7 +60,7 @@ impl RouteTable {
                 if du == 0 || du == u32::MAX {
                     continue;
                 }
-                for &p in &net.nodes[u].ports {
+                for p in net.live_ports(NodeId(u as u32)) {
                     let v = net.ports[p.idx()].peer;
                     let via_ok = net.nodes[v.idx()].kind == NodeKind::Switch || v == net.hosts[d];
                     if via_ok && dist[v.idx() * h + d] == du - 1 {
@@ -69,12 +72,12 @@ impl RouteTable {
         offsets.push(ports.len() as u32);
         let mut up_offsets = Vec::with_capacity(n + 1);
         let mut up_ports = Vec::new();
-        for node in &net.nodes {
+        for (u, node) in net.nodes.iter().enumerate() {
             up_offsets.push(up_ports.len() as u32);
-            up_ports.extend(node.ports.iter().filter(|p| net.nodes[net.ports[p.idx()].peer.idx()].level > node.level));
+            up_ports.extend(net.live_ports(NodeId(u as u32)).filter(|p| net.nodes[net.ports[p.idx()].peer.idx()].level > node.level));
         }
         up_offsets.push(up_ports.len() as u32);
-        let mut rt = RouteTable { hosts: h, offsets, ports, dist, up_offsets, up_ports, paths: Vec::new() };
+        let mut rt = RouteTable { hosts: h, offsets, ports, dist, up_offsets, up_ports, paths: Vec::new(), counted: false };
         if path_counts {
             rt.count_paths(net);
         }
@@ -108,6 +111,12 @@ impl RouteTable {
             }
         }
         self.paths = behind;
+        self.counted = true;
+    }
+
+    /// Whether the table counts shortest paths (built with `path_counts`).
+    pub fn has_path_counts(&self) -> bool {
+        self.counted
     }
 
     /// Shortest paths to host `dst` behind each of [`Self::candidates`]`(node, dst)`; empty
@@ -240,5 +249,30 @@ mod tests {
         // (0,0) -> (2,2): C(4,2) = 6 paths.
         assert_eq!(rt.path_count(node("sw0"), 12), 6.0);
         assert!(RouteTable::build(&net, false).candidate_paths(node("sw0"), 7).is_empty());
+    }
+
+    #[test]
+    fn a_down_link_is_left_out_of_every_path() {
+        let mut net = k4();
+        let tor0 = net.node_by_name("tor0").unwrap();
+        // tor0's first uplink (port 2) and its peer fail: from h0's rack, one uplink is left.
+        let up = net.port(tor0, 2).unwrap();
+        let peer = net.ports[up.idx()].peer_port;
+        net.ports[up.idx()].down = true;
+        net.ports[peer.idx()].down = true;
+        let rt = RouteTable::build(&net, true);
+        assert_eq!(rt.candidates(tor0, 15), &[net.port(tor0, 3).unwrap()]);
+        assert_eq!(rt.uplinks(tor0), &[net.port(tor0, 3).unwrap()]);
+        assert_eq!(rt.hops(net.hosts[15], 0), Some(6), "still reachable the long way");
+        assert!(rt.has_path_counts());
+        // h0's own link down: nothing reaches it, and it reaches nothing.
+        let nic = net.host_port(0);
+        let sw = net.ports[nic.idx()].peer_port;
+        net.ports[nic.idx()].down = true;
+        net.ports[sw.idx()].down = true;
+        let rt = RouteTable::build(&net, false);
+        assert_eq!(rt.hops(net.hosts[5], 0), None);
+        assert!(rt.candidates(tor0, 0).is_empty() && rt.candidates(net.hosts[0], 5).is_empty());
+        assert!(!rt.has_path_counts());
     }
 }

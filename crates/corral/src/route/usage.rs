@@ -73,7 +73,9 @@ impl<'a> UsageBuilder<'a> {
             Routing::Static | Routing::Ecmp | Routing::DestTag => {
                 let hop = Hop { flow: FlowId(flow), dst, waypoint: NO_WAYPOINT, leg: routing.leg() };
                 let mut path = Vec::new();
-                self.router.path(self.routes, self.net, s, hop, &mut path);
+                if !self.router.path(self.routes, self.net, s, hop, &mut path) {
+                    return Vec::new();
+                }
                 let mut out: Vec<(u32, f64)> = path.iter().map(|p| (p.0, 1.0)).collect();
                 out.sort_unstable_by_key(|e| e.0);
                 out
@@ -356,7 +358,7 @@ mod tests {
         let mut ports = Vec::new();
         let mut hop = Hop { flow: FlowId(9), dst: 15, waypoint: NO_WAYPOINT, leg: Routing::Ecmp.leg() };
         while node != net.hosts[15] {
-            let p = r.next_port(&rt, &net, node, &mut hop);
+            let p = r.next_port(&rt, &net, node, &mut hop).expect("reachable");
             ports.push(p.0);
             node = net.ports[p.idx()].peer;
         }

@@ -161,6 +161,10 @@ pub trait Scheme: Send + Sync {
     /// A queue dropped a control message that node `src` sent.
     fn on_message_dropped(&mut self, _ctx: &mut dyn Ctx, _src: NodeId, _msg: &Message) {}
     fn on_timer(&mut self, _ctx: &mut dyn Ctx, _agent: u32, _tag: u32) {}
+    /// Links failed or came back, and the nodes have found out (`[[events]]` with `state`,
+    /// `detect` after the change): `ctx.routes()` and the broadcast trees now avoid the
+    /// links that are down (`ctx.net().ports[p].down`).
+    fn on_topology_change(&mut self, _ctx: &mut dyn Ctx) {}
     /// A packet is offered to a tapped output port (before its queue decides); the scheme
     /// may read and annotate it.
     fn on_port_packet(&mut self, _ctx: &mut dyn Ctx, _port: PortId, _pkt: &mut Packet) {}
@@ -178,6 +182,12 @@ pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
 
 /// Every scheme, by its `kind`.
 pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build), ("rackcc", rackcc::build), ("scc", scc::build)];
+
+/// Each port's capacity for the rate computations, wire bit/s: its rate, 0 while its link is
+/// down.
+pub fn link_capacities(net: &Network) -> Vec<f64> {
+    net.ports.iter().map(|p| if p.down { 0.0 } else { p.rate().bps() as f64 }).collect()
+}
 
 /// Checks that setting `scheme.<key>` is a fraction in [0, 1) (a headroom, a threshold).
 pub fn check_fraction(key: &str, value: f64) -> Result<()> {

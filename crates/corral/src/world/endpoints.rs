@@ -81,12 +81,16 @@ impl Simulation {
         if let Some(sr) = self.source_routes {
             let hop = Hop { flow, dst: to, waypoint, leg };
             let mut path = std::mem::take(&mut self.path_buf);
-            self.router.path(&self.routes, &self.net, self.net.hosts[from as usize], hop, &mut path);
-            let route = sr.encode(&self.net, &path).expect("path lengths were checked when the run was built");
-            // The host's own NIC is the first hop; switches follow the rest.
-            self.arena.set_route(pkt, route, path.len() as u8);
-            self.arena.get_mut(pkt).ridx = 1;
-            self.arena.get_mut(pkt).waypoint = NO_WAYPOINT;
+            let whole = self.router.path(&self.routes, &self.net, self.net.hosts[from as usize], hop, &mut path);
+            // Path lengths were checked when the run was built; a detour around a failed link
+            // may not fit, and an unreachable destination has no path: such packets are
+            // routed hop by hop instead.
+            if let (true, Ok(route)) = (whole, sr.encode(&self.net, &path)) {
+                // The host's own NIC is the first hop; switches follow the rest.
+                self.arena.set_route(pkt, route, path.len() as u8);
+                self.arena.get_mut(pkt).ridx = 1;
+                self.arena.get_mut(pkt).waypoint = NO_WAYPOINT;
+            }
             self.path_buf = path;
         }
         self.counts.sent += 1;

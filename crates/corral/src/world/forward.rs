@@ -16,6 +16,12 @@ impl Simulation {
     pub(super) fn on_arrive(&mut self, ingress: PortId, pkt: PktId) {
         let port = &self.net.ports[ingress.idx()];
         let (node, in_slot) = (port.node, port.local);
+        if port.down {
+            // On the wire when the link failed.
+            let (out, slot) = (port.peer_port, self.arena.get(pkt).in_slot);
+            self.lose_on_down_link(out, pkt, slot);
+            return;
+        }
         let p = self.arena.get(pkt);
         if p.kind == PacketKind::Control {
             self.on_control_arrive(node, in_slot, pkt);
@@ -44,6 +50,9 @@ impl Simulation {
                 let cands = self.routes.candidates(node, dst);
                 let out = if cands.len() == 1 {
                     cands[0]
+                } else if cands.is_empty() {
+                    self.lose_without_route(pkt, in_slot);
+                    return;
                 } else {
                     let h = Hop { flow, dst, waypoint: NO_WAYPOINT, leg };
                     self.router.pick_toward(&self.routes, &self.net, node, cands, &h)
@@ -59,7 +68,10 @@ impl Simulation {
             }
         } else {
             let mut hop = Hop { flow: p.flow, dst: p.dst, waypoint: p.waypoint, leg: p.leg };
-            let out = self.router.next_port(&self.routes, &self.net, node, &mut hop);
+            let Some(out) = self.router.next_port(&self.routes, &self.net, node, &mut hop) else {
+                self.lose_without_route(pkt, in_slot);
+                return;
+            };
             self.arena.get_mut(pkt).waypoint = hop.waypoint;
             out
         };
@@ -72,7 +84,12 @@ impl Simulation {
     /// on the wire at once. Packets the discipline drops from its queue to make room are
     /// accounted as drops here too.
     pub(super) fn enqueue(&mut self, out: PortId, pkt: PktId, in_slot: u16) {
-        if self.net.ports[out.idx()].tapped {
+        let port = &self.net.ports[out.idx()];
+        if port.down {
+            self.lose_on_down_link(out, pkt, in_slot);
+            return;
+        }
+        if port.tapped {
             self.tap_port(out, pkt);
         }
         let now = self.events.now();
@@ -135,17 +152,26 @@ impl Simulation {
 
     /// Accounts and frees a packet dropped at output port `out` that entered through `in_slot`.
     fn drop_packet(&mut self, out: PortId, pkt: PktId, in_slot: u16) {
+        self.net.ports[out.idx()].note_arrival(in_slot, true);
+        self.discard(Some(out), pkt, in_slot);
+    }
+
+    /// Accounts and frees a lost packet: at output port `out` (its drop counter and the drop
+    /// log), or, with `None`, where no route leads on. A lost control packet is reported to
+    /// its sender.
+    pub(super) fn discard(&mut self, out: Option<PortId>, pkt: PktId, in_slot: u16) {
         let now = self.events.now();
-        let port = &mut self.net.ports[out.idx()];
-        port.note_arrival(in_slot, true);
-        port.stats.drops += 1;
         let p = self.arena.get(pkt);
         self.counts.dropped += 1;
         self.counts.dropped_bytes += p.size as u64;
-        if self.metrics.record_drops {
-            let in_port = if in_slot == port.local_slot() { None } else { Some(in_slot) };
-            let seq = if p.kind == PacketKind::Data { p.seq } else { u64::MAX };
-            self.metrics.drops.push(now, out, in_port, p.flow, seq);
+        if let Some(out) = out {
+            let port = &mut self.net.ports[out.idx()];
+            port.stats.drops += 1;
+            if self.metrics.record_drops {
+                let in_port = if in_slot == port.local_slot() { None } else { Some(in_slot) };
+                let seq = if p.kind == PacketKind::Data { p.seq } else { u64::MAX };
+                self.metrics.drops.push(now, out, in_port, p.flow, seq);
+            }
         }
         let control = (p.kind == PacketKind::Control).then_some(p.flow.0);
         self.arena.free(pkt);

@@ -6,6 +6,7 @@
 //! ([`results`]).
 
 mod endpoints;
+mod failures;
 mod forward;
 mod hosts;
 mod make_flow;
@@ -57,8 +58,9 @@ pub enum Event {
     Timer { agent: u32, tag: u32 },
     /// An out-of-band control message (slot) reaches `node`.
     CtrlDeliver { slot: u32, node: NodeId },
-    /// `[[events]]` entry `index` (in time order) changes link rates.
-    LinkRate { index: u32 },
+    /// `[[events]]` change `index` (in time order): link rates, a link's state, or its
+    /// discovery.
+    LinkChange { index: u32 },
     /// An `[[rpc]]` session's next request is due.
     RpcRequest { session: u32 },
 }
@@ -128,6 +130,10 @@ pub struct PacketCounts {
     /// Packets delivered to switches (control messages to agents at switches; counted in
     /// `delivered`).
     pub switch_delivered: u64,
+    /// Of `dropped`: lost on a failed link (queued, on the wire, or routed onto it before
+    /// the nodes found out), and where no route led on.
+    pub lost_link_down: u64,
+    pub lost_no_route: u64,
 }
 
 pub struct Simulation {
@@ -182,7 +188,7 @@ pub struct Simulation {
     /// there are any.
     tapped_hosts: Vec<bool>,
     hosts_tapped: bool,
-    /// `[[events]]`: scheduled link-rate changes, in time order.
+    /// `[[events]]`: scheduled link changes, in time order.
     link_events: build::LinkEvents,
     /// Work a scheme asked for, done once its hook has returned.
     pending: Vec<scheme::Action>,
@@ -254,7 +260,7 @@ impl Simulation {
             events.schedule(Time::ZERO, Event::SampleQueues);
         }
         for (i, e) in b.link_events.iter().enumerate() {
-            events.schedule(e.0, Event::LinkRate { index: i as u32 });
+            events.schedule(e.0, Event::LinkChange { index: i as u32 });
         }
         let open_loop_end = flows.len();
         let rpc = rpc::Rpc::new(b.rpc, scenario.seed, &mut |at, session| events.schedule(at, Event::RpcRequest { session }));
@@ -369,12 +375,7 @@ impl Simulation {
             Event::Timer { agent, tag } => self.call_scheme(|s, ctx| s.on_timer(ctx, agent, tag)),
             Event::CtrlDeliver { slot, node } => self.deliver_control(node, slot),
             Event::RpcRequest { session } => self.on_rpc_request(session),
-            Event::LinkRate { index } => {
-                // A packet being serialized finishes at the old rate; the next at the new.
-                for &(port, rate) in &self.link_events[index as usize].1 {
-                    self.net.ports[port.idx()].set_rate(rate);
-                }
-            }
+            Event::LinkChange { index } => self.on_link_change(index),
         }
     }
 

@@ -320,6 +320,10 @@ impl Simulation {
         if let (Some(o), serde_json::Value::Object(f)) = (out.as_object_mut(), self.fct_summary()) {
             o.extend(f);
         }
+        if self.scenario.events.iter().any(|e| e.state.is_some()) {
+            out["packets_lost_link_down"] = serde_json::json!(c.lost_link_down);
+            out["packets_lost_no_route"] = serde_json::json!(c.lost_no_route);
+        }
         if self.rpc.sessions() > 0 {
             let r = &self.rpc;
             out["rpc"] = serde_json::json!({ "sessions": r.sessions(), "requests": r.requests, "responses": r.responses, "refused_at_max_flows": r.refused });

@@ -95,11 +95,12 @@ impl Simulation {
                 self.events.schedule(now, Event::CtrlDeliver { slot, node: to });
             }
             Dest::Node(to) => {
-                let Some(out) = self.ctrl.next_port(&self.net, from, to) else {
-                    panic!("control message from {} to {}: no path", self.net.nodes[from.idx()].name, self.net.nodes[to.idx()].name)
-                };
                 let slot = self.ctrl.open(msg, from, dest, 1);
-                self.control_packet(slot, to.0, out);
+                match self.ctrl.next_port(&self.net, from, to) {
+                    Some(out) => self.control_packet(slot, to.0, out),
+                    // Cut off by failed links: reported to the sender as a loss.
+                    None => self.control_dropped(slot),
+                }
             }
             Dest::Broadcast { tree } => {
                 let children = self.ctrl.tree_children(&self.net, from, tree, from).to_vec();
@@ -152,8 +153,11 @@ impl Simulation {
         };
         match self.ctrl.dest(slot) {
             Dest::Node(to) if to != node => {
-                let out = self.ctrl.next_port(&self.net, node, to).expect("on the shortest path to its node");
-                self.enqueue(out, pkt, in_slot);
+                match self.ctrl.next_port(&self.net, node, to) {
+                    Some(out) => self.enqueue(out, pkt, in_slot),
+                    // Cut off by failed links.
+                    None => self.lose_without_route(pkt, in_slot),
+                }
                 return;
             }
             Dest::Node(_) => {}

@@ -9,6 +9,7 @@ mod deadline_cc;
 mod determinism;
 mod equal_length;
 mod events;
+mod failures;
 mod fairness;
 mod fluid;
 mod hcc;

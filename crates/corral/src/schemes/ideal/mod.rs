@@ -24,7 +24,7 @@ use crate::error::{ensure, Result};
 use crate::ids::FlowId;
 use crate::units::Time;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub mod periodic;
 
@@ -95,7 +95,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         ensure(cfg.report_header >= 1 && cfg.rate_bytes >= 1, "scheme.report_header", || "report_header and rate_bytes must be at least 1 byte".into())?;
         return Ok(Box::new(periodic::Periodic::new(cfg)));
     }
-    Ok(Box::new(Ideal { cfg, alloc: None, slot: BTreeMap::new(), rate: BTreeMap::new() }))
+    Ok(Box::new(Ideal { cfg, alloc: None, slot: BTreeMap::new(), rate: BTreeMap::new(), cut_off: BTreeSet::new() }))
 }
 
 /// Timer tags: which event a delayed recomputation answers.
@@ -109,12 +109,14 @@ pub struct Ideal {
     slot: BTreeMap<u32, u32>,
     /// The rate last set, per active flow.
     rate: BTreeMap<u32, f64>,
+    /// Active flows without a route to their destination (failed links).
+    cut_off: BTreeSet<u32>,
 }
 
 impl Ideal {
     fn alloc(&mut self, ctx: &mut dyn Ctx) -> &mut Allocator {
         self.alloc.get_or_insert_with(|| {
-            let capacity = ctx.net().ports.iter().map(|p| p.rate().bps() as f64).collect();
+            let capacity = super::link_capacities(ctx.net());
             Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() }).expect("link rates are valid capacities")
         })
     }
@@ -132,11 +134,17 @@ impl Ideal {
             return;
         }
         let spec = Self::spec(ctx, f);
+        if spec.usage.is_empty() {
+            // Failed links cut it off from its destination: it waits for a route.
+            self.cut_off.insert(f.0);
+            return;
+        }
         let id = self.alloc(ctx).add_flow(spec).expect("usage from the topology");
         self.slot.insert(f.0, id);
     }
 
     fn remove(&mut self, ctx: &mut dyn Ctx, f: FlowId) {
+        self.cut_off.remove(&f.0);
         if let Some(id) = self.slot.remove(&f.0) {
             self.rate.remove(&f.0);
             self.alloc(ctx).remove_flow(id).expect("live flow");
@@ -198,6 +206,18 @@ impl Scheme for Ideal {
 
     fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
         self.on_event(ctx, FlowId(agent), tag);
+    }
+
+    /// Links failed or came back: every active flow again, on the routes that avoid the
+    /// links that are down (whose capacity is 0).
+    fn on_topology_change(&mut self, ctx: &mut dyn Ctx) {
+        let active: BTreeSet<u32> = self.slot.keys().copied().chain(std::mem::take(&mut self.cut_off)).collect();
+        self.alloc = None;
+        self.slot.clear();
+        for f in active {
+            self.add(ctx, FlowId(f));
+        }
+        self.push_rates(ctx);
     }
 
     fn summary(&self) -> serde_json::Value {

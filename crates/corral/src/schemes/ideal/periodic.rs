@@ -76,7 +76,7 @@ impl Periodic {
         let now: BTreeSet<u32> = r.flows.iter().copied().collect();
         let before = self.known.insert(r.host, now.clone()).unwrap_or_default();
         let alloc = self.alloc.get_or_insert_with(|| {
-            let capacity = ctx.net().ports.iter().map(|p| p.rate().bps() as f64).collect();
+            let capacity = crate::schemes::link_capacities(ctx.net());
             Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() }).expect("link rates are valid capacities")
         });
         for f in before.difference(&now) {
@@ -88,8 +88,11 @@ impl Periodic {
             let def = ctx.flow(FlowId(f));
             let (weight, priority) = (def.weight, def.priority);
             let spec = FlowSpec { weight, priority, demand: f64::INFINITY, usage: ctx.usage(FlowId(f)) };
-            let id = alloc.add_flow(spec).expect("usage from the topology");
-            self.slot.insert(f, id);
+            // A flow failed links cut off from its destination uses no link: left out.
+            if !spec.usage.is_empty() {
+                let id = alloc.add_flow(spec).expect("usage from the topology");
+                self.slot.insert(f, id);
+            }
         }
     }
 

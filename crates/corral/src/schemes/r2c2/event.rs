@@ -29,6 +29,9 @@ pub enum Kind {
     Demand = 3,
     /// Its routing protocol changed.
     Route = 4,
+    /// Its whole state again, after a failure (section 3.2: "nodes broadcast information
+    /// about all their ongoing flows").
+    Refresh = 5,
 }
 
 /// The routing protocols the 4-bit field names.
@@ -89,6 +92,7 @@ impl Event {
             2 => Kind::Finish,
             3 => Kind::Demand,
             4 => Kind::Route,
+            5 => Kind::Refresh,
             _ => return None,
         };
         let routing = match PROTOCOLS.get((b[0] >> 4) as usize)? {

@@ -256,6 +256,8 @@ struct Stats {
     rate_changes: u64,
     searches: u64,
     routes_changed: u64,
+    /// Link failures and recoveries the nodes found out about.
+    topology_changes: u64,
     /// Wall time of each node's recomputation / interval (every node of a group counts the
     /// group's one computation: it would have run it itself).
     compute_share: Vec<f64>,
@@ -269,6 +271,7 @@ fn message_kind(k: Kind) -> &'static str {
         Kind::Finish => "r2c2_finish",
         Kind::Demand => "r2c2_demand",
         Kind::Route => "r2c2_route",
+        Kind::Refresh => "r2c2_refresh",
     }
 }
 
@@ -373,6 +376,9 @@ impl R2c2 {
                 }
             }
         }
+        // Flows cut off from their destinations (failed links) use no link: left out.
+        entries.retain(|(f, info, _)| !self.usage_of(ctx, *f, info).is_empty());
+        unlimited.retain(|(f, info)| !self.usage_of(ctx, *f, info).is_empty());
         if entries.is_empty() {
             return;
         }
@@ -434,18 +440,30 @@ impl R2c2 {
     /// itself (the link weights are looked up first: they are precomputed per protocol and
     /// offset, as a rack node would hold them).
     fn solve(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<f64>, f64) {
-        let entries: Vec<(u32, FlowInfo)> = self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
-        let mut flows = Vec::with_capacity(entries.len());
-        for (f, info) in &entries {
-            let usage = self.usage_of(ctx, *f, info).to_vec();
-            flows.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage });
-        }
+        let (ids, flows) = self.specs(ctx, view_of);
         let problem = Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows };
         self.stats.solves += 1;
         let started = std::time::Instant::now();
         let rates = if problem.flows.is_empty() { Vec::new() } else { solve_validated(&problem).rate };
         let secs = started.elapsed().as_secs_f64();
-        (entries.into_iter().map(|(f, _)| f).collect(), rates, secs)
+        (ids, rates, secs)
+    }
+
+    /// The flows of `view_of`'s view, in its id order, as the rate computation takes them;
+    /// a flow that failed links cut off from its destination uses no link and is left out
+    /// (it keeps the rate it had).
+    fn specs(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<FlowSpec>) {
+        let entries: Vec<(u32, FlowInfo)> = self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
+        let mut ids = Vec::with_capacity(entries.len());
+        let mut flows = Vec::with_capacity(entries.len());
+        for (f, info) in entries {
+            let usage = self.usage_of(ctx, f, &info);
+            if !usage.is_empty() {
+                ids.push(f);
+                flows.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage: usage.to_vec() });
+            }
+        }
+        (ids, flows)
     }
 
     fn recompute_broadcast(&mut self, ctx: &mut dyn Ctx) {
@@ -509,7 +527,8 @@ impl R2c2 {
         ctx.schedule(next, 0, SEARCH);
         self.stats.searches += 1;
         let node = 0usize;
-        let entries: Vec<(u32, FlowInfo)> = self.views[node].iter().map(|(&f, &i)| (f, i)).collect();
+        let (ids, base) = self.specs(ctx, node);
+        let entries: Vec<(u32, FlowInfo)> = ids.iter().map(|f| (*f, *self.views[node].get(*f).expect("in the view"))).collect();
         let long = self.cfg.search_long.0;
         let is_long = |f: u32| ctx.flow(FlowId(f)).size.is_none_or(|b| b >= long);
         let candidates: Vec<usize> = (0..entries.len()).filter(|&i| is_long(entries[i].0) && matches!(entries[i].1.routing, Routing::Rps | Routing::Vlb)).collect();
@@ -517,11 +536,6 @@ impl R2c2 {
             return;
         }
         // Each flow's usage under its own routing, and each candidate's under RPS and VLB.
-        let mut base: Vec<FlowSpec> = Vec::with_capacity(entries.len());
-        for (f, info) in &entries {
-            let usage = self.usage_of(ctx, *f, info).to_vec();
-            base.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage });
-        }
         let w = self.weights.as_mut().expect("init ran");
         let options: Vec<[Vec<(u32, f64)>; 2]> = candidates
             .iter()
@@ -620,7 +634,7 @@ impl R2c2 {
 impl Scheme for R2c2 {
     fn init(&mut self, ctx: &mut dyn Ctx) {
         let net: &Network = ctx.net();
-        self.capacity = net.ports.iter().map(|p| p.rate().bps() as f64).collect();
+        self.capacity = super::link_capacities(net);
         let n = net.hosts.len();
         self.switch_of = (0..n as u32).map(|h| net.ports[net.host_port(h).idx()].peer).collect();
         self.rack_of = vec![u32::MAX; net.nodes.len()];
@@ -714,6 +728,25 @@ impl Scheme for R2c2 {
         self.sent_rate.remove(&flow.0);
     }
 
+    /// Section 3.2, failures: links are left out of the computation while down (capacity 0,
+    /// and usages computed again on the routes that avoid them), and every node broadcasts
+    /// the state of all its ongoing flows down the trees built again around the failure.
+    fn on_topology_change(&mut self, ctx: &mut dyn Ctx) {
+        let net = ctx.net();
+        self.capacity = super::link_capacities(net);
+        if let Some(w) = self.weights.as_mut() {
+            w.rebuild(net, ctx.topology());
+        }
+        self.usage.clear();
+        self.stats.topology_changes += 1;
+        let ongoing: Vec<u32> = self.own.iter().flat_map(|flows| flows.iter().filter(|(_, s)| !s.done).map(|(&f, _)| f)).collect();
+        for f in ongoing {
+            if let Some(e) = self.event(ctx, f, Kind::Refresh) {
+                self.announce(ctx, f, e);
+            }
+        }
+    }
+
     fn on_message(&mut self, ctx: &mut dyn Ctx, at: NodeId, msg: &Message) {
         if let Some(wire) = msg.body::<[u8; 16]>() {
             self.receive_event(ctx, at, wire);
@@ -789,6 +822,7 @@ impl Scheme for R2c2 {
             "rate_changes": self.stats.rate_changes,
             "routing_searches": self.stats.searches,
             "routing_changes": self.stats.routes_changed,
+            "topology_changes": self.stats.topology_changes,
             "usage_vectors_computed": self.weights.as_ref().map_or(0, |w| w.computed),
             // Wall-clock: varies from run to run and machine to machine.
             "compute_time_share": { "median": q(0.5), "p99": q(0.99), "samples": share.len() },

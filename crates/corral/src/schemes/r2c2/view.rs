@@ -58,7 +58,7 @@ impl View {
     /// re-sent start brings the current state).
     pub fn apply(&mut self, flow: u32, e: &Event) -> bool {
         match e.kind {
-            Kind::Start => self.put(flow, FlowInfo::of(e)),
+            Kind::Start | Kind::Refresh => self.put(flow, FlowInfo::of(e)),
             Kind::Finish => match self.flows.remove(&flow) {
                 Some(old) => {
                     self.hash ^= old.hash(flow);

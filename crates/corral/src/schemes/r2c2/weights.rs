@@ -4,7 +4,7 @@
 //! packet router's own rules (the integration test `routing.rs` checks RPS's sampled shares
 //! against them).
 //!
-//! On a torus with wrap-around links the fractions of RPS, VLB and WLB depend only
+//! On a torus with wrap-around links (all up) the fractions of RPS, VLB and WLB depend only
 //! on the protocol and the destination's offset from the source, so they are computed once
 //! per (protocol, offset), from node 0, and translated to each source. Elsewhere (a mesh, or
 //! dest-tag, whose ties between the two ways round an even ring go to the lower port, and
@@ -132,12 +132,20 @@ fn translates(r: Routing) -> bool {
 }
 
 impl Weights {
+    /// The weights of `net` as its links are now (built again when links fail or return).
     pub fn new(net: &Network, topology: &TopologyConfig) -> Weights {
         let torus = match topology {
-            TopologyConfig::Torus(t) if t.wrap => Some(Torus::new(net, &t.dims)),
+            // A failed link breaks the symmetry.
+            TopologyConfig::Torus(t) if t.wrap && !net.any_down() => Some(Torus::new(net, &t.dims)),
             _ => None,
         };
         Weights { torus, cache: HashMap::new(), computed: 0 }
+    }
+
+    /// Links failed or came back: every usage is computed again on the new routes (the
+    /// count of computations goes on).
+    pub fn rebuild(&mut self, net: &Network, topology: &TopologyConfig) {
+        *self = Weights { computed: self.computed, ..Weights::new(net, topology) };
     }
 
     /// The usage of a flow from host `src` to host `dst` under `routing` (`flow` feeds the
