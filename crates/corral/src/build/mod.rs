@@ -171,7 +171,7 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         let response = spec.response.resolve(base, &format!("rpc[{i}].response"))?;
         rpc.push(crate::workload::rpc::RpcBlock { spec: spec.clone(), servers, clients, request, response, class, tenant, stop: spec.stop_or(sc.duration) });
     }
-    let shared_buffers = if packet { queues::install(&mut net, &sc.switch, sc.seed, &tenants) } else { (0..net.nodes.len()).map(|_| None).collect() };
+    let shared_buffers = if packet { queues::install(&mut net, &sc.switch, sc.host.buffer, sc.seed, &tenants) } else { (0..net.nodes.len()).map(|_| None).collect() };
     Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers, link_events, rpc })
 }
 

@@ -7,7 +7,7 @@ use crate::net::shared_buffer::SharedBuffer;
 use crate::net::{Network, NodeKind};
 use crate::scenario::{BufferModel, QueueKind, SwitchConfig};
 use crate::sim::rng::{stream, Rng};
-use crate::units::Rate;
+use crate::units::{BufferSize, Rate};
 
 /// The discipline of switch port number `port` (global index), serializing at `rate`.
 pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenants: &[String]) -> QueueDisc {
@@ -37,11 +37,15 @@ pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenan
 
 /// Replaces every switch port's queue with the configured discipline (after the link rates
 /// are final) and returns the per-node shared buffers (None for hosts and per-port buffers).
-pub fn install(net: &mut Network, sw: &SwitchConfig, seed: u64, tenants: &[String]) -> Vec<Option<SharedBuffer>> {
+/// With back-pressure, hosts' NICs get per-flow queues too (of `host_buffer`), so that a
+/// flow held back by its first switch does not hold up the others.
+pub fn install(net: &mut Network, sw: &SwitchConfig, host_buffer: BufferSize, seed: u64, tenants: &[String]) -> Vec<Option<SharedBuffer>> {
     for i in 0..net.ports.len() {
         if net.nodes[net.ports[i].node.idx()].kind == NodeKind::Switch {
             let rate = net.ports[i].rate();
             net.ports[i].queue = switch_queue(sw, seed, i, rate, tenants);
+        } else if sw.backpressure > 0 {
+            net.ports[i].queue = QueueDisc::Drr(Box::new(drr::Drr::new(host_buffer, &drr::DrrConfig::default(), tenants)));
         }
     }
     net.nodes

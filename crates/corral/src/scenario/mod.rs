@@ -158,6 +158,15 @@ pub struct SwitchConfig {
     /// Dynamic-threshold factor (buffer_model = "shared"; default 1.0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
+    /// Hop-by-hop per-flow back-pressure (R2C2's PFQ): a port sends a packet of a flow to a
+    /// switch only while that switch holds fewer than this many packets of the flow (default
+    /// 0: off). Needs per-flow queues (queue = "drr", key "flow").
+    #[serde(skip_serializing_if = "is_zero")]
+    pub backpressure: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for SwitchConfig {
@@ -173,6 +182,7 @@ impl Default for SwitchConfig {
             buffer_model: BufferModel::PerPort,
             shared_buffer: None,
             alpha: None,
+            backpressure: 0,
         }
     }
 }

@@ -42,6 +42,9 @@ impl Scenario {
         }
         self.transport.validate()?;
         self.control.validate()?;
+        ensure(self.switch.backpressure == 0 || self.host.small_queue == 0, "host.small_queue", || {
+            "must be 0 with switch.backpressure: the NIC's per-flow queues hold each flow's window, and back-pressure from the first switch paces them".into()
+        })?;
         ensure(self.host.scheduler == super::HostScheduler::RoundRobin || self.host.small_queue > 0, "host.scheduler", || "\"fair\" needs host.small_queue >= 1: without backpressure flows fill the NIC queue in arrival order".into())?;
         if self.scheme.is_none() {
             let needs = |t: &crate::transport::config::FlowTransport| *t == crate::transport::config::FlowTransport::Scheme;
@@ -125,6 +128,8 @@ impl SwitchConfig {
             (Some(_), _) => return Err(unused("drr", "drr")),
             _ => {}
         }
+        let per_flow = self.queue == QueueKind::Drr && self.drr.as_ref().is_none_or(|d| d.key == crate::net::queue::drr::DrrKey::Flow);
+        ensure(self.backpressure == 0 || per_flow, "switch.backpressure", || "hop-by-hop back-pressure holds back single flows: it needs per-flow queues, queue = \"drr\" (with drr.key = \"flow\")".into())?;
         match self.buffer_model {
             BufferModel::Shared => {
                 let Some(b) = self.shared_buffer else {

@@ -54,6 +54,7 @@ impl Simulation {
                 self.net.ports[port.idx()].ctrl_queued -= 1;
             }
             let slot = p.in_slot;
+            self.release(node, pkt);
             self.lose_on_down_link(port, pkt, slot);
         }
         if let Some(host) = self.net.host_index[self.net.ports[port.idx()].node.idx()] {
@@ -67,8 +68,9 @@ impl Simulation {
         self.discard(Some(out), pkt, in_slot);
     }
 
-    /// No route leads from where `pkt` is to its destination (links are down).
-    pub(super) fn lose_without_route(&mut self, pkt: PktId, in_slot: u16) {
+    /// No route leads from `node`, where `pkt` is, to its destination (links are down).
+    pub(super) fn lose_without_route(&mut self, node: crate::ids::NodeId, pkt: PktId, in_slot: u16) {
+        self.release(node, pkt);
         self.counts.lost_no_route += 1;
         self.discard(None, pkt, in_slot);
     }

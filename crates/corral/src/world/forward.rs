@@ -31,6 +31,10 @@ impl Simulation {
             self.deliver(node, pkt);
             return;
         }
+        if self.backpressure.is_some() {
+            self.hold(node, pkt);
+        }
+        let p = self.arena.get(pkt);
         let out = if p.rlen > 0 {
             let sr = self.source_routes.as_ref().expect("source-routed packets need the encoding");
             let out = sr.hop(&self.net, node, self.arena.route(pkt), p.ridx);
@@ -51,7 +55,7 @@ impl Simulation {
                 let out = if cands.len() == 1 {
                     cands[0]
                 } else if cands.is_empty() {
-                    self.lose_without_route(pkt, in_slot);
+                    self.lose_without_route(node, pkt, in_slot);
                     return;
                 } else {
                     let h = Hop { flow, dst, waypoint: NO_WAYPOINT, leg };
@@ -69,7 +73,7 @@ impl Simulation {
         } else {
             let mut hop = Hop { flow: p.flow, dst: p.dst, waypoint: p.waypoint, leg: p.leg };
             let Some(out) = self.router.next_port(&self.routes, &self.net, node, &mut hop) else {
-                self.lose_without_route(pkt, in_slot);
+                self.lose_without_route(node, pkt, in_slot);
                 return;
             };
             self.arena.get_mut(pkt).waypoint = hop.waypoint;
@@ -86,6 +90,7 @@ impl Simulation {
     pub(super) fn enqueue(&mut self, out: PortId, pkt: PktId, in_slot: u16) {
         let port = &self.net.ports[out.idx()];
         if port.down {
+            self.release(port.node, pkt);
             self.lose_on_down_link(out, pkt, in_slot);
             return;
         }
@@ -102,7 +107,9 @@ impl Simulation {
         let port = &mut self.net.ports[out.idx()];
         let shared = &mut self.shared_buffers[port.node.idx()];
         let was_empty = port.queue.is_empty();
-        let idle = was_empty && port.busy_until <= now;
+        // A port stalled by back-pressure is idle with packets queued.
+        let stalled = self.backpressure.as_ref().is_some_and(|bp| bp.stalled(out));
+        let idle = (was_empty || stalled) && port.busy_until <= now;
         let before = port.queue.bytes();
         let admit = match shared {
             Some(sb) if !sb.admits(before, size) => Admit::Drop,
@@ -121,7 +128,13 @@ impl Simulation {
                     port.stats.ecn_marks += 1;
                     self.arena.get_mut(pkt).ecn.set_ce(true);
                 }
-                if idle {
+                if idle && self.backpressure.is_some() {
+                    // Packets held back stay queued: the port goes on when it is free.
+                    if self.send_next(out) && !self.net.ports[out.idx()].queue.is_empty() {
+                        let at = self.net.ports[out.idx()].busy_until;
+                        self.events.schedule(at, Event::Dequeue { port: out });
+                    }
+                } else if idle {
                     let (first, first_size) = port.queue.dequeue(now).expect("just queued");
                     if let Some(sb) = shared {
                         sb.update(first_size as u64, 0);
@@ -153,6 +166,7 @@ impl Simulation {
     /// Accounts and frees a packet dropped at output port `out` that entered through `in_slot`.
     fn drop_packet(&mut self, out: PortId, pkt: PktId, in_slot: u16) {
         self.net.ports[out.idx()].note_arrival(in_slot, true);
+        self.release(self.net.ports[out.idx()].node, pkt);
         self.discard(Some(out), pkt, in_slot);
     }
 
@@ -182,6 +196,9 @@ impl Simulation {
 
     fn transmit(&mut self, out: PortId, pkt: PktId, size: u32) {
         let now = self.events.now();
+        if self.backpressure.is_some() {
+            self.release(self.net.ports[out.idx()].node, pkt);
+        }
         let port = &mut self.net.ports[out.idx()];
         if port.ctrl_queued > 0 {
             let p = self.arena.get(pkt);
@@ -200,13 +217,9 @@ impl Simulation {
     }
 
     pub(super) fn on_dequeue(&mut self, out: PortId) {
-        let now = self.events.now();
-        let port = &mut self.net.ports[out.idx()];
-        let Some((pkt, size)) = port.queue.dequeue(now) else { return };
-        if let Some(sb) = &mut self.shared_buffers[port.node.idx()] {
-            sb.update(size as u64, 0);
+        if !self.send_next(out) {
+            return;
         }
-        self.transmit(out, pkt, size);
         let port = &self.net.ports[out.idx()];
         if !port.queue.is_empty() {
             let at = port.busy_until;
@@ -215,5 +228,16 @@ impl Simulation {
         if let Some(host) = self.net.host_index[port.node.idx()] {
             self.on_nic_drain(host);
         }
+    }
+
+    /// Idle port `out` starts on its next packet, if it has one it may send; whether it did.
+    fn send_next(&mut self, out: PortId) -> bool {
+        let now = self.events.now();
+        let Some((pkt, size)) = self.next_to_send(out, now) else { return false };
+        if let Some(sb) = &mut self.shared_buffers[self.net.ports[out.idx()].node.idx()] {
+            sb.update(size as u64, 0);
+        }
+        self.transmit(out, pkt, size);
+        true
     }
 }

@@ -5,6 +5,7 @@
 //! control messages ([`scheme`]), periodic sampling ([`sampling`]) and the final tables
 //! ([`results`]).
 
+mod backpressure;
 mod endpoints;
 mod failures;
 mod forward;
@@ -192,6 +193,8 @@ pub struct Simulation {
     link_events: build::LinkEvents,
     /// Work a scheme asked for, done once its hook has returned.
     pending: Vec<scheme::Action>,
+    /// `switch.backpressure`: per-flow counts at the switches (None when off).
+    backpressure: Option<backpressure::Backpressure>,
 }
 
 impl Simulation {
@@ -267,6 +270,7 @@ impl Simulation {
         let metrics = Metrics::new(explicit, b.classes.len(), scenario.metrics.record_drops, scenario.metrics.latency_sample_every);
         let hosts = (0..b.net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
         let n_hosts = b.net.hosts.len();
+        let n_ports = b.net.ports.len();
         let mut sim = Simulation {
             header: scenario.transport.header,
             router: Router::new(scenario.seed, b.net.nodes.len(), n_hosts),
@@ -302,6 +306,7 @@ impl Simulation {
             tapped_hosts: vec![false; n_hosts],
             hosts_tapped: false,
             pending: Vec::new(),
+            backpressure: (scenario.switch.backpressure > 0).then(|| backpressure::Backpressure::new(scenario.switch.backpressure, n_ports)),
             scenario,
         };
         sim.call_scheme(|s, ctx| s.init(ctx));

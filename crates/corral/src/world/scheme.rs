@@ -156,7 +156,7 @@ impl Simulation {
                 match self.ctrl.next_port(&self.net, node, to) {
                     Some(out) => self.enqueue(out, pkt, in_slot),
                     // Cut off by failed links.
-                    None => self.lose_without_route(pkt, in_slot),
+                    None => self.lose_without_route(node, pkt, in_slot),
                 }
                 return;
             }

@@ -287,6 +287,7 @@ impl Case {
             ("taildrop", None) => "queue = \"taildrop\"\n".to_string(),
             ("priority", Some(k)) => format!("queue = \"priority\"\necn_threshold = \"{k}pkt\"\n"),
             ("red_mark", _) => "queue = \"red\"\n".to_string(),
+            ("drr_backpressure", _) => "queue = \"drr\"\nbackpressure = 2\n".to_string(),
             (q, _) => format!("queue = \"{q}\"\n"),
         };
         if let Some(b) = self.shared {
@@ -302,6 +303,9 @@ impl Case {
             _ => String::new(),
         };
         s += &format!("[host]\nbuffer = \"{}\"\nsend_jitter = \"{}ns\"\n", self.host_buffer, self.send_jitter_ns);
+        if self.qdisc == "drr_backpressure" {
+            s += "small_queue = 0\n";
+        }
         s += &format!("[network]\nclock_ppm = {}\n", self.clock_ppm);
         s += &format!("[routing]\nkind = \"{}\"\n", self.routing);
         let ecn = self.ecn.is_some() || self.cc == "dctcp" || self.qdisc == "red_mark";
@@ -342,7 +346,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         prop::sample::select(vec![0u32, 500, 3000]),
         prop::sample::select(vec![0u32, 100]),
         0u64..(1 << 40),
-        (1000u32..4000, prop::sample::select(vec!["taildrop", "taildrop", "red", "red_mark", "sfq", "priority", "drr", "pfabric"]), prop::option::of(3000u32..200_000)),
+        (1000u32..4000, prop::sample::select(vec!["taildrop", "taildrop", "red", "red_mark", "sfq", "priority", "drr", "drr_backpressure", "pfabric"]), prop::option::of(3000u32..200_000)),
     )
         .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, (routing, pacing, (sack, limited_transmit)), raw_flows, permutation, send_jitter_ns, clock_ppm, seed, (duration_us, qdisc, shared))| {
             // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.
@@ -377,11 +381,16 @@ proptest! {
     // buffer is in packets, <= packets * 1500, the largest packet; a priority queue has that
     // limit per class; a shared buffer also caps every switch queue at its size). Every
     // discipline (taildrop, ecn, red in drop and mark mode, sfq, priority, drr) and both
-    // buffer models are drawn.
+    // buffer models are drawn, and DRR with hop-by-hop back-pressure (whose per-switch counts
+    // must equal the switches' queued packets at the end).
     #[test]
     fn random_small_networks_conserve_packets_and_respect_buffers(case in case_strategy()) {
         let sim = common::run(&case.text(), &[]);
         assert_books_balance(&sim);
+        if case.qdisc == "drr_backpressure" {
+            let queued = sim.net.ports.iter().filter(|p| sim.net.host_index[p.node.idx()].is_none()).map(|p| corral::net::queue::Discipline::packets(&p.queue)).sum::<u64>();
+            prop_assert_eq!(sim.backpressure_held(), Some(queued), "the switches' counts are their queued packets");
+        }
         let classes = match (case.qdisc, case.ecn) { ("priority", Some(_)) => 2, ("priority", None) => 3, _ => 1 };
         let switch_limit = (limit_bytes(&case.switch_buffer) * classes).min(case.shared.map_or(u64::MAX, u64::from));
         let host_limit = limit_bytes(&case.host_buffer);

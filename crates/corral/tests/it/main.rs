@@ -2,6 +2,7 @@
 //! corral --test it <name>` runs a topic or a test). Shared helpers live in `common`.
 
 mod common;
+mod backpressure;
 mod alloc_props;
 mod conservation;
 mod dctcp;

@@ -162,6 +162,18 @@ impl Discipline for Drr {
         Some((p, s))
     }
 
+    /// Per-flow queues (`key = "flow"`) pass over the flows whose next packet may not be
+    /// sent; other keys mix flows in a queue and ignore back-pressure (validation allows it
+    /// with flows only).
+    fn dequeue_where(&mut self, now: Time, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
+        if self.key != DrrKey::Flow {
+            return self.dequeue(now);
+        }
+        let (p, s, slot) = self.rounds.pop_where(may_send)?;
+        self.release_if_empty(slot);
+        Some((p, s))
+    }
+
     rounds_accessors!();
 }
 

@@ -115,6 +115,11 @@ pub trait Discipline {
     fn enqueue(&mut self, a: Arrival) -> Admit;
     /// The next packet to transmit; `now` is when it starts on the wire.
     fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)>;
+    /// The next packet to transmit among those `may_send` allows (hop-by-hop back-pressure,
+    /// `switch.backpressure`); disciplines without per-flow queues ignore it.
+    fn dequeue_where(&mut self, now: Time, _may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
+        self.dequeue(now)
+    }
     /// A queued packet the last enqueue dropped to make room, with its size.
     fn pop_victim(&mut self) -> Option<(PktId, u32)> {
         None
@@ -174,6 +179,10 @@ impl Discipline for QueueDisc {
     #[inline(always)]
     fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
         dispatch!(self, q => q.dequeue(now))
+    }
+
+    fn dequeue_where(&mut self, now: Time, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
+        dispatch!(self, q => q.dequeue_where(now, may_send))
     }
 
     #[inline]

@@ -106,6 +106,28 @@ impl Rounds {
         }
     }
 
+    /// The next packet in DRR order among the slots whose head packet `may_send` allows
+    /// (hop-by-hop back-pressure); a slot passed over keeps its deficit and goes to the back
+    /// of the round. `None` if no slot may send.
+    pub fn pop_where(&mut self, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32, u32)> {
+        let head_ok = |s: &Slot| s.q.front().is_some_and(|&(pkt, _, _)| may_send(pkt));
+        if !self.active.iter().any(|&id| head_ok(&self.slots[id as usize])) {
+            return None;
+        }
+        // Ends: a slot that may send gains a quantum each time round.
+        loop {
+            let id = *self.active.front()?;
+            let s = &mut self.slots[id as usize];
+            if head_ok(s) && s.deficit > 0 {
+                return self.pop();
+            }
+            if head_ok(s) {
+                s.deficit += s.quantum;
+            }
+            self.active.rotate_left(1);
+        }
+    }
+
     /// Removes the last packet of `slot` (a drop); an emptied slot leaves the round.
     pub fn drop_tail(&mut self, slot: u32) -> Option<(PktId, u32)> {
         self.drop_from(slot, false)
@@ -174,6 +196,25 @@ mod tests {
         assert_eq!(order, vec![0, 1, 10, 11, 2, 12]);
         assert_eq!((r.bytes(), r.packets()), (0, 0));
         assert!(r.pop().is_none());
+    }
+
+    #[test]
+    fn pop_where_passes_over_slots_that_may_not_send() {
+        let mut r = Rounds::new(3, 1500);
+        for i in 0..2 {
+            r.push(0, PktId(i), 1500, 7);
+            r.push(1, PktId(10 + i), 1500, 8);
+            r.push(2, PktId(20 + i), 1500, 9);
+        }
+        // Flow 8 (packets 10 and 11) is held back: 7 and 9 alternate.
+        let not8 = |p: PktId| !(10..12).contains(&p.0);
+        let order: Vec<u32> = (0..4).map(|_| r.pop_where(&not8).unwrap().0 .0).collect();
+        assert_eq!(order, vec![0, 20, 1, 21]);
+        assert!(r.pop_where(&not8).is_none(), "only flow 8 is left");
+        assert_eq!(r.packets(), 2);
+        // Released, it sends both (its deficit was kept).
+        assert_eq!((r.pop_where(&|_| true).unwrap().0, r.pop().unwrap().0), (PktId(10), PktId(11)));
+        assert!(r.pop_where(&|_| true).is_none());
     }
 
     #[test]
