@@ -130,8 +130,11 @@ impl Simulation {
                 }
                 if idle && self.backpressure.is_some() {
                     // Packets held back stay queued: the port goes on when it is free.
-                    if self.send_next(out) && !self.net.ports[out.idx()].queue.is_empty() {
-                        let at = self.net.ports[out.idx()].busy_until;
+                    let sent = self.send_next(out);
+                    let port = &mut self.net.ports[out.idx()];
+                    port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queue.bytes());
+                    if sent && !port.queue.is_empty() {
+                        let at = port.busy_until;
                         self.events.schedule(at, Event::Dequeue { port: out });
                     }
                 } else if idle {
