@@ -10,7 +10,7 @@
                                      # (--fluid-only: skip the slow packet-level run)
     python bench/run.py --only scaling          # ns/event and peak RSS at k = 4, 8, 12, 16
     python bench/run.py --only memory           # bytes per flow and per packet in flight
-    python bench/run.py --only packet --htsim PATH
+    python bench/run.py --only packet --htsim PATH [--htsim-dumbbell PATH]
                                      # also corral against htsim, interleaved (bench/README.md)
 
 Cases:
@@ -23,8 +23,9 @@ Cases:
   (d) dumbbell_newreno   eight NewReno flows through a 1 Gbps dumbbell, 10 s simulated.
 
 With --htsim PATH, cases (b) and (c) also run as whole processes interleaved with htsim's
-DCTCP permutation binary and the ratio of median wall times is printed (bench/side_by_side.py);
-without it no ratio to htsim is printed.
+DCTCP permutation binary, and with --htsim-dumbbell PATH case (d) with the htsim driver of
+bench/htsim/; the ratio of median wall times is printed (bench/side_by_side.py). Without them
+no ratio to htsim is printed.
 
 Each run goes through the installed native module directly (corral._core), as the Python
 API does: build the simulation, run it to the end, collect the result tables. Timed phases:
@@ -182,6 +183,7 @@ def main() -> int:
     ap.add_argument("--only", choices=["packet", "alloc", "fluid", "scaling", "memory"],
                     help="run only the packet-level cases, the allocation benchmark, fluid vs packet, the scaling table, or memory")
     ap.add_argument("--htsim", type=Path, help="htsim's DCTCP permutation binary: also time it against corral, interleaved")
+    ap.add_argument("--htsim-dumbbell", type=Path, help="the htsim dumbbell driver (bench/htsim/): the dumbbell against htsim too")
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
     args = ap.parse_args()
     if args.runs < 1:
@@ -210,10 +212,11 @@ def main() -> int:
         results.append(bench_case(core, name, CASES[name], args.runs))
     print(report(machine, results))
     htsim_results = None
-    if args.htsim:
-        with_htsim = [c for c in cases if c in side_by_side.HTSIM_CASES]
+    binaries = {kind: path for kind, path in (("permutation", args.htsim), ("dumbbell", args.htsim_dumbbell)) if path}
+    if binaries:
+        with_htsim = [c for c in cases if c in side_by_side.HTSIM_CASES and side_by_side.HTSIM_CASES[c][1] in binaries]
         print(f"htsim side by side: {', '.join(with_htsim)} ...", file=sys.stderr, flush=True)
-        htsim_results = side_by_side.side_by_side(args.htsim, args.runs, with_htsim)
+        htsim_results = side_by_side.side_by_side(binaries, args.runs, with_htsim)
         print(side_by_side.side_by_side_report(htsim_results) + "\n")
     scaling_results = None
     if args.only == "scaling":

@@ -4,7 +4,8 @@
 (A B A B ...), and the ratio of the medians of their wall times is reported (corral /
 htsim: below 1 is faster). corral's process imports the installed native module, builds
 the scenario, runs it and collects its results (`bench/run.py`'s phases), so both sides pay
-their own start-up. htsim is the DCTCP permutation binary built as `bench/README.md` says.
+their own start-up. htsim is the DCTCP permutation binary, and for the dumbbell a driver of
+htsim's TCP (`bench/htsim/`), built as `bench/README.md` says.
 
 `scaling(ks, runs)`: the DCTCP permutation on k = 4, 8, 12, 16 fat-trees (`fat_tree_k8_dctcp.toml`
 with `topology.k` and a duration that keeps each run near a second), each in its own process:
@@ -25,10 +26,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 
-# case -> (corral scenario, htsim arguments). htsim's fat-tree size follows -nodes (k^3/4).
+# case -> (corral scenario, which htsim binary, its arguments). htsim's fat-tree size
+# follows -nodes (k^3/4). "permutation" is htsim's DCTCP permutation main (--htsim),
+# "dumbbell" bench/htsim/main_dumbbell_newreno_bench.cpp (--htsim-dumbbell).
 HTSIM_CASES = {
-    "fat_tree_k8_dctcp": (BENCH / "fat_tree_k8_dctcp.toml", ["-nodes", "128", "-conns", "128", "-q", "100", "-end", "100"]),
-    "fat_tree_k16_dctcp": (BENCH / "fat_tree_k16_dctcp.toml", ["-nodes", "1024", "-conns", "1024", "-q", "100", "-end", "20"]),
+    "fat_tree_k8_dctcp": (BENCH / "fat_tree_k8_dctcp.toml", "permutation", ["-nodes", "128", "-conns", "128", "-q", "100", "-end", "100"]),
+    "fat_tree_k16_dctcp": (BENCH / "fat_tree_k16_dctcp.toml", "permutation", ["-nodes", "1024", "-conns", "1024", "-q", "100", "-end", "20"]),
+    "dumbbell_newreno": (BENCH / "dumbbell_newreno.toml", "dumbbell", ["-conns", "8", "-speed", "1000", "-delay", "10", "-qs", "100", "-end", "10"]),
 }
 
 # One corral run in a fresh process: prints events and peak RSS (KB) as JSON.
@@ -63,14 +67,15 @@ def htsim_process(binary: Path, args: list[str], seed: int) -> float:
         return time.perf_counter() - t0
 
 
-def side_by_side(htsim: Path, runs: int, cases: list[str] | None = None) -> list[dict]:
+def side_by_side(binaries: dict[str, Path], runs: int, cases: list[str]) -> list[dict]:
+    """The cases whose htsim binary (by kind, as in HTSIM_CASES) is given."""
     results = []
-    for name in cases or list(HTSIM_CASES):
-        scenario, args = HTSIM_CASES[name]
+    for name in cases:
+        scenario, kind, args = HTSIM_CASES[name]
         ours, theirs = [], []
         for i in range(runs):
             ours.append(corral_process(scenario)[0])
-            theirs.append(htsim_process(htsim, args, seed=i + 1))
+            theirs.append(htsim_process(binaries[kind], args, seed=i + 1))
             print(f"  {name} {i + 1}/{runs}: corral {ours[-1]:.3f} s, htsim {theirs[-1]:.3f} s", file=sys.stderr, flush=True)
         results.append({"case": name, "corral_s": ours, "htsim_s": theirs,
                         "ratio": statistics.median(ours) / statistics.median(theirs)})

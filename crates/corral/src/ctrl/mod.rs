@@ -77,6 +77,10 @@ pub struct KindCounts {
     /// Link crossings and their bytes (out of band: deliveries and their bytes).
     pub packets: u64,
     pub bytes: u64,
+    /// Bytes the messages sent would put on the links of their whole paths or trees, lost
+    /// copies included (in band; out of band, the bytes delivered): the control traffic the
+    /// design generates, whatever queues then drop.
+    pub offered: u64,
 }
 
 pub struct ControlPlane {
@@ -157,6 +161,18 @@ impl ControlPlane {
             self.slots[slot as usize] = None;
             self.free.push(slot);
         }
+    }
+
+    /// Message `slot` was sent to cross `links` links (its path, or its tree's edges).
+    pub fn note_offered(&mut self, slot: u32, links: u32) {
+        let m = self.slot(slot);
+        let (k, bytes) = (m.kind as usize, m.msg.bytes as u64);
+        self.totals[k].offered += bytes * links as u64;
+    }
+
+    /// Links of tree `t` of `src` (one per switch it reaches).
+    pub fn tree_edges(&mut self, net: &Network, src: NodeId, t: u32) -> u32 {
+        self.trees.tree(net, src, t).edges() as u32
     }
 
     pub fn note_delivered(&mut self, slot: u32) {

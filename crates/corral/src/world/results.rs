@@ -274,9 +274,10 @@ impl Simulation {
             .kinds
             .iter()
             .zip(&c.totals)
-            .map(|(k, t)| (k.to_string(), serde_json::json!({"sent": t.sent, "delivered": t.delivered, "dropped": t.dropped, "packets": t.packets, "bytes": t.bytes})))
+            .map(|(k, t)| (k.to_string(), serde_json::json!({"sent": t.sent, "delivered": t.delivered, "dropped": t.dropped, "packets": t.packets, "bytes": t.bytes, "offered_bytes": t.offered})))
             .collect();
         let link_bytes: u64 = c.per_link.values().map(|v| v.1).sum();
+        let offered: u64 = c.totals.iter().map(|t| t.offered).sum();
         let all_tx: u64 = self.net.ports.iter().map(|p| p.stats.tx_bytes).sum();
         let capacity_bits: f64 = self.net.ports.iter().map(|p| p.rate().bps() as f64).sum::<f64>() * secs(self.reached()).max(1e-12);
         let data_bytes = all_tx.saturating_sub(link_bytes);
@@ -284,6 +285,7 @@ impl Simulation {
             "mode": match c.cfg.mode { crate::ctrl::ControlMode::Inband => "inband", crate::ctrl::ControlMode::OutOfBand => "out_of_band" },
             "kinds": per_kind,
             "link_bytes": link_bytes,
+            "offered_link_bytes": offered,
             "capacity_fraction": link_bytes as f64 * 8.0 / capacity_bits,
             "data_byte_ratio": if data_bytes > 0 { link_bytes as f64 / data_bytes as f64 } else { 0.0 },
         })

@@ -82,6 +82,7 @@ impl Simulation {
                 return;
             }
             let slot = self.ctrl.open(msg, from, dest, receivers.len() as u32);
+            self.ctrl.note_offered(slot, receivers.len() as u32);
             let at = now + self.ctrl.cfg.delay;
             for node in receivers {
                 self.ctrl.note_sent(slot, None, bytes);
@@ -96,6 +97,8 @@ impl Simulation {
             }
             Dest::Node(to) => {
                 let slot = self.ctrl.open(msg, from, dest, 1);
+                let hops = self.ctrl.hops(&self.net, from, to).unwrap_or(0);
+                self.ctrl.note_offered(slot, hops);
                 match self.ctrl.next_port(&self.net, from, to) {
                     Some(out) => self.control_packet(slot, to.0, out),
                     // Cut off by failed links: reported to the sender as a loss.
@@ -108,6 +111,8 @@ impl Simulation {
                     return;
                 }
                 let slot = self.ctrl.open(msg, from, dest, children.len() as u32);
+                let edges = self.ctrl.tree_edges(&self.net, from, tree);
+                self.ctrl.note_offered(slot, edges);
                 for out in children {
                     self.control_packet(slot, u32::MAX, out);
                 }

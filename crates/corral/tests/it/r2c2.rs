@@ -145,6 +145,16 @@ fn centralized_control_reaches_the_same_rates() {
     let kinds = &sim.ctrl.kinds;
     assert!(kinds.contains(&"r2c2_rate") && kinds.contains(&"r2c2_start"));
     assert!(!kinds.contains(&"r2c2_finish"));
+    // The paper's Fig. 19 messages: after each of the six starts the controller sends every
+    // node with active flows (the six sources, here one flow each, sw6 not among them) a
+    // message of 6 + 6 B: 1 + 2 + ... + 6 = 21 messages of 12 B. Sending only changed rates
+    // sends fewer messages, 16 B each.
+    let totals = |sim: &Simulation| sim.ctrl.totals[sim.ctrl.kinds.iter().position(|k| *k == "r2c2_rate").unwrap()].clone();
+    let per_node = totals(&sim);
+    assert_eq!((per_node.sent, per_node.bytes / per_node.packets.max(1)), (21, 12), "{per_node:?}");
+    let changed = common::run(&torus_flows("control = \"centralized\"\ncontroller = \"sw6\"\nrate_messages = \"changed\"", "0s"), &[]);
+    let only_changed = totals(&changed);
+    assert!(only_changed.sent < 21, "{only_changed:?}");
 }
 
 // Settings are checked with their key; r2c2 needs a torus.

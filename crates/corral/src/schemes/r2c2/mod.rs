@@ -32,7 +32,11 @@
 //! - `control = "centralized"`, the paper's comparison in Fig. 19: events go by unicast to
 //!   one controller node, which recomputes the whole rack's rates on every event it hears
 //!   (`central_batch = false`, default: the paper's controller answers each event) or every
-//!   interval, and sends each changed rate to the flow's source (`rate_bytes` per message).
+//!   interval. Its rates go out as the paper's Fig. 19 describes ("sends to each rack node
+//!   sourcing a flow a different rate message with all the new rates for its own flows"):
+//!   after every computation, one message to every node with active flows, `rate_header` +
+//!   `rate_entry` bytes per flow (`rate_messages = "per_node"`, default); or one message per
+//!   changed rate, `rate_bytes` each (`"changed"`).
 
 pub mod event;
 pub mod ga;
@@ -63,6 +67,16 @@ pub enum ControlKind {
     Broadcast,
     /// The baseline of Fig. 19: one controller hears every event and sends rates.
     Centralized,
+}
+
+/// How the centralized controller sends rates.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RateMessages {
+    /// After every computation, each node with active flows gets all its flows' rates.
+    PerNode,
+    /// Each changed rate alone.
+    Changed,
 }
 
 /// The rate of a new flow before the next epoch.
@@ -98,7 +112,14 @@ pub struct R2c2Config {
     /// The controller's switch for control = "centralized" (default: the switch of the
     /// middle host).
     pub controller: Option<String>,
-    /// Bytes of one rate message from the controller (default 16).
+    /// How the controller sends rates: "per_node" (default) or "changed".
+    pub rate_messages: RateMessages,
+    /// Per-node rate messages: header bytes (default 6: type, node, count, checksum) and
+    /// bytes per flow (default 6: the flow's 2-byte number at its source and its rate in
+    /// Kbps, as in the 16-byte event).
+    pub rate_header: u32,
+    pub rate_entry: u32,
+    /// Bytes of one message per changed rate (default 16).
     pub rate_bytes: u32,
     /// Centralized: recompute every interval instead of at every event (default false).
     pub central_batch: bool,
@@ -140,6 +161,9 @@ impl Default for R2c2Config {
             wlb_direct: 1.0 / 3.0,
             control: ControlKind::Broadcast,
             controller: None,
+            rate_messages: RateMessages::PerNode,
+            rate_header: 6,
+            rate_entry: 6,
             rate_bytes: 16,
             central_batch: false,
             routing_search: false,
@@ -166,6 +190,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.demand_change.is_finite() && cfg.demand_change >= 0.0, "scheme.demand_change", || format!("must be >= 0, got {}", cfg.demand_change))?;
     ensure(cfg.wlb_direct.is_finite() && (0.0..=1.0).contains(&cfg.wlb_direct), "scheme.wlb_direct", || format!("must be in [0, 1], got {}", cfg.wlb_direct))?;
     ensure(cfg.rate_bytes >= 1, "scheme.rate_bytes", || "must be at least 1".into())?;
+    ensure(cfg.rate_header + cfg.rate_entry >= 1, "scheme.rate_header", || "rate_header + rate_entry must be at least 1 byte".into())?;
     ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
     ensure(cfg.resend_after > Time::ZERO, "scheme.resend_after", || "must be positive".into())?;
     ensure(cfg.control == ControlKind::Centralized || cfg.controller.is_none(), "scheme.controller", || "only used with control = \"centralized\"".into())?;
@@ -216,6 +241,10 @@ struct RateMsg {
     flow: u32,
     bps: f64,
 }
+
+/// The centralized controller's message to one node: the rates of all its active flows.
+#[derive(Clone, Debug)]
+struct NodeRates(Vec<RateMsg>);
 
 #[derive(Default)]
 pub struct R2c2 {
@@ -503,18 +532,25 @@ impl R2c2 {
         let (ids, rates, secs) = self.solve(ctx, 0);
         self.stats.compute_share.push(secs / self.cfg.interval.as_secs_f64());
         let c = self.controller.expect("centralized");
+        let mut per_node: BTreeMap<usize, Vec<RateMsg>> = BTreeMap::new();
         for (f, r) in ids.into_iter().zip(rates) {
-            if self.sent_rate.get(&f).is_some_and(|&old| (old - r).abs() <= 1e-9 * r.max(1.0)) {
+            let unchanged = self.sent_rate.get(&f).is_some_and(|&old| (old - r).abs() <= 1e-9 * r.max(1.0));
+            if unchanged && self.cfg.rate_messages == RateMessages::Changed {
                 continue;
             }
             self.sent_rate.insert(f, r);
             let src = ctx.flow(FlowId(f)).src as usize;
-            let to = self.switch_of[src];
-            if to == c {
+            if self.switch_of[src] == c {
                 self.set(ctx, src, f, r);
+            } else if self.cfg.rate_messages == RateMessages::Changed {
+                ctx.send(c, self.switch_of[src], Message::new("r2c2_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps: r }));
             } else {
-                ctx.send(c, to, Message::new("r2c2_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps: r }));
+                per_node.entry(src).or_default().push(RateMsg { flow: f, bps: r });
             }
+        }
+        for (src, rates) in per_node {
+            let bytes = self.cfg.rate_header + self.cfg.rate_entry * rates.len() as u32;
+            ctx.send(c, self.switch_of[src], Message::new("r2c2_rate", bytes, NodeRates(rates)));
         }
     }
 }
@@ -753,6 +789,11 @@ impl Scheme for R2c2 {
         } else if let Some(r) = msg.body::<RateMsg>() {
             let src = ctx.flow(FlowId(r.flow)).src as usize;
             self.set(ctx, src, r.flow, r.bps);
+        } else if let Some(NodeRates(rates)) = msg.body::<NodeRates>() {
+            for r in rates {
+                let src = ctx.flow(FlowId(r.flow)).src as usize;
+                self.set(ctx, src, r.flow, r.bps);
+            }
         } else if let Some(RouteMsg(routes)) = msg.body::<RouteMsg>() {
             let node = self.rack_of[at.idx()];
             if node != u32::MAX {
@@ -762,12 +803,16 @@ impl Scheme for R2c2 {
     }
 
     fn on_message_dropped(&mut self, ctx: &mut dyn Ctx, _src: NodeId, msg: &Message) {
-        let (flow, kind) = if let Some(wire) = msg.body::<[u8; 16]>() {
+        // What was lost: a flow's event, or its rate (kind None; a node's rates are re-sent
+        // one by one).
+        let lost: Vec<(u32, Option<Kind>)> = if let Some(wire) = msg.body::<[u8; 16]>() {
             let Some(e) = Event::decode(wire, self.cfg.wlb_direct) else { return };
             let Some(&flow) = self.by_seq.get(&(e.src, e.seq)) else { return };
-            (flow, Some(e.kind))
+            vec![(flow, Some(e.kind))]
         } else if let Some(r) = msg.body::<RateMsg>() {
-            (r.flow, None)
+            vec![(r.flow, None)]
+        } else if let Some(NodeRates(rates)) = msg.body::<NodeRates>() {
+            rates.iter().map(|r| (r.flow, None)).collect()
         } else if let Some(RouteMsg(routes)) = msg.body::<RouteMsg>() {
             if self.lost_routes.is_empty() {
                 let at = ctx.now() + self.cfg.resend_after;
@@ -778,16 +823,18 @@ impl Scheme for R2c2 {
         } else {
             return;
         };
-        let entry = self.lost.entry(flow).or_default();
-        let first = entry.0.is_empty() && !entry.1;
-        match kind {
-            Some(k) if !entry.0.contains(&k) => entry.0.push(k),
-            Some(_) => {}
-            None => entry.1 = true,
-        }
-        if first {
-            let at = ctx.now() + self.cfg.resend_after;
-            ctx.schedule(at, flow, RESEND);
+        for (flow, kind) in lost {
+            let entry = self.lost.entry(flow).or_default();
+            let first = entry.0.is_empty() && !entry.1;
+            match kind {
+                Some(k) if !entry.0.contains(&k) => entry.0.push(k),
+                Some(_) => {}
+                None => entry.1 = true,
+            }
+            if first {
+                let at = ctx.now() + self.cfg.resend_after;
+                ctx.schedule(at, flow, RESEND);
+            }
         }
     }
 
