@@ -52,6 +52,11 @@ pub struct Allocator {
     scratch: Scratch,
     rem: Vec<f64>,
     cand: Candidates,
+    /// Flows whose rate the updates since [`Allocator::take_refilled`] may have changed,
+    /// kept once a caller asks for them; `refilled_all`: any flow, after a solve from scratch.
+    tracking: bool,
+    refilled: Vec<u32>,
+    refilled_all: bool,
 }
 
 /// Default [`Allocator::set_candidate_slack`].
@@ -105,6 +110,9 @@ impl Allocator {
             scratch: Scratch::default(),
             rem: vec![0.0; nl],
             cand: Candidates::new(nl, CANDIDATE_SLACK),
+            tracking: false,
+            refilled: Vec::new(),
+            refilled_all: true,
         };
         al.solve_all();
         Ok(al)
@@ -188,8 +196,19 @@ impl Allocator {
         self.capacity[l] * (1.0 - self.headroom)
     }
 
+    /// The flows whose rate the updates since the last call may have changed, a superset of
+    /// those that did (`None`: any flow may have, after a solve from scratch). Lets a caller
+    /// that keeps per-flow state touch only those.
+    pub fn take_refilled(&mut self) -> Option<Vec<u32>> {
+        self.tracking = true;
+        let set = std::mem::take(&mut self.refilled);
+        (!std::mem::take(&mut self.refilled_all)).then_some(set)
+    }
+
     /// Recomputes everything from scratch.
     pub fn solve_all(&mut self) {
+        self.refilled_all = true;
+        self.refilled.clear();
         let nl = self.capacity.len();
         let mut base: Vec<f64> = (0..nl).map(|l| self.effective(l)).collect();
         let keys: Vec<u8> = self.levels.keys().copied().collect();
@@ -409,6 +428,9 @@ impl Allocator {
             // Flows to refill: every flow at or above the divergence level, and the changed one.
             let lv = &self.levels[&p];
             let set: Vec<u32> = lv.flows.iter().copied().filter(|&g| self.level[g as usize] >= t_div || flow.map(|x| x.0) == Some(g)).collect();
+            if self.tracking && !self.refilled_all {
+                self.refilled.extend_from_slice(&set);
+            }
             // Capacity the kept flows leave: base minus used, plus the removed flow's old use
             // and (given back inside `fill`) the refilled flows' old use.
             let lv = self.levels.get_mut(&p).unwrap();
@@ -587,6 +609,34 @@ fn crossing(pts: &mut [(f64, f64, f64)], cap: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn take_refilled_names_every_flow_whose_rate_moved() {
+        let mut al = Allocator::new(Problem { capacity: vec![10.0; 6], headroom: 0.0, flows: Vec::new() }).unwrap();
+        assert_eq!(al.take_refilled(), None, "after the first solve: every flow");
+        assert_eq!(al.take_refilled(), Some(Vec::new()), "nothing since");
+        let mut rng = crate::sim::Rng::stream(7, 0, 0);
+        let mut live: Vec<u32> = Vec::new();
+        for step in 0..400 {
+            let before: Vec<(u32, f64)> = live.iter().map(|&f| (f, al.rate(f).unwrap())).collect();
+            if live.len() < 3 || rng.below(3) > 0 {
+                let first = rng.below(5) as u32;
+                let usage = (first..first + 1 + rng.below(2) as u32).map(|l| (l, 1.0)).collect();
+                live.push(al.add_flow(FlowSpec::new(usage)).unwrap());
+            } else {
+                let f = live.swap_remove(rng.below(live.len() as u64) as usize);
+                al.remove_flow(f).unwrap();
+            }
+            let Some(named) = al.take_refilled() else { continue };
+            for (f, old) in before {
+                if let Some(r) = al.rate(f).filter(|_| live.contains(&f)) {
+                    assert!(r == old || named.contains(&f), "step {step}: flow {f} moved {old} -> {r} unnamed");
+                }
+            }
+        }
+        al.solve_all();
+        assert_eq!(al.take_refilled(), None);
+    }
 
     #[test]
     fn an_empty_allocator_takes_capacity_changes_then_flows() {

@@ -15,7 +15,10 @@
 //!
 //! Event loop: the next event is the earliest of the next arrival, the next completion at the
 //! current rates, the next `[[events]]` link-rate change, and the next throughput sample;
-//! bytes advance linearly in between.
+//! bytes advance linearly in between. Nothing is done per active flow at every event: a flow's
+//! bytes are kept as of the last change of its rate (and computed on demand), its completion
+//! waits in a heap (an entry goes stale when the rate changes), and after an update only the
+//! flows the allocator refilled are looked at ([`Allocator::take_refilled`]).
 
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::error::Result;
@@ -28,6 +31,8 @@ use crate::route::Routing;
 use crate::scenario::Scenario;
 use crate::units::Time;
 use crate::workload::flow::FlowDef;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// A fluid run.
 pub struct FluidSim {
@@ -49,13 +54,20 @@ pub struct FluidSim {
     order: Vec<usize>,
     next_arrival: usize,
     alloc: Allocator,
-    /// Allocator id of each active flow.
+    /// Allocator id of each active flow, and the flow of each allocator id.
     slot: Vec<Option<u32>>,
-    /// Bytes delivered so far (fractional).
+    flow_of_slot: Vec<usize>,
+    /// Bytes delivered (fractional) by `anchor`, since when the flow's rate has held.
     delivered: Vec<f64>,
+    anchor: Vec<Time>,
     finish: Vec<Option<Time>>,
     rate_bps: Vec<f64>,
+    /// Completions at the current rates: (time in ps, flow, the flow's rate version then).
+    completions: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    version: Vec<u32>,
     active: Vec<usize>,
+    /// Position of each active flow in `active`.
+    active_pos: Vec<usize>,
     now: Time,
     next_sample: Time,
     last_sample: Time,
@@ -69,9 +81,18 @@ pub struct FluidSim {
     /// flows, which get per-flow throughput rows instead, as in packet mode).
     classes: Vec<String>,
     class_of: Vec<Option<u32>>,
-    /// Payload bytes delivered per class so far (fractional; floored into `class_series`).
+    /// Payload bytes delivered per class (fractional; floored into `class_series`) by
+    /// `class_anchor`, and the class's rate since.
     class_bytes: Vec<f64>,
+    class_anchor: Vec<Time>,
+    class_rate: Vec<f64>,
     class_series: ClassSeries,
+}
+
+/// Bytes a flow with `d` bytes at `anchor`, rate `r` since and size `size` has delivered by `t`.
+fn delivered_by(d: f64, r: f64, anchor: Time, size: Option<u64>, t: Time) -> f64 {
+    let d = d + r * (t - anchor).as_secs_f64() / 8.0;
+    size.map_or(d, |s| d.min(s as f64))
 }
 
 impl FluidSim {
@@ -105,10 +126,15 @@ impl FluidSim {
             next_arrival: 0,
             alloc,
             slot: vec![None; n],
+            flow_of_slot: Vec::new(),
             delivered: vec![0.0; n],
+            anchor: vec![Time::ZERO; n],
             finish: vec![None; n],
             rate_bps: vec![0.0; n],
+            completions: BinaryHeap::new(),
+            version: vec![0; n],
             active: Vec::new(),
+            active_pos: vec![usize::MAX; n],
             now: Time::ZERO,
             next_sample: first_sample,
             last_sample: Time::ZERO,
@@ -119,6 +145,8 @@ impl FluidSim {
             tp_bytes: Vec::new(),
             tp_width: Vec::new(),
             class_bytes: vec![0.0; classes.len()],
+            class_anchor: vec![Time::ZERO; classes.len()],
+            class_rate: vec![0.0; classes.len()],
             class_series: ClassSeries::new(classes.len()),
             classes,
             class_of,
@@ -151,13 +179,50 @@ impl FluidSim {
         self.now >= self.scenario.duration
     }
 
+    /// After allocator updates: the flows it refilled (all active flows after a solve from
+    /// scratch) take their new rates.
     fn refresh_rates(&mut self) {
-        for &i in &self.active {
-            self.rate_bps[i] = self.alloc.rate(self.slot[i].unwrap()).unwrap_or(0.0);
+        let ids: Vec<usize> = match self.alloc.take_refilled() {
+            Some(ids) => ids.into_iter().map(|id| self.flow_of_slot[id as usize]).collect(),
+            None => self.active.clone(),
+        };
+        for i in ids {
+            let Some(id) = self.slot[i] else { continue };
+            let r = self.alloc.rate(id).unwrap_or(0.0);
+            if r != self.rate_bps[i] {
+                self.set_rate(i, r);
+            }
         }
     }
 
-    /// Time until flow `i` finishes at its current rate, in ps (rounded up).
+    /// Bytes flow `i` has delivered by `t`.
+    fn delivered_at(&self, i: usize, t: Time) -> f64 {
+        delivered_by(self.delivered[i], self.rate_bps[i], self.anchor[i], self.defs[i].size, t)
+    }
+
+    /// Brings class `c`'s bytes up to now.
+    fn settle_class(&mut self, c: usize) {
+        self.class_bytes[c] += self.class_rate[c] * (self.now - self.class_anchor[c]).as_secs_f64() / 8.0;
+        self.class_anchor[c] = self.now;
+    }
+
+    /// Flow `i`'s rate becomes `r` now: its bytes (and its class's) are brought up to now,
+    /// and a sized flow's completion at the new rate is queued (the old entry goes stale).
+    fn set_rate(&mut self, i: usize, r: f64) {
+        self.delivered[i] = self.delivered_at(i, self.now);
+        self.anchor[i] = self.now;
+        if let Some(c) = self.class_of[i] {
+            self.settle_class(c as usize);
+            self.class_rate[c as usize] += r - self.rate_bps[i];
+        }
+        self.rate_bps[i] = r;
+        self.version[i] = self.version[i].wrapping_add(1);
+        if let Some(left) = self.time_left(i) {
+            self.completions.push(Reverse((self.now.0.saturating_add(left), i as u32, self.version[i])));
+        }
+    }
+
+    /// Time until flow `i` finishes at its current rate, in ps (rounded up), from its anchor.
     fn time_left(&self, i: usize) -> Option<u64> {
         let size = self.defs[i].size? as f64;
         let r = self.rate_bps[i];
@@ -168,26 +233,34 @@ impl FluidSim {
         Some((left * 8.0 / r * 1e12).ceil() as u64)
     }
 
-    fn advance(&mut self, to: Time) {
-        let dt = (to - self.now).as_secs_f64();
-        for &i in &self.active {
-            let before = self.delivered[i];
-            self.delivered[i] += self.rate_bps[i] * dt / 8.0;
-            if let Some(s) = self.defs[i].size {
-                self.delivered[i] = self.delivered[i].min(s as f64);
+    /// The next completion at the current rates (stale entries dropped), and its flow.
+    fn next_completion(&mut self) -> Option<(Time, usize)> {
+        while let Some(&Reverse((at, i, v))) = self.completions.peek() {
+            if v == self.version[i as usize] && self.slot[i as usize].is_some() {
+                return Some((Time(at), i as usize));
             }
-            if let Some(c) = self.class_of[i] {
-                self.class_bytes[c as usize] += self.delivered[i] - before;
-            }
+            self.completions.pop();
         }
-        self.now = to;
+        None
+    }
+
+    /// Every active flow's and class's bytes brought up to now (for the result tables).
+    fn settle_all(&mut self) {
+        for k in 0..self.active.len() {
+            let i = self.active[k];
+            self.delivered[i] = self.delivered_at(i, self.now);
+            self.anchor[i] = self.now;
+        }
+        for c in 0..self.class_bytes.len() {
+            self.settle_class(c);
+        }
     }
 
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.scenario.duration);
         while self.now < until {
             let arrival = self.order.get(self.next_arrival).map(|&i| self.defs[i].start);
-            let completion = self.active.iter().filter_map(|&i| self.time_left(i).map(|d| (Time(self.now.0.saturating_add(d)), i))).min();
+            let completion = self.next_completion();
             let mut t = until.min(self.next_sample);
             if let Some(a) = arrival {
                 t = t.min(a);
@@ -198,16 +271,24 @@ impl FluidSim {
             if let Some((c, _)) = completion {
                 t = t.min(c);
             }
-            self.advance(t);
+            self.now = t;
             let mut changed = false;
             // Completions at t.
-            let done: Vec<usize> = self.active.iter().copied().filter(|&i| self.defs[i].size.is_some_and(|s| self.delivered[i] >= s as f64 - 1e-6) || self.time_left(i) == Some(0)).collect();
-            for i in done {
-                self.delivered[i] = self.defs[i].size.unwrap() as f64;
+            while let Some((at, i)) = self.next_completion() {
+                if at > t {
+                    break;
+                }
+                self.completions.pop();
+                self.set_rate(i, 0.0);
+                self.delivered[i] = self.defs[i].size.expect("only sized flows complete") as f64;
                 self.finish[i] = Some(t);
-                self.alloc.remove_flow(self.slot[i].take().unwrap()).expect("live flow");
-                self.active.retain(|&j| j != i);
-                self.rate_bps[i] = 0.0;
+                let id = self.slot[i].take().expect("active");
+                self.alloc.remove_flow(id).expect("live flow");
+                let pos = self.active_pos[i];
+                self.active.swap_remove(pos);
+                if let Some(&moved) = self.active.get(pos) {
+                    self.active_pos[moved] = pos;
+                }
                 if let Some(c) = self.class_of[i] {
                     self.class_series.active[c as usize] -= 1;
                     self.class_series.finished(i as u32);
@@ -236,7 +317,14 @@ impl FluidSim {
                 self.next_arrival += 1;
                 let d = &self.defs[i];
                 let spec = FlowSpec { weight: d.weight, priority: d.priority, demand: f64::INFINITY, usage: self.usage[i].clone() };
-                self.slot[i] = Some(self.alloc.add_flow(spec).expect("usage from the topology"));
+                let id = self.alloc.add_flow(spec).expect("usage from the topology");
+                self.slot[i] = Some(id);
+                if self.flow_of_slot.len() <= id as usize {
+                    self.flow_of_slot.resize(id as usize + 1, usize::MAX);
+                }
+                self.flow_of_slot[id as usize] = i;
+                self.anchor[i] = t;
+                self.active_pos[i] = self.active.len();
                 self.active.push(i);
                 if let Some(c) = self.class_of[i] {
                     self.class_series.active[c as usize] += 1;
@@ -252,6 +340,7 @@ impl FluidSim {
                 self.sample();
             }
         }
+        self.settle_all();
     }
 
     pub fn run(&mut self) {
@@ -272,7 +361,7 @@ impl FluidSim {
             if self.defs[i].start >= now {
                 continue;
             }
-            let delivered = self.delivered[i] as u64;
+            let delivered = self.delivered_at(i, now) as u64;
             let last = self.last_delivered[i];
             let finished_earlier = self.finish[i].is_some_and(|t| t + interval < now) && delivered == last;
             if !finished_earlier {
@@ -283,11 +372,15 @@ impl FluidSim {
             }
             self.last_delivered[i] = delivered;
         }
-        for (c, b) in self.class_bytes.iter().enumerate() {
-            self.class_series.delivered[c] = b.floor() as u64;
+        for c in 0..self.class_bytes.len() {
+            self.settle_class(c);
+            self.class_series.delivered[c] = self.class_bytes[c].floor() as u64;
         }
-        let delivered = &self.delivered;
-        self.class_series.sample(now, width, |f| delivered[f as usize] as u64);
+        let (d, r, a, defs) = (&self.delivered, &self.rate_bps, &self.anchor, &self.defs);
+        self.class_series.sample(now, width, |f| {
+            let i = f as usize;
+            delivered_by(d[i], r[i], a[i], defs[i].size, now) as u64
+        });
         self.next_sample = (now + interval).min(self.scenario.duration);
         if self.next_sample <= now {
             self.next_sample = Time::MAX;
