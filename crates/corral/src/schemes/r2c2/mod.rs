@@ -190,7 +190,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.demand_change.is_finite() && cfg.demand_change >= 0.0, "scheme.demand_change", || format!("must be >= 0, got {}", cfg.demand_change))?;
     ensure(cfg.wlb_direct.is_finite() && (0.0..=1.0).contains(&cfg.wlb_direct), "scheme.wlb_direct", || format!("must be in [0, 1], got {}", cfg.wlb_direct))?;
     ensure(cfg.rate_bytes >= 1, "scheme.rate_bytes", || "must be at least 1".into())?;
-    ensure(cfg.rate_header + cfg.rate_entry >= 1, "scheme.rate_header", || "rate_header + rate_entry must be at least 1 byte".into())?;
+    ensure(cfg.rate_header.saturating_add(cfg.rate_entry) >= 1, "scheme.rate_header", || "rate_header + rate_entry must be at least 1 byte".into())?;
     ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
     ensure(cfg.resend_after > Time::ZERO, "scheme.resend_after", || "must be positive".into())?;
     ensure(cfg.control == ControlKind::Centralized || cfg.controller.is_none(), "scheme.controller", || "only used with control = \"centralized\"".into())?;
@@ -549,7 +549,7 @@ impl R2c2 {
             }
         }
         for (src, rates) in per_node {
-            let bytes = self.cfg.rate_header + self.cfg.rate_entry * rates.len() as u32;
+            let bytes = self.cfg.rate_header.saturating_add(self.cfg.rate_entry.saturating_mul(rates.len() as u32));
             ctx.send(c, self.switch_of[src], Message::new("r2c2_rate", bytes, NodeRates(rates)));
         }
     }
