@@ -89,6 +89,12 @@ def test_what_a_kernel_cannot_follow_is_named(change, key):
         plan_of(text, [change])
 
 
+def test_link_events_are_not_replayed_and_say_so():
+    failure = '[[events]]\nat = "1s"\nlink = "sw0:0"\nstate = "down"\n'
+    with pytest.raises(Exception, match=r"^events: corral emulate does not replay"):
+        plan_of(dumbbell(2) + failure)
+
+
 def test_a_controller_the_kernel_lacks_is_named():
     from corral.emulate import kernel_cc
 

@@ -34,6 +34,9 @@ impl Simulation {
         if !sc.rpc.is_empty() {
             return Err(config_err("rpc", "corral emulate runs open-loop flows only: remove [[rpc]]"));
         }
+        if !sc.events.is_empty() {
+            return Err(config_err("events", "corral emulate does not replay [[events]] (link rate changes and failures): remove them"));
+        }
         let routing = match sc.routing.routing {
             Routing::Static => "static",
             Routing::Ecmp => "ecmp",
