@@ -15,12 +15,14 @@ pub struct Tree {
     pub children: Vec<Vec<PortId>>,
     /// Hops from the root, `u32::MAX` for nodes the tree does not reach (hosts).
     pub depth: Vec<u32>,
+    /// Links the tree uses (counted once, at build: every broadcast's byte count reads it).
+    links: usize,
 }
 
 impl Tree {
     /// Links the tree uses: one per reached node besides the root.
     pub fn edges(&self) -> usize {
-        self.children.iter().map(Vec::len).sum()
+        self.links
     }
 
     /// Hops from the root to its farthest node.
@@ -64,7 +66,8 @@ pub fn build(net: &Network, src: NodeId, t: u32) -> Tree {
             }
         }
     }
-    Tree { children, depth }
+    let links = children.iter().map(Vec::len).sum();
+    Tree { children, depth, links }
 }
 
 #[cfg(test)]

@@ -394,8 +394,7 @@ impl R2c2 {
     /// so every view complete and current: each active flow as its own node knows it),
     /// against the rate each rate-limited flow's source holds.
     fn sample_rate_error(&mut self, ctx: &dyn Ctx) {
-        let mut entries: Vec<(u32, FlowInfo, f64)> = Vec::new();
-        let mut unlimited: Vec<(u32, FlowInfo)> = Vec::new();
+        let (mut entries, mut unlimited): (Vec<(u32, FlowInfo, f64)>, Vec<(u32, FlowInfo)>) = (Vec::new(), Vec::new());
         for (node, flows) in self.own.iter().enumerate() {
             for (&f, s) in flows.iter().filter(|(_, s)| !s.done) {
                 let Some(&info) = self.views[node].get(f) else { continue };
@@ -405,19 +404,23 @@ impl R2c2 {
                 }
             }
         }
-        // Flows cut off from their destinations (failed links) use no link: left out.
-        entries.retain(|(f, info, _)| !self.usage_of(ctx, *f, info).is_empty());
-        unlimited.retain(|(f, info)| !self.usage_of(ctx, *f, info).is_empty());
-        if entries.is_empty() {
+        // The rate-limited flows first (their assigned rates in `assigned`), then the others.
+        let mut assigned = Vec::with_capacity(entries.len());
+        let mut flows = Vec::with_capacity(entries.len() + unlimited.len());
+        for (f, info, r) in entries {
+            if let Some(spec) = self.spec_of(ctx, f, &info) {
+                assigned.push(r);
+                flows.push(spec);
+            }
+        }
+        if assigned.is_empty() {
             return;
         }
-        let mut flows = Vec::with_capacity(entries.len() + unlimited.len());
-        for (f, info) in entries.iter().map(|&(f, i, _)| (f, i)).chain(unlimited.iter().copied()) {
-            let usage = self.usage_of(ctx, f, &info).to_vec();
-            flows.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage });
+        for (f, info) in unlimited {
+            flows.extend(self.spec_of(ctx, f, &info));
         }
         let ideal = solve_validated(&Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows }).rate;
-        for (&(_, _, assigned), &r0) in entries.iter().zip(&ideal) {
+        for (&assigned, &r0) in assigned.iter().zip(&ideal) {
             if r0 > 0.0 {
                 self.stats.rate_errors.push(((assigned - r0).abs() / r0) as f32);
             }
@@ -469,30 +472,35 @@ impl R2c2 {
     /// itself (the link weights are looked up first: they are precomputed per protocol and
     /// offset, as a rack node would hold them).
     fn solve(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<f64>, f64) {
-        let (ids, flows) = self.specs(ctx, view_of);
+        let (entries, flows) = self.specs(ctx, view_of);
         let problem = Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows };
         self.stats.solves += 1;
         let started = std::time::Instant::now();
         let rates = if problem.flows.is_empty() { Vec::new() } else { solve_validated(&problem).rate };
         let secs = started.elapsed().as_secs_f64();
-        (ids, rates, secs)
+        (entries.into_iter().map(|(f, _)| f).collect(), rates, secs)
     }
 
-    /// The flows of `view_of`'s view, in its id order, as the rate computation takes them;
-    /// a flow that failed links cut off from its destination uses no link and is left out
-    /// (it keeps the rate it had).
-    fn specs(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<FlowSpec>) {
-        let entries: Vec<(u32, FlowInfo)> = self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
-        let mut ids = Vec::with_capacity(entries.len());
+    /// Flow `f` as the rate computation takes it; `None` when failed links cut it off from its
+    /// destination (it uses no link, and keeps the rate it had).
+    fn spec_of(&mut self, ctx: &dyn Ctx, f: u32, info: &FlowInfo) -> Option<FlowSpec> {
+        let usage = self.usage_of(ctx, f, info);
+        (!usage.is_empty()).then(|| FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage: usage.to_vec() })
+    }
+
+    /// The flows of `view_of`'s view that the rate computation takes ([`Self::spec_of`]), in
+    /// its id order, with their specs.
+    fn specs(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<(u32, FlowInfo)>, Vec<FlowSpec>) {
+        let mut entries: Vec<(u32, FlowInfo)> = self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
         let mut flows = Vec::with_capacity(entries.len());
-        for (f, info) in entries {
-            let usage = self.usage_of(ctx, f, &info);
-            if !usage.is_empty() {
-                ids.push(f);
-                flows.push(FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage: usage.to_vec() });
+        entries.retain(|(f, info)| match self.spec_of(ctx, *f, info) {
+            Some(spec) => {
+                flows.push(spec);
+                true
             }
-        }
-        (ids, flows)
+            None => false,
+        });
+        (entries, flows)
     }
 
     fn recompute_broadcast(&mut self, ctx: &mut dyn Ctx) {
@@ -563,8 +571,7 @@ impl R2c2 {
         ctx.schedule(next, 0, SEARCH);
         self.stats.searches += 1;
         let node = 0usize;
-        let (ids, base) = self.specs(ctx, node);
-        let entries: Vec<(u32, FlowInfo)> = ids.iter().map(|f| (*f, *self.views[node].get(*f).expect("in the view"))).collect();
+        let (entries, base) = self.specs(ctx, node);
         let long = self.cfg.search_long.0;
         let is_long = |f: u32| ctx.flow(FlowId(f)).size.is_none_or(|b| b >= long);
         let candidates: Vec<usize> = (0..entries.len()).filter(|&i| is_long(entries[i].0) && matches!(entries[i].1.routing, Routing::Rps | Routing::Vlb)).collect();
