@@ -16,9 +16,22 @@ pub struct Node {
     pub level: u8,
 }
 
+/// Where a packet that arrives through a port is, in 8 bytes: the few facts an arrival reads,
+/// kept apart from the larger [`Port`] so the whole table stays in the nearest cache.
+#[derive(Clone, Copy, Debug)]
+pub struct PortEnd {
+    pub node: NodeId,
+    /// The port's index within its node (the packet's input slot there).
+    pub local: u16,
+    /// The node is a host.
+    pub host: bool,
+}
+
 pub struct Network {
     pub nodes: Vec<Node>,
     pub ports: Vec<Port>,
+    /// Per port, the facts an arriving packet reads ([`PortEnd`]).
+    pub ends: Vec<PortEnd>,
     /// Host index -> node.
     pub hosts: Vec<NodeId>,
     /// Node -> host index, for hosts.
@@ -58,8 +71,9 @@ impl Network {
         for (i, h) in topo.hosts.iter().enumerate() {
             host_index[h.idx()] = Some(i as u32);
         }
+        let ends = ports.iter().map(|p| PortEnd { node: p.node, local: p.local, host: nodes[p.node.idx()].kind == NodeKind::Host }).collect();
         let attach = topo.hosts.iter().map(|h| nodes[h.idx()].ports.first().map_or(*h, |p| ports[p.idx()].peer)).collect();
-        Network { nodes, ports, hosts: topo.hosts.clone(), host_index, attach }
+        Network { nodes, ports, ends, hosts: topo.hosts.clone(), host_index, attach }
     }
 
     pub fn port(&self, node: NodeId, local: usize) -> Option<PortId> {

@@ -17,35 +17,41 @@ pub struct PortStats {
     pub max_queue_bytes: u64,
 }
 
+/// Laid out in declaration order (`repr(C)`): the fields a packet's hop reads come first, so
+/// they share the struct's first cache lines; statistics and drop runs follow.
+#[repr(C)]
 pub struct Port {
     pub node: NodeId,
     /// Index of this port within its node.
     pub local: u16,
-    /// The node at the other end of the link.
-    pub peer: NodeId,
-    /// The peer's port on the same link: where packets sent here arrive.
-    pub peer_port: PortId,
-    rate: Rate,
-    /// Picoseconds per byte at `rate` when that is a whole number (0 otherwise): the common
-    /// rates (1, 10, 40, 100 Gbps) serialize with a multiplication instead of a division.
-    ps_per_byte: u64,
-    pub delay: Time,
-    /// The dimension the link moves along (torus; 0 elsewhere), for dimension-order routing.
-    pub dim: u8,
-    pub queue: QueueDisc,
-    /// The wire is busy serializing until this time.
-    pub busy_until: Time,
+    /// The link has failed (`[[events]]` with `state = "down"`): nothing is sent or received
+    /// through this port, and routing and broadcast trees leave it out.
+    pub down: bool,
     /// A scheme sees every packet offered to this port.
     pub tapped: bool,
     /// The queue's ECN marks are suppressed here (a scheme's choice, e.g. RackCC's last hop,
     /// the destination ToR's port to the server): what it would mark is accepted unmarked.
     pub ecn_off: bool,
+    /// The dimension the link moves along (torus; 0 elsewhere), for dimension-order routing.
+    pub dim: u8,
+    /// The peer's port on the same link: where packets sent here arrive.
+    pub peer_port: PortId,
     /// Control packets among the queued ones (their bytes are counted when they go out).
     pub ctrl_queued: u32,
-    /// The link has failed (`[[events]]` with `state = "down"`): nothing is sent or received
-    /// through this port, and routing and broadcast trees leave it out.
-    pub down: bool,
+    /// Inputs whose run of drops is open (nonzero in `drop_run`): an accepted packet with
+    /// none open has no run to close.
+    open_runs: u32,
+    /// The wire is busy serializing until this time.
+    pub busy_until: Time,
+    /// Picoseconds per byte at `rate` when that is a whole number (0 otherwise): the common
+    /// rates (1, 10, 40, 100 Gbps) serialize with a multiplication instead of a division.
+    ps_per_byte: u64,
+    pub delay: Time,
+    pub queue: QueueDisc,
     pub stats: PortStats,
+    /// The node at the other end of the link.
+    pub peer: NodeId,
+    rate: Rate,
     /// Current run of consecutive drops per input port of this node (index = local input
     /// port; the last slot is the node's own traffic, e.g. a host's transport).
     drop_run: Vec<u32>,
@@ -70,6 +76,7 @@ impl Port {
             ecn_off: false,
             ctrl_queued: 0,
             down: false,
+            open_runs: 0,
             stats: PortStats::default(),
             drop_run: vec![0; node_ports + 1],
             run_histogram: BTreeMap::new(),
@@ -106,10 +113,15 @@ impl Port {
     /// Records the fate of a packet that arrived from input slot `input`.
     #[inline]
     pub fn note_arrival(&mut self, input: u16, dropped: bool) {
+        if !dropped && self.open_runs == 0 {
+            return;
+        }
         let run = &mut self.drop_run[input as usize];
         if dropped {
+            self.open_runs += (*run == 0) as u32;
             *run += 1;
         } else if *run > 0 {
+            self.open_runs -= 1;
             let len = std::mem::take(run);
             *self.run_histogram.entry((input, len)).or_insert(0) += 1;
         }
@@ -117,6 +129,7 @@ impl Port {
 
     /// Closes the runs still open at the end of the run, so every drop is in the histogram.
     pub fn flush_runs(&mut self) {
+        self.open_runs = 0;
         for input in 0..self.drop_run.len() {
             let len = std::mem::take(&mut self.drop_run[input]);
             if len > 0 {

@@ -1,17 +1,32 @@
-//! The event queue: a binary min-heap keyed on (time, insertion sequence).
+//! The event queue, ordered on (time, insertion sequence).
 //!
 //! Ties in time are broken by the order in which events were scheduled, so a run is fully
 //! determined by the scenario and seed. Popping asserts that simulated time never runs
 //! backwards.
 //!
-//! A pop leaves the popped entry at the root until the queue is next touched: most events
-//! schedule another (a packet's next hop), and that one then takes the root's place with a
-//! single sift down, instead of a pop's sift and a push's sift. The order of events is the
-//! same as with a plain pop and push.
+//! Most events move packets, and come a fixed delay after the moment they are scheduled: a
+//! packet arrives one serialization and one propagation delay after it starts, a port frees
+//! one serialization after it starts. Events scheduled with one fixed delay come out in the
+//! order they went in, so [`EventQueue::schedule_lane`] keeps them in a FIFO lane per delay
+//! (up to [`LANES`] lanes; a lane left empty takes the next new delay). Everything else
+//! (timers, flow starts, samples) goes through a binary min-heap. A pop takes the earliest of
+//! the heap's root and the lanes' first events. Keys are unique, so the order of events is
+//! exactly that of one heap holding them all; a packet's hop costs a queue push and a scan of
+//! a few lane heads instead of a sift through every pending event.
+//!
+//! A pop from the heap leaves the popped entry at the root until the queue is next touched:
+//! when the next event scheduled goes to the heap, it takes the root's place with a single
+//! sift down, instead of a pop's sift and a push's sift.
 
 use crate::units::Time;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// The most FIFO lanes a queue keeps; events of further delays go to the heap.
+pub const LANES: usize = 16;
+
+/// A key no event has: an empty lane's head.
+const NO_KEY: u128 = u128::MAX;
 
 struct Entry<E> {
     /// (time in ps << 64) | sequence: one integer comparison orders the heap.
@@ -37,8 +52,19 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// Events scheduled `delay` after their scheduling time, in time order.
+struct Lane<E> {
+    delay: u64,
+    queue: VecDeque<Entry<E>>,
+}
+
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
+    lanes: Vec<Lane<E>>,
+    /// The key of each lane's first event (`NO_KEY` when it is empty): what a pop scans.
+    heads: Vec<u128>,
+    /// Events held in lanes.
+    in_lanes: usize,
     seq: u64,
     now: Time,
     popped: u64,
@@ -54,7 +80,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
+        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), heads: Vec::new(), in_lanes: 0, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
     }
 
     /// Removes the popped event still at the root, if any.
@@ -77,18 +103,29 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() - self.spent_root as usize
+        self.heap.len() - self.spent_root as usize + self.in_lanes
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Schedules `event` at absolute time `at`, which must not be in the past.
-    pub fn schedule(&mut self, at: Time, event: E) {
+    /// The next key, for an event at `at`.
+    #[inline]
+    fn key(&mut self, at: Time) -> u128 {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let key = ((at.0 as u128) << 64) | self.seq as u128;
         self.seq += 1;
+        key
+    }
+
+    /// Schedules `event` at absolute time `at`, which must not be in the past.
+    pub fn schedule(&mut self, at: Time, event: E) {
+        let key = self.key(at);
+        self.push_heap(key, event);
+    }
+
+    fn push_heap(&mut self, key: u128, event: E) {
         if self.spent_root {
             self.spent_root = false;
             // The new entry takes the spent root's place (PeekMut sifts it down when dropped).
@@ -98,24 +135,92 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Schedules `event` at `at` like [`Self::schedule`], for an event whose delay from now
+    /// (`at - now`) recurs, such as a packet's arrival over a link: it joins the lane of
+    /// that delay (opening one if a lane is free), or the heap when every lane is taken.
+    pub fn schedule_lane(&mut self, at: Time, event: E) {
+        let key = self.key(at);
+        let delay = at.0 - self.now.0;
+        let mut free = None;
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if lane.delay == delay {
+                return self.push_lane(i, key, event);
+            }
+            if free.is_none() && lane.queue.is_empty() {
+                free = Some(i);
+            }
+        }
+        let i = match free {
+            Some(i) => i,
+            None if self.lanes.len() < LANES => {
+                self.lanes.push(Lane { delay, queue: VecDeque::new() });
+                self.heads.push(NO_KEY);
+                self.lanes.len() - 1
+            }
+            None => return self.push_heap(key, event),
+        };
+        self.lanes[i].delay = delay;
+        self.push_lane(i, key, event);
+    }
+
+    #[inline]
+    fn push_lane(&mut self, i: usize, key: u128, event: E) {
+        let lane = &mut self.lanes[i];
+        if lane.queue.is_empty() {
+            self.heads[i] = key;
+        }
+        lane.queue.push_back(Entry { key, event });
+        self.in_lanes += 1;
+    }
+
+    /// The lane whose first event is earliest, with that event's key (`NO_KEY` if none).
+    #[inline]
+    fn first_lane(&self) -> (usize, u128) {
+        let mut best = (0, NO_KEY);
+        for (i, &key) in self.heads.iter().enumerate() {
+            if key < best.1 {
+                best = (i, key);
+            }
+        }
+        best
+    }
+
     /// Time of the next event, if any.
     pub fn peek_time(&mut self) -> Option<Time> {
         self.drop_spent_root();
-        self.heap.peek().map(|e| Time((e.key >> 64) as u64))
+        let key = self.first_lane().1.min(self.heap.peek().map_or(NO_KEY, |e| e.key));
+        (key != NO_KEY).then_some(Time((key >> 64) as u64))
     }
 
     /// Pops the earliest event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.pop_until(Time(u64::MAX))
+    }
+
+    /// Pops the earliest event if it is due by `until`, and advances the clock to it.
+    pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
         self.drop_spent_root();
-        let e = self.heap.peek()?;
-        let (key, event) = (e.key, e.event);
-        self.spent_root = true;
-        let e = Entry { key, event };
-        let t = Time((e.key >> 64) as u64);
+        let (lane, lane_key) = self.first_lane();
+        let heap_key = self.heap.peek().map_or(NO_KEY, |e| e.key);
+        let key = lane_key.min(heap_key);
+        if key == NO_KEY || (key >> 64) as u64 > until.0 {
+            return None;
+        }
+        let event = if lane_key < heap_key {
+            let queue = &mut self.lanes[lane].queue;
+            let e = queue.pop_front().expect("a lane with a head");
+            self.heads[lane] = queue.front().map_or(NO_KEY, |next| next.key);
+            self.in_lanes -= 1;
+            e.event
+        } else {
+            self.spent_root = true;
+            self.heap.peek().expect("a root").event
+        };
+        let t = Time((key >> 64) as u64);
         assert!(t >= self.now, "simulated time ran backwards");
         self.now = t;
         self.popped += 1;
-        Some((t, e.event))
+        Some((t, event))
     }
 }
 
@@ -163,5 +268,44 @@ mod tests {
             assert_eq!(q.pop(), Some((Time(want.0), want.1)));
         }
         assert!(q.pop().is_none() && q.is_empty());
+    }
+
+    #[test]
+    fn lanes_and_heap_pop_in_one_order() {
+        // Recurring delays (more than there are lanes, so lanes are reused and some events
+        // fall back to the heap) mixed with arbitrary ones, against a sorted reference.
+        let mut rng = Rng::stream(11, 0, 0);
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(u64, u64)> = Vec::new();
+        let mut seq = 0;
+        for _ in 0..50_000 {
+            if rng.below(5) > 1 || reference.is_empty() {
+                let now = q.now().0;
+                if rng.below(4) > 0 {
+                    let delay = 100 * (rng.below(LANES as u64 + 8) + 1);
+                    q.schedule_lane(Time(now + delay), seq);
+                    reference.push((now + delay, seq));
+                } else {
+                    let at = now + rng.below(3000);
+                    q.schedule(Time(at), seq);
+                    reference.push((at, seq));
+                }
+                seq += 1;
+                assert_eq!(q.len(), reference.len());
+            } else {
+                reference.sort();
+                let want = reference.remove(0);
+                assert_eq!(q.peek_time(), Some(Time(want.0)));
+                if want.0 > 0 {
+                    assert_eq!(q.pop_until(Time(want.0 - 1)), None);
+                }
+                assert_eq!(q.pop_until(Time(want.0)), Some((Time(want.0), want.1)));
+            }
+        }
+        reference.sort();
+        for want in reference {
+            assert_eq!(q.pop(), Some((Time(want.0), want.1)));
+        }
+        assert!(q.pop().is_none() && q.is_empty() && q.lanes.len() == LANES);
     }
 }

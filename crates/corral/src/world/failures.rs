@@ -24,6 +24,7 @@ impl Simulation {
                 }
             }
             LinkChange::State { ports, down } => {
+                self.links_failed |= down;
                 for port in ports {
                     self.net.ports[port.idx()].down = down;
                     if down {
@@ -46,7 +47,7 @@ impl Simulation {
         let now = self.events.now();
         while let Some((pkt, size)) = self.net.ports[port.idx()].queue.dequeue(now) {
             let node = self.net.ports[port.idx()].node;
-            if let Some(sb) = &mut self.shared_buffers[node.idx()] {
+            if let Some(Some(sb)) = self.shared_buffers.get_mut(node.idx()) {
                 sb.update(size as u64, 0);
             }
             let p = self.arena.get(pkt);

@@ -9,16 +9,16 @@
 use super::{path_cache, Event, Simulation};
 use crate::ids::{PktId, PortId};
 use crate::net::queue::{Admit, Arrival, Discipline};
-use crate::net::{NodeKind, PacketKind};
+use crate::net::PacketKind;
 use crate::route::{Hop, NO_WAYPOINT};
 
 impl Simulation {
     pub(super) fn on_arrive(&mut self, ingress: PortId, pkt: PktId) {
-        let port = &self.net.ports[ingress.idx()];
-        let (node, in_slot) = (port.node, port.local);
-        if port.down {
+        let end = self.net.ends[ingress.idx()];
+        let (node, in_slot) = (end.node, end.local);
+        if self.links_failed && self.net.ports[ingress.idx()].down {
             // On the wire when the link failed.
-            let (out, slot) = (port.peer_port, self.arena.get(pkt).in_slot);
+            let (out, slot) = (self.net.ports[ingress.idx()].peer_port, self.arena.get(pkt).in_slot);
             self.lose_on_down_link(out, pkt, slot);
             return;
         }
@@ -27,7 +27,7 @@ impl Simulation {
             self.on_control_arrive(node, in_slot, pkt);
             return;
         }
-        if self.net.nodes[node.idx()].kind == NodeKind::Host {
+        if end.host {
             self.deliver(node, pkt);
             return;
         }
@@ -105,19 +105,25 @@ impl Simulation {
         };
         let (weight, tenant) = if control { (1.0, 0) } else { (self.hot[flow.idx()].weight, self.hot[flow.idx()].tenant) };
         let port = &mut self.net.ports[out.idx()];
-        let shared = &mut self.shared_buffers[port.node.idx()];
+        let mut shared = self.shared_buffers.get_mut(port.node.idx()).and_then(Option::as_mut);
         let was_empty = port.queue.is_empty();
         // A port stalled by back-pressure is idle with packets queued.
         let stalled = self.backpressure.as_ref().is_some_and(|bp| bp.stalled(out));
         let idle = (was_empty || stalled) && port.busy_until <= now;
-        let before = port.queue.bytes();
-        let admit = match shared {
-            Some(sb) if !sb.admits(before, size) => Admit::Drop,
-            _ => port.queue.enqueue(Arrival { pkt, size, ect, flow, prio, weight, tenant, agg, now }),
+        let arrival = Arrival { pkt, size, ect, flow, prio, weight, tenant, agg, now };
+        // At an idle port with an empty FIFO and its own buffer, the packet goes straight
+        // onto the wire without passing through the queue.
+        let passed = if idle && was_empty && shared.is_none() && !stalled { port.queue.pass_idle(&arrival) } else { None };
+        let admit = match (passed, &mut shared) {
+            (Some(admit), _) => admit,
+            (None, Some(sb)) => {
+                let before = port.queue.bytes();
+                let admit = if sb.admits(before, size) { port.queue.enqueue(arrival) } else { Admit::Drop };
+                sb.update(before, port.queue.bytes());
+                admit
+            }
+            (None, None) => port.queue.enqueue(arrival),
         };
-        if let Some(sb) = shared {
-            sb.update(before, port.queue.bytes());
-        }
         match admit {
             Admit::Accept { mark } | Admit::Displace { mark } => {
                 port.note_arrival(in_slot, false);
@@ -135,10 +141,13 @@ impl Simulation {
                     port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queue.bytes());
                     if sent && !port.queue.is_empty() {
                         let at = port.busy_until;
-                        self.events.schedule(at, Event::Dequeue { port: out });
+                        self.events.schedule_lane(at, Event::Dequeue { port: out });
                     }
                 } else if idle {
-                    let (first, first_size) = port.queue.dequeue(now).expect("just queued");
+                    let (first, first_size) = match passed {
+                        Some(_) => (pkt, size),
+                        None => port.queue.dequeue(now).expect("just queued"),
+                    };
                     if let Some(sb) = shared {
                         sb.update(first_size as u64, 0);
                     }
@@ -216,7 +225,7 @@ impl Simulation {
         port.stats.tx_bytes += size as u64;
         let arrive = done + port.delay;
         let ingress = port.peer_port;
-        self.events.schedule(arrive, Event::Arrive { port: ingress, pkt });
+        self.events.schedule_lane(arrive, Event::Arrive { port: ingress, pkt });
     }
 
     pub(super) fn on_dequeue(&mut self, out: PortId) {
@@ -226,7 +235,7 @@ impl Simulation {
         let port = &self.net.ports[out.idx()];
         if !port.queue.is_empty() {
             let at = port.busy_until;
-            self.events.schedule(at, Event::Dequeue { port: out });
+            self.events.schedule_lane(at, Event::Dequeue { port: out });
         }
         if let Some(host) = self.net.host_index[port.node.idx()] {
             self.on_nic_drain(host);
@@ -237,7 +246,7 @@ impl Simulation {
     fn send_next(&mut self, out: PortId) -> bool {
         let now = self.events.now();
         let Some((pkt, size)) = self.next_to_send(out, now) else { return false };
-        if let Some(sb) = &mut self.shared_buffers[self.net.ports[out.idx()].node.idx()] {
+        if let Some(Some(sb)) = self.shared_buffers.get_mut(self.net.ports[out.idx()].node.idx()) {
             sb.update(size as u64, 0);
         }
         self.transmit(out, pkt, size);

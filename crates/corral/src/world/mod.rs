@@ -152,7 +152,8 @@ pub struct Simulation {
     arena: PacketArena,
     pub metrics: Metrics,
     pub counts: PacketCounts,
-    /// Per node: the switch's shared buffer, when buffer_model = "shared".
+    /// Per node: the switch's shared buffer, when buffer_model = "shared" (empty when no
+    /// node has one, so the per-packet path does not look).
     shared_buffers: Vec<Option<SharedBuffer>>,
     /// Ports whose queues are sampled.
     queue_ports: Vec<PortId>,
@@ -191,6 +192,8 @@ pub struct Simulation {
     hosts_tapped: bool,
     /// `[[events]]`: scheduled link changes, in time order.
     link_events: build::LinkEvents,
+    /// A link has failed during the run: arrivals check whether theirs is down.
+    links_failed: bool,
     /// Work a scheme asked for, done once its hook has returned.
     pending: Vec<scheme::Action>,
     /// `switch.backpressure`: per-flow counts at the switches (None when off).
@@ -285,8 +288,9 @@ impl Simulation {
             metrics,
             counts: PacketCounts::default(),
             queue_ports,
-            shared_buffers: b.shared_buffers,
+            shared_buffers: if b.shared_buffers.iter().all(Option::is_none) { Vec::new() } else { b.shared_buffers },
             link_events: b.link_events,
+            links_failed: false,
             hosts,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(4),
@@ -346,11 +350,7 @@ impl Simulation {
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.scenario.duration);
         self.reached = self.reached.max(until);
-        while let Some(t) = self.events.peek_time() {
-            if t > until {
-                break;
-            }
-            let (_, ev) = self.events.pop().expect("peeked");
+        while let Some((_, ev)) = self.events.pop_until(until) {
             self.dispatch(ev);
         }
         if until >= self.scenario.duration {

@@ -18,18 +18,28 @@ impl EcnThreshold {
         EcnThreshold { fifo: Fifo::default(), limit, threshold }
     }
 
+    fn verdict(&self, a: &Arrival) -> Admit {
+        let (bytes, pkts) = (self.fifo.bytes(), self.fifo.len() as u64);
+        if !fits(self.limit, bytes, pkts, a.size) {
+            return Admit::Drop;
+        }
+        Admit::Accept { mark: a.ect && exceeds(self.threshold, bytes, pkts) }
+    }
 }
 
 impl Discipline for EcnThreshold {
     #[inline]
     fn enqueue(&mut self, a: Arrival) -> Admit {
-        let (bytes, pkts) = (self.fifo.bytes(), self.fifo.len() as u64);
-        if !fits(self.limit, bytes, pkts, a.size) {
-            return Admit::Drop;
+        let admit = self.verdict(&a);
+        if admit != Admit::Drop {
+            self.fifo.push(a.pkt, a.size);
         }
-        let mark = a.ect && exceeds(self.threshold, bytes, pkts);
-        self.fifo.push(a.pkt, a.size);
-        Admit::Accept { mark }
+        admit
+    }
+
+    #[inline]
+    fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
+        Some(self.verdict(a))
     }
 
     fifo_accessors!();

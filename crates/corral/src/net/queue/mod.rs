@@ -120,6 +120,14 @@ pub trait Discipline {
     fn dequeue_where(&mut self, now: Time, _may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
         self.dequeue(now)
     }
+    /// The verdict on a packet that finds the queue empty and the port idle, so that it goes
+    /// straight onto the wire: `Some` from a discipline whose state that leaves as it was (a
+    /// FIFO's), so the caller need not queue and dequeue it; `None` (the default) asks for
+    /// [`Self::enqueue`] and [`Self::dequeue`], for disciplines that see every arrival (RED's
+    /// average, SFQ's and DRR's rounds).
+    fn pass_idle(&self, _a: &Arrival) -> Option<Admit> {
+        None
+    }
     /// A queued packet the last enqueue dropped to make room, with its size.
     fn pop_victim(&mut self) -> Option<(PktId, u32)> {
         None
@@ -183,6 +191,11 @@ impl Discipline for QueueDisc {
 
     fn dequeue_where(&mut self, now: Time, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
         dispatch!(self, q => q.dequeue_where(now, may_send))
+    }
+
+    #[inline(always)]
+    fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
+        dispatch!(self, q => q.pass_idle(a))
     }
 
     #[inline]

@@ -16,16 +16,28 @@ impl TailDrop {
         TailDrop { fifo: Fifo::default(), limit }
     }
 
+    fn verdict(&self, a: &Arrival) -> Admit {
+        if fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size) {
+            Admit::Accept { mark: false }
+        } else {
+            Admit::Drop
+        }
+    }
 }
 
 impl Discipline for TailDrop {
     #[inline]
     fn enqueue(&mut self, a: Arrival) -> Admit {
-        if !fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size) {
-            return Admit::Drop;
+        let admit = self.verdict(&a);
+        if admit != Admit::Drop {
+            self.fifo.push(a.pkt, a.size);
         }
-        self.fifo.push(a.pkt, a.size);
-        Admit::Accept { mark: false }
+        admit
+    }
+
+    #[inline]
+    fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
+        Some(self.verdict(a))
     }
 
     fifo_accessors!();
