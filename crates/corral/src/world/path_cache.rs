@@ -17,12 +17,36 @@ pub fn cacheable(leg: Leg) -> bool {
     matches!(leg, Leg::Static | Leg::Ecmp | Leg::DestTag)
 }
 
+/// The hops a flow's path keeps per direction; later hops of longer paths ask the table.
+const KEPT_HOPS: usize = 14;
+
+/// The ports of one direction of a path, by hop, inline (one cache line).
+#[derive(Clone, Copy, Debug, Default)]
+struct Hops {
+    ports: [PortId; KEPT_HOPS],
+    len: u8,
+}
+
+impl Hops {
+    #[inline]
+    fn get(&self, hop: u8) -> Option<PortId> {
+        (hop < self.len).then(|| self.ports[hop as usize])
+    }
+
+    fn learn(&mut self, hop: u8, port: PortId) {
+        if hop == self.len && (hop as usize) < KEPT_HOPS {
+            self.ports[hop as usize] = port;
+            self.len += 1;
+        }
+    }
+}
+
 /// One flow's ports by hop: toward its destination (data) and back (ACKs).
 #[derive(Clone, Debug, Default)]
 pub struct FlowPath {
     leg: Option<Leg>,
-    data: Vec<PortId>,
-    acks: Vec<PortId>,
+    data: Hops,
+    acks: Hops,
 }
 
 impl FlowPath {
@@ -32,8 +56,11 @@ impl FlowPath {
         if self.leg != Some(leg) {
             return None;
         }
-        let ports = if data { &self.data } else { &self.acks };
-        ports.get(hop as usize).copied()
+        if data {
+            self.data.get(hop)
+        } else {
+            self.acks.get(hop)
+        }
     }
 
     /// Learns that hop `hop` of packets under `leg` in the given direction leaves by `port`:
@@ -45,9 +72,10 @@ impl FlowPath {
             }
             *self = FlowPath { leg: Some(leg), ..FlowPath::default() };
         }
-        let ports = if data { &mut self.data } else { &mut self.acks };
-        if ports.len() == hop as usize {
-            ports.push(port);
+        if data {
+            self.data.learn(hop, port)
+        } else {
+            self.acks.learn(hop, port)
         }
     }
 }
@@ -71,6 +99,12 @@ mod tests {
         assert_eq!(p.get(Leg::Ecmp, true, 0), Some(PortId(4)), "a mid-path packet of a new rule does not reset");
         p.learn(Leg::Static, true, 0, PortId(2));
         assert_eq!((p.get(Leg::Static, true, 0), p.get(Leg::Ecmp, true, 0), p.get(Leg::Static, false, 0)), (Some(PortId(2)), None, None));
+        let mut long = FlowPath::default();
+        for hop in 0..KEPT_HOPS as u8 + 2 {
+            long.learn(Leg::Static, true, hop, PortId(hop as u32));
+        }
+        assert_eq!(long.get(Leg::Static, true, KEPT_HOPS as u8 - 1), Some(PortId(KEPT_HOPS as u32 - 1)));
+        assert_eq!(long.get(Leg::Static, true, KEPT_HOPS as u8), None, "hops past the kept ones ask the table");
         assert!(cacheable(Leg::Ecmp) && cacheable(Leg::Static) && cacheable(Leg::DestTag));
         assert!(!cacheable(Leg::Spray) && !cacheable(Leg::Rps) && !cacheable(Leg::EqualRandom));
     }
