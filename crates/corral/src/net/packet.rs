@@ -188,6 +188,14 @@ impl PacketArena {
         self.slots.len() - self.free.len()
     }
 
+    /// Starts loading a packet an upcoming event will read ([`crate::sim::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, id: PktId) {
+        if let Some(p) = self.slots.get(id.idx()) {
+            crate::sim::prefetch(p);
+        }
+    }
+
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id.idx()]

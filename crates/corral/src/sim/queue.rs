@@ -65,6 +65,8 @@ pub struct EventQueue<E> {
     heads: Vec<u128>,
     /// Events held in lanes.
     in_lanes: usize,
+    /// The lane of the last popped event (`usize::MAX`: it came from the heap).
+    last_lane: usize,
     seq: u64,
     now: Time,
     popped: u64,
@@ -80,7 +82,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), heads: Vec::new(), in_lanes: 0, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
+        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), heads: Vec::new(), in_lanes: 0, last_lane: usize::MAX, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
     }
 
     /// Removes the popped event still at the root, if any.
@@ -192,6 +194,13 @@ impl<E: Copy> EventQueue<E> {
         (key != NO_KEY).then_some(Time((key >> 64) as u64))
     }
 
+    /// The event that followed the last popped one in its lane (now that lane's first), if
+    /// it came from a lane: one of the next few events to run, to prefetch what it touches.
+    #[inline]
+    pub fn lane_successor(&self) -> Option<&E> {
+        self.lanes.get(self.last_lane)?.queue.front().map(|e| &e.event)
+    }
+
     /// Pops the earliest event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.pop_until(Time(u64::MAX))
@@ -211,8 +220,10 @@ impl<E: Copy> EventQueue<E> {
             let e = queue.pop_front().expect("a lane with a head");
             self.heads[lane] = queue.front().map_or(NO_KEY, |next| next.key);
             self.in_lanes -= 1;
+            self.last_lane = lane;
             e.event
         } else {
+            self.last_lane = usize::MAX;
             self.spent_root = true;
             self.heap.peek().expect("a root").event
         };
@@ -300,6 +311,10 @@ mod tests {
                     assert_eq!(q.pop_until(Time(want.0 - 1)), None);
                 }
                 assert_eq!(q.pop_until(Time(want.0)), Some((Time(want.0), want.1)));
+                // The successor is the next event of the popped one's delay, if a lane has it.
+                if let Some(&next) = q.lane_successor() {
+                    assert!(reference.iter().any(|&(_, s)| s == next));
+                }
             }
         }
         reference.sort();

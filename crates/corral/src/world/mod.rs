@@ -351,6 +351,9 @@ impl Simulation {
         let until = until.min(self.scenario.duration);
         self.reached = self.reached.max(until);
         while let Some((_, ev)) = self.events.pop_until(until) {
+            if let Some(&Event::Arrive { pkt, .. }) = self.events.lane_successor() {
+                self.arena.prefetch(pkt);
+            }
             self.dispatch(ev);
         }
         if until >= self.scenario.duration {

@@ -4,7 +4,8 @@
 //! on the wire and no longer counts, as in ns-2/ns-3 devices) and decides on arrival whether to
 //! accept, mark (ECN CE) or drop. Every arrival goes through the discipline, also one that
 //! finds the port idle (it is dequeued at once), so averaging disciplines such as RED see
-//! every packet. Disciplines that make room by dropping an already queued packet (SFQ, DRR)
+//! every packet; a FIFO gives its verdict there without queueing the packet
+//! ([`Discipline::pass_idle`]), which leaves it as queueing and dequeueing would. Disciplines that make room by dropping an already queued packet (SFQ, DRR)
 //! answer [`Admit::Displace`] and hand the victims out through [`Discipline::pop_victim`].
 //!
 //! Every discipline implements [`Discipline`]; [`QueueDisc`] is the closed enum the
