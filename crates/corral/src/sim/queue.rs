@@ -194,11 +194,12 @@ impl<E: Copy> EventQueue<E> {
         (key != NO_KEY).then_some(Time((key >> 64) as u64))
     }
 
-    /// The event that followed the last popped one in its lane (now that lane's first), if
-    /// it came from a lane: one of the next few events to run, to prefetch what it touches.
+    /// The event `n` places behind the last popped one in its lane (`n = 0`: the one now
+    /// first there), if it came from a lane: one of the next events to run, to prefetch
+    /// what it touches.
     #[inline]
-    pub fn lane_successor(&self) -> Option<&E> {
-        self.lanes.get(self.last_lane)?.queue.front().map(|e| &e.event)
+    pub fn lane_ahead(&self, n: usize) -> Option<&E> {
+        self.lanes.get(self.last_lane)?.queue.get(n).map(|e| &e.event)
     }
 
     /// Pops the earliest event and advances the clock to it.
@@ -312,7 +313,7 @@ mod tests {
                 }
                 assert_eq!(q.pop_until(Time(want.0)), Some((Time(want.0), want.1)));
                 // The successor is the next event of the popped one's delay, if a lane has it.
-                if let Some(&next) = q.lane_successor() {
+                if let Some(&next) = q.lane_ahead(0) {
                     assert!(reference.iter().any(|&(_, s)| s == next));
                 }
             }
