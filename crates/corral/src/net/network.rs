@@ -34,6 +34,8 @@ pub struct Network {
     pub ends: Vec<PortEnd>,
     /// Host index -> node.
     pub hosts: Vec<NodeId>,
+    /// Host index -> its NIC port (the first port of its node; hosts have one).
+    nics: Vec<PortId>,
     /// Node -> host index, for hosts.
     pub host_index: Vec<Option<u32>>,
     /// Host index -> the switch its NIC connects to (its rack).
@@ -73,7 +75,8 @@ impl Network {
         }
         let ends = ports.iter().map(|p| PortEnd { node: p.node, local: p.local, host: nodes[p.node.idx()].kind == NodeKind::Host }).collect();
         let attach = topo.hosts.iter().map(|h| nodes[h.idx()].ports.first().map_or(*h, |p| ports[p.idx()].peer)).collect();
-        Network { nodes, ports, ends, hosts: topo.hosts.clone(), host_index, attach }
+        let nics = topo.hosts.iter().map(|h| nodes[h.idx()].ports.first().copied().unwrap_or(PortId(u32::MAX))).collect();
+        Network { nodes, ports, ends, hosts: topo.hosts.clone(), nics, host_index, attach }
     }
 
     pub fn port(&self, node: NodeId, local: usize) -> Option<PortId> {
@@ -102,6 +105,8 @@ impl Network {
 
     /// Host `i`'s NIC port (hosts have a single port).
     pub fn host_port(&self, host: u32) -> PortId {
-        self.nodes[self.hosts[host as usize].idx()].ports[0]
+        let nic = self.nics[host as usize];
+        assert!(nic.0 != u32::MAX, "host {host} has no link");
+        nic
     }
 }
