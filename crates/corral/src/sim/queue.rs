@@ -52,15 +52,11 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// Events scheduled `delay` after their scheduling time, in time order.
-struct Lane<E> {
-    delay: u64,
-    queue: VecDeque<Entry<E>>,
-}
-
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
-    lanes: Vec<Lane<E>>,
+    /// Each lane's events, in time order, and the delay after scheduling they all have.
+    lanes: Vec<VecDeque<Entry<E>>>,
+    delays: Vec<u64>,
     /// The key of each lane's first event (`NO_KEY` when it is empty): what a pop scans.
     heads: Vec<u128>,
     /// Events held in lanes.
@@ -82,7 +78,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), heads: Vec::new(), in_lanes: 0, last_lane: usize::MAX, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
+        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), delays: Vec::new(), heads: Vec::new(), in_lanes: 0, last_lane: usize::MAX, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
     }
 
     /// Removes the popped event still at the root, if any.
@@ -140,38 +136,41 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `at` like [`Self::schedule`], for an event whose delay from now
     /// (`at - now`) recurs, such as a packet's arrival over a link: it joins the lane of
     /// that delay (opening one if a lane is free), or the heap when every lane is taken.
+    #[inline]
     pub fn schedule_lane(&mut self, at: Time, event: E) {
         let key = self.key(at);
         let delay = at.0 - self.now.0;
-        let mut free = None;
-        for (i, lane) in self.lanes.iter().enumerate() {
-            if lane.delay == delay {
-                return self.push_lane(i, key, event);
-            }
-            if free.is_none() && lane.queue.is_empty() {
-                free = Some(i);
-            }
+        match self.delays.iter().position(|&d| d == delay) {
+            Some(i) => self.push_lane(i, key, event),
+            None => self.open_lane(delay, key, event),
         }
-        let i = match free {
+    }
+
+    /// No lane has `delay`: an empty lane takes it, or a new one while there are fewer than
+    /// [`LANES`]; otherwise the event goes to the heap.
+    #[cold]
+    fn open_lane(&mut self, delay: u64, key: u128, event: E) {
+        let i = match self.lanes.iter().position(|l| l.is_empty()) {
             Some(i) => i,
             None if self.lanes.len() < LANES => {
-                self.lanes.push(Lane { delay, queue: VecDeque::new() });
+                self.lanes.push(VecDeque::new());
+                self.delays.push(0);
                 self.heads.push(NO_KEY);
                 self.lanes.len() - 1
             }
             None => return self.push_heap(key, event),
         };
-        self.lanes[i].delay = delay;
+        self.delays[i] = delay;
         self.push_lane(i, key, event);
     }
 
     #[inline]
     fn push_lane(&mut self, i: usize, key: u128, event: E) {
         let lane = &mut self.lanes[i];
-        if lane.queue.is_empty() {
+        if lane.is_empty() {
             self.heads[i] = key;
         }
-        lane.queue.push_back(Entry { key, event });
+        lane.push_back(Entry { key, event });
         self.in_lanes += 1;
     }
 
@@ -199,7 +198,7 @@ impl<E: Copy> EventQueue<E> {
     /// what it touches.
     #[inline]
     pub fn lane_ahead(&self, n: usize) -> Option<&E> {
-        self.lanes.get(self.last_lane)?.queue.get(n).map(|e| &e.event)
+        self.lanes.get(self.last_lane)?.get(n).map(|e| &e.event)
     }
 
     /// Pops the earliest event and advances the clock to it.
@@ -217,7 +216,7 @@ impl<E: Copy> EventQueue<E> {
             return None;
         }
         let event = if lane_key < heap_key {
-            let queue = &mut self.lanes[lane].queue;
+            let queue = &mut self.lanes[lane];
             let e = queue.pop_front().expect("a lane with a head");
             self.heads[lane] = queue.front().map_or(NO_KEY, |next| next.key);
             self.in_lanes -= 1;
