@@ -17,6 +17,7 @@ written then. Progress goes to stderr, summaries to stdout.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import json
 import os
@@ -27,11 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress
+    from rich.table import Table
 
 from . import __version__
 from .compare.buckets import DEFAULT_BUCKETS
@@ -46,7 +47,16 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="corral: fast, deterministic datacenter network simulation.",
 )
-out_console = Console()
+
+
+@functools.cache
+def out_console() -> Console:
+    """The console for summaries (stdout); rich is imported on first use, so `corral run`
+    can import it beside the event loop."""
+    from rich.console import Console
+
+    return Console()
+
 
 # `--max-memory`: the memory a run may need (default: half of this machine's).
 MaxMemoryOption = Annotated[
@@ -64,7 +74,15 @@ SetOption = Annotated[
 ForceOption = Annotated[
     bool, typer.Option("--force", help="Write OUT even if it is not empty and not a corral folder of this kind.")
 ]
-err_console = Console(stderr=True)
+
+
+@functools.cache
+def err_console() -> Console:
+    """The console for progress (stderr)."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
 
 
 def fail(message: str) -> typer.Exit:
@@ -85,6 +103,11 @@ def user_errors() -> Iterator[None]:
         raise fail(text) from None
 
 
+def _import_all(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        importlib.import_module(name)
+
+
 def _sim_progress() -> Progress:
     # Imported here: a run without a terminal on stderr never draws a bar.
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -94,9 +117,9 @@ def _sim_progress() -> Progress:
         BarColumn(),
         TextColumn("{task.fields[sim]}"),
         TimeElapsedColumn(),
-        console=err_console,
+        console=err_console(),
         transient=True,
-        disable=not err_console.is_terminal,
+        disable=not err_console().is_terminal,
     )
 
 
@@ -116,11 +139,12 @@ def run(
     with user_errors():
         check_target(out, "run", (scenario,), force)
         sim = simulation(scenario, set_ or (), max_memory=max_memory)
-        # The event loop releases the GIL: import polars (a fifth of a second) beside it.
-        threading.Thread(target=importlib.import_module, args=("polars",), daemon=True).start()
+        # The event loop releases the GIL: import what writing and printing the results need
+        # (polars, a fifth of a second; rich's console and table) beside it.
+        threading.Thread(target=_import_all, args=(("polars", "rich.console", "rich.table"),), daemon=True).start()
         with contextlib.ExitStack() as stack:
             progress = None
-            if err_console.is_terminal:  # no bar (nor its import) without a terminal
+            if sys.stderr.isatty():  # no bar (nor its import) without a terminal
                 bar = stack.enter_context(_sim_progress())
                 task = bar.add_task(scenario.name, total=None, sim="")
 
@@ -130,7 +154,7 @@ def run(
 
             results = simulate(sim, progress)
         results.write(out, plots=plots, force=force, inputs=(scenario,))
-    out_console.print(summary_table(results.summary, results.flows, out))
+    out_console().print(summary_table(results.summary, results.flows, out))
 
 
 @app.command()
@@ -155,13 +179,13 @@ def emulate(
         check_target(out, "run", (scenario,), force)
         try:
             folder = run_emulation(scenario, out, set_ or (), scale=scale, kernel_congestion=kernel_cc, force=force,
-                                   progress=lambda msg: err_console.print(msg))
+                                   progress=lambda msg: err_console().print(msg))
         except EmulateError as e:
             raise fail(str(e)) from None
     import polars as pl
 
     summary = json.loads((folder / "summary.json").read_text())
-    out_console.print(summary_table(summary, pl.read_parquet(folder / "flows.parquet"), folder))
+    out_console().print(summary_table(summary, pl.read_parquet(folder / "flows.parquet"), folder))
 
 
 MAX_TAG_ROWS = 12  # flow tags the terminal summary lists; files keep every one
@@ -170,6 +194,7 @@ MAX_TAG_ROWS = 12  # flow tags the terminal summary lists; files keep every one
 def summary_table(summary: dict, flows, out: Path) -> Table:
     """A short key/value table of a run for the terminal."""
     import polars as pl
+    from rich.table import Table
 
     table = Table(title=f"{summary.get('scenario')} (seed {summary.get('seed')})", show_header=False)
     table.add_column(style="bold")
@@ -230,8 +255,8 @@ def reproduce(
     with user_errors():
         with Progress(
             TextColumn(f"[bold]{experiment}"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"),
-            TimeElapsedColumn(), console=err_console, transient=True,
-            disable=not err_console.is_terminal,
+            TimeElapsedColumn(), console=err_console(), transient=True,
+            disable=not err_console().is_terminal,
         ) as bar:
             task = bar.add_task(experiment, total=None)
             report = module.reproduce(
@@ -240,8 +265,8 @@ def reproduce(
                 force=force, max_memory=max_memory,
             )
     for table in module.rich_tables(report):
-        out_console.print(table)
-    out_console.print(f"written to {out}")
+        out_console().print(table)
+    out_console().print(f"written to {out}")
 
 
 @app.command()
@@ -274,13 +299,13 @@ def sweep(
                   "run the same command again to resume", file=sys.stderr)
             raise typer.Exit(143 if signalled else 130) from None
     c = result.counts
-    out_console.print(
+    out_console().print(
         f"{c.total} runs: {c.done} done, {c.skipped} skipped (already complete), {c.failed} failed"
         + (f", {c.remaining} not run" if c.remaining else "")
     )
     for line in result.errors[:10]:
-        err_console.print(f"[red]failed[/red] {line}", highlight=False, markup=True)
-    out_console.print(f"index written to {out / 'index.parquet'}")
+        err_console().print(f"[red]failed[/red] {line}", highlight=False, markup=True)
+    out_console().print(f"index written to {out / 'index.parquet'}")
     if c.failed:
         raise typer.Exit(1)
 
@@ -314,7 +339,7 @@ def _sweep_progress():
         TextColumn("[green]{task.fields[done]} done[/] [red]{task.fields[failed]} failed[/] "
                    "[dim]{task.fields[skipped]} skipped[/] {task.fields[remaining]} remaining"),
         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-        console=err_console, transient=False, disable=not err_console.is_terminal,
+        console=err_console(), transient=False, disable=not err_console().is_terminal,
     )
     with bar:
         task = bar.add_task("sweep", total=None, done=0, failed=0, skipped=0, remaining="?")
@@ -352,17 +377,17 @@ def compare(
         except CompareError as e:
             raise fail(str(e)) from None
     by_text = ", ".join(result.by) if result.by else "nothing (one group)"
-    out_console.print(f"{len(result.groups)} group(s) by {by_text}; {len(result.plots)} plots, "
+    out_console().print(f"{len(result.groups)} group(s) by {by_text}; {len(result.plots)} plots, "
                       f"{len(result.tables)} tables")
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
-    out_console.print(f"report written to {out / 'report.md'}")
+    out_console().print(f"report written to {out / 'report.md'}")
 
 
 @app.command()
 def version() -> None:
     """Print corral's version."""
-    out_console.print(f"corral {__version__}")
+    out_console().print(f"corral {__version__}")
 
 
 def main() -> None:
