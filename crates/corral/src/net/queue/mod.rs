@@ -12,8 +12,27 @@
 //! per-packet path dispatches through, and it never reaches into a discipline's fields.
 
 /// The accessors of a discipline that keeps its packets in one [`Fifo`] named `fifo`: its
-/// bytes and packets, and (unless it passes `bytes_and_packets_only`) its dequeue.
+/// bytes and packets, and (unless it passes `bytes_and_packets_only`) its dequeue. With
+/// `by_verdict`, also its enqueue and [`Discipline::pass_idle`], from its own
+/// `verdict(&self, &Arrival) -> Admit` on the queue as it stands.
 macro_rules! fifo_accessors {
+    (by_verdict) => {
+        #[inline]
+        fn enqueue(&mut self, a: Arrival) -> Admit {
+            let admit = self.verdict(&a);
+            if admit != Admit::Drop {
+                self.fifo.push(a.pkt, a.size);
+            }
+            admit
+        }
+
+        #[inline]
+        fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
+            Some(self.verdict(a))
+        }
+
+        fifo_accessors!();
+    };
     (bytes_and_packets_only) => {
         #[inline]
         fn bytes(&self) -> u64 {
@@ -228,5 +247,36 @@ pub fn exceeds(threshold: BufferSize, bytes: u64, packets: u64) -> bool {
     match threshold {
         BufferSize::Bytes(b) => bytes > b,
         BufferSize::Packets(p) => packets > p,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fifo_passes_an_idle_port_s_packet_as_queueing_and_dequeueing_would() {
+        let cases = [
+            QueueDisc::taildrop(BufferSize::Packets(2)),
+            QueueDisc::taildrop(BufferSize::Bytes(1000)),
+            QueueDisc::ecn_threshold(BufferSize::Packets(2), BufferSize::Packets(0)),
+            QueueDisc::ecn_threshold(BufferSize::Packets(0), BufferSize::Packets(0)),
+        ];
+        for mut q in cases {
+            for (size, ect) in [(1500, true), (40, false), (900, true)] {
+                let a = Arrival { ect, ..Arrival::test(7, size) };
+                let passed = q.pass_idle(&a).expect("a FIFO passes idle packets");
+                assert!(q.is_empty(), "nothing is queued by a pass");
+                let admit = q.enqueue(a);
+                assert_eq!(passed, admit, "size {size}, ect {ect}");
+                if admit != Admit::Drop {
+                    assert_eq!(q.dequeue(Time::ZERO), Some((PktId(7), size)));
+                }
+                assert!(q.is_empty() && q.bytes() == 0);
+            }
+        }
+        // RED averages every arrival: its idle packets go through the queue.
+        let red = red::Red::new(BufferSize::Packets(10), red::RedConfig::default(), crate::units::Rate(1_000_000_000), crate::sim::Rng::stream(1, 0, 0));
+        assert_eq!(QueueDisc::Red(Box::new(red)).pass_idle(&Arrival::test(0, 1500)), None);
     }
 }

@@ -26,21 +26,7 @@ impl TailDrop {
 }
 
 impl Discipline for TailDrop {
-    #[inline]
-    fn enqueue(&mut self, a: Arrival) -> Admit {
-        let admit = self.verdict(&a);
-        if admit != Admit::Drop {
-            self.fifo.push(a.pkt, a.size);
-        }
-        admit
-    }
-
-    #[inline]
-    fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
-        Some(self.verdict(a))
-    }
-
-    fifo_accessors!();
+    fifo_accessors!(by_verdict);
 }
 
 #[cfg(test)]
