@@ -84,7 +84,6 @@ def err_console() -> Console:
     return Console(stderr=True)
 
 
-
 def fail(message: str) -> typer.Exit:
     """Print `error: message` on stderr; the caller raises the returned Exit."""
     print(f"error: {message}", file=sys.stderr)
@@ -104,6 +103,7 @@ def user_errors() -> Iterator[None]:
 
 
 def _import_all(modules: tuple[str, ...]) -> None:
+    """Imports `modules` in order (run in a thread beside the event loop)."""
     for name in modules:
         importlib.import_module(name)
 
@@ -378,7 +378,7 @@ def compare(
             raise fail(str(e)) from None
     by_text = ", ".join(result.by) if result.by else "nothing (one group)"
     out_console().print(f"{len(result.groups)} group(s) by {by_text}; {len(result.plots)} plots, "
-                      f"{len(result.tables)} tables")
+                        f"{len(result.tables)} tables")
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     out_console().print(f"report written to {out / 'report.md'}")

@@ -422,7 +422,8 @@ impl Simulation {
 }
 
 /// Port memory above which the event loop prefetches (about a core's L2 cache share):
-/// k=16 fat-trees (7,168 ports) run 15 % faster with it, small ones 8 % slower.
+/// k=16 fat-trees (6,144 ports) ran up to a quarter faster with it, small networks 8 %
+/// slower (`bench/README.md`).
 const PREFETCH_ABOVE_BYTES: usize = 512 * 1024;
 
 /// The largest hop count between a node and a host (the longest minimal path).

@@ -5,8 +5,9 @@
 //! accept, mark (ECN CE) or drop. Every arrival goes through the discipline, also one that
 //! finds the port idle (it is dequeued at once), so averaging disciplines such as RED see
 //! every packet; a FIFO gives its verdict there without queueing the packet
-//! ([`Discipline::pass_idle`]), which leaves it as queueing and dequeueing would. Disciplines that make room by dropping an already queued packet (SFQ, DRR)
-//! answer [`Admit::Displace`] and hand the victims out through [`Discipline::pop_victim`].
+//! ([`Discipline::pass_idle`]), which leaves it as queueing and dequeueing would.
+//! Disciplines that make room by dropping an already queued packet (SFQ, DRR) answer
+//! [`Admit::Displace`] and hand the victims out through [`Discipline::pop_victim`].
 //!
 //! Every discipline implements [`Discipline`]; [`QueueDisc`] is the closed enum the
 //! per-packet path dispatches through, and it never reaches into a discipline's fields.
