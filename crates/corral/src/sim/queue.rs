@@ -59,8 +59,6 @@ pub struct EventQueue<E> {
     delays: Vec<u64>,
     /// The key of each lane's first event (`NO_KEY` when it is empty): what a pop scans.
     heads: Vec<u128>,
-    /// Events held in lanes.
-    in_lanes: usize,
     /// The lane of the last popped event (`usize::MAX`: it came from the heap).
     last_lane: usize,
     seq: u64,
@@ -78,7 +76,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), delays: Vec::new(), heads: Vec::new(), in_lanes: 0, last_lane: usize::MAX, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
+        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), delays: Vec::new(), heads: Vec::new(), last_lane: usize::MAX, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
     }
 
     /// Removes the popped event still at the root, if any.
@@ -101,7 +99,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() - self.spent_root as usize + self.in_lanes
+        self.heap.len() - self.spent_root as usize + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -171,7 +169,6 @@ impl<E: Copy> EventQueue<E> {
             self.heads[i] = key;
         }
         lane.push_back(Entry { key, event });
-        self.in_lanes += 1;
     }
 
     /// The lane whose first event is earliest, with that event's key (`NO_KEY` if none).
@@ -219,7 +216,6 @@ impl<E: Copy> EventQueue<E> {
             let queue = &mut self.lanes[lane];
             let e = queue.pop_front().expect("a lane with a head");
             self.heads[lane] = queue.front().map_or(NO_KEY, |next| next.key);
-            self.in_lanes -= 1;
             self.last_lane = lane;
             e.event
         } else {
