@@ -11,7 +11,9 @@
     python bench/run.py --only scaling          # ns/event and peak RSS at k = 4, 8, 12, 16
     python bench/run.py --only memory           # bytes per flow and per packet in flight
     python bench/run.py --only packet --htsim PATH [--htsim-dumbbell PATH]
-                                     # also corral against htsim, interleaved (bench/README.md)
+                                     # also corral against htsim, interleaved (bench/README.md):
+                                     # the engine binary (--engine, default
+                                     # target/release/examples/run_scenario) and the Python process
 
 Cases:
   (a) outcast_case1_12   TCP Outcast Case I, 12 six-hop flows + 1 two-hop flow into one
@@ -24,8 +26,9 @@ Cases:
 
 With --htsim PATH, cases (b) and (c) also run as whole processes interleaved with htsim's
 DCTCP permutation binary, and with --htsim-dumbbell PATH case (d) with the htsim driver of
-bench/htsim/; the ratio of median wall times is printed (bench/side_by_side.py). Without them
-no ratio to htsim is printed.
+bench/htsim/; the ratio of median wall times is printed (bench/side_by_side.py), for the engine
+binary run_scenario (as the speed issue measured it) and for a Python process. Without them no
+ratio to htsim is printed.
 
 Each run goes through the installed native module directly (corral._core), as the Python
 API does: build the simulation, run it to the end, collect the result tables. Timed phases:
@@ -184,6 +187,9 @@ def main() -> int:
                     help="run only the packet-level cases, the allocation benchmark, fluid vs packet, the scaling table, or memory")
     ap.add_argument("--htsim", type=Path, help="htsim's DCTCP permutation binary: also time it against corral, interleaved")
     ap.add_argument("--htsim-dumbbell", type=Path, help="the htsim dumbbell driver (bench/htsim/): the dumbbell against htsim too")
+    ap.add_argument("--engine", type=Path, default=ROOT / "target" / "release" / "examples" / "run_scenario",
+                    help="the engine binary timed beside htsim (cargo build --release --example run_scenario); "
+                         "default: target/release/examples/run_scenario, skipped if absent")
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
     args = ap.parse_args()
     if args.runs < 1:
@@ -216,7 +222,11 @@ def main() -> int:
     if binaries:
         with_htsim = [c for c in cases if c in side_by_side.HTSIM_CASES and side_by_side.HTSIM_CASES[c][1] in binaries]
         print(f"htsim side by side: {', '.join(with_htsim)} ...", file=sys.stderr, flush=True)
-        htsim_results = side_by_side.side_by_side(binaries, args.runs, with_htsim)
+        engine = args.engine if args.engine.is_file() else None
+        if engine is None:
+            print(f"no engine binary at {args.engine}: timing the Python process only "
+                  f"(cargo build --release --example run_scenario)", file=sys.stderr, flush=True)
+        htsim_results = side_by_side.side_by_side(binaries, args.runs, with_htsim, engine)
         print(side_by_side.side_by_side_report(htsim_results) + "\n")
     scaling_results = None
     if args.only == "scaling":

@@ -2,10 +2,13 @@
 
 `side_by_side(htsim, runs)`: each case runs as a whole process, corral and htsim interleaved
 (A B A B ...), and the ratio of the medians of their wall times is reported (corral /
-htsim: below 1 is faster). corral's process imports the installed native module, builds
-the scenario, runs it and collects its results (`bench/run.py`'s phases), so both sides pay
-their own start-up. htsim is the DCTCP permutation binary, and for the dumbbell a driver of
-htsim's TCP (`bench/htsim/`), built as `bench/README.md` says.
+htsim: below 1 is faster). corral is timed twice per round, both sides paying their own
+start-up: the engine alone, as the Rust binary `run_scenario` (`cargo build --release
+--example run_scenario`; it builds, runs and prints the summary), which is a compiled
+program like htsim's; and the Python process, which imports the installed native module,
+builds the scenario, runs it and collects its result tables (`bench/run.py`'s phases). htsim
+is the DCTCP permutation binary, and for the dumbbell a driver of htsim's TCP
+(`bench/htsim/`), built as `bench/README.md` says.
 
 `scaling(ks, runs)`: the DCTCP permutation on k = 4, 8, 12, 16 fat-trees (`fat_tree_k8_dctcp.toml`
 with `topology.k` and a duration that keeps each run near a second), each in its own process:
@@ -59,6 +62,13 @@ def corral_process(scenario: Path, overrides: list[str] = ()) -> tuple[float, di
     return time.perf_counter() - t0, json.loads(out.stdout)
 
 
+def engine_process(binary: Path, scenario: Path) -> float:
+    """Wall time of one run of the engine binary `run_scenario` (its summary is discarded)."""
+    t0 = time.perf_counter()
+    subprocess.run([str(binary), str(scenario)], capture_output=True, check=True)
+    return time.perf_counter() - t0
+
+
 def htsim_process(binary: Path, args: list[str], seed: int) -> float:
     """Wall time of one htsim run (its log goes to a temporary folder)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,27 +77,40 @@ def htsim_process(binary: Path, args: list[str], seed: int) -> float:
         return time.perf_counter() - t0
 
 
-def side_by_side(binaries: dict[str, Path], runs: int, cases: list[str]) -> list[dict]:
-    """The cases whose htsim binary (by kind, as in HTSIM_CASES) is given."""
+def side_by_side(binaries: dict[str, Path], runs: int, cases: list[str], engine: Path | None = None) -> list[dict]:
+    """The cases whose htsim binary (by kind, as in HTSIM_CASES) is given; with `engine`
+    (the `run_scenario` binary), the engine alone is timed too, in the same rounds."""
     results = []
     for name in cases:
         scenario, kind, args = HTSIM_CASES[name]
-        ours, theirs = [], []
+        ours, bare, theirs = [], [], []
         for i in range(runs):
+            if engine:
+                bare.append(engine_process(engine, scenario))
             ours.append(corral_process(scenario)[0])
             theirs.append(htsim_process(binaries[kind], args, seed=i + 1))
-            print(f"  {name} {i + 1}/{runs}: corral {ours[-1]:.3f} s, htsim {theirs[-1]:.3f} s", file=sys.stderr, flush=True)
-        results.append({"case": name, "corral_s": ours, "htsim_s": theirs,
-                        "ratio": statistics.median(ours) / statistics.median(theirs)})
+            print(f"  {name} {i + 1}/{runs}: corral {ours[-1]:.3f} s" + (f" (engine {bare[-1]:.3f} s)" if bare else "")
+                  + f", htsim {theirs[-1]:.3f} s", file=sys.stderr, flush=True)
+        row = {"case": name, "corral_s": ours, "htsim_s": theirs, "ratio": statistics.median(ours) / statistics.median(theirs)}
+        if bare:
+            row |= {"engine_s": bare, "engine_ratio": statistics.median(bare) / statistics.median(theirs)}
+        results.append(row)
     return results
+
+
+def runs_text(xs: list[float]) -> str:
+    return ", ".join(f"{x:.2f}" for x in xs)
 
 
 def side_by_side_report(results: list[dict]) -> str:
     lines = ["corral against htsim (whole processes, interleaved; ratio of medians, below 1 = corral faster)"]
     for r in results:
-        lines.append(f"  {r['case']:<20} corral {statistics.median(r['corral_s']):.3f} s, htsim {statistics.median(r['htsim_s']):.3f} s"
-                     f" -> {r['ratio']:.2f}  (runs: corral {', '.join(f'{x:.2f}' for x in r['corral_s'])};"
-                     f" htsim {', '.join(f'{x:.2f}' for x in r['htsim_s'])})")
+        htsim = statistics.median(r["htsim_s"])
+        if "engine_s" in r:
+            lines.append(f"  {r['case']:<20} engine {statistics.median(r['engine_s']):.3f} s, htsim {htsim:.3f} s"
+                         f" -> {r['engine_ratio']:.2f}  (runs: engine {runs_text(r['engine_s'])})")
+        lines.append(f"  {r['case']:<20} python {statistics.median(r['corral_s']):.3f} s, htsim {htsim:.3f} s"
+                     f" -> {r['ratio']:.2f}  (runs: python {runs_text(r['corral_s'])}; htsim {runs_text(r['htsim_s'])})")
     return "\n".join(lines)
 
 
