@@ -7,10 +7,11 @@
 //! Each link's saturation level is `rem_l / W_l` (remaining capacity over the weighted usage
 //! `W_l` of its unfrozen flows, kept up to date in O(1) per freeze). Freezing a flow never
 //! lowers a link's level, so the next event is the minimum of a lazy min-heap of link levels
-//! (an entry found stale when it reaches the top is pushed back with the link's current
-//! level), or the next demand level from a sorted list. One pass over the set's usage builds
-//! the per-link sums and the link-major view (per-link lists, reused across fills). Cost: O(nnz + P log L) for nnz usage entries and P
-//! heap pops (events plus stale entries).
+//! (an entry found stale when it reaches the top takes the link's current level in place
+//! and sifts down), or the next demand level from a sorted list. One pass over the set's
+//! usage builds the per-link sums and the link-major view (per-link lists, reused across
+//! fills). Cost: O(nnz + P log L) for nnz usage entries and P heap operations (events plus
+//! stale entries).
 //!
 //! Priorities (section 3.3.2) and headroom are layered on top in [`super::incremental`]:
 //! levels are filled in turn on the capacity higher levels left.
@@ -150,7 +151,7 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
     let mut left = set.len();
     let mut next_demand = 0;
     while left > 0 {
-        // The lowest link level, after pushing stale entries back with their current level.
+        // The lowest link level, after stale entries at the root took their current level.
         let (lk, l) = loop {
             match s.heap.peek() {
                 None => break (f64::INFINITY, usize::MAX),
@@ -163,8 +164,9 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
                     }
                     let k = key(st.rem, st.wsum, t);
                     if bits(k) > kb {
-                        s.heap.pop();
-                        s.heap.push(Reverse((bits(k), l)));
+                        // The root is stale: it takes its current level in place (one sift
+                        // down instead of a pop and a push; the heap holds the same entries).
+                        *s.heap.peek_mut().expect("a root") = Reverse((bits(k), l));
                         continue;
                     }
                     break (k, li);
