@@ -17,8 +17,12 @@
 //! levels are filled in turn on the capacity higher levels left.
 
 use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
+use crate::sim::prefetch::prefetch;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// How many flows ahead a fill's first pass prefetches a flow's spec and usage entries.
+const AHEAD: usize = 8;
 
 /// Reusable per-link and per-flow work arrays, reset after every fill.
 #[derive(Default)]
@@ -120,6 +124,12 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
     // Weighted usage, count of unfrozen flows, released rates and flows (positions in `set`)
     // per link, in one pass; all are zero / empty outside a fill.
     for (i, &f) in set.iter().enumerate() {
+        if let Some(&g) = set.get(i + AHEAD) {
+            if let Some(e) = uses.uses(g as usize).first() {
+                prefetch(e);
+            }
+            prefetch(&specs[g as usize]);
+        }
         let spec = &specs[f as usize];
         let w = spec.weight;
         let r = if release { out.rate[f as usize] } else { 0.0 };
