@@ -190,8 +190,8 @@ def test_the_dumbbell_side_by_side_meets_the_goals(tmp_path):
     Real traffic in real time can only fall short of the link on a busy machine (HTB's timers
     and the agents' threads wait for the CPU), never exceed it: CI once saw Linux carry 91.2 of
     100 Mbps where this machine gives 95.2. So a Linux run that falls short of corral by more
-    than 5 % is run again, up to three times in all, and the best run is compared; a corral
-    that falls short of Linux fails at once."""
+    than 5 % is run again, up to three times in all, and the last run is compared; a corral
+    more than 5 % short of Linux fails at once."""
     from importlib.resources import files
 
     scenario = files("corral") / "scenarios" / "emulate" / "dumbbell_100m.toml"
