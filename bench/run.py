@@ -10,6 +10,7 @@
                                      # (--fluid-only: skip the slow packet-level run)
     python bench/run.py --only scaling          # ns/event and peak RSS at k = 4, 8, 12, 16
     python bench/run.py --only memory           # bytes per flow and per packet in flight
+    python bench/run.py --only cli --runs 9     # corral run --no-plots against the engine binary
     python bench/run.py --only packet --htsim PATH [--htsim-dumbbell PATH]
                                      # also corral against htsim, interleaved (bench/README.md):
                                      # the engine binary (--engine, default
@@ -183,13 +184,14 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="repetitions per case (median reported; default 3)")
     ap.add_argument("--case", choices=sorted(CASES), action="append", help="run only this case (repeatable)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
-    ap.add_argument("--only", choices=["packet", "alloc", "fluid", "scaling", "memory"],
-                    help="run only the packet-level cases, the allocation benchmark, fluid vs packet, the scaling table, or memory")
+    ap.add_argument("--only", choices=["packet", "alloc", "fluid", "scaling", "memory", "cli"],
+                    help="run only the packet-level cases, the allocation benchmark, fluid vs packet, the scaling table, "
+                         "memory, or corral run against the engine binary")
     ap.add_argument("--htsim", type=Path, help="htsim's DCTCP permutation binary: also time it against corral, interleaved")
     ap.add_argument("--htsim-dumbbell", type=Path, help="the htsim dumbbell driver (bench/htsim/): the dumbbell against htsim too")
     ap.add_argument("--engine", type=Path, default=ROOT / "target" / "release" / "examples" / "run_scenario",
-                    help="the engine binary timed beside htsim (cargo build --release --example run_scenario); "
-                         "default: target/release/examples/run_scenario, skipped if absent")
+                    help="the engine binary timed beside htsim and corral run (cargo build --release --example "
+                         "run_scenario); default: target/release/examples/run_scenario (skipped beside htsim if absent)")
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
     args = ap.parse_args()
     if args.runs < 1:
@@ -212,7 +214,7 @@ def main() -> int:
     import side_by_side
 
     results = []
-    cases = [] if args.only in ("alloc", "fluid", "scaling", "memory") else (args.case or list(CASES))
+    cases = [] if args.only in ("alloc", "fluid", "scaling", "memory", "cli") else (args.case or list(CASES))
     for name in cases:
         print(f"{name}: {args.runs} runs ...", file=sys.stderr, flush=True)
         results.append(bench_case(core, name, CASES[name], args.runs))
@@ -238,6 +240,15 @@ def main() -> int:
 
         memory_results = memory.bench_memory()
         print(memory.report(memory_results))
+    cli_results = None
+    if args.only == "cli":
+        if not args.engine.is_file():
+            print(f"no engine binary at {args.engine}: cargo build --release --example run_scenario", file=sys.stderr)
+            return 1
+        import cli as cli_bench
+
+        cli_results = cli_bench.bench_cli(args.engine, args.runs)
+        print(cli_bench.report(cli_results))
     fluid_results = None
     if args.only == "fluid":
         path = ROOT / "bench" / "fat_tree_k8_websearch.toml"
@@ -257,7 +268,7 @@ def main() -> int:
             fluid_results["speedup"] = sp
             print(f"  fluid is {sp:.1f}x faster than packet level")
     alloc_results = None
-    if args.only not in ("packet", "fluid", "scaling", "memory") and not args.case:
+    if args.only not in ("packet", "fluid", "scaling", "memory", "cli") and not args.case:
         import alloc as alloc_bench
 
         print("alloc: 1k, 10k, 100k flows ...", file=sys.stderr, flush=True)
@@ -265,7 +276,7 @@ def main() -> int:
         print(alloc_bench.report(alloc_results))
     if args.json:
         args.json.write_text(json.dumps({"machine": machine, "results": results, "alloc": alloc_results, "fluid": fluid_results,
-                                          "htsim": htsim_results, "scaling": scaling_results,
+                                          "htsim": htsim_results, "scaling": scaling_results, "cli": cli_results,
                                           "memory": memory_results}, indent=2) + "\n")
     return 0
 
