@@ -670,6 +670,19 @@ mod tests {
         assert_eq!((al.rate(0), al.bottleneck(0)), (Some(3.0), Some(Bottleneck::Link(1))));
     }
 
+    /// `draws` random links out of `links` (repeats dropped), each with a fraction of 1,
+    /// 0.5, 0.25 or 0.3.
+    fn random_usage(rng: &mut crate::sim::Rng, links: usize, draws: u64) -> Vec<(u32, f64)> {
+        let mut usage: Vec<(u32, f64)> = Vec::new();
+        for _ in 0..draws {
+            let l = rng.below(links as u64) as u32;
+            if !usage.iter().any(|e| e.0 == l) {
+                usage.push((l, [1.0, 0.5, 0.25, 0.3][rng.below(4) as usize]));
+            }
+        }
+        usage
+    }
+
     #[test]
     fn a_refill_that_promotes_links_in_several_rounds_stays_exact() {
         // With a candidate slack of 0, a refill can overload a non-candidate link, promote
@@ -682,14 +695,8 @@ mod tests {
             let links = 6 + rng.below(14) as usize;
             let capacity: Vec<f64> = (0..links).map(|_| 1.0 + rng.below(1000) as f64 / 50.0).collect();
             let flow = |rng: &mut crate::sim::Rng| {
-                let mut usage: Vec<(u32, f64)> = Vec::new();
-                for _ in 0..2 + rng.below(4) {
-                    let l = rng.below(links as u64) as u32;
-                    if !usage.iter().any(|e| e.0 == l) {
-                        usage.push((l, [1.0, 0.5, 0.25, 0.3][rng.below(4) as usize]));
-                    }
-                }
-                FlowSpec::new(usage)
+                let draws = 2 + rng.below(4);
+                FlowSpec::new(random_usage(rng, links, draws))
             };
             let flows: Vec<FlowSpec> = (0..30 + rng.below(30)).map(|_| flow(&mut rng)).collect();
             let mut al = Allocator::new(Problem { capacity, headroom: 0.0, flows }).unwrap();
@@ -721,14 +728,8 @@ mod tests {
             let capacity: Vec<f64> = (0..links).map(|_| 1.0 + rng.below(1000) as f64 / 50.0).collect();
             let levels = 1 + rng.below(3);
             let flow = |rng: &mut crate::sim::Rng| {
-                let mut usage: Vec<(u32, f64)> = Vec::new();
-                for _ in 0..1 + rng.below(5) {
-                    let l = rng.below(links as u64) as u32;
-                    if !usage.iter().any(|e| e.0 == l) {
-                        usage.push((l, [1.0, 0.5, 0.25, 0.3][rng.below(4) as usize]));
-                    }
-                }
-                let mut spec = FlowSpec::new(usage);
+                let draws = 1 + rng.below(5);
+                let mut spec = FlowSpec::new(random_usage(rng, links, draws));
                 spec.priority = rng.below(levels) as u8;
                 if rng.below(4) == 0 {
                     spec.demand = rng.below(500) as f64 / 100.0;
