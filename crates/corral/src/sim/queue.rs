@@ -236,6 +236,21 @@ mod tests {
     use super::*;
     use crate::sim::Rng;
 
+    /// Takes the earliest (time, sequence) out of an unsorted reference list.
+    fn take_earliest(reference: &mut Vec<(u64, u64)>) -> (u64, u64) {
+        reference.sort();
+        reference.remove(0)
+    }
+
+    /// Pops every event left in `q`, which must come out as `reference` sorted, then nothing.
+    fn drain_in_order(q: &mut EventQueue<u64>, mut reference: Vec<(u64, u64)>) {
+        reference.sort();
+        for want in reference {
+            assert_eq!(q.pop(), Some((Time(want.0), want.1)));
+        }
+        assert!(q.pop().is_none() && q.is_empty());
+    }
+
     #[test]
     fn orders_by_time_then_insertion() {
         let mut q = EventQueue::new();
@@ -264,17 +279,12 @@ mod tests {
                 reference.push((at, seq));
                 seq += 1;
             } else {
-                reference.sort();
-                let want = reference.remove(0);
+                let want = take_earliest(&mut reference);
                 assert_eq!(q.peek_time(), Some(Time(want.0)));
                 assert_eq!(q.pop(), Some((Time(want.0), want.1)));
             }
         }
-        reference.sort();
-        for want in reference {
-            assert_eq!(q.pop(), Some((Time(want.0), want.1)));
-        }
-        assert!(q.pop().is_none() && q.is_empty());
+        drain_in_order(&mut q, reference);
     }
 
     #[test]
@@ -300,8 +310,7 @@ mod tests {
                 seq += 1;
                 assert_eq!(q.len(), reference.len());
             } else {
-                reference.sort();
-                let want = reference.remove(0);
+                let want = take_earliest(&mut reference);
                 assert_eq!(q.peek_time(), Some(Time(want.0)));
                 if want.0 > 0 {
                     assert_eq!(q.pop_until(Time(want.0 - 1)), None);
@@ -313,10 +322,7 @@ mod tests {
                 }
             }
         }
-        reference.sort();
-        for want in reference {
-            assert_eq!(q.pop(), Some((Time(want.0), want.1)));
-        }
-        assert!(q.pop().is_none() && q.is_empty() && q.lanes.len() == LANES);
+        assert_eq!(q.lanes.len(), LANES);
+        drain_in_order(&mut q, reference);
     }
 }
