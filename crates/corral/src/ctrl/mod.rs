@@ -207,7 +207,7 @@ impl ControlPlane {
 
     /// The children ports of `node` in tree `t` of `src`.
     pub fn tree_children(&mut self, net: &Network, src: NodeId, t: u32, node: NodeId) -> &[PortId] {
-        &self.trees.tree(net, src, t).children[node.idx()]
+        self.trees.tree(net, src, t).children(node)
     }
 
     /// The switches a broadcast from `src` reaches, besides `src` itself.

@@ -12,7 +12,8 @@ use std::collections::{HashMap, VecDeque};
 /// One spanning tree: each node's child ports (empty for leaves and nodes off the tree).
 #[derive(Clone, Debug)]
 pub struct Tree {
-    pub children: Vec<Vec<PortId>>,
+    /// Per node, its child ports (read through [`Tree::children`]: `links` counts them).
+    children: Vec<Vec<PortId>>,
     /// Hops from the root, `u32::MAX` for nodes the tree does not reach (hosts).
     pub depth: Vec<u32>,
     /// Links the tree uses (counted once, at build: every broadcast's byte count reads it).
@@ -20,6 +21,11 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// The child ports of `node`.
+    pub fn children(&self, node: NodeId) -> &[PortId] {
+        &self.children[node.idx()]
+    }
+
     /// Links the tree uses: one per reached node besides the root.
     pub fn edges(&self) -> usize {
         self.links

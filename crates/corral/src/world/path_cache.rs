@@ -56,11 +56,7 @@ impl FlowPath {
         if self.leg != Some(leg) {
             return None;
         }
-        if data {
-            self.data.get(hop)
-        } else {
-            self.acks.get(hop)
-        }
+        if data { &self.data } else { &self.acks }.get(hop)
     }
 
     /// Learns that hop `hop` of packets under `leg` in the given direction leaves by `port`:
@@ -72,11 +68,7 @@ impl FlowPath {
             }
             *self = FlowPath { leg: Some(leg), ..FlowPath::default() };
         }
-        if data {
-            self.data.learn(hop, port)
-        } else {
-            self.acks.learn(hop, port)
-        }
+        if data { &mut self.data } else { &mut self.acks }.learn(hop, port)
     }
 }
 
