@@ -34,7 +34,8 @@ pub(crate) struct Scratch {
     /// Link -> the set's flows using it (positions into `set`): the link-major view.
     on: Vec<Vec<u32>>,
     frozen: Vec<bool>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Link levels: [`entry`]s, whose integer order is (level, link).
+    heap: BinaryHeap<Reverse<u128>>,
     demands: Vec<(f64, u32)>,
 }
 
@@ -106,6 +107,13 @@ fn bits(k: f64) -> u64 {
     k.to_bits()
 }
 
+/// A heap entry: level bits above the link, so one integer comparison orders by level, then
+/// link.
+#[inline]
+fn entry(k: f64, l: u32) -> u128 {
+    ((bits(k) as u128) << 32) | l as u128
+}
+
 /// Fills the flows `set` (ids into `specs`, ascending) from level `t0`, each on the links
 /// `uses` gives it (its whole usage, or a subset), on links whose
 /// remaining capacity is `rem` (indexed by link; read and updated only on links the set
@@ -155,8 +163,13 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
     s.frozen.clear();
     s.frozen.resize(set.len(), false);
     let mut t = t0;
-    s.heap.clear();
-    let items: Vec<Reverse<(u64, u32)>> = s.touched.iter().map(|&l| { let st = &s.ls[l as usize]; Reverse((bits(key(st.rem, st.wsum, t)), l)) }).collect();
+    // The heap is rebuilt in its own allocation from last time.
+    let mut items = std::mem::take(&mut s.heap).into_vec();
+    items.clear();
+    items.extend(s.touched.iter().map(|&l| {
+        let st = &s.ls[l as usize];
+        Reverse(entry(key(st.rem, st.wsum, t), l))
+    }));
     s.heap = BinaryHeap::from(items);
     let mut left = set.len();
     let mut next_demand = 0;
@@ -165,7 +178,8 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
         let (lk, l) = loop {
             match s.heap.peek() {
                 None => break (f64::INFINITY, usize::MAX),
-                Some(&Reverse((kb, l))) => {
+                Some(&Reverse(e)) => {
+                    let l = e as u32;
                     let li = l as usize;
                     let st = &s.ls[li];
                     if st.active == 0 {
@@ -173,10 +187,10 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
                         continue;
                     }
                     let k = key(st.rem, st.wsum, t);
-                    if bits(k) > kb {
+                    if entry(k, l) > e {
                         // The root is stale: it takes its current level in place (one sift
                         // down instead of a pop and a push; the heap holds the same entries).
-                        *s.heap.peek_mut().expect("a root") = Reverse((bits(k), l));
+                        *s.heap.peek_mut().expect("a root") = Reverse(entry(k, l));
                         continue;
                     }
                     break (k, li);
