@@ -134,7 +134,7 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `at` like [`Self::schedule`], for an event whose delay from now
     /// (`at - now`) recurs, such as a packet's arrival over a link: it joins the lane of
     /// that delay (opening one if a lane is free), or the heap when every lane is taken.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_lane(&mut self, at: Time, event: E) {
         let key = self.key(at);
         let delay = at.0 - self.now.0;

@@ -206,6 +206,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn transmit(&mut self, out: PortId, pkt: PktId, size: u32) {
         let now = self.events.now();
         if self.backpressure.is_some() {
@@ -243,6 +244,7 @@ impl Simulation {
     }
 
     /// Idle port `out` starts on its next packet, if it has one it may send; whether it did.
+    #[inline(always)]
     fn send_next(&mut self, out: PortId) -> bool {
         let now = self.events.now();
         let Some((pkt, size)) = self.next_to_send(out, now) else { return false };
