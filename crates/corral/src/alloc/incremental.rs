@@ -270,7 +270,7 @@ impl Allocator {
     /// given twice uses the sum of its fractions and zero fractions are dropped
     /// ([`FlowSpec::merge_usage`]).
     pub fn add_flow(&mut self, mut spec: FlowSpec) -> Result<u32> {
-        spec.merge_usage(0, self.capacity.len()).and_then(|_| spec.validate(0, self.capacity.len())).map_err(|e| match e {
+        spec.merge_usage(0, self.capacity.len()).and_then(|_| spec.validate_merged(0, self.capacity.len())).map_err(|e| match e {
             crate::Error::Config { path, msg } => config_err(path.replacen("flows[0]", "flow", 1), msg),
             e => e,
         })?;
@@ -638,6 +638,30 @@ mod tests {
         }
         al.solve_all();
         assert_eq!(al.take_refilled(), None);
+    }
+
+    #[test]
+    fn add_flow_merges_repeated_links_and_names_bad_entries() {
+        let mut al = Allocator::new(Problem { capacity: vec![10.0, 10.0], headroom: 0.0, flows: Vec::new() }).unwrap();
+        // A link given twice counts once with the summed fraction; a zero is no use.
+        let f = al.add_flow(FlowSpec::new(vec![(0, 0.5), (1, 0.0), (0, 0.5)])).unwrap();
+        assert_eq!(al.problem().flows[0].usage, vec![(0, 1.0)]);
+        assert!((al.rate(f).unwrap() - 10.0).abs() < 1e-12);
+        let mut err = |usage: Vec<(u32, f64)>| al_err(&mut al, FlowSpec::new(usage));
+        assert!(err(vec![(2, 1.0)]).starts_with("flow.usage[0]: link 2 out of range"));
+        assert!(err(vec![(1, -1.0)]).starts_with("flow.usage[0]: fraction must be positive"));
+        // Two finite fractions whose sum is not.
+        assert!(err(vec![(1, f64::MAX), (1, f64::MAX)]).starts_with("flow.usage[0]: fraction must be positive and finite, got inf"));
+        assert!(err(vec![]).starts_with("flow.usage: the flow uses no link and has no demand"));
+        let mut bad = FlowSpec::new(vec![(0, 1.0)]);
+        bad.weight = 0.0;
+        assert!(al_err(&mut al, bad).starts_with("flow.weight:"));
+        // Nothing was added by the refused flows.
+        assert_eq!(al.flow_ids(), vec![f]);
+    }
+
+    fn al_err(al: &mut Allocator, spec: FlowSpec) -> String {
+        al.add_flow(spec).unwrap_err().to_string()
     }
 
     #[test]

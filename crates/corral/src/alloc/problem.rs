@@ -70,6 +70,18 @@ impl FlowSpec {
         self.validate_bounded(i)
     }
 
+    /// [`FlowSpec::validate`] for a flow [`FlowSpec::merge_usage`] has just merged: its links
+    /// are in range and unique and its fractions positive already, so only the merged sums
+    /// (which can overflow to infinity), the weight, the demand and the bound are left. Saves
+    /// the duplicate check's per-link array on every [`super::Allocator::add_flow`].
+    pub(crate) fn validate_merged(&self, i: usize, links: usize) -> Result<()> {
+        self.validate_scalars(i)?;
+        if let Some((j, &(l, a))) = self.usage.iter().enumerate().find(|(_, e)| !e.1.is_finite()) {
+            return Err(entry_error(i, j, l, a, links).expect("a fraction that is not finite"));
+        }
+        self.validate_bounded(i)
+    }
+
     /// Checks the weight and the demand.
     fn validate_scalars(&self, i: usize) -> Result<()> {
         let p = |k: &str| format!("flows[{i}].{k}");
