@@ -2,7 +2,9 @@
 
 `side_by_side(htsim, runs)`: each case runs as a whole process, corral and htsim interleaved
 (A B A B ...), and the ratio of the medians of their wall times is reported (corral /
-htsim: below 1 is faster). corral is timed twice per round, both sides paying their own
+htsim: below 1 is faster), with the median of the per-round ratios beside it: the machine's
+fast and slow spells hit both sides of a round alike, so that one moves less between
+sessions. corral is timed twice per round, both sides paying their own
 start-up: the engine alone, as the Rust binary `run_scenario` (`cargo build --release
 --example run_scenario`; it builds, runs and prints the summary), which is a compiled
 program like htsim's; and the Python process, which imports the installed native module,
@@ -91,11 +93,18 @@ def side_by_side(binaries: dict[str, Path], runs: int, cases: list[str], engine:
             theirs.append(htsim_process(binaries[kind], args, seed=i + 1))
             print(f"  {name} {i + 1}/{runs}: corral {ours[-1]:.3f} s" + (f" (engine {bare[-1]:.3f} s)" if bare else "")
                   + f", htsim {theirs[-1]:.3f} s", file=sys.stderr, flush=True)
-        row = {"case": name, "corral_s": ours, "htsim_s": theirs, "ratio": statistics.median(ours) / statistics.median(theirs)}
+        row = {"case": name, "corral_s": ours, "htsim_s": theirs, "ratio": statistics.median(ours) / statistics.median(theirs),
+               "pairwise": pairwise(ours, theirs)}
         if bare:
-            row |= {"engine_s": bare, "engine_ratio": statistics.median(bare) / statistics.median(theirs)}
+            row |= {"engine_s": bare, "engine_ratio": statistics.median(bare) / statistics.median(theirs),
+                    "engine_pairwise": pairwise(bare, theirs)}
         results.append(row)
     return results
+
+
+def pairwise(ours: list[float], theirs: list[float]) -> float:
+    """The median over rounds of ours / theirs."""
+    return statistics.median(a / b for a, b in zip(ours, theirs))
 
 
 def runs_text(xs: list[float]) -> str:
@@ -103,14 +112,15 @@ def runs_text(xs: list[float]) -> str:
 
 
 def side_by_side_report(results: list[dict]) -> str:
-    lines = ["corral against htsim (whole processes, interleaved; ratio of medians, below 1 = corral faster)"]
+    lines = ["corral against htsim (whole processes, interleaved; ratio of medians and median of the per-round ratios,"
+             " below 1 = corral faster)"]
     for r in results:
         htsim = statistics.median(r["htsim_s"])
         if "engine_s" in r:
             lines.append(f"  {r['case']:<20} engine {statistics.median(r['engine_s']):.3f} s, htsim {htsim:.3f} s"
-                         f" -> {r['engine_ratio']:.2f}  (runs: engine {runs_text(r['engine_s'])})")
+                         f" -> {r['engine_ratio']:.2f}, per round {r['engine_pairwise']:.2f}  (runs: engine {runs_text(r['engine_s'])})")
         lines.append(f"  {r['case']:<20} python {statistics.median(r['corral_s']):.3f} s, htsim {htsim:.3f} s"
-                     f" -> {r['ratio']:.2f}  (runs: python {runs_text(r['corral_s'])}; htsim {runs_text(r['htsim_s'])})")
+                     f" -> {r['ratio']:.2f}, per round {r['pairwise']:.2f}  (runs: python {runs_text(r['corral_s'])}; htsim {runs_text(r['htsim_s'])})")
     return "\n".join(lines)
 
 
