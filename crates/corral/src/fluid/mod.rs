@@ -17,7 +17,8 @@
 //! current rates, the next `[[events]]` link-rate change, and the next throughput sample;
 //! bytes advance linearly in between. Nothing is done per active flow at every event: a flow's
 //! bytes are kept as of the last change of its rate (and computed on demand), its completion
-//! waits in a heap (an entry goes stale when the rate changes), and after an update only the
+//! waits in a heap (an entry goes stale when the rate changes; stale entries are cleared
+//! once they outnumber the active flows a few times over), and after an update only the
 //! flows the allocator refilled are looked at ([`Allocator::take_refilled`]).
 
 use crate::alloc::{Allocator, FlowSpec, Problem};
@@ -34,10 +35,11 @@ use crate::workload::flow::FlowDef;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// The completion heap is cleared of stale entries once it holds more than this many
-/// entries per active flow, plus [`STALE_FLOOR`]: amortized over the pushes in between, a
+/// The completion heap is cleared of stale entries once it holds more than `STALE_FACTOR`
+/// entries per active flow plus `STALE_FLOOR`: amortized over the pushes in between, a
 /// clearing costs a few operations per push.
 const STALE_FACTOR: usize = 4;
+/// See [`STALE_FACTOR`]; keeps runs with few active flows from clearing at every push.
 const STALE_FLOOR: usize = 1024;
 
 /// A fluid run.

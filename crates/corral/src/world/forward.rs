@@ -206,6 +206,8 @@ impl Simulation {
         }
     }
 
+    /// Puts `pkt` on the wire of idle port `out`: its arrival at the far end joins the event
+    /// queue's lane of that delay. Forced inline, with `send_next` (`bench/README.md`).
     #[inline(always)]
     fn transmit(&mut self, out: PortId, pkt: PktId, size: u32) {
         let now = self.events.now();
