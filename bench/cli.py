@@ -13,21 +13,13 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from side_by_side import pairwise
+from side_by_side import engine_process, pairwise, runs_text, wall
 
 SCENARIO = Path(__file__).resolve().parent / "fat_tree_k8_dctcp.toml"
-
-
-def _wall(cmd: list[str]) -> float:
-    t0 = time.perf_counter()
-    subprocess.run(cmd, capture_output=True, check=True)
-    return time.perf_counter() - t0
 
 
 def bench_cli(engine: Path, runs: int, scenario: Path = SCENARIO) -> dict:
@@ -36,8 +28,8 @@ def bench_cli(engine: Path, runs: int, scenario: Path = SCENARIO) -> dict:
     bare, cli = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(runs):
-            bare.append(_wall([str(engine), str(scenario)]))
-            cli.append(_wall([corral, "run", str(scenario), "--no-plots", "-o", str(Path(tmp) / f"run{i}")]))
+            bare.append(engine_process(engine, scenario))
+            cli.append(wall([corral, "run", str(scenario), "--no-plots", "-o", str(Path(tmp) / f"run{i}")]))
             print(f"  cli {i + 1}/{runs}: engine {bare[-1]:.3f} s, corral run {cli[-1]:.3f} s", file=sys.stderr, flush=True)
     return {"scenario": scenario.name, "engine_s": bare, "cli_s": cli,
             "ratio": statistics.median(cli) / statistics.median(bare), "pairwise": pairwise(cli, bare)}
@@ -48,4 +40,4 @@ def report(r: dict) -> str:
             f"(whole processes, interleaved, median of {len(r['cli_s'])})\n"
             f"  engine {statistics.median(r['engine_s']):.3f} s, corral run {statistics.median(r['cli_s']):.3f} s"
             f" -> {r['ratio']:.2f}x, per round {r['pairwise']:.2f}x  (goal <= 1.15)\n"
-            f"  runs: engine {', '.join(f'{x:.2f}' for x in r['engine_s'])}; corral run {', '.join(f'{x:.2f}' for x in r['cli_s'])}")
+            f"  runs: engine {runs_text(r['engine_s'])}; corral run {runs_text(r['cli_s'])}")

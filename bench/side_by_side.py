@@ -64,19 +64,22 @@ def corral_process(scenario: Path, overrides: list[str] = ()) -> tuple[float, di
     return time.perf_counter() - t0, json.loads(out.stdout)
 
 
-def engine_process(binary: Path, scenario: Path) -> float:
-    """Wall time of one run of the engine binary `run_scenario` (its summary is discarded)."""
+def wall(cmd: list[str], cwd: str | None = None) -> float:
+    """Wall time of one run of `cmd` as a whole process (its output is discarded)."""
     t0 = time.perf_counter()
-    subprocess.run([str(binary), str(scenario)], capture_output=True, check=True)
+    subprocess.run(cmd, cwd=cwd, capture_output=True, check=True)
     return time.perf_counter() - t0
+
+
+def engine_process(binary: Path, scenario: Path) -> float:
+    """Wall time of one run of the engine binary `run_scenario`."""
+    return wall([str(binary), str(scenario)])
 
 
 def htsim_process(binary: Path, args: list[str], seed: int) -> float:
     """Wall time of one htsim run (its log goes to a temporary folder)."""
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        subprocess.run([str(binary), "-o", str(Path(tmp) / "log.dat"), "-seed", str(seed), *args], cwd=tmp, capture_output=True, check=True)
-        return time.perf_counter() - t0
+        return wall([str(binary), "-o", str(Path(tmp) / "log.dat"), "-seed", str(seed), *args], cwd=tmp)
 
 
 def side_by_side(binaries: dict[str, Path], runs: int, cases: list[str], engine: Path | None = None) -> list[dict]:

@@ -707,6 +707,14 @@ mod tests {
         usage
     }
 
+    /// The allocator's rates equal a from-scratch solve of its problem (1e-9 relative).
+    fn assert_matches_a_solve_from_scratch(al: &Allocator, context: &str) {
+        let full = super::super::solve(&al.problem()).unwrap();
+        for (a, b) in al.allocation().rate.iter().zip(&full.rate) {
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{context}: {a} vs {b}");
+        }
+    }
+
     #[test]
     fn a_refill_that_promotes_links_in_several_rounds_stays_exact() {
         // With a candidate slack of 0, a refill can overload a non-candidate link, promote
@@ -732,10 +740,7 @@ mod tests {
                 } else {
                     al.remove_flow(ids[rng.below(ids.len() as u64) as usize]).unwrap();
                 }
-                let full = super::super::solve(&al.problem()).unwrap();
-                for (a, b) in al.allocation().rate.iter().zip(&full.rate) {
-                    assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "seed {seed}, step {step}: {a} vs {b}");
-                }
+                assert_matches_a_solve_from_scratch(&al, &format!("seed {seed}, step {step}"));
             }
         }
     }
@@ -784,10 +789,7 @@ mod tests {
                         al.add_flow(flow(&mut rng)).unwrap();
                     }
                 }
-                let full = super::super::solve(&al.problem()).unwrap();
-                for (a, b) in al.allocation().rate.iter().zip(&full.rate) {
-                    assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "seed {seed}, step {step}: {a} vs {b}");
-                }
+                assert_matches_a_solve_from_scratch(&al, &format!("seed {seed}, step {step}"));
             }
         }
     }
