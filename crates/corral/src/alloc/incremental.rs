@@ -22,6 +22,8 @@
 //! above its level (`examples/alloc_bench.rs` counts them: median 47 % of 10k flows); the
 //! candidate links make refilling them cheap.
 
+mod local;
+
 use super::candidates::{Candidates, REBUILD_EVERY, SATURATED};
 use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
 use super::waterfill::{fill, Lists, Out, Scratch};
@@ -57,6 +59,8 @@ pub struct Allocator {
     tracking: bool,
     refilled: Vec<u32>,
     refilled_all: bool,
+    /// The local refill's work arrays and back-off ([`local`]).
+    local: local::Local,
 }
 
 /// Default [`Allocator::set_candidate_slack`].
@@ -113,7 +117,9 @@ impl Allocator {
             tracking: false,
             refilled: Vec::new(),
             refilled_all: true,
+            local: local::Local::default(),
         };
+        al.local.entries = al.link_flows.iter().map(Vec::len).sum();
         al.solve_all();
         Ok(al)
     }
@@ -293,6 +299,7 @@ impl Allocator {
         for &(l, a) in &spec.usage {
             self.link_flows[l as usize].push((f, a));
         }
+        self.local.entries += spec.usage.len();
         let p = spec.priority;
         let nl = self.capacity.len();
         let new_level = !self.levels.contains_key(&p);
@@ -326,6 +333,7 @@ impl Allocator {
         self.alive[fi] = false;
         self.free.push(f);
         let usage = std::mem::take(&mut self.specs[fi].usage);
+        self.local.entries -= usage.len();
         self.cand.clear_flow(fi);
         for &(l, _) in &usage {
             let v = &mut self.link_flows[l as usize];
@@ -385,6 +393,20 @@ impl Allocator {
     }
 
     fn reflow_levels(&mut self, ch: Change) {
+        if self.levels.len() == 1 && self.local.try_now() {
+            // A single level: first the local refill, from the changed flow outwards.
+            let p = ch.priority;
+            for &l in &ch.links {
+                self.levels.get_mut(&p).unwrap().base[l as usize] = self.effective(l as usize);
+            }
+            let mut links = ch.links.clone();
+            if let Some((_, u, _, _)) = &ch.removed {
+                links.extend(u.iter().map(|e| e.0));
+            }
+            if self.local_refill(p, ch.flow.map(|x| x.0), &links) {
+                return;
+            }
+        }
         if !self.cand.all {
             // A link whose capacity changed is refilled as a candidate (its load exact).
             for &l in &ch.links {

@@ -24,13 +24,20 @@ use std::collections::BinaryHeap;
 /// How many flows ahead a fill's first pass prefetches a flow's spec and usage entries.
 const AHEAD: usize = 8;
 
+/// A fill notes its links as it meets them when its set has fewer than this many (link,
+/// flow) entries per link, and otherwise scans all links for them.
+const NOTE_BELOW: usize = 2;
+
 /// Reusable per-link and per-flow work arrays, reset after every fill.
 #[derive(Default)]
 pub(crate) struct Scratch {
     /// Per-link state during a fill (zero outside), one cache line per access.
     ls: Vec<LinkState>,
-    /// Links touched by the last fill.
+    /// Links touched by the last fill (in the order met, or ascending after a scan).
     pub touched: Vec<u32>,
+    /// One place per link and a spare: where a small fill's first pass writes the links it
+    /// meets (a link met again is written one past the last, and not counted).
+    met: Vec<u32>,
     /// Link -> the set's flows using it (positions into `set`): the link-major view.
     on: Vec<Vec<u32>>,
     frozen: Vec<bool>,
@@ -53,6 +60,7 @@ impl Scratch {
     pub fn ensure(&mut self, links: usize) {
         if self.ls.len() < links {
             self.ls.resize(links, LinkState::default());
+            self.met.resize(links + 1, 0);
             self.on.resize_with(links, Vec::new);
         }
     }
@@ -129,6 +137,13 @@ fn entry(k: f64, l: u32) -> u128 {
 pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], rem: &mut [f64], t0: f64, release: bool, s: &mut Scratch, out: &mut Out) {
     s.ensure(rem.len());
     s.demands.clear();
+    // A set with few entries (estimated from its first flow's) notes the links as its first
+    // pass meets them: each is written at the next free place, which moves on only for a link
+    // not met before (no branch to mispredict). A set with many finds them by a scan of all
+    // links afterwards, cheaper than a write per entry.
+    let per_flow = set.first().map_or(0, |&f| uses.uses(f as usize).len());
+    let note = set.len() * per_flow < NOTE_BELOW * rem.len();
+    let mut met = 0;
     // Weighted usage, count of unfrozen flows, released rates and flows (positions in `set`)
     // per link, in one pass; all are zero / empty outside a fill.
     for (i, &f) in set.iter().enumerate() {
@@ -144,6 +159,10 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
         for &(l, a) in uses.uses(f as usize) {
             let li = l as usize;
             let st = &mut s.ls[li];
+            if note {
+                s.met[met] = l;
+                met += (st.active == 0) as usize;
+            }
             st.rem += a * r;
             st.wsum += a * w;
             st.active += 1;
@@ -154,7 +173,11 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
         }
     }
     s.touched.clear();
-    s.touched.extend((0..rem.len() as u32).filter(|&l| s.ls[l as usize].active > 0));
+    if note {
+        s.touched.extend_from_slice(&s.met[..met]);
+    } else {
+        s.touched.extend((0..rem.len() as u32).filter(|&l| s.ls[l as usize].active > 0));
+    }
     for &l in &s.touched {
         s.ls[l as usize].rem += rem[l as usize];
     }
