@@ -260,6 +260,12 @@ impl Allocator {
         self.alive.get(f as usize).copied().unwrap_or(false).then(|| self.bottleneck[f as usize])
     }
 
+    /// How many updates the local refill ([`local`]) resolved, and how many it gave up on
+    /// (each then done by the refill from the divergence level), since the start.
+    pub fn local_refills(&self) -> (u64, u64) {
+        (self.local.resolved, self.local.gave_up)
+    }
+
     pub fn links(&self) -> usize {
         self.capacity.len()
     }

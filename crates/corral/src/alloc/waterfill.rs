@@ -24,9 +24,9 @@ use std::collections::BinaryHeap;
 /// How many flows ahead a fill's first pass prefetches a flow's spec and usage entries.
 const AHEAD: usize = 8;
 
-/// A fill notes its links as it meets them when its set has fewer than this many (link,
-/// flow) entries per link, and otherwise scans all links for them.
-const NOTE_BELOW: usize = 2;
+/// A fill notes its links as it meets them when its set has fewer than one flow per this
+/// many links, and otherwise scans all links for them.
+const NOTE_BELOW: usize = 4;
 
 /// Reusable per-link and per-flow work arrays, reset after every fill.
 #[derive(Default)]
@@ -137,12 +137,10 @@ fn entry(k: f64, l: u32) -> u128 {
 pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], rem: &mut [f64], t0: f64, release: bool, s: &mut Scratch, out: &mut Out) {
     s.ensure(rem.len());
     s.demands.clear();
-    // A set with few entries (estimated from its first flow's) notes the links as its first
-    // pass meets them: each is written at the next free place, which moves on only for a link
-    // not met before (no branch to mispredict). A set with many finds them by a scan of all
-    // links afterwards, cheaper than a write per entry.
-    let per_flow = set.first().map_or(0, |&f| uses.uses(f as usize).len());
-    let note = set.len() * per_flow < NOTE_BELOW * rem.len();
+    // A small set notes the links as its first pass meets them: each is written at the next
+    // free place, which moves on only for a link not met before (no branch to mispredict). A
+    // large one finds them by a scan of all links afterwards, cheaper than a write per entry.
+    let note = set.len() * NOTE_BELOW < rem.len();
     let mut met = 0;
     // Weighted usage, count of unfrozen flows, released rates and flows (positions in `set`)
     // per link, in one pass; all are zero / empty outside a fill.

@@ -35,8 +35,9 @@ use crate::alloc::waterfill::{fill, Out};
 /// found wrongly only makes S larger.
 const EPS: f64 = 1e-12;
 
-/// Longest pause (in updates) of the local refill after it gave up.
-const MAX_BACKOFF: u32 = 64;
+/// First and longest pause (in updates) of the local refill after it gave up.
+const MIN_BACKOFF: u32 = 4;
+const MAX_BACKOFF: u32 = 256;
 
 /// Work budget of a local refill beyond the live (link, flow) entries.
 const BUDGET_FLOOR: usize = 512;
@@ -53,8 +54,9 @@ pub(super) struct Local {
     pub entries: usize,
     /// A fixed work budget in place of `entries` plus the floor (tests).
     pub budget: Option<usize>,
-    /// Updates the local refill still sits out, and the length of the next pause: doubled
-    /// (up to [`MAX_BACKOFF`]) when it gives up, back to 0 when it resolves an update.
+    /// Updates the local refill still sits out, and the length of the last pause: doubled
+    /// (from [`MIN_BACKOFF`] up to [`MAX_BACKOFF`]) when it gives up, back to 0 when it
+    /// resolves an update.
     skip: u32,
     backoff: u32,
     /// Updates it resolved and gave up on (for tests and benchmarks).
@@ -88,7 +90,7 @@ impl Local {
             self.backoff = 0;
         } else {
             self.gave_up += 1;
-            self.backoff = (self.backoff * 2).clamp(1, MAX_BACKOFF);
+            self.backoff = (self.backoff * 2).clamp(MIN_BACKOFF, MAX_BACKOFF);
             self.skip = self.backoff;
         }
     }
@@ -302,11 +304,14 @@ mod tests {
         // Given up after its first round; the refill from the divergence level did the update.
         assert_eq!((al.local.resolved, al.local.gave_up), (0, 1));
         assert_exact(&al);
-        // The next update sits out (a pause of 1), the one after tries again and gives up.
+        // The next 4 updates sit out, the one after tries again and gives up.
         al.remove_flow(f).unwrap();
-        assert_eq!(al.local.gave_up, 1);
         assert_eq!(al.allocation().rate, before);
-        al.add_flow(FlowSpec::new(vec![(5, 1.0)])).unwrap();
+        for l in [5, 6, 7] {
+            al.add_flow(FlowSpec::new(vec![(l, 1.0)])).unwrap();
+        }
+        assert_eq!(al.local.gave_up, 1);
+        al.add_flow(FlowSpec::new(vec![(8, 1.0)])).unwrap();
         assert_eq!(al.local.gave_up, 2);
         assert_exact(&al);
     }
