@@ -13,7 +13,9 @@
 //! the links whose leftover capacity changed. The result equals a from-scratch solve up to
 //! floating-point rounding (tests check 1e-9 relative).
 //!
-//! With a single priority level, the refill reads the flows' entries on candidate links only
+//! With a single priority level, an update first tries the local refill ([`local`]), which
+//! refills only the flows the optimality condition shows must move, and gives up past a
+//! work budget; the refill above then reads the flows' entries on candidate links only
 //! ([`super::candidates`]: the saturated links and those near saturation) and then checks the
 //! other links. With several levels it reads every link.
 //!

@@ -27,6 +27,7 @@
 //! backs off for a while. Single priority level only.
 
 use super::Allocator;
+use crate::alloc::candidates::SATURATED;
 use crate::alloc::problem::Bottleneck;
 use crate::alloc::waterfill::{fill, Out};
 
@@ -156,15 +157,24 @@ impl Allocator {
         if !resolved {
             return false;
         }
-        // Loads where they changed, exact; a link a flow of S froze on becomes a candidate.
+        // Loads where they changed, exact. As after the refill from the divergence level, no
+        // link outside the candidates is left saturated: a link a flow of S froze on, or one
+        // that S filled up, becomes a candidate.
         let lv = self.levels.get_mut(&p).unwrap();
+        let mut full: Vec<u32> = Vec::new();
         for &l in &check {
-            lv.used[l as usize] = self.link_flows[l as usize].iter().map(|&(g, a)| a * self.rate[g as usize]).sum();
-        }
-        for &g in &s {
-            if let Bottleneck::Link(l) = self.bottleneck[g as usize] {
-                self.promote(l, p, 0.0);
+            let li = l as usize;
+            lv.used[li] = self.link_flows[li].iter().map(|&(g, a)| a * self.rate[g as usize]).sum();
+            if lv.used[li] >= lv.base[li] * (1.0 - SATURATED) {
+                full.push(l);
             }
+        }
+        full.extend(s.iter().filter_map(|&g| match self.bottleneck[g as usize] {
+            Bottleneck::Link(l) => Some(l),
+            Bottleneck::Demand => None,
+        }));
+        for l in full {
+            self.promote(l, p, 0.0);
         }
         if self.tracking && !self.refilled_all {
             self.refilled.extend_from_slice(&s);
