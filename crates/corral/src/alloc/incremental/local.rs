@@ -50,6 +50,9 @@ pub(super) struct Local {
     in_s: Vec<bool>,
     /// Link -> the pass that last saw it, to visit each link once per pass.
     seen: Vec<u32>,
+    /// Link -> the update whose fills last set its remaining capacity: a fill leaves the
+    /// next one's remaining capacity on the links it touched, so only new links are summed.
+    rem_set: Vec<u32>,
     round: u32,
     /// (link, flow) entries of the live flows, which set the work budget.
     pub entries: usize,
@@ -80,6 +83,7 @@ impl Local {
         self.round = self.round.wrapping_add(1);
         if self.round == 0 {
             self.seen.iter_mut().for_each(|x| *x = 0);
+            self.rem_set.iter_mut().for_each(|x| *x = 0);
             self.round = 1;
         }
         self.round
@@ -107,6 +111,8 @@ impl Allocator {
         let nf = self.specs.len();
         self.local.in_s.resize(nf, false);
         self.local.seen.resize(self.capacity.len(), 0);
+        self.local.rem_set.resize(self.capacity.len(), 0);
+        let update = self.local.next_round();
         // Work, in (link, flow) entries read: as many as there are, plus a floor.
         let mut budget = self.local.budget.unwrap_or(self.local.entries + BUDGET_FLOOR);
         let mut s: Vec<u32> = Vec::new();
@@ -129,12 +135,12 @@ impl Allocator {
             check.clear();
             let mut work = 0;
             if !s.is_empty() {
-                work += self.fill_local(p, &s);
+                work += self.fill_local(p, &s, update);
                 check.extend_from_slice(&self.scratch.touched);
             }
             check.extend_from_slice(links);
             failed.clear();
-            work += self.check_links(p, &check, &mut failed);
+            work += self.check_links(p, &check, update, &mut failed);
             if failed.is_empty() {
                 break true;
             }
@@ -184,8 +190,10 @@ impl Allocator {
 
     /// Fills the flows `s` of level `p` from level 0 on their whole usage, on the capacity the
     /// other flows leave at their current rates. Returns the entries it read.
-    fn fill_local(&mut self, p: u8, s: &[u32]) -> usize {
-        let round = self.local.next_round();
+    ///
+    /// `self.rem` must hold base minus the load at current rates; that is what the fills of
+    /// this `update` left on the links they touched, and it is summed on the others.
+    fn fill_local(&mut self, p: u8, s: &[u32], update: u32) -> usize {
         let base = &self.levels[&p].base;
         let mut work = 0;
         for &g in s {
@@ -193,8 +201,8 @@ impl Allocator {
             work += usage.len();
             for &(l, _) in usage {
                 let li = l as usize;
-                if self.local.seen[li] != round {
-                    self.local.seen[li] = round;
+                if self.local.rem_set[li] != update {
+                    self.local.rem_set[li] = update;
                     let on = &self.link_flows[li];
                     work += on.len();
                     self.rem[li] = base[li] - on.iter().map(|&(h, a)| a * self.rate[h as usize]).sum::<f64>();
@@ -207,8 +215,9 @@ impl Allocator {
     }
 
     /// Checks the optimality condition on `links` (repeats allowed) and puts the flows that
-    /// fail it, and are not in S, in `failed`. Returns the entries it read.
-    fn check_links(&mut self, p: u8, links: &[u32], failed: &mut Vec<u32>) -> usize {
+    /// fail it, and are not in S, in `failed`. Returns the entries it read. The load of a
+    /// link a fill of this `update` touched is base minus its remaining capacity.
+    fn check_links(&mut self, p: u8, links: &[u32], update: u32, failed: &mut Vec<u32>) -> usize {
         let round = self.local.next_round();
         let base = &self.levels[&p].base;
         let in_s = &self.local.in_s;
@@ -221,8 +230,8 @@ impl Allocator {
             self.local.seen[li] = round;
             let on = &self.link_flows[li];
             work += on.len();
-            let load: f64 = on.iter().map(|&(g, a)| a * self.rate[g as usize]).sum();
             let cap = base[li];
+            let load: f64 = if self.local.rem_set[li] == update { cap - self.rem[li] } else { on.iter().map(|&(g, a)| a * self.rate[g as usize]).sum() };
             if load > cap * (1.0 + EPS) + f64::MIN_POSITIVE {
                 failed.extend(on.iter().map(|e| e.0).filter(|&g| !in_s[g as usize]));
                 continue;
