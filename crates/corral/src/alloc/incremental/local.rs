@@ -40,7 +40,7 @@ const EPS: f64 = 1e-12;
 const MIN_BACKOFF: u32 = 4;
 const MAX_BACKOFF: u32 = 256;
 
-/// Work budget of a local refill beyond the live (link, flow) entries.
+/// Work budget of a local refill beyond the live (link, flow) entries and the links.
 const BUDGET_FLOOR: usize = 512;
 
 /// Work arrays and the back-off state of the local refill.
@@ -54,9 +54,9 @@ pub(super) struct Local {
     /// next one's remaining capacity on the links it touched, so only new links are summed.
     rem_set: Vec<u32>,
     round: u32,
-    /// (link, flow) entries of the live flows, which set the work budget.
+    /// (link, flow) entries of the live flows, which with the links set the work budget.
     pub entries: usize,
-    /// A fixed work budget in place of `entries` plus the floor (tests).
+    /// A fixed work budget in place of the one from `entries` (tests).
     pub budget: Option<usize>,
     /// Updates the local refill still sits out, and the length of the last pause: doubled
     /// (from [`MIN_BACKOFF`] up to [`MAX_BACKOFF`]) when it gives up, back to 0 when it
@@ -113,8 +113,9 @@ impl Allocator {
         self.local.seen.resize(self.capacity.len(), 0);
         self.local.rem_set.resize(self.capacity.len(), 0);
         let update = self.local.next_round();
-        // Work, in (link, flow) entries read: as many as there are, plus a floor.
-        let mut budget = self.local.budget.unwrap_or(self.local.entries + BUDGET_FLOOR);
+        // Work, in (link, flow) entries read: as many as there are plus one per link (the
+        // refill it falls back to makes passes over all links), plus a floor.
+        let mut budget = self.local.budget.unwrap_or(self.local.entries + self.capacity.len() + BUDGET_FLOOR);
         let mut s: Vec<u32> = Vec::new();
         // Old (rate, level, bottleneck) of S's flows, to restore on giving up.
         let mut saved: Vec<(f64, f64, Bottleneck)> = Vec::new();
