@@ -43,6 +43,9 @@ const MAX_BACKOFF: u32 = 256;
 /// Work budget of a local refill beyond the live (link, flow) entries and the links.
 const BUDGET_FLOOR: usize = 512;
 
+/// A round whose bound on entries read is this many times the budget left is not started.
+const OVERRUN: usize = 2;
+
 /// Work arrays and the back-off state of the local refill.
 #[derive(Default)]
 pub(super) struct Local {
@@ -116,23 +119,35 @@ impl Allocator {
         // Work, in (link, flow) entries read: as many as there are plus one per link (the
         // refill it falls back to makes passes over all links), plus a floor.
         let mut budget = self.local.budget.unwrap_or(self.local.entries + self.capacity.len() + BUDGET_FLOOR);
+        // A round reads S's entries and, on each link, its flows' entries: at most S's entries
+        // times one plus the mean flows per link (less where S's links overlap).
+        let per_entry = 1.0 + self.local.entries as f64 / self.capacity.len().max(1) as f64;
         let mut s: Vec<u32> = Vec::new();
+        let mut s_entries = 0;
         // Old (rate, level, bottleneck) of S's flows, to restore on giving up.
         let mut saved: Vec<(f64, f64, Bottleneck)> = Vec::new();
+        // Puts g in S; returns its entries if it was not there.
         let mut join = |al: &mut Allocator, s: &mut Vec<u32>, g: u32| {
             let gi = g as usize;
-            if !al.local.in_s[gi] {
-                al.local.in_s[gi] = true;
-                s.push(g);
-                saved.push((al.rate[gi], al.level[gi], al.bottleneck[gi]));
+            if al.local.in_s[gi] {
+                return 0;
             }
+            al.local.in_s[gi] = true;
+            s.push(g);
+            saved.push((al.rate[gi], al.level[gi], al.bottleneck[gi]));
+            al.specs[gi].usage.len()
         };
         if let Some(f) = first {
-            join(self, &mut s, f);
+            s_entries += join(self, &mut s, f);
         }
         let mut failed: Vec<u32> = Vec::new();
         let mut check: Vec<u32> = Vec::new();
         let resolved = loop {
+            // Give up before a round that would far overrun the budget (on a sprayed torus S
+            // takes hundreds of flows of ~86 links each in its first round).
+            if s_entries as f64 * per_entry > (OVERRUN * budget) as f64 {
+                break false;
+            }
             check.clear();
             let mut work = 0;
             if !s.is_empty() {
@@ -150,7 +165,7 @@ impl Allocator {
             }
             budget -= work;
             for &g in &failed {
-                join(self, &mut s, g);
+                s_entries += join(self, &mut s, g);
             }
         };
         for (&g, &old) in s.iter().zip(&saved) {
