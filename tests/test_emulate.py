@@ -158,7 +158,12 @@ def test_two_flows_on_kernel_tcp_share_the_bottleneck(tmp_path):
     assert 80e6 < total < 100e6, f"{total / 1e6:.1f} Mbps through a 100 Mbps bottleneck"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kernel"] == os.uname().release and summary["scale"] == 1.0
-    assert summary["jain_index"] > 0.8
+    # Both flows deliver. How evenly is kernel TCP's business, and over 3 s it varies a lot:
+    # both flows leave slow start into the same 50-packet buffer, and one of them can sit out
+    # retransmission timeouts. In about 30 runs here Jain's index went from 0.55 to 1.0 and one
+    # flow's share as low as 4.9 %; a bound of 0.8 on the index failed about one run in seven.
+    assert (flows["goodput_bps"] > 0).all(), f"goodput {flows['goodput_bps'].to_list()}"
+    assert summary["jain_index"] == pytest.approx(jain(flows["goodput_bps"].to_list()))
     assert not pl.read_parquet(out / "throughput.parquet").is_empty()
     assert our_namespaces() == []
     assert not list(out.glob("agent-*")), "the agents' files are not part of the run folder"
