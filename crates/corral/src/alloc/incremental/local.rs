@@ -186,7 +186,7 @@ impl Allocator {
         let mut full: Vec<u32> = Vec::new();
         for &l in &check {
             let li = l as usize;
-            lv.used[li] = self.link_flows[li].iter().map(|&(g, a)| a * self.rate[g as usize]).sum();
+            lv.used[li] = load_at(&self.link_flows[li], &self.rate);
             if lv.used[li] >= lv.base[li] * (1.0 - SATURATED) {
                 full.push(l);
             }
@@ -219,9 +219,8 @@ impl Allocator {
                 let li = l as usize;
                 if self.local.rem_set[li] != update {
                     self.local.rem_set[li] = update;
-                    let on = &self.link_flows[li];
-                    work += on.len();
-                    self.rem[li] = base[li] - on.iter().map(|&(h, a)| a * self.rate[h as usize]).sum::<f64>();
+                    work += self.link_flows[li].len();
+                    self.rem[li] = base[li] - load_at(&self.link_flows[li], &self.rate);
                 }
             }
         }
@@ -247,7 +246,7 @@ impl Allocator {
             let on = &self.link_flows[li];
             work += on.len();
             let cap = base[li];
-            let load: f64 = if self.local.rem_set[li] == update { cap - self.rem[li] } else { on.iter().map(|&(g, a)| a * self.rate[g as usize]).sum() };
+            let load = if self.local.rem_set[li] == update { cap - self.rem[li] } else { load_at(on, &self.rate) };
             if load > cap * (1.0 + EPS) + f64::MIN_POSITIVE {
                 failed.extend(on.iter().map(|e| e.0).filter(|&g| !in_s[g as usize]));
                 continue;
@@ -278,6 +277,11 @@ impl Allocator {
         }
         work
     }
+}
+
+/// The load of a link's `(flow, fraction)` entries at the flows' `rate`s.
+fn load_at(on: &[(u32, f64)], rate: &[f64]) -> f64 {
+    on.iter().map(|&(g, a)| a * rate[g as usize]).sum()
 }
 
 #[cfg(test)]
@@ -321,7 +325,7 @@ mod tests {
         assert_exact(&al);
         let refilled = al.take_refilled().unwrap();
         assert!(refilled.contains(&f) && refilled.len() < al.flow_ids().len(), "{refilled:?}");
-        // Every flow outside S kept its rate exactly (the refilled list names all that moved).
+        // The departure undoes it, locally too.
         al.remove_flow(f).unwrap();
         assert_eq!(al.local.resolved, 2);
         assert_exact(&al);
