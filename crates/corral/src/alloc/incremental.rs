@@ -565,12 +565,8 @@ impl Allocator {
             let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
             fill(&self.specs, &Lists(&self.cand.usage), set, &mut self.rem, t0, true, &mut self.scratch, &mut out);
             // Non-candidate links the refill may have overloaded: those of flows that went up.
-            for (k, &g) in set.iter().enumerate() {
-                let dr = self.rate[g as usize] - old[k].0;
-                if dr > 0.0 {
-                    self.cand.add_increase(g as usize, dr);
-                }
-            }
+            let ups: Vec<(u32, f64)> = set.iter().zip(&old).map(|(&g, o)| (g, self.rate[g as usize] - o.0)).filter(|u| u.1 > 0.0).collect();
+            self.cand.add_increases(&ups);
             let mut loads = Vec::new();
             let mut over = Vec::new();
             let lv = &self.levels[&p];
