@@ -6,6 +6,9 @@
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
 #   make bench     the speed benchmark (bench/README.md)
 #
+# The native code is built with profile-guided optimization (scripts/pgo.py: an instrumented
+# build runs the package's example scenarios first); PGO=0 builds without it.
+#
 # Everything goes into .venv (made by scripts/make_venv.py from $(PYTHON), 3.9 or newer), so the
 # system's Python is never changed: it works where pip refuses to install (PEP 668).
 
@@ -13,6 +16,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := target/wheels
+PGO ?= 1
+# Runs a cargo or maturin build with the PGO profile (scripts/pgo.py); output in target/pgo/use.
+PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
+ENGINE := target/pgo/use/release/examples/run_scenario
 
 .PHONY: install install-test wheel outcast fct test bench prerequisites
 
@@ -28,10 +35,10 @@ $(PY): scripts/make_venv.py
 # Build the native module (cargo shows its progress) and install the wheel, without its
 # dependencies; `install` and `install-test` add those.
 wheel: $(PY)
-	@echo "building corral (Rust, release; about 1-2 minutes the first time on 2 cores)"
+	@echo "building corral (Rust, release, profile-guided; about 3-4 minutes the first time on 2 cores)"
 	@$(PY) -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2'
 	@rm -f $(WHEELS)/corral-*.whl
-	$(PY) -m maturin build --release --out $(WHEELS)
+	$(PGO_BUILD) $(PY) -m maturin build --release --out $(WHEELS)
 	@$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(WHEELS)/corral-*.whl
 
 install: wheel
@@ -53,5 +60,7 @@ test: install-test
 	cargo test --release -p corral
 	$(PY) -m pytest -q tests
 
+# The engine binary the benchmark times beside htsim, built like the wheel.
 bench: install
-	$(PY) bench/run.py
+	$(PGO_BUILD) cargo build --release -p corral --example run_scenario
+	$(PY) bench/run.py --engine $(ENGINE)

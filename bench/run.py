@@ -13,8 +13,8 @@
     python bench/run.py --only cli --runs 9     # corral run --no-plots against the engine binary
     python bench/run.py --only packet --htsim PATH [--htsim-dumbbell PATH]
                                      # also corral against htsim, interleaved (bench/README.md):
-                                     # the engine binary (--engine, default
-                                     # target/release/examples/run_scenario) and the Python process
+                                     # the engine binary (--engine, default the one
+                                     # `make bench` builds) and the Python process
 
 Cases:
   (a) outcast_case1_12   TCP Outcast Case I, 12 six-hop flows + 1 two-hop flow into one
@@ -53,6 +53,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# How the engine binary is built, like the wheel (profile-guided, scripts/pgo.py).
+BUILD_ENGINE = "python3 scripts/pgo.py run -- cargo build --release -p corral --example run_scenario"
 
 CASES = {
     "outcast_case1_12": ROOT / "python" / "corral" / "scenarios" / "outcast" / "case1_12.toml",
@@ -189,9 +191,9 @@ def main() -> int:
                          "memory, or corral run against the engine binary")
     ap.add_argument("--htsim", type=Path, help="htsim's DCTCP permutation binary: also time it against corral, interleaved")
     ap.add_argument("--htsim-dumbbell", type=Path, help="the htsim dumbbell driver (bench/htsim/): the dumbbell against htsim too")
-    ap.add_argument("--engine", type=Path, default=ROOT / "target" / "release" / "examples" / "run_scenario",
-                    help="the engine binary timed beside htsim and corral run (cargo build --release --example "
-                         "run_scenario); default: target/release/examples/run_scenario (skipped beside htsim if absent)")
+    ap.add_argument("--engine", type=Path, default=ROOT / "target" / "pgo" / "use" / "release" / "examples" / "run_scenario",
+                    help="the engine binary timed beside htsim and corral run; default: the one `make bench` builds "
+                         f"like the wheel ({BUILD_ENGINE}), skipped beside htsim if absent")
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
     args = ap.parse_args()
     if args.runs < 1:
@@ -227,7 +229,7 @@ def main() -> int:
         engine = args.engine if args.engine.is_file() else None
         if engine is None:
             print(f"no engine binary at {args.engine}: timing the Python process only "
-                  f"(cargo build --release --example run_scenario)", file=sys.stderr, flush=True)
+                  f"({BUILD_ENGINE})", file=sys.stderr, flush=True)
         htsim_results = side_by_side.side_by_side(binaries, args.runs, with_htsim, engine)
         print(side_by_side.side_by_side_report(htsim_results) + "\n")
     scaling_results = None
@@ -243,7 +245,7 @@ def main() -> int:
     cli_results = None
     if args.only == "cli":
         if not args.engine.is_file():
-            print(f"no engine binary at {args.engine}: cargo build --release --example run_scenario", file=sys.stderr)
+            print(f"no engine binary at {args.engine}: {BUILD_ENGINE}", file=sys.stderr)
             return 1
         import cli as cli_bench
 

@@ -5,9 +5,9 @@
 htsim: below 1 is faster), with the median of the per-round ratios beside it: the machine's
 fast and slow spells hit both sides of a round alike, so that one moves less between
 sessions. corral is timed twice per round, both sides paying their own
-start-up: the engine alone, as the Rust binary `run_scenario` (`cargo build --release
---example run_scenario`; it builds, runs and prints the summary), which is a compiled
-program like htsim's; and the Python process, which imports the installed native module,
+start-up: the engine alone, as the Rust binary `run_scenario` (built like the wheel, with
+profile-guided optimization: `make bench`, or `scripts/pgo.py`; it builds, runs and prints
+the summary), which is a compiled program like htsim's; and the Python process, which imports the installed native module,
 builds the scenario, runs it and collects its result tables (`bench/run.py`'s phases). htsim
 is the DCTCP permutation binary, and for the dumbbell a driver of htsim's TCP
 (`bench/htsim/`), built as `bench/README.md` says.
