@@ -7,8 +7,9 @@ fast and slow spells hit both sides of a round alike, so that one moves less bet
 sessions. corral is timed twice per round, both sides paying their own
 start-up: the engine alone, as the Rust binary `run_scenario` (built like the wheel, with
 profile-guided optimization: `make bench`, or `scripts/pgo.py`; it builds, runs and prints
-the summary), which is a compiled program like htsim's; and the Python process, which imports the installed native module,
-builds the scenario, runs it and collects its result tables (`bench/run.py`'s phases). htsim
+the summary), which is a compiled program like htsim's; and the Python process, which
+imports the installed native module, builds the scenario, runs it and collects its result
+tables (`bench/run.py`'s phases). htsim
 is the DCTCP permutation binary, and for the dumbbell a driver of htsim's TCP
 (`bench/htsim/`), built as `bench/README.md` says.
 
