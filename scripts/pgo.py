@@ -119,7 +119,10 @@ def make_profile() -> Path:
     raw.mkdir(parents=True)
     say("building the instrumented engine (target/pgo/gen)")
     env = with_flags(os.environ, f"-Cprofile-generate={raw}", PGO / "gen")
-    build = subprocess.run(["cargo", "build", "--release", "-p", "corral", "--example", "run_scenario"], cwd=ROOT, env=env)
+    try:
+        build = subprocess.run(["cargo", "build", "--release", "-p", "corral", "--example", "run_scenario"], cwd=ROOT, env=env)
+    except OSError as e:
+        raise Unavailable(f"cargo did not run: {e}") from e
     if build.returncode != 0:
         raise Unavailable("the instrumented build failed")
     engine = PGO / "gen" / "release" / "examples" / "run_scenario"
@@ -149,7 +152,11 @@ def main(argv: list[str]) -> int:
     except Unavailable as e:
         say(f"building without profile-guided optimization: {e}")
         flags = ""
-    return subprocess.run(command, cwd=ROOT, env=with_flags(os.environ, flags, PGO / "use")).returncode
+    try:
+        return subprocess.run(command, cwd=ROOT, env=with_flags(os.environ, flags, PGO / "use")).returncode
+    except OSError as e:
+        print(f"error: {command[0]}: {e.strerror or e}", file=sys.stderr)
+        return 127
 
 
 if __name__ == "__main__":

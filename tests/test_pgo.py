@@ -61,3 +61,5 @@ def test_the_command_s_exit_code_is_passed_on_and_bad_usage_is_refused(monkeypat
     assert failing.returncode == 7
     usage = subprocess.run([sys.executable, str(ROOT / "scripts" / "pgo.py"), "build"], capture_output=True, text=True)
     assert usage.returncode == 2 and "pgo.py run --" in usage.stderr
+    missing = subprocess.run([sys.executable, str(ROOT / "scripts" / "pgo.py"), "run", "--", "no-such-command-xyz"], capture_output=True, text=True)
+    assert missing.returncode == 127 and "error: no-such-command-xyz" in missing.stderr
