@@ -1,7 +1,8 @@
-"""`corral run` starts without the heavy libraries: polars and rich load beside the simulation
-(the event loop releases the GIL), numpy only for the commands that need it, and the progress
-bar only with a terminal; it ends without the interpreter's teardown. Not timed tests: they check
-which modules are pulled in, and that output and exit codes survive the fast exit."""
+"""`corral run` starts without the heavy libraries: the results module, polars and rich load
+beside the simulation (the event loop releases the GIL), numpy only for the commands that
+need it, and the progress bar only with a terminal; it ends without the interpreter's
+teardown. Not timed tests: they check which modules are pulled in, and that output and exit
+codes survive the fast exit."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import sys
 
 
 def test_the_cli_imports_neither_polars_nor_numpy_at_start() -> None:
-    heavy = "('polars', 'numpy', 'matplotlib', 'pydantic', 'rich.console', 'rich.progress')"
+    heavy = ("('polars', 'numpy', 'matplotlib', 'pydantic', 'rich.console', 'rich.progress', 'corral.results', "
+             "'dataclasses', 'tempfile', 'typer')")
     code = f"import sys, corral.cli; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]", out

@@ -9,11 +9,26 @@ turns their results into polars tables, Parquet files, plots and paper reproduct
     >>> res.write("out/case1_12")
 """
 
+import importlib
+from typing import TYPE_CHECKING
+
 from ._core import ScenarioError, SimulationError
 from ._core import version as _core_version
-from .api import run
-from .results import Results
+
+if TYPE_CHECKING:
+    from .api import run
+    from .results import Results
 
 __version__: str = _core_version()
+
+# `run` and `Results` load on first use (PEP 562): `corral run` imports the results module
+# (dataclasses, polars tables) beside the event loop rather than before it.
+_LAZY = {"run": "api", "Results": "results"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["run", "Results", "ScenarioError", "SimulationError", "__version__"]

@@ -14,10 +14,13 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import _core
 from ._core import ScenarioError
-from .results import Results
+
+if TYPE_CHECKING:
+    from .results import Results
 
 ProgressFn = Callable[[int, int], None]
 
@@ -130,4 +133,6 @@ def simulate(sim: _core.Simulation, progress: ProgressFn | None = None) -> Resul
             break
     raw = sim.results()
     wall = time.perf_counter() - wall_start
+    from .results import Results  # imported beside the event loop by `corral run`
+
     return Results.from_core(raw, json.loads(sim.scenario_json), wall)

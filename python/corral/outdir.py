@@ -23,8 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -85,6 +83,11 @@ def check_target(path: str | os.PathLike, kind: str, inputs: Iterable[str | os.P
 @contextlib.contextmanager
 def atomic_dir(path: str | os.PathLike, kind: str, inputs: Iterable[str | os.PathLike] = (), force: bool = False) -> Iterator[Path]:
     """Yield a temporary folder next to `path`; move it to `path` if the block succeeds."""
+    # Imported here: `corral run` loads this module (check_target) before its event loop, and
+    # these two (a few ms) only when the results are written.
+    import shutil
+    import tempfile
+
     target = check_target(path, kind, inputs, force)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -106,6 +109,9 @@ def atomic_dir(path: str | os.PathLike, kind: str, inputs: Iterable[str | os.Pat
 
 def _replace(src: Path, target: Path) -> None:
     """Rename `src` to `target`; an existing `target` is moved aside first, then deleted."""
+    import shutil
+    import tempfile
+
     os.chmod(src, 0o755)  # mkdtemp creates 0700; a result folder should look like any other
     if not target.exists():
         src.rename(target)
