@@ -181,14 +181,22 @@ impl Allocator {
         }
         // Loads where they changed, exact. As after the refill from the divergence level, no
         // link outside the candidates is left saturated: a link a flow of S froze on, or one
-        // that S filled up, becomes a candidate.
+        // that S filled up, becomes a candidate; so does one too near capacity for the lag
+        // of the candidates' check.
         let lv = self.levels.get_mut(&p).unwrap();
         let mut full: Vec<u32> = Vec::new();
         for &l in &check {
             let li = l as usize;
             lv.used[li] = load_at(&self.link_flows[li], &self.rate);
-            if lv.used[li] >= lv.base[li] * (1.0 - SATURATED) {
+            let lag_load = if self.cand.all { 0.0 } else { self.cand.lag_load(li) };
+            if lv.used[li] + lag_load >= lv.base[li] * (1.0 - SATURATED) {
                 full.push(l);
+            }
+        }
+        if !self.cand.all {
+            // Every link of S's flows now counts them at their rates.
+            for &g in &s {
+                self.cand.accounted[g as usize] = self.rate[g as usize];
             }
         }
         full.extend(s.iter().filter_map(|&g| match self.bottleneck[g as usize] {
