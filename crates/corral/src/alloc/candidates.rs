@@ -121,13 +121,13 @@ impl Candidates {
         self.other = Vec::with_capacity(flows);
         self.accounted = Vec::with_capacity(flows);
         self.frac_sum.iter_mut().for_each(|x| *x = 0.0);
-        for f in 0..flows {
+        for (f, &r) in rate.iter().enumerate() {
             self.usage.push(Vec::new());
             self.other.push(Vec::new());
             self.accounted.push(0.0);
             if let Some(u) = usage_of(f) {
                 self.set_flow(f, &u);
-                self.accounted[f] = rate[f];
+                self.accounted[f] = r;
             }
         }
         // The least room per unit of fraction on a non-candidate link.
