@@ -316,6 +316,45 @@ mod tests {
     }
 
     #[test]
+    fn fraction_sums_never_fall_below_the_exact_sum() {
+        // Exact sums stay exact; inexact ones round up, also when subtracting.
+        assert_eq!(add_up(0.5, 0.25), 0.75);
+        assert_eq!(add_up(1.0, 2f64.powi(-60)), 1f64.next_up());
+        assert_eq!(add_up(1.0, -(2f64.powi(-60))), 1.0);
+        assert_eq!(add_up(2f64.powi(-60), 1.0), 1f64.next_up());
+        // Flows in and out: a link's sum covers its live flows' fractions.
+        let mut c = Candidates::new(2, 0.0);
+        let usage = |a: f64| vec![(1, a)];
+        c.rebuild(&[1.0, 1.0], &[1.0, 0.0], |_| None, &[0.0; 3]);
+        for (f, a) in [(0, 0.1), (1, 1.0 / 3.0), (2, 0.7)] {
+            c.set_flow(f, &usage(a));
+        }
+        c.clear_flow(1);
+        assert!(c.frac_sum[1] >= 0.1 + 0.7 && c.frac_sum[1] < 0.8 + 1e-6, "{}", c.frac_sum[1]);
+        c.clear_flow(0);
+        c.clear_flow(2);
+        assert!(c.frac_sum[1] >= 0.0 && c.frac_sum[1] < 1e-6);
+    }
+
+    #[test]
+    fn the_lag_takes_half_the_least_room_and_picks_the_rises_past_it() {
+        // Link 1 (not a candidate) carries 0.5 of 1 with fractions 0.5 + 0.25: room 0.5 over a
+        // fraction sum of 0.75, so the lag is 1/3.
+        let mut c = Candidates::new(2, 0.0);
+        let usage = [vec![(0, 1.0), (1, 0.5)], vec![(1, 0.25)]];
+        c.rebuild(&[1.0, 1.0], &[1.0, 0.5], |f| Some(usage[f].clone()), &[0.5, 1.0]);
+        assert!((c.lag - 0.5 * (1.0 - SATURATED - 0.5) / 0.75).abs() < 1e-12, "{}", c.lag);
+        assert_eq!(c.accounted, vec![0.5, 1.0]);
+        // Flow 0 rises by 0.3 (within the lag), flow 1 by 0.4 (past it); the changed flow is
+        // listed whatever its rise.
+        let rate = [0.8, 1.4];
+        assert_eq!(c.rises(&[0, 1], &rate, None).len(), 1);
+        assert_eq!(c.rises(&[0, 1], &rate, Some(0)).len(), 2);
+        c.account(&[0, 1], &rate, &c.rises(&[0, 1], &rate, None));
+        assert_eq!(c.accounted, vec![0.5, 1.4]);
+    }
+
+    #[test]
     fn fractions_round_up() {
         for a in [0.1, 1.0 / 3.0, 0.7, 1.0, 1e-7] {
             assert!(round_up(a) as f64 >= a && (round_up(a) as f64 - a) < 1e-7 * a, "{a}");
