@@ -506,19 +506,11 @@ impl Allocator {
             t_div = t_div.min(*t);
         }
         let mut pts: Vec<(f64, f64, f64)> = Vec::new();
+        let mut others: Vec<u32> = Vec::new();
         for &l in s_links {
             let li = l as usize;
             if !self.cand.is[li] {
-                // Not saturated before the change, nor within the candidate slack. A removal
-                // cannot saturate it; the changed flow's share `a w t` can, no earlier than
-                // at its slack over `a w` (the other flows add at most their current load).
-                let Some((f, _)) = flow else { continue };
-                let sp = &self.specs[f as usize];
-                let Some(&(_, a)) = sp.usage.iter().find(|e| e.0 == l) else { continue };
-                // Candidate mode has a single level: the link's load is all its flows'.
-                let used: f64 = self.link_flows[li].iter().map(|&(g, a)| a * self.rate[g as usize]).sum();
-                self.levels.get_mut(&p).unwrap().used[li] = used;
-                t_div = t_div.min(((self.levels[&p].base[li] - used) / (a * sp.weight)).max(0.0));
+                others.push(l);
                 continue;
             }
             pts.clear();
@@ -539,6 +531,25 @@ impl Allocator {
                 }
             }
             t_div = t_div.min(sat).min(crossing(&mut pts, self.levels[&p].base[li]));
+        }
+        // Links not saturated before the change, nor within the candidate slack. A removal
+        // cannot saturate one; the changed flow's share `a w t` can, no earlier than at the
+        // link's slack over `a w` (the other flows add at most their current load). The load
+        // is summed only where the link's bound plus the lag's share (above the load) would
+        // put that level below the others: elsewhere it cannot be the lowest.
+        let Some((f, _)) = flow else { return t_div };
+        let sp = &self.specs[f as usize];
+        for l in others {
+            let li = l as usize;
+            let Some(&(_, a)) = sp.usage.iter().find(|e| e.0 == l) else { continue };
+            let lv = &self.levels[&p];
+            if (lv.base[li] - lv.used[li] - self.cand.lag_load(li)) / (a * sp.weight) >= t_div {
+                continue;
+            }
+            // Candidate mode has a single level: the link's load is all its flows'.
+            let used: f64 = self.link_flows[li].iter().map(|&(g, a)| a * self.rate[g as usize]).sum();
+            self.levels.get_mut(&p).unwrap().used[li] = used;
+            t_div = t_div.min(((self.levels[&p].base[li] - used) / (a * sp.weight)).max(0.0));
         }
         t_div
     }
