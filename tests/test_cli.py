@@ -60,10 +60,12 @@ def test_defaults_match_the_functions(calls) -> None:
 @pytest.mark.parametrize("argv, expected", [
     (["run", "s.toml"], "required: -o/--out"),
     (["run", "s.toml", "-o", "x", "--plot"], "unrecognized arguments: --plot"),  # no abbreviations
-    (["reproduce", "outcast", "-o", "x", "--seeds", "0"], "--seeds: expected at least 1, got 0"),
+    (["reproduce", "outcast", "-o", "x", "--seeds", "0"], "--seeds: expected a finite value of at least 1, got 0"),
     (["reproduce", "outcast", "-o", "x", "--seeds", "two"], "--seeds: expected an integer, got 'two'"),
-    (["sweep", "g.toml", "-o", "x", "--workers", "0"], "--workers: expected at least 1"),
-    (["emulate", "s.toml", "-o", "x", "--scale", "0.5"], "--scale: expected at least 1.0, got 0.5"),
+    (["sweep", "g.toml", "-o", "x", "--workers", "0"], "--workers: expected a finite value of at least 1"),
+    (["emulate", "s.toml", "-o", "x", "--scale", "0.5"], "--scale: expected a finite value of at least 1.0, got 0.5"),
+    (["emulate", "s.toml", "-o", "x", "--scale", "nan"], "--scale: expected a finite value of at least 1.0, got nan"),
+    (["emulate", "s.toml", "-o", "x", "--scale", "inf"], "--scale: expected a finite value"),
     (["compare", "-o", "x"], "required: folders"),
     (["simulate"], "invalid choice: 'simulate'"),
 ])

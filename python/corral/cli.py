@@ -24,6 +24,7 @@ import contextlib
 import functools
 import importlib
 import json
+import math
 import os
 import sys
 import threading
@@ -331,8 +332,8 @@ def _at_least(minimum: float, kind: Callable[[str], float], what: str) -> Callab
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected at least {minimum}, got {text}")
+        if not minimum <= value < math.inf:  # NaN and infinity too
+            raise argparse.ArgumentTypeError(f"expected a finite value of at least {minimum}, got {text}")
         return value
 
     return parse
