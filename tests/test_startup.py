@@ -34,3 +34,10 @@ def test_the_fast_exit_keeps_piped_output_and_exit_codes(tmp_path) -> None:
     assert (tmp_path / "run" / "summary.json").is_file()
     bad = subprocess.run([*run[:4], str(tmp_path / "missing.toml"), *run[5:]], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("error:"), bad.stderr
+
+
+def test_the_package_loads_run_and_results_on_first_use() -> None:
+    code = ("import sys, corral; lazy = 'corral.results' not in sys.modules; from corral import Results; "
+            "print(lazy, corral.run.__module__, Results.__module__, {'run', 'Results'} <= set(dir(corral)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "True corral.api corral.results True", out

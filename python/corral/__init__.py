@@ -28,7 +28,13 @@ _LAZY = {"run": "api", "Results": "results"}
 
 def __getattr__(name: str):
     if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # later look-ups find it directly
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = ["run", "Results", "ScenarioError", "SimulationError", "__version__"]
