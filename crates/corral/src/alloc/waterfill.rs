@@ -31,22 +31,21 @@ const NOTE_BELOW: usize = 4;
 /// Reusable per-link and per-flow work arrays, reset after every fill.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    /// Per-link state during a fill (zero outside), one cache line per access.
+    /// Per-link state during a fill (zero and empty outside): a link's sums and its flow list
+    /// side by side, so the first pass touches one place per entry.
     ls: Vec<LinkState>,
     /// Links touched by the last fill (in the order met, or ascending after a scan).
     pub touched: Vec<u32>,
     /// One place per link and a spare: where a small fill's first pass writes the links it
     /// meets (a link met again is written one past the last, and not counted).
     met: Vec<u32>,
-    /// Link -> the set's flows using it (positions into `set`): the link-major view.
-    on: Vec<Vec<u32>>,
     frozen: Vec<bool>,
     /// Link levels: [`entry`]s, whose integer order is (level, link).
     heap: BinaryHeap<Reverse<u128>>,
     demands: Vec<(f64, u32)>,
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct LinkState {
     /// Remaining capacity (copied in from and back to the caller's array).
     rem: f64,
@@ -54,14 +53,16 @@ struct LinkState {
     wsum: f64,
     /// Number of unfrozen flows.
     active: u32,
+    /// The set's flows using the link (positions into `set`): the link-major view, beside
+    /// the sums a first pass writes with it.
+    on: Vec<u32>,
 }
 
 impl Scratch {
     pub fn ensure(&mut self, links: usize) {
         if self.ls.len() < links {
-            self.ls.resize(links, LinkState::default());
+            self.ls.resize_with(links, LinkState::default);
             self.met.resize(links + 1, 0);
-            self.on.resize_with(links, Vec::new);
         }
     }
 }
@@ -164,7 +165,7 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
             st.rem += a * r;
             st.wsum += a * w;
             st.active += 1;
-            s.on[li].push(i as u32);
+            st.on.push(i as u32);
         }
         if spec.demand.is_finite() {
             s.demands.push(((spec.demand / w).max(t0), i as u32));
@@ -235,8 +236,8 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
             }
             s.heap.pop();
             t = t.max(lk);
-            for e in 0..s.on[l].len() {
-                let i = s.on[l][e] as usize;
+            for e in 0..s.ls[l].on.len() {
+                let i = s.ls[l].on[e] as usize;
                 if !s.frozen[i] {
                     let r = specs[set[i] as usize].weight * t;
                     freeze(specs, uses, set, i, r, t, Bottleneck::Link(l as u32), s, out);
@@ -250,8 +251,9 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
     for &l in &s.touched {
         let li = l as usize;
         rem[li] = s.ls[li].rem;
-        s.ls[li] = LinkState::default();
-        s.on[li].clear();
+        let st = &mut s.ls[li];
+        (st.rem, st.wsum, st.active) = (0.0, 0.0, 0);
+        st.on.clear();
     }
 }
 
