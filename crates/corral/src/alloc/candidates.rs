@@ -99,6 +99,7 @@ impl Candidates {
     /// Every link a candidate.
     pub fn make_all(&mut self) {
         self.all = true;
+        self.lag = 0.0; // nothing runs ahead: `lag_load` is 0 everywhere
         self.is.iter_mut().for_each(|c| *c = true);
         self.usage = Vec::new();
         self.other = Vec::new();
@@ -256,7 +257,8 @@ impl Candidates {
         out
     }
 
-    /// What the unaccounted rises may add to non-candidate link `l` on top of its bound.
+    /// What the unaccounted rises may add to non-candidate link `l` on top of its bound (0
+    /// when every link is a candidate).
     pub fn lag_load(&self, l: usize) -> f64 {
         self.frac_sum[l] * self.lag
     }

@@ -547,7 +547,7 @@ impl Allocator {
                 continue;
             }
             // Candidate mode has a single level: the link's load is all its flows'.
-            let used: f64 = self.link_flows[li].iter().map(|&(g, a)| a * self.rate[g as usize]).sum();
+            let used = local::load_at(&self.link_flows[li], &self.rate);
             self.levels.get_mut(&p).unwrap().used[li] = used;
             t_div = t_div.min(((self.levels[&p].base[li] - used) / (a * sp.weight)).max(0.0));
         }
@@ -586,12 +586,13 @@ impl Allocator {
             for (l, inc, frac_sum) in self.cand.take_increases() {
                 let li = l as usize;
                 let limit = lv.base[li] * (1.0 - SATURATED);
+                let lag_load = frac_sum * self.cand.lag;
                 let mut load = lv.used[li] + inc;
-                if load + frac_sum * self.cand.lag >= limit {
+                if load + lag_load >= limit {
                     load = self.exact_use(li, p);
                     if load >= limit {
                         over.push(l);
-                    } else if load + frac_sum * self.cand.lag >= limit {
+                    } else if load + lag_load >= limit {
                         // Below capacity, but too near for the lag: a candidate from now on.
                         tight.push(l);
                     }

@@ -188,8 +188,7 @@ impl Allocator {
         for &l in &check {
             let li = l as usize;
             lv.used[li] = load_at(&self.link_flows[li], &self.rate);
-            let lag_load = if self.cand.all { 0.0 } else { self.cand.lag_load(li) };
-            if lv.used[li] + lag_load >= lv.base[li] * (1.0 - SATURATED) {
+            if lv.used[li] + self.cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED) {
                 full.push(l);
             }
         }
@@ -288,7 +287,7 @@ impl Allocator {
 }
 
 /// The load of a link's `(flow, fraction)` entries at the flows' `rate`s.
-fn load_at(on: &[(u32, f64)], rate: &[f64]) -> f64 {
+pub(super) fn load_at(on: &[(u32, f64)], rate: &[f64]) -> f64 {
     on.iter().map(|&(g, a)| a * rate[g as usize]).sum()
 }
 
