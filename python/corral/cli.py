@@ -320,8 +320,7 @@ class _Parser(argparse.ArgumentParser):
     `error: ...` on stderr, exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"error: {self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)
-        raise SystemExit(EXIT_USER_ERROR)
+        raise fail(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
 def _at_least(minimum: float, kind: Callable[[str], float], what: str) -> Callable[[str], float]:
