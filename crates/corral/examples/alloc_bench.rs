@@ -71,7 +71,7 @@ fn main() {
             al.remove_flow(id).unwrap();
             rem.push(t.elapsed().as_secs_f64());
         }
-        let (local, gave_up) = al.local_refills();
+        let (local, gave_up, _) = al.local_refills();
         // Flows whose exact rate each arrival changes (beyond 1e-9 relative): any exact update
         // has to recompute at least these. Counted apart, so the timing runs undisturbed.
         for f in extra {

@@ -43,6 +43,8 @@ pub(crate) struct Scratch {
     /// Link levels: [`entry`]s, whose integer order is (level, link).
     heap: BinaryHeap<Reverse<u128>>,
     demands: Vec<(f64, u32)>,
+    /// (link, flow) entries the first passes of all fills so far read.
+    pub entries_read: usize,
 }
 
 #[derive(Clone, Default)]
@@ -155,6 +157,7 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
         let spec = &specs[f as usize];
         let w = spec.weight;
         let r = if release { out.rate[f as usize] } else { 0.0 };
+        s.entries_read += uses.uses(f as usize).len();
         for &(l, a) in uses.uses(f as usize) {
             let li = l as usize;
             let st = &mut s.ls[li];

@@ -23,8 +23,19 @@
 //! On the fluid bench's k=8 fat-tree an update changes about 15 flows' rates while the refill
 //! from the divergence level ([`super`]) redoes about 126. Where a change spreads far (flows
 //! sprayed over a torus change half of all rates on an arrival), S outgrows a budget; the
-//! update then falls back to that refill from the unchanged state, and the local refill
-//! backs off for a while. Single priority level only.
+//! update then falls back to that refill from the unchanged state.
+//!
+//! How far a change spreads shows early: the flows that fail the first round's check (its
+//! fan-out) predict the rounds to come. On the fluid bench, updates whose first round failed
+//! 0-3 flows read ~210 entries in all when resolved, 4-7 flows ~1,200 and 12-15 flows ~2,500,
+//! and 0.5 %, 15 % and 79 % of them ran past their budget. So the local refill keeps running
+//! means, in entries read, of what the refill from the divergence level costs and, per
+//! fan-out, of what going on past the first round cost (plus that refill where it gave up
+//! later), and stops after the first round where going on has cost more (one such update in
+//! [`EXPLORE_EVERY`] goes on, to keep measuring). Both paths give the max-min rates, so this
+//! choice moves only rounding. After giving up on several updates in a row (on a sprayed
+//! torus it always does), it pauses for a growing number of updates. Single priority level
+//! only.
 
 use super::Allocator;
 use crate::alloc::candidates::SATURATED;
@@ -36,9 +47,25 @@ use crate::alloc::waterfill::{fill, Out};
 /// found wrongly only makes S larger.
 const EPS: f64 = 1e-12;
 
-/// First and longest pause (in updates) of the local refill after it gave up.
-const MIN_BACKOFF: u32 = 4;
+/// Longest pause (in updates) of the local refill after giving up on several updates in a
+/// row.
 const MAX_BACKOFF: u32 = 256;
+
+/// First-round fan-outs (flows that failed the first check) told apart by the early give-up;
+/// larger ones share the last class.
+const FAN_OUT_CLASSES: usize = 32;
+
+/// Weight of a new sample in the running means of the early give-up.
+const MEAN_WEIGHT: f64 = 1.0 / 16.0;
+
+/// One update in this many of a fan-out class the early give-up would stop goes on anyway,
+/// so that class's mean keeps up with the network's state.
+const EXPLORE_EVERY: u32 = 8;
+
+/// Running mean with weight [`MEAN_WEIGHT`] for the new sample `x`; the first sample alone.
+fn running_mean(mean: Option<f64>, x: f64) -> f64 {
+    mean.map_or(x, |m| m + MEAN_WEIGHT * (x - m))
+}
 
 /// Work budget of a local refill beyond the live (link, flow) entries and the links.
 const BUDGET_FLOOR: usize = 512;
@@ -61,14 +88,24 @@ pub(super) struct Local {
     pub entries: usize,
     /// A fixed work budget in place of the one from `entries` (tests).
     pub budget: Option<usize>,
-    /// Updates the local refill still sits out, and the length of the last pause: doubled
-    /// (from [`MIN_BACKOFF`] up to [`MAX_BACKOFF`]) when it gives up, back to 0 when it
-    /// resolves an update.
+    /// Updates the local refill still sits out, and how many updates in a row it gave up
+    /// on: none after the first, then 1, 3, 7, ... up to [`MAX_BACKOFF`]; the streak ends
+    /// when it resolves an update.
     skip: u32,
-    backoff: u32,
-    /// Updates it resolved and gave up on (for tests and benchmarks).
+    streak: u32,
+    /// The early give-up's running means, in entries read: what the refill from the
+    /// divergence level costs, and per first-round fan-out class what going on past the
+    /// first round cost (for an update given up on later, its wasted work plus that refill).
+    /// `None` until measured.
+    fallback_cost: Option<f64>,
+    go_on_cost: [Option<f64>; FAN_OUT_CLASSES],
+    /// Per class, updates the early give-up stopped (for [`EXPLORE_EVERY`]).
+    stopped: [u32; FAN_OUT_CLASSES],
+    /// Updates it resolved and gave up on, and of the latter those it stopped after the
+    /// first round (for tests and benchmarks).
     pub resolved: u64,
     pub gave_up: u64,
+    pub stopped_early: u64,
 }
 
 impl Local {
@@ -92,15 +129,44 @@ impl Local {
         self.round
     }
 
-    fn outcome(&mut self, resolved: bool) {
+    fn outcome(&mut self, resolved: bool, stopped_early: bool) {
         if resolved {
             self.resolved += 1;
-            self.backoff = 0;
+            self.streak = 0;
+        } else if stopped_early {
+            // Cheap by design: no pause.
+            self.gave_up += 1;
+            self.stopped_early += 1;
         } else {
             self.gave_up += 1;
-            self.backoff = (self.backoff * 2).clamp(MIN_BACKOFF, MAX_BACKOFF);
-            self.skip = self.backoff;
+            self.streak += 1;
+            self.skip = ((1u64 << (self.streak - 1).min(31)) - 1).min(MAX_BACKOFF as u64) as u32;
         }
+    }
+
+    /// Notes the work (entries read) of a refill from the divergence level.
+    pub fn fallback_done(&mut self, work: usize) {
+        self.fallback_cost = Some(running_mean(self.fallback_cost, work as f64));
+    }
+
+    /// Whether to give up after a first round that failed `fan_out` flows: when going on
+    /// from such a round has cost more, on average, than the refill from the divergence
+    /// level (except every [`EXPLORE_EVERY`]th time, to keep measuring).
+    fn stop_early(&mut self, fan_out: usize) -> bool {
+        let c = fan_out.min(FAN_OUT_CLASSES - 1);
+        let (Some(go_on), Some(fallback)) = (self.go_on_cost[c], self.fallback_cost) else { return false };
+        if go_on <= fallback {
+            return false;
+        }
+        self.stopped[c] = self.stopped[c].wrapping_add(1);
+        !self.stopped[c].is_multiple_of(EXPLORE_EVERY)
+    }
+
+    /// Notes what an update whose first round failed `fan_out` flows cost past that round.
+    fn went_on(&mut self, fan_out: usize, work: usize, resolved: bool) {
+        let c = fan_out.min(FAN_OUT_CLASSES - 1);
+        let fallback = if resolved { 0.0 } else { self.fallback_cost.unwrap_or(0.0) };
+        self.go_on_cost[c] = Some(running_mean(self.go_on_cost[c], work as f64 + fallback));
     }
 }
 
@@ -142,6 +208,10 @@ impl Allocator {
         }
         let mut failed: Vec<u32> = Vec::new();
         let mut check: Vec<u32> = Vec::new();
+        // The first round's fan-out once past it, and the work of the rounds after it.
+        let mut fan_out: Option<usize> = None;
+        let mut later_work = 0;
+        let mut stopped_early = false;
         let resolved = loop {
             // Give up before a round that would far overrun the budget (on a sprayed torus S
             // takes hundreds of flows of ~86 links each in its first round).
@@ -157,11 +227,21 @@ impl Allocator {
             check.extend_from_slice(links);
             failed.clear();
             work += self.check_links(p, &check, update, &mut failed);
+            if fan_out.is_some() {
+                later_work += work;
+            }
             if failed.is_empty() {
                 break true;
             }
             if work >= budget {
                 break false;
+            }
+            if fan_out.is_none() {
+                if self.local.stop_early(failed.len()) {
+                    stopped_early = true;
+                    break false;
+                }
+                fan_out = Some(failed.len());
             }
             budget -= work;
             for &g in &failed {
@@ -175,7 +255,10 @@ impl Allocator {
                 (self.rate[gi], self.level[gi], self.bottleneck[gi]) = old;
             }
         }
-        self.local.outcome(resolved);
+        if let Some(f) = fan_out {
+            self.local.went_on(f, later_work, resolved);
+        }
+        self.local.outcome(resolved, stopped_early);
         if !resolved {
             return false;
         }
@@ -347,15 +430,72 @@ mod tests {
         // Given up after its first round; the refill from the divergence level did the update.
         assert_eq!((al.local.resolved, al.local.gave_up), (0, 1));
         assert_exact(&al);
-        // The next 4 updates sit out, the one after tries again and gives up.
+        // A first give-up costs no pause: the next update tries, and gives up again.
         al.remove_flow(f).unwrap();
         assert_eq!(al.allocation().rate, before);
-        for l in [5, 6, 7] {
-            al.add_flow(FlowSpec::new(vec![(l, 1.0)])).unwrap();
-        }
-        assert_eq!(al.local.gave_up, 1);
-        al.add_flow(FlowSpec::new(vec![(8, 1.0)])).unwrap();
         assert_eq!(al.local.gave_up, 2);
+        // The second in a row pauses 1 update, the third 3.
+        let mut tried = Vec::new();
+        for l in 3..10 {
+            let g = al.local.gave_up;
+            al.add_flow(FlowSpec::new(vec![(l, 1.0)])).unwrap();
+            tried.push(al.local.gave_up > g);
+        }
+        assert_eq!(tried, [false, true, false, false, false, true, false]);
+        assert_exact(&al);
+        // Resolving an update ends the streak.
+        al.local.budget = None;
+        al.local.skip = 0;
+        al.add_flow(FlowSpec::new(vec![(11, 1.0)])).unwrap();
+        assert_eq!(al.local.resolved, 1);
+        assert_eq!(al.local.streak, 0);
+    }
+
+    #[test]
+    fn it_stops_after_the_first_round_where_going_on_cost_more_than_the_fallback() {
+        let mut local = super::Local::default();
+        // Nothing measured yet: it goes on.
+        assert!(!local.stop_early(5));
+        local.fallback_done(100);
+        assert!(!local.stop_early(5));
+        // Going on from a fan-out of 5 resolved for 40 entries, then gave up after 150 (so
+        // 150 plus the fallback's 100): the mean passes 100.
+        local.went_on(5, 40, true);
+        assert!(!local.stop_early(5));
+        local.went_on(5, 150, false);
+        assert_eq!(local.go_on_cost[5], Some(40.0 + (250.0 - 40.0) / 16.0));
+        for _ in 0..20 {
+            local.went_on(5, 150, false);
+        }
+        // Other fan-outs are apart, and fan-outs past the last class share it.
+        assert!(!local.stop_early(4));
+        local.went_on(100, 500, true);
+        assert_eq!(local.go_on_cost[super::FAN_OUT_CLASSES - 1], Some(500.0));
+        // Stopped, but every 8th such update goes on to keep measuring.
+        let stops: Vec<bool> = (0..16).map(|_| local.stop_early(5)).collect();
+        assert_eq!(stops.iter().filter(|&&s| !s).count(), 2);
+        assert!(!stops[7] && !stops[15]);
+        // A costlier fallback makes going on worth it again.
+        local.fallback_done(10_000);
+        assert!(!local.stop_early(5));
+    }
+
+    #[test]
+    fn an_update_stopped_early_is_done_exactly_without_a_pause() {
+        // A chain where an arrival's first round fails several flows; teach the local refill
+        // that going on from that fan-out costs more than the fallback.
+        let mut al = chain(12);
+        al.local.fallback_done(1);
+        for c in 0..super::FAN_OUT_CLASSES {
+            al.local.went_on(c, 1_000, true);
+        }
+        // (Not an update that goes on to keep measuring.)
+        al.local.stopped = [1; super::FAN_OUT_CLASSES];
+        let f = al.add_flow(FlowSpec::new(vec![(2, 1.0), (3, 1.0)])).unwrap();
+        assert_eq!((al.local.resolved, al.local.gave_up, al.local.stopped_early), (0, 1, 1));
+        assert_exact(&al);
+        assert_eq!(al.local.skip, 0);
+        al.remove_flow(f).unwrap();
         assert_exact(&al);
     }
 }
