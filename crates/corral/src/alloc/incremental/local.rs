@@ -51,8 +51,9 @@ const EPS: f64 = 1e-12;
 /// row.
 const MAX_BACKOFF: u32 = 256;
 
-/// First-round fan-outs (flows that failed the first check) told apart by the early give-up;
-/// larger ones share the last class.
+/// First-round fan-outs told apart by the early give-up (the fan-out: the flows that failed
+/// the first round's check, a flow counted once per link it failed on); larger ones share
+/// the last class.
 const FAN_OUT_CLASSES: usize = 32;
 
 /// Weight of a new sample in the running means of the early give-up.
