@@ -15,7 +15,8 @@
 //!
 //! With a single priority level, an update first tries the local refill ([`local`]), which
 //! refills only the flows the optimality condition shows must move, and gives up past a
-//! work budget; the refill above then reads the flows' entries on candidate links only
+//! work budget or when its first round predicts more work than the refill above; that refill
+//! then reads the flows' entries on candidate links only
 //! ([`super::candidates`]: the saturated links and those near saturation) and then checks the
 //! other links. With several levels it reads every link.
 //!
