@@ -63,18 +63,18 @@ const MEAN_WEIGHT: f64 = 1.0 / 16.0;
 /// so that class's mean keeps up with the network's state.
 const EXPLORE_EVERY: u32 = 8;
 
-/// Running mean with weight [`MEAN_WEIGHT`] for the new sample `x`; the first sample alone.
-fn running_mean(mean: Option<f64>, x: f64) -> f64 {
-    mean.map_or(x, |m| m + MEAN_WEIGHT * (x - m))
-}
-
 /// Work budget of a local refill beyond the live (link, flow) entries and the links.
 const BUDGET_FLOOR: usize = 512;
 
 /// A round whose bound on entries read is this many times the budget left is not started.
 const OVERRUN: usize = 2;
 
-/// Work arrays and the back-off state of the local refill.
+/// Running mean with weight [`MEAN_WEIGHT`] for the new sample `x`; the first sample alone.
+fn running_mean(mean: Option<f64>, x: f64) -> f64 {
+    mean.map_or(x, |m| m + MEAN_WEIGHT * (x - m))
+}
+
+/// Work arrays and the give-up state of the local refill.
 #[derive(Default)]
 pub(super) struct Local {
     /// Flow id -> in S.
@@ -89,9 +89,9 @@ pub(super) struct Local {
     pub entries: usize,
     /// A fixed work budget in place of the one from `entries` (tests).
     pub budget: Option<usize>,
-    /// Updates the local refill still sits out, and how many updates in a row it gave up
-    /// on: none after the first, then 1, 3, 7, ... up to [`MAX_BACKOFF`]; the streak ends
-    /// when it resolves an update.
+    /// Updates the local refill still sits out, and how many updates in a row it gave up on
+    /// past its budget: a streak of n pauses it 2^(n-1) - 1 updates (0, 1, 3, 7, ... up to
+    /// [`MAX_BACKOFF`]); resolving an update ends the streak, an early stop leaves it.
     skip: u32,
     streak: u32,
     /// The early give-up's running means, in entries read: what the refill from the
@@ -176,7 +176,8 @@ impl Allocator {
     /// the flow added or whose demand changed, `links` those whose load or capacity changed
     /// without a flow of S on them (a departed flow's, a capacity change's). Returns false,
     /// with every rate as it was, once its fills and checks have read more than a budget of
-    /// (link, flow) entries.
+    /// (link, flow) entries, or after a first round whose fan-out predicts more work than
+    /// the refill from the divergence level.
     pub(super) fn local_refill(&mut self, p: u8, first: Option<u32>, links: &[u32]) -> bool {
         let nf = self.specs.len();
         self.local.in_s.resize(nf, false);
