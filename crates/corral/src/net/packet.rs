@@ -95,7 +95,7 @@ impl Ecn {
 
     /// The bits of a new packet.
     pub fn new(ect: bool, ece: bool, cwr: bool) -> Ecn {
-        Ecn((ect as u8) * Self::ECT | (ece as u8) * Self::ECE | (cwr as u8) * Self::CWR)
+        Ecn(((ect as u8) * Self::ECT) | ((ece as u8) * Self::ECE) | ((cwr as u8) * Self::CWR))
     }
 
     #[inline]

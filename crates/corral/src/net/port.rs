@@ -142,7 +142,7 @@ impl Port {
 /// 8e12 / rate when it divides evenly, else 0.
 fn ps_per_byte(rate: Rate) -> u64 {
     let ps = 8 * Time::PS_PER_SEC;
-    if rate.bps() > 0 && ps % rate.bps() == 0 {
+    if rate.bps() > 0 && ps.is_multiple_of(rate.bps()) {
         ps / rate.bps()
     } else {
         0

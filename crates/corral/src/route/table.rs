@@ -102,9 +102,9 @@ impl RouteTable {
                     continue;
                 }
                 let mut total = 0.0;
-                for k in a..b {
-                    let v = net.ports[self.ports[k].idx()].peer.idx();
-                    behind[k] = count[v];
+                for (slot, port) in behind[a..b].iter_mut().zip(&self.ports[a..b]) {
+                    let v = net.ports[port.idx()].peer.idx();
+                    *slot = count[v];
                     total += count[v];
                 }
                 count[u] = total;

@@ -569,7 +569,7 @@ impl TcpSender {
         let flight = self.flight();
         // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
         // ssthresh for this congestion event.
-        if !self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+        if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
             self.cc.on_loss(&mut self.cc_state, flight, now);
         }
         self.send_cwr = self.ecn;

@@ -99,7 +99,7 @@ impl Simulation {
         for (i, f) in self.flows.iter().enumerate() {
             let d = &f.def;
             if d.routing.is_some_and(|r| r != sc.routing.routing) {
-                return Err(config_err(&format!("flows[{i}].routing"), "corral emulate routes every flow by the run's [routing]"));
+                return Err(config_err(format!("flows[{i}].routing"), "corral emulate routes every flow by the run's [routing]"));
             }
             let cc = match &d.transport {
                 FlowTransport::Tcp(Some(cc)) => cc.name(),

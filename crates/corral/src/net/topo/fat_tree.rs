@@ -28,7 +28,7 @@ pub struct FatTreeConfig {
 
 impl FatTreeConfig {
     pub fn validate(&self) -> Result<()> {
-        ensure(self.k >= 2 && self.k % 2 == 0 && self.k <= 128, "topology.k", || {
+        ensure(self.k >= 2 && self.k.is_multiple_of(2) && self.k <= 128, "topology.k", || {
             format!("must be even and between 2 and 128, got {}", self.k)
         })
     }

@@ -50,10 +50,10 @@ impl ThreeTierConfig {
         for (key, v) in [("cores", self.cores), ("aggs", self.aggs), ("edges", self.edges), ("hosts_per_edge", self.hosts_per_edge), ("aggs_per_pod", self.aggs_per_pod)] {
             ensure(v >= 1, &format!("topology.{key}"), || format!("must be at least 1, got {v}"))?;
         }
-        ensure(self.aggs % self.aggs_per_pod == 0, "topology.aggs", || {
+        ensure(self.aggs.is_multiple_of(self.aggs_per_pod), "topology.aggs", || {
             format!("must be a multiple of aggs_per_pod ({}), got {}", self.aggs_per_pod, self.aggs)
         })?;
-        ensure(self.edges % self.pods() == 0, "topology.edges", || {
+        ensure(self.edges.is_multiple_of(self.pods()), "topology.edges", || {
             format!("must be a multiple of the number of pods ({}), got {}", self.pods(), self.edges)
         })
     }

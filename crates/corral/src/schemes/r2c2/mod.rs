@@ -394,7 +394,8 @@ impl R2c2 {
     /// so every view complete and current: each active flow as its own node knows it),
     /// against the rate each rate-limited flow's source holds.
     fn sample_rate_error(&mut self, ctx: &dyn Ctx) {
-        let (mut entries, mut unlimited): (Vec<(u32, FlowInfo, f64)>, Vec<(u32, FlowInfo)>) = (Vec::new(), Vec::new());
+        let mut entries: Vec<(u32, FlowInfo, f64)> = Vec::new();
+        let mut unlimited: Vec<(u32, FlowInfo)> = Vec::new();
         for (node, flows) in self.own.iter().enumerate() {
             for (&f, s) in flows.iter().filter(|(_, s)| !s.done) {
                 let Some(&info) = self.views[node].get(f) else { continue };

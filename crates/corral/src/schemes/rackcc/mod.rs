@@ -258,7 +258,7 @@ impl Rackcc {
 
     /// The ToR at `node`, its ports tapped and its uplink capacity summed on first use.
     fn tor(&mut self, ctx: &mut dyn Ctx, node: NodeId) -> &mut Tor {
-        if !self.tors.contains_key(&node.0) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = self.tors.entry(node.0) {
             let mut uplink_bps = 0.0;
             for &p in &ctx.net().nodes[node.idx()].ports.clone() {
                 ctx.tap_port(p);
@@ -267,7 +267,7 @@ impl Rackcc {
                     uplink_bps += ctx.net().ports[p.idx()].rate().bps() as f64;
                 }
             }
-            self.tors.insert(node.0, Tor { uplink_bps, ..Tor::default() });
+            slot.insert(Tor { uplink_bps, ..Tor::default() });
         }
         self.tors.get_mut(&node.0).expect("just made")
     }
