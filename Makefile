@@ -5,6 +5,7 @@
 # Also:
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
 #   make bench     the speed benchmark (bench/README.md)
+#   make lint      clippy over every Rust crate and target, warnings as errors
 #
 # The native code is built with profile-guided optimization (scripts/pgo.py: an instrumented
 # build runs the package's example scenarios first); PGO=0 builds without it.
@@ -21,7 +22,7 @@ PGO ?= 1
 PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
 
-.PHONY: install install-test wheel outcast fct test bench prerequisites
+.PHONY: install install-test wheel outcast fct test bench lint prerequisites
 
 prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
@@ -64,3 +65,7 @@ test: install-test
 bench: install
 	$(PGO_BUILD) cargo build --release -p corral --example run_scenario
 	$(PY) bench/run.py --engine $(ENGINE)
+
+# Not part of `make test`: clippy checks the crates in a build of its own.
+lint:
+	cargo clippy --release --workspace --all-targets -- -D warnings

@@ -62,6 +62,9 @@ struct Simulation {
     scenario_json: String,
 }
 
+/// A Parquet flow list's cells as Python passes them: (header, rows).
+type TraceCells = (Vec<String>, Vec<Vec<String>>);
+
 #[pymethods]
 impl Simulation {
     /// Loads and builds a scenario. `max_memory` (a size like "4GB", or bytes) caps the
@@ -69,7 +72,7 @@ impl Simulation {
     /// `traces` are the cells of Parquet flow lists (`parquet_traces`): {block: (header, rows)}.
     #[new]
     #[pyo3(signature = (scenario_toml, overrides = Vec::new(), source = "<string>".to_string(), max_memory = None, traces = None))]
-    fn new(scenario_toml: &str, overrides: Vec<String>, source: String, max_memory: Option<String>, traces: Option<BTreeMap<usize, (Vec<String>, Vec<Vec<String>>)>>) -> PyResult<Self> {
+    fn new(scenario_toml: &str, overrides: Vec<String>, source: String, max_memory: Option<String>, traces: Option<BTreeMap<usize, TraceCells>>) -> PyResult<Self> {
         let limit = match max_memory.as_deref().map(str::trim) {
             None => None,
             Some(s) => Some(

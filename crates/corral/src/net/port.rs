@@ -60,6 +60,9 @@ pub struct Port {
 }
 
 impl Port {
+    /// A port of `node` (its `local` index of `node_ports`) to `peer`'s `peer_port`: one
+    /// argument per fixed property of the link, hence more than clippy's seven.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(node: NodeId, local: u16, peer: NodeId, peer_port: PortId, rate: Rate, delay: Time, queue: QueueDisc, node_ports: usize) -> Port {
         Port {
             node,

@@ -78,7 +78,7 @@ mod tests {
             }
             assert_eq!(node, net.hosts[d as usize]);
         }
-        let long: Vec<PortId> = std::iter::repeat(net.nodes[0].ports[0]).take(43).collect();
+        let long: Vec<PortId> = std::iter::repeat_n(net.nodes[0].ports[0], 43).collect();
         assert!(sr.encode(&net, &long).unwrap_err().to_string().starts_with("routing.source_routes:"));
         let _ = NO_WAYPOINT;
     }

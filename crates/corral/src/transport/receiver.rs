@@ -75,7 +75,7 @@ impl TcpReceiver {
             return out;
         }
         let mut order: Vec<&(u64, u64, u64)> = self.ooo.iter().collect();
-        order.sort_unstable_by(|a, b| b.2.cmp(&a.2));
+        order.sort_unstable_by_key(|x| std::cmp::Reverse(x.2));
         for &&(s, e, _) in order.iter().take(SACK_BLOCKS) {
             out.blocks[out.len as usize] = (s, e);
             out.len += 1;

@@ -81,7 +81,7 @@ mod tests {
         let target: Vec<bool> = (0..24).map(|i| i % 3 == 0).collect();
         let score = |g: &[bool]| g.iter().zip(&target).filter(|(a, b)| a == b).count() as f64;
         let s = GaSettings { population: 100, mutation: 0.01, generations: 200, patience: 30 };
-        let found = search(&vec![false; 24], s, &mut Rng::stream(7, 0, 0), score);
+        let found = search(&[false; 24], s, &mut Rng::stream(7, 0, 0), score);
         assert_eq!(found.genes, target, "after {} generations", found.generations);
         assert_eq!(found.fitness, 24.0);
         // A start that is already optimal stays.
