@@ -5,8 +5,8 @@
 //! incremental update after one arrival and one departure (median over 50 arrivals /
 //! departures, each departure undoing its arrival), and how many of the N flows change rate
 //! (beyond 1e-9 relative) on an arrival: a lower bound on the flows any exact update must
-//! recompute, and how many of the 100 timed updates the local refill resolved and gave up
-//! on (`Allocator::local_refills`). `ecmp` routes each flow on one hashed shortest path
+//! recompute, and how many of the 100 timed updates the level-ordered refill resolved and gave up
+//! on (`Allocator::ordered_refills`). `ecmp` routes each flow on one hashed shortest path
 //! instead of spraying, for comparison: far fewer links per flow, far less coupling.
 
 use corral::route::usage::UsageBuilder;
@@ -71,7 +71,7 @@ fn main() {
             al.remove_flow(id).unwrap();
             rem.push(t.elapsed().as_secs_f64());
         }
-        let (local, gave_up, _) = al.local_refills();
+        let (resolved, gave_up) = al.ordered_refills();
         // Flows whose exact rate each arrival changes (beyond 1e-9 relative): any exact update
         // has to recompute at least these. Counted apart, so the timing runs undisturbed.
         for f in extra {
@@ -82,7 +82,7 @@ fn main() {
             al.remove_flow(id).unwrap();
         }
         println!(
-            "{{\"routing\": \"{routing:?}\", \"flows\": {n}, \"links\": {}, \"nnz\": {nnz}, \"usage_build_ms\": {:.2}, \"full_ms\": {:.3}, \"arrival_ms\": {:.3}, \"departure_ms\": {:.3}, \"arrival_changed_flows\": {{\"median\": {}, \"min\": {}, \"max\": {}}}, \"timed_updates_local\": {local}, \"timed_updates_local_gave_up\": {gave_up}}}",
+            "{{\"routing\": \"{routing:?}\", \"flows\": {n}, \"links\": {}, \"nnz\": {nnz}, \"usage_build_ms\": {:.2}, \"full_ms\": {:.3}, \"arrival_ms\": {:.3}, \"departure_ms\": {:.3}, \"arrival_changed_flows\": {{\"median\": {}, \"min\": {}, \"max\": {}}}, \"timed_updates_ordered\": {resolved}, \"timed_updates_ordered_gave_up\": {gave_up}}}",
             capacity.len(), usage_s * 1e3, median(full) * 1e3, median(add) * 1e3, median(rem) * 1e3,
             median(changed.clone()), changed.iter().copied().fold(f64::INFINITY, f64::min), changed.iter().copied().fold(0.0, f64::max)
         );

@@ -1,0 +1,517 @@
+//! Level-ordered refill of the incremental allocator: after a change, one progressive
+//! filling that moves only the flows whose part of the old filling stops holding.
+//!
+//! Progressive filling (R2C2 section 3.3.1) raises a common level `t`; every flow runs at
+//! `w t` until a link on its path saturates or its demand is reached. The old allocation is
+//! a record of that filling: flow `g` rose to its level `t_g`, then froze at rate `r_g`,
+//! stopped by its bottleneck. After a change the new filling is followed in level order,
+//! taking every flow outside the set A of moved flows to repeat its old course, and a flow
+//! joins A at the level where that assumption fails on one of its links:
+//!
+//! - a link saturates at level `t` while a flow outside A on it had risen past `t`: the flow
+//!   joins A and freezes there;
+//! - a flow outside A froze on link `l` at `t_g`, but `l` is not saturated at `t_g` now: the
+//!   flow joins A still rising.
+//!
+//! Only links that carry a flow of A (or whose load or capacity the change itself moved)
+//! can behave differently from the old filling: on any other link every flow repeats its
+//! course, so the link saturates when it did. On those links the load from level `t` on is
+//! piecewise linear, `sum a * min(r, w t)` over the flows outside A (their old course), plus
+//! the frozen flows of A, plus `a * min(d, w t)` for the rising ones (`d` the demand); the
+//! first level where it reaches capacity, or where a flow outside A froze on it, is the
+//! link's next event. Events come from a heap in level order. A flow that starts rising can
+//! bring its links' events forward, so they are recomputed at once; a flow that freezes only
+//! lowers its links' loads from then on, so their entries stay (early) in the heap and are
+//! recomputed when they reach the top. A flow joins A at most once and freezes at most once,
+//! so the filling ends; when it does, every flow of A has its new rate and every other
+//! flow's old course still holds, so the result is the max-min allocation (a fill from
+//! scratch gives the same rates up to rounding; the tests check 1e-9). Moving a flow that
+//! would not have moved only costs work, so ties are resolved towards moving.
+//!
+//! This is HCC's incremental algorithm (section III-A) as a partial water-fill: its work
+//! goes with the moved flows' links, not with all the flows above the first level the change
+//! reaches. On the fluid bench's k=8 fat-tree an update moves ~15 flows and recomputes ~110
+//! links. Where a change moves a large share of all rates (flows sprayed over a torus move
+//! about half of them on an arrival), the work passes a budget; the update then falls back to
+//! the refill from the divergence level ([`super`]) from the unchanged state, and after
+//! several such updates in a row this refill pauses for a growing number of updates. Single
+//! priority level only.
+
+use super::Allocator;
+use crate::alloc::candidates::SATURATED;
+use crate::alloc::problem::Bottleneck;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Relative margin by which a flow's level must pass the level where a link saturates for the
+/// flow to be frozen there anew (below it, the two are one tie that rounding split).
+const EPS: f64 = 1e-12;
+
+/// Work budget (entries read) of an update beyond the live (link, flow) entries and the links.
+const BUDGET_FLOOR: usize = 512;
+
+/// Longest pause (in updates) after giving up on several updates in a row.
+const MAX_BACKOFF: u32 = 256;
+
+/// A flow outside A (following its old course).
+const OLD: u8 = 0;
+/// A flow of A still rising.
+const RISING: u8 = 1;
+/// A flow of A at its new rate.
+const SETTLED: u8 = 2;
+
+/// The id of link `l`'s event is `LINK | l`, above every flow's (a flow's demand event has
+/// the flow's id), so that at one level a flow reaches its demand before a link stops it, as
+/// in [`crate::alloc::waterfill`].
+const LINK: u32 = 1 << 31;
+
+/// A heap entry; the integer order is (level, id, version). Levels are >= 0, and their bits
+/// order as the numbers do.
+fn event(level: f64, id: u32, version: u32) -> u128 {
+    ((level.to_bits() as u128) << 64) | ((id as u128) << 32) | version as u128
+}
+
+/// Work arrays (reset between updates) and the give-up state of the level-ordered refill.
+#[derive(Default)]
+pub(super) struct Ordered {
+    /// Flow -> [`OLD`], [`RISING`] or [`SETTLED`].
+    state: Vec<u8>,
+    /// Link -> the version of its live heap entry; entries of older versions are stale.
+    version: Vec<u32>,
+    /// Link -> the update that watches it, and the event that last marked it for a recompute.
+    watched: Vec<u32>,
+    marked: Vec<u32>,
+    update: u32,
+    event: u32,
+    /// Events: link events and demand events ([`event`]).
+    heap: BinaryHeap<Reverse<u128>>,
+    /// Links to recompute after the current event, and the links watched in this update.
+    dirty: Vec<u32>,
+    links: Vec<u32>,
+    /// Flows of A, with their old (rate, level, bottleneck) to restore on giving up.
+    moved: Vec<u32>,
+    saved: Vec<(f64, f64, Bottleneck)>,
+    /// Points (level, a r, a w) of a link's load, for [`super::crossing`].
+    pts: Vec<(f64, f64, f64)>,
+    /// (link, flow) entries of the live flows, which with the links set the work budget.
+    pub entries: usize,
+    /// A fixed work budget in place of the one from `entries` (tests).
+    pub budget: Option<usize>,
+    /// Updates this refill still sits out, and how many updates in a row it gave up on: a
+    /// streak of n pauses it 2^(n-1) - 1 updates (0, 1, 3, 7, ... up to [`MAX_BACKOFF`]);
+    /// resolving an update ends the streak.
+    skip: u32,
+    streak: u32,
+    /// Updates it resolved and gave up on (for tests and benchmarks).
+    pub resolved: u64,
+    pub gave_up: u64,
+}
+
+impl Ordered {
+    /// Whether this update tries the level-ordered refill (false during a pause).
+    pub fn try_now(&mut self) -> bool {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return false;
+        }
+        true
+    }
+
+    fn outcome(&mut self, resolved: bool) {
+        if resolved {
+            self.resolved += 1;
+            self.streak = 0;
+        } else {
+            self.gave_up += 1;
+            self.streak += 1;
+            self.skip = ((1u64 << (self.streak - 1).min(31)) - 1).min(MAX_BACKOFF as u64) as u32;
+        }
+    }
+
+    /// A new update over `links` links; after 2^32 updates the marks start again from zero.
+    fn start(&mut self, flows: usize, links: usize) {
+        self.state.resize(flows, OLD);
+        self.version.resize(links, 0);
+        self.watched.resize(links, 0);
+        self.marked.resize(links, 0);
+        self.update = self.update.wrapping_add(1);
+        if self.update == 0 {
+            self.watched.iter_mut().for_each(|x| *x = 0);
+            self.update = 1;
+        }
+        self.next_event();
+    }
+
+    /// A new event; after 2^32 events the marks start again from zero.
+    fn next_event(&mut self) {
+        self.event = self.event.wrapping_add(1);
+        if self.event == 0 {
+            self.marked.iter_mut().for_each(|x| *x = 0);
+            self.event = 1;
+        }
+    }
+
+    /// Watches link `l` from now on in this update; true if it was not watched yet.
+    fn watch(&mut self, l: u32) -> bool {
+        let li = l as usize;
+        let first = self.watched[li] != self.update;
+        if first {
+            self.watched[li] = self.update;
+            self.links.push(l);
+        }
+        first
+    }
+
+    /// Has link `l`'s next event recomputed after the current event (and watches it).
+    fn mark(&mut self, l: u32) {
+        self.watch(l);
+        let li = l as usize;
+        if self.marked[li] != self.event {
+            self.marked[li] = self.event;
+            self.dirty.push(l);
+        }
+    }
+}
+
+impl Allocator {
+    /// Redoes the single priority level `p` after a change by the level-ordered refill:
+    /// `first` is the flow added or whose demand changed, `links` those whose load or
+    /// capacity changed without that flow on them (a departed flow's, a capacity change's).
+    /// Returns false, with every rate as it was, once it has read more (link, flow) entries
+    /// than its budget.
+    pub(super) fn ordered_refill(&mut self, p: u8, first: Option<u32>, links: &[u32]) -> bool {
+        let nl = self.capacity.len();
+        let mut o = std::mem::take(&mut self.ordered);
+        o.start(self.specs.len(), nl);
+        let base = std::mem::take(&mut self.levels.get_mut(&p).expect("the level").base);
+        let mut budget = o.budget.unwrap_or(o.entries + nl + BUDGET_FLOOR);
+        if let Some(f) = first {
+            self.join(&mut o, f);
+            self.rise(&mut o, f, 0.0);
+        }
+        for &l in links {
+            o.mark(l);
+        }
+        let mut t: f64 = 0.0;
+        let resolved = loop {
+            // Recompute the links the last event may have brought forward.
+            for k in 0..o.dirty.len() {
+                let l = o.dirty[k];
+                let li = l as usize;
+                o.version[li] = o.version[li].wrapping_add(1);
+                let (sat, verify, work) = self.link_levels(&mut o, &base, l, t);
+                budget = budget.saturating_sub(work);
+                let e = sat.min(verify).max(t);
+                if e.is_finite() {
+                    o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
+                }
+            }
+            o.dirty.clear();
+            if budget == 0 {
+                break false;
+            }
+            let Some(Reverse(top)) = o.heap.pop() else { break true };
+            t = t.max(f64::from_bits((top >> 64) as u64));
+            let id = (top >> 32) as u32;
+            if id & LINK == 0 {
+                // A rising flow reaches its demand (its load `a min(d, w t)` stays the same).
+                if o.state[id as usize] == RISING {
+                    o.next_event();
+                    let d = self.specs[id as usize].demand;
+                    self.settle(&mut o, id, d, t, Bottleneck::Demand);
+                }
+                continue;
+            }
+            let l = id & !LINK;
+            let version = top as u32;
+            if version != o.version[l as usize] {
+                continue;
+            }
+            // The event may have moved later since the entry was made.
+            let (sat, verify, work) = self.link_levels(&mut o, &base, l, t);
+            budget = budget.saturating_sub(work);
+            let e = sat.min(verify).max(t);
+            if e > t {
+                if e.is_finite() {
+                    o.heap.push(Reverse(event(e, LINK | l, version)));
+                }
+                continue;
+            }
+            o.next_event();
+            self.link_fires(&mut o, l, t, sat <= t * (1.0 + EPS));
+        };
+        for (&g, &old) in o.moved.iter().zip(&o.saved) {
+            let gi = g as usize;
+            o.state[gi] = OLD;
+            if !resolved {
+                (self.rate[gi], self.level[gi], self.bottleneck[gi]) = old;
+            }
+        }
+        o.saved.clear();
+        o.heap.clear();
+        o.outcome(resolved);
+        self.levels.get_mut(&p).expect("the level").base = base;
+        if resolved {
+            self.settle_loads(p, &o.moved, &o.links);
+        }
+        o.moved.clear();
+        o.links.clear();
+        self.ordered = o;
+        resolved
+    }
+
+    /// Puts flow `g` in A, keeping its old course to restore on giving up.
+    fn join(&mut self, o: &mut Ordered, g: u32) {
+        let gi = g as usize;
+        o.moved.push(g);
+        o.saved.push((self.rate[gi], self.level[gi], self.bottleneck[gi]));
+    }
+
+    /// Flow `g` of A rises from level `t`: its demand is an event, its links are recomputed.
+    fn rise(&mut self, o: &mut Ordered, g: u32, t: f64) {
+        let gi = g as usize;
+        o.state[gi] = RISING;
+        let sp = &self.specs[gi];
+        if sp.demand.is_finite() {
+            let d = (sp.demand / sp.weight).max(t);
+            o.heap.push(Reverse(event(d, g, 0)));
+        }
+        for &(l, _) in &sp.usage {
+            o.mark(l);
+        }
+    }
+
+    /// Gives flow `g` of A its new rate `r` at level `t`, stopped by `b`. Its links' loads
+    /// from `t` on only fall, which can only delay their events: a watched link's entry stays
+    /// in the heap; a link met for the first time is computed.
+    fn settle(&mut self, o: &mut Ordered, g: u32, r: f64, t: f64, b: Bottleneck) {
+        let gi = g as usize;
+        o.state[gi] = SETTLED;
+        (self.rate[gi], self.level[gi], self.bottleneck[gi]) = (r, t, b);
+        for &(l, _) in &self.specs[gi].usage {
+            if o.watch(l) {
+                o.mark(l);
+            }
+        }
+    }
+
+    /// Link `l`'s saturation level from level `t` on, under its flows' current courses (at
+    /// most `t` if it is full already, infinity if it never fills); the lowest level from `t`
+    /// on at which a flow outside A froze on it; and the entries read.
+    fn link_levels(&self, o: &mut Ordered, base: &[f64], l: u32, t: f64) -> (f64, f64, usize) {
+        let li = l as usize;
+        let mut left = base[li];
+        let mut verify = f64::INFINITY;
+        o.pts.clear();
+        let on = &self.link_flows[li];
+        for &(g, a) in on {
+            let gi = g as usize;
+            let state = o.state[gi];
+            if state == SETTLED {
+                left -= a * self.rate[gi];
+                continue;
+            }
+            let sp = &self.specs[gi];
+            // Where the flow's load stops rising, and at what rate.
+            let (top, r) = if state == RISING { (sp.demand / sp.weight, sp.demand) } else { (self.level[gi], self.rate[gi]) };
+            if top <= t {
+                left -= a * r;
+            } else {
+                o.pts.push((top, a * r, a * sp.weight));
+            }
+            if state == OLD && top >= t && self.bottleneck[gi] == Bottleneck::Link(l) {
+                verify = verify.min(top);
+            }
+        }
+        let sat = if !o.pts.is_empty() {
+            super::crossing(&mut o.pts, left)
+        } else if left <= 0.0 {
+            t
+        } else {
+            f64::INFINITY
+        };
+        (sat, verify, on.len())
+    }
+
+    /// Link `l`'s event at level `t`. If it is `saturated`, its rising flows freeze on it,
+    /// and so do the flows outside A that had risen past `t` (they join A). Otherwise the
+    /// flows outside A that froze on it at `t` join A, rising.
+    fn link_fires(&mut self, o: &mut Ordered, l: u32, t: f64, saturated: bool) {
+        let li = l as usize;
+        for k in 0..self.link_flows[li].len() {
+            let g = self.link_flows[li][k].0;
+            let gi = g as usize;
+            let w = self.specs[gi].weight;
+            match o.state[gi] {
+                RISING if saturated => self.settle(o, g, w * t, t, Bottleneck::Link(l)),
+                OLD if saturated && self.level[gi] > t * (1.0 + EPS) => {
+                    self.join(o, g);
+                    self.settle(o, g, w * t, t, Bottleneck::Link(l));
+                }
+                OLD if !saturated && self.bottleneck[gi] == Bottleneck::Link(l) && self.level[gi] <= t * (1.0 + EPS) => {
+                    self.join(o, g);
+                    self.rise(o, g, t);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// After a resolved update that moved the flows `moved` and watched the links `links`:
+    /// exact loads there, and the candidates. As after the refill from the divergence level,
+    /// no link outside the candidates is left saturated: a link a moved flow froze on, or one
+    /// the change filled up, becomes a candidate; so does one too near capacity for the lag of
+    /// the candidates' check.
+    fn settle_loads(&mut self, p: u8, moved: &[u32], links: &[u32]) {
+        let lv = self.levels.get_mut(&p).expect("the level");
+        let mut full: Vec<u32> = Vec::new();
+        for &l in links {
+            let li = l as usize;
+            lv.used[li] = load_at(&self.link_flows[li], &self.rate);
+            if lv.used[li] + self.cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED) {
+                full.push(l);
+            }
+        }
+        if !self.cand.all {
+            // Every link of the moved flows now counts them at their rates.
+            for &g in moved {
+                self.cand.accounted[g as usize] = self.rate[g as usize];
+            }
+        }
+        full.extend(moved.iter().filter_map(|&g| match self.bottleneck[g as usize] {
+            Bottleneck::Link(l) => Some(l),
+            Bottleneck::Demand => None,
+        }));
+        for l in full {
+            self.promote(l, p, 0.0);
+        }
+        if self.tracking && !self.refilled_all {
+            self.refilled.extend_from_slice(moved);
+        }
+    }
+}
+
+/// The load of a link's `(flow, fraction)` entries at the flows' `rate`s.
+pub(super) fn load_at(on: &[(u32, f64)], rate: &[f64]) -> f64 {
+    on.iter().map(|&(g, a)| a * rate[g as usize]).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
+
+    /// A chain of links 0..n of capacity 10, flow i on links i and i+1, and a flow alone on
+    /// each link.
+    fn chain(n: u32) -> Allocator {
+        let mut flows: Vec<FlowSpec> = (0..n - 1).map(|i| FlowSpec::new(vec![(i, 1.0), (i + 1, 1.0)])).collect();
+        flows.extend((0..n).map(|l| FlowSpec::new(vec![(l, 1.0)])));
+        Allocator::new(Problem { capacity: vec![10.0; n as usize], headroom: 0.0, flows }).unwrap()
+    }
+
+    fn assert_exact(al: &Allocator) {
+        super::super::tests::assert_matches_a_solve_from_scratch(al, "after the update");
+    }
+
+    #[test]
+    fn an_arrival_on_an_idle_link_moves_only_itself() {
+        // Two links; flows 0 and 1 share link 0, link 1 is idle. A flow on link 1 alone
+        // changes no other rate: A is that flow.
+        let mut al = Allocator::new(Problem { capacity: vec![10.0, 10.0], headroom: 0.0, flows: vec![FlowSpec::new(vec![(0, 1.0)]); 2] }).unwrap();
+        al.take_refilled();
+        let f = al.add_flow(FlowSpec::new(vec![(1, 1.0)])).unwrap();
+        assert_eq!((al.ordered.resolved, al.ordered.gave_up), (1, 0));
+        assert_eq!(al.take_refilled(), Some(vec![f]));
+        assert_eq!((al.rate(f), al.bottleneck(f)), (Some(10.0), Some(Bottleneck::Link(1))));
+        assert_eq!(al.rate(0), Some(5.0));
+    }
+
+    #[test]
+    fn a_flow_above_a_new_saturation_freezes_there_and_frees_capacity_downstream() {
+        // Link 0 (capacity 10) carries flow 0 alone, which also crosses link 1 (capacity 12)
+        // with flow 1: 0 and 1 get 6 each on link 1. A flow on link 0 halves flow 0's share
+        // there (5, frozen anew on link 0), and flow 1 rises to the 7 that leaves on link 1.
+        let flows = vec![FlowSpec::new(vec![(0, 1.0), (1, 1.0)]), FlowSpec::new(vec![(1, 1.0)])];
+        let mut al = Allocator::new(Problem { capacity: vec![10.0, 12.0], headroom: 0.0, flows }).unwrap();
+        assert_eq!(al.allocation().rate, vec![6.0, 6.0]);
+        al.take_refilled();
+        let f = al.add_flow(FlowSpec::new(vec![(0, 1.0)])).unwrap();
+        assert_eq!(al.ordered.resolved, 1);
+        assert_eq!((al.rate(0), al.bottleneck(0)), (Some(5.0), Some(Bottleneck::Link(0))));
+        assert_eq!((al.rate(1), al.bottleneck(1)), (Some(7.0), Some(Bottleneck::Link(1))));
+        assert_eq!(al.rate(f), Some(5.0));
+        let mut moved = al.take_refilled().unwrap();
+        moved.sort_unstable();
+        assert_eq!(moved, vec![0, 1, f]);
+    }
+
+    #[test]
+    fn a_flow_frozen_on_a_link_that_no_longer_fills_rises_to_its_next_bottleneck() {
+        // Flows 0 and 1 share link 0 (capacity 10); flow 1 also crosses link 1 (capacity
+        // 8). When flow 0 leaves, link 0 no longer fills at level 5: flow 1 rises until
+        // link 1 stops it at 8.
+        let flows = vec![FlowSpec::new(vec![(0, 1.0)]), FlowSpec::new(vec![(0, 1.0), (1, 1.0)])];
+        let mut al = Allocator::new(Problem { capacity: vec![10.0, 8.0], headroom: 0.0, flows }).unwrap();
+        assert_eq!(al.bottleneck(1), Some(Bottleneck::Link(0)));
+        al.remove_flow(0).unwrap();
+        assert_eq!(al.ordered.resolved, 1);
+        assert_eq!((al.rate(1), al.bottleneck(1)), (Some(8.0), Some(Bottleneck::Link(1))));
+        // With a demand of 3 it stops at its demand instead.
+        al.set_demand(1, 3.0).unwrap();
+        assert_eq!((al.rate(1), al.bottleneck(1)), (Some(3.0), Some(Bottleneck::Demand)));
+        assert_eq!(al.ordered.resolved, 2);
+    }
+
+    #[test]
+    fn a_change_reaches_along_bottlenecks_and_stops_where_rates_do_not_move() {
+        // On link 2 of a chain, a new flow takes a share from the flows frozen there, which
+        // frees capacity next door, and so on: A grows along the chain, stays exact, and
+        // leaves out the flows the change does not reach.
+        let mut al = chain(12);
+        al.take_refilled();
+        let f = al.add_flow(FlowSpec::new(vec![(2, 1.0)])).unwrap();
+        assert_eq!((al.ordered.resolved, al.ordered.gave_up), (1, 0));
+        assert_exact(&al);
+        let refilled = al.take_refilled().unwrap();
+        assert!(refilled.contains(&f) && refilled.len() < al.flow_ids().len(), "{refilled:?}");
+        // The departure undoes it, in the same way.
+        al.remove_flow(f).unwrap();
+        assert_eq!(al.ordered.resolved, 2);
+        assert_exact(&al);
+        // A capacity cut, and back.
+        al.set_capacity(5, 2.0).unwrap();
+        assert_exact(&al);
+        al.set_capacity(5, 10.0).unwrap();
+        assert_exact(&al);
+        assert_eq!(al.ordered.resolved, 4);
+    }
+
+    #[test]
+    fn past_its_budget_it_gives_up_restores_the_rates_and_pauses() {
+        let mut al = chain(12);
+        al.ordered.budget = Some(1);
+        let before = al.allocation().rate;
+        let f = al.add_flow(FlowSpec::new(vec![(2, 1.0)])).unwrap();
+        // Given up; the refill from the divergence level did the update.
+        assert_eq!((al.ordered.resolved, al.ordered.gave_up), (0, 1));
+        assert_exact(&al);
+        // A first give-up costs no pause: the next update tries, and gives up again.
+        al.remove_flow(f).unwrap();
+        assert_eq!(al.allocation().rate, before);
+        assert_eq!(al.ordered.gave_up, 2);
+        // The second in a row pauses 1 update, the third 3.
+        let mut tried = Vec::new();
+        for l in 3..10 {
+            let g = al.ordered.gave_up;
+            al.add_flow(FlowSpec::new(vec![(l, 1.0)])).unwrap();
+            tried.push(al.ordered.gave_up > g);
+        }
+        assert_eq!(tried, [false, true, false, false, false, true, false]);
+        assert_exact(&al);
+        // Resolving an update ends the streak.
+        al.ordered.budget = None;
+        al.ordered.skip = 0;
+        al.add_flow(FlowSpec::new(vec![(11, 1.0)])).unwrap();
+        assert_eq!(al.ordered.resolved, 1);
+        assert_eq!(al.ordered.streak, 0);
+    }
+}
