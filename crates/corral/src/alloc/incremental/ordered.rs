@@ -199,7 +199,7 @@ impl Allocator {
                 let l = o.dirty[k];
                 let li = l as usize;
                 o.version[li] = o.version[li].wrapping_add(1);
-                let (sat, verify, work) = self.link_levels(&mut o, &base, l, t);
+                let (sat, verify, work) = self.link_levels(&o.state, &mut o.pts, &base, l, t);
                 budget = budget.saturating_sub(work);
                 let e = sat.min(verify).max(t);
                 if e.is_finite() {
@@ -210,9 +210,32 @@ impl Allocator {
             if budget == 0 {
                 break false;
             }
-            let Some(Reverse(top)) = o.heap.pop() else { break true };
+            let Some(mut top_entry) = o.heap.peek_mut() else { break true };
+            let top = top_entry.0;
             t = t.max(f64::from_bits((top >> 64) as u64));
             let id = (top >> 32) as u32;
+            let l = id & !LINK;
+            let version = top as u32;
+            if id & LINK != 0 && version == o.version[l as usize] {
+                // The event may have moved later since the entry was made.
+                let (sat, verify, work) = self.link_levels(&o.state, &mut o.pts, &base, l, t);
+                budget = budget.saturating_sub(work);
+                let e = sat.min(verify).max(t);
+                if e > t {
+                    if e.is_finite() {
+                        // In place of the top: one sift down.
+                        top_entry.0 = event(e, id, version);
+                    } else {
+                        std::collections::binary_heap::PeekMut::pop(top_entry);
+                    }
+                    continue;
+                }
+                std::collections::binary_heap::PeekMut::pop(top_entry);
+                o.next_event();
+                self.link_fires(&mut o, l, t, sat <= t * (1.0 + EPS));
+                continue;
+            }
+            std::collections::binary_heap::PeekMut::pop(top_entry);
             if id & LINK == 0 {
                 // A rising flow reaches its demand (its load `a min(d, w t)` stays the same).
                 if o.state[id as usize] == RISING {
@@ -220,25 +243,7 @@ impl Allocator {
                     let d = self.specs[id as usize].demand;
                     self.settle(&mut o, id, d, t, Bottleneck::Demand);
                 }
-                continue;
             }
-            let l = id & !LINK;
-            let version = top as u32;
-            if version != o.version[l as usize] {
-                continue;
-            }
-            // The event may have moved later since the entry was made.
-            let (sat, verify, work) = self.link_levels(&mut o, &base, l, t);
-            budget = budget.saturating_sub(work);
-            let e = sat.min(verify).max(t);
-            if e > t {
-                if e.is_finite() {
-                    o.heap.push(Reverse(event(e, LINK | l, version)));
-                }
-                continue;
-            }
-            o.next_event();
-            self.link_fires(&mut o, l, t, sat <= t * (1.0 + EPS));
         };
         for (&g, &old) in o.moved.iter().zip(&o.saved) {
             let gi = g as usize;
@@ -283,14 +288,22 @@ impl Allocator {
 
     /// Gives flow `g` of A its new rate `r` at level `t`, stopped by `b`. Its links' loads
     /// from `t` on only fall, which can only delay their events: a watched link's entry stays
-    /// in the heap; a link met for the first time is computed.
+    /// in the heap. On a link met for the first time every other flow is outside A, so with
+    /// less load the link fills no earlier than it did; its only event is where flows outside
+    /// A froze on it, if that is still to come.
     fn settle(&mut self, o: &mut Ordered, g: u32, r: f64, t: f64, b: Bottleneck) {
         let gi = g as usize;
         o.state[gi] = SETTLED;
         (self.rate[gi], self.level[gi], self.bottleneck[gi]) = (r, t, b);
         for &(l, _) in &self.specs[gi].usage {
             if o.watch(l) {
-                o.mark(l);
+                let li = l as usize;
+                let on = &self.link_flows[li];
+                let frozen_here = on.iter().map(|&(h, _)| h as usize).filter(|&h| o.state[h] == OLD && self.bottleneck[h] == Bottleneck::Link(l));
+                let verify = frozen_here.map(|h| self.level[h]).filter(|&v| v >= t).fold(f64::INFINITY, f64::min);
+                if verify.is_finite() {
+                    o.heap.push(Reverse(event(verify, LINK | l, o.version[li])));
+                }
             }
         }
     }
@@ -298,15 +311,15 @@ impl Allocator {
     /// Link `l`'s saturation level from level `t` on, under its flows' current courses (at
     /// most `t` if it is full already, infinity if it never fills); the lowest level from `t`
     /// on at which a flow outside A froze on it; and the entries read.
-    fn link_levels(&self, o: &mut Ordered, base: &[f64], l: u32, t: f64) -> (f64, f64, usize) {
+    fn link_levels(&self, state: &[u8], pts: &mut Vec<(f64, f64, f64)>, base: &[f64], l: u32, t: f64) -> (f64, f64, usize) {
         let li = l as usize;
         let mut left = base[li];
         let mut verify = f64::INFINITY;
-        o.pts.clear();
+        pts.clear();
         let on = &self.link_flows[li];
         for &(g, a) in on {
             let gi = g as usize;
-            let state = o.state[gi];
+            let state = state[gi];
             if state == SETTLED {
                 left -= a * self.rate[gi];
                 continue;
@@ -317,14 +330,14 @@ impl Allocator {
             if top <= t {
                 left -= a * r;
             } else {
-                o.pts.push((top, a * r, a * sp.weight));
+                pts.push((top, a * r, a * sp.weight));
             }
             if state == OLD && top >= t && self.bottleneck[gi] == Bottleneck::Link(l) {
                 verify = verify.min(top);
             }
         }
-        let sat = if !o.pts.is_empty() {
-            super::crossing(&mut o.pts, left)
+        let sat = if !pts.is_empty() {
+            super::crossing(pts, left)
         } else if left <= 0.0 {
             t
         } else {
