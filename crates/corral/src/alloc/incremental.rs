@@ -433,6 +433,10 @@ impl Allocator {
         }
         // Links whose base (capacity left by higher levels) changed, with their new base.
         let mut base_changed: Vec<u32> = ch.links.clone();
+        // The work of this refill, for the level-ordered refill's budget: a pass over the
+        // links and one over the level's flows, and each fill's two passes over its entries.
+        let single = self.levels.len() == 1;
+        let read_before = self.scratch.entries_read;
         let keys: Vec<u8> = self.levels.range(ch.priority..).map(|(k, _)| *k).collect();
         let mut prev: Option<u8> = self.levels.range(..ch.priority).next_back().map(|(k, _)| *k);
         for p in keys {
@@ -498,6 +502,10 @@ impl Allocator {
             changed.sort_unstable();
             changed.dedup();
             base_changed = changed;
+        }
+        if single {
+            let flows = self.levels.values().next().map_or(0, |lv| lv.flows.len());
+            self.ordered.fallback_done(self.capacity.len() + flows + 2 * (self.scratch.entries_read - read_before));
         }
     }
 

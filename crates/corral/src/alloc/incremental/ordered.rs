@@ -32,10 +32,11 @@
 //! goes with the moved flows' links, not with all the flows above the first level the change
 //! reaches. On the fluid bench's k=8 fat-tree an update moves ~15 flows and recomputes ~110
 //! links. Where a change moves a large share of all rates (flows sprayed over a torus move
-//! about half of them on an arrival), the work passes a budget; the update then falls back to
-//! the refill from the divergence level ([`super`]) from the unchanged state, and after
-//! several such updates in a row this refill pauses for a growing number of updates. Single
-//! priority level only.
+//! about half of them on an arrival), the work passes a budget (the live entries, or twice
+//! what that fallback has cost on average if less); the update then falls back to the
+//! refill from the divergence level ([`super`]) from the unchanged state, and after several
+//! such updates in a row this refill pauses for a growing number of updates. Single priority
+//! level only.
 
 use super::Allocator;
 use crate::alloc::candidates::SATURATED;
@@ -49,6 +50,14 @@ const EPS: f64 = 1e-12;
 
 /// Work budget (entries read) of an update beyond the live (link, flow) entries and the links.
 const BUDGET_FLOOR: usize = 512;
+
+/// The budget is at most this many times what the refill from the divergence level has cost
+/// on average (in entries read), once measured: where a change spreads far, giving up early
+/// costs less.
+const FALLBACK_FACTOR: f64 = 2.0;
+
+/// Weight of a new sample in the running mean of the fallback's cost.
+const MEAN_WEIGHT: f64 = 1.0 / 16.0;
 
 /// Longest pause (in updates) after giving up on several updates in a row.
 const MAX_BACKOFF: u32 = 256;
@@ -105,6 +114,8 @@ pub(super) struct Ordered {
     /// Updates it resolved and gave up on (for tests and benchmarks).
     pub resolved: u64,
     pub gave_up: u64,
+    /// Running mean of what the refill from the divergence level read (`None` before one).
+    fallback_cost: Option<f64>,
 }
 
 impl Ordered {
@@ -115,6 +126,20 @@ impl Ordered {
             return false;
         }
         true
+    }
+
+    /// Notes the work (entries read) of a refill from the divergence level.
+    pub fn fallback_done(&mut self, work: usize) {
+        let w = work as f64;
+        self.fallback_cost = Some(self.fallback_cost.map_or(w, |m| m + MEAN_WEIGHT * (w - m)));
+    }
+
+    /// The work budget of an update: the live entries plus the links plus a floor, or less
+    /// where the fallback has cost less.
+    fn budget(&self, links: usize) -> usize {
+        let whole = self.entries + links + BUDGET_FLOOR;
+        let cut = self.fallback_cost.map_or(whole, |c| (FALLBACK_FACTOR * c) as usize + BUDGET_FLOOR);
+        self.budget.unwrap_or(whole.min(cut))
     }
 
     fn outcome(&mut self, resolved: bool) {
@@ -184,7 +209,7 @@ impl Allocator {
         let mut o = std::mem::take(&mut self.ordered);
         o.start(self.specs.len(), nl);
         let base = std::mem::take(&mut self.levels.get_mut(&p).expect("the level").base);
-        let mut budget = o.budget.unwrap_or(o.entries + nl + BUDGET_FLOOR);
+        let mut budget = o.budget(nl);
         if let Some(f) = first {
             self.join(&mut o, f);
             self.rise(&mut o, f, 0.0);
@@ -496,6 +521,18 @@ mod tests {
         al.set_capacity(5, 10.0).unwrap();
         assert_exact(&al);
         assert_eq!(al.ordered.resolved, 4);
+    }
+
+    #[test]
+    fn the_budget_is_cut_to_twice_what_the_fallback_has_cost() {
+        let mut o = super::Ordered { entries: 10_000, ..Default::default() };
+        assert_eq!(o.budget(100), 10_000 + 100 + 512);
+        o.fallback_done(1_000);
+        assert_eq!(o.budget(100), 2 * 1_000 + 512);
+        // A running mean (weight 1/16): 1,000 + 99,000 / 16 = 7,187.5, twice which passes
+        // the live entries plus the links.
+        o.fallback_done(100_000);
+        assert_eq!(o.budget(100), 10_000 + 100 + 512);
     }
 
     #[test]
