@@ -44,8 +44,9 @@ use crate::alloc::problem::Bottleneck;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Relative margin by which a flow's level must pass the level where a link saturates for the
-/// flow to be frozen there anew (below it, the two are one tie that rounding split).
+/// Relative margin within which two levels count as one (a tie that rounding split): a link
+/// that fills within it of the current level is full, and a flow whose level passes a full
+/// link's by no more is not frozen there anew.
 const EPS: f64 = 1e-12;
 
 /// Work budget (entries read) of an update beyond the live (link, flow) entries and the links.
