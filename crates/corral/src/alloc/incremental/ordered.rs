@@ -32,7 +32,7 @@
 //! goes with the moved flows' links, not with all the flows above the first level the change
 //! reaches. On the fluid bench's k=8 fat-tree an update moves ~15 flows and recomputes ~110
 //! links. Where a change moves a large share of all rates (flows sprayed over a torus move
-//! about half of them on an arrival), the work passes a budget (the live entries, or twice
+//! about half of them on an arrival), the work passes a budget (the live entries, or half
 //! what that fallback has cost on average if less); the update then falls back to the
 //! refill from the divergence level ([`super`]) from the unchanged state, and after several
 //! such updates in a row this refill pauses for a growing number of updates. Single priority
@@ -55,7 +55,7 @@ const BUDGET_FLOOR: usize = 512;
 /// The budget is at most this many times what the refill from the divergence level has cost
 /// on average (in entries read), once measured: where a change spreads far, giving up early
 /// costs less.
-const FALLBACK_FACTOR: f64 = 2.0;
+const FALLBACK_FACTOR: f64 = 0.5;
 
 /// Weight of a new sample in the running mean of the fallback's cost.
 const MEAN_WEIGHT: f64 = 1.0 / 16.0;
@@ -544,14 +544,16 @@ mod tests {
     }
 
     #[test]
-    fn the_budget_is_cut_to_twice_what_the_fallback_has_cost() {
+    fn the_budget_is_cut_to_half_what_the_fallback_has_cost() {
         let mut o = super::Ordered { entries: 10_000, ..Default::default() };
         assert_eq!(o.budget(100), 10_000 + 100 + 512);
         o.fallback_done(1_000);
-        assert_eq!(o.budget(100), 2 * 1_000 + 512);
-        // A running mean (weight 1/16): 1,000 + 99,000 / 16 = 7,187.5, twice which passes
-        // the live entries plus the links.
+        assert_eq!(o.budget(100), 1_000 / 2 + 512);
+        // A running mean (weight 1/16): 1,000 + 99,000 / 16 = 7,187.5, half of which (plus
+        // 512) is still under the live entries plus the links.
         o.fallback_done(100_000);
+        assert_eq!(o.budget(100), 3_593 + 512);
+        o.fallback_done(1_000_000);
         assert_eq!(o.budget(100), 10_000 + 100 + 512);
     }
 
