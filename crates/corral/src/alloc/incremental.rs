@@ -239,7 +239,6 @@ impl Allocator {
         self.rebuild_candidates();
     }
 
-
     pub fn allocation(&self) -> Allocation {
         let ids = self.flow_ids();
         Allocation { rate: ids.iter().map(|&f| self.rate[f as usize]).collect(), bottleneck: ids.iter().map(|&f| self.bottleneck[f as usize]).collect() }
@@ -913,9 +912,9 @@ mod tests {
             let (r, g) = al.ordered_refills();
             (resolved, gave_up) = (resolved + r, gave_up + g);
         }
-        // (6,555 resolved and 461 given up when written.)
+        // (6,879 resolved and 473 given up when written.)
         assert!(resolved > 5_000 && gave_up > 300, "level-ordered refill: resolved {resolved}, gave up {gave_up}");
-        // The lag is used: flows ran ahead of their accounted rates in 39,031 (flow, step)
+        // The lag is used: flows ran ahead of their accounted rates in 36,580 (flow, step)
         // pairs when written.
         assert!(ahead > 10_000, "flows ahead of their accounted rates: {ahead}");
     }
