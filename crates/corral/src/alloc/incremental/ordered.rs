@@ -42,6 +42,7 @@ use super::Allocator;
 use crate::alloc::candidates::SATURATED;
 use crate::alloc::problem::Bottleneck;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 /// Relative margin within which two levels count as one (a tie that rounding split): a link
@@ -254,7 +255,7 @@ impl Allocator {
                 let li = l as usize;
                 if o.sat_current[li] == o.update {
                     // Nothing on the link changed since the entry was made: it is due.
-                    std::collections::binary_heap::PeekMut::pop(top_entry);
+                    PeekMut::pop(top_entry);
                     o.next_event();
                     let saturated = o.sat[li] <= t * (1.0 + EPS);
                     self.link_fires(&mut o, l, t, saturated);
@@ -270,16 +271,16 @@ impl Allocator {
                         // In place of the top: one sift down.
                         top_entry.0 = event(e, id, version);
                     } else {
-                        std::collections::binary_heap::PeekMut::pop(top_entry);
+                        PeekMut::pop(top_entry);
                     }
                     continue;
                 }
-                std::collections::binary_heap::PeekMut::pop(top_entry);
+                PeekMut::pop(top_entry);
                 o.next_event();
                 self.link_fires(&mut o, l, t, sat <= t * (1.0 + EPS));
                 continue;
             }
-            std::collections::binary_heap::PeekMut::pop(top_entry);
+            PeekMut::pop(top_entry);
             if id & LINK == 0 {
                 // A rising flow reaches its demand (its load `a min(d, w t)` stays the same).
                 if o.state[id as usize] == RISING {
