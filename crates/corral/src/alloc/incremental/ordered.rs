@@ -89,10 +89,6 @@ pub(super) struct Ordered {
     state: Vec<u8>,
     /// Link -> the version of its live heap entry; entries of older versions are stale.
     version: Vec<u32>,
-    /// Link -> its saturation level as last computed, and the update in which that is still
-    /// its current one (no flow of it froze since).
-    sat: Vec<f64>,
-    sat_current: Vec<u32>,
     /// Link -> the update that watches it, and the event that last marked it for a recompute.
     watched: Vec<u32>,
     marked: Vec<u32>,
@@ -163,14 +159,11 @@ impl Ordered {
     fn start(&mut self, flows: usize, links: usize) {
         self.state.resize(flows, OLD);
         self.version.resize(links, 0);
-        self.sat.resize(links, 0.0);
-        self.sat_current.resize(links, 0);
         self.watched.resize(links, 0);
         self.marked.resize(links, 0);
         self.update = self.update.wrapping_add(1);
         if self.update == 0 {
             self.watched.iter_mut().for_each(|x| *x = 0);
-            self.sat_current.iter_mut().for_each(|x| *x = 0);
             self.update = 1;
         }
         self.next_event();
@@ -235,7 +228,6 @@ impl Allocator {
                 o.version[li] = o.version[li].wrapping_add(1);
                 let (sat, verify, work) = self.link_levels(&o.state, &mut o.pts, &base, l, t);
                 budget = budget.saturating_sub(work);
-                (o.sat[li], o.sat_current[li]) = (sat, o.update);
                 let e = sat.min(verify).max(t);
                 if e.is_finite() {
                     o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
@@ -252,19 +244,9 @@ impl Allocator {
             let l = id & !LINK;
             let version = top as u32;
             if id & LINK != 0 && version == o.version[l as usize] {
-                let li = l as usize;
-                if o.sat_current[li] == o.update {
-                    // Nothing on the link changed since the entry was made: it is due.
-                    PeekMut::pop(top_entry);
-                    o.next_event();
-                    let saturated = o.sat[li] <= t * (1.0 + EPS);
-                    self.link_fires(&mut o, l, t, saturated);
-                    continue;
-                }
                 // The event may have moved later since the entry was made.
                 let (sat, verify, work) = self.link_levels(&o.state, &mut o.pts, &base, l, t);
                 budget = budget.saturating_sub(work);
-                (o.sat[li], o.sat_current[li]) = (sat, o.update);
                 let e = sat.min(verify).max(t);
                 if e > t {
                     if e.is_finite() {
@@ -341,9 +323,8 @@ impl Allocator {
         o.state[gi] = SETTLED;
         (self.rate[gi], self.level[gi], self.bottleneck[gi]) = (r, t, b);
         for &(l, _) in &self.specs[gi].usage {
-            let li = l as usize;
-            o.sat_current[li] = 0;
             if o.watch(l) {
+                let li = l as usize;
                 let on = &self.link_flows[li];
                 let frozen_here = on.iter().map(|&(h, _)| h as usize).filter(|&h| o.state[h] == OLD && self.bottleneck[h] == Bottleneck::Link(l));
                 let verify = frozen_here.map(|h| self.level[h]).filter(|&v| v >= t).fold(f64::INFINITY, f64::min);
