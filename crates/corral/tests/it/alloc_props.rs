@@ -220,8 +220,11 @@ fn single_level_flow(links: usize) -> impl Strategy<Value = FlowSpec> {
     })
 }
 
+// 1000 cases (under a second): 150 of this seed passed a rounding bug of the level-ordered
+// refill that 3,000 of another seed found (a link's crossing level taken from the rounding
+// left of its slope); 3,000 cases of each of six seeds pass since its fix.
 proptest! {
-    #![proptest_config(Config { cases: 150, rng_seed: RngSeed::Fixed(0xa11e), failure_persistence: None, ..Config::default() })]
+    #![proptest_config(Config { cases: 1000, rng_seed: RngSeed::Fixed(0xa11e), failure_persistence: None, ..Config::default() })]
 
     #[test]
     fn single_level_updates_on_candidate_links_equal_from_scratch(
