@@ -226,9 +226,7 @@ impl Allocator {
                 let l = o.dirty[k];
                 let li = l as usize;
                 o.version[li] = o.version[li].wrapping_add(1);
-                let (sat, verify, work) = self.link_levels(&o.state, &mut o.pts, &base, l, t);
-                budget = budget.saturating_sub(work);
-                let e = sat.min(verify).max(t);
+                let (_, e) = self.link_event(&o.state, &mut o.pts, &base, l, t, &mut budget);
                 if e.is_finite() {
                     o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
                 }
@@ -245,9 +243,7 @@ impl Allocator {
             let version = top as u32;
             if id & LINK != 0 && version == o.version[l as usize] {
                 // The event may have moved later since the entry was made.
-                let (sat, verify, work) = self.link_levels(&o.state, &mut o.pts, &base, l, t);
-                budget = budget.saturating_sub(work);
-                let e = sat.min(verify).max(t);
+                let (sat, e) = self.link_event(&o.state, &mut o.pts, &base, l, t, &mut budget);
                 if e > t {
                     if e.is_finite() {
                         // In place of the top: one sift down.
@@ -336,9 +332,10 @@ impl Allocator {
     }
 
     /// Link `l`'s saturation level from level `t` on, under its flows' current courses (at
-    /// most `t` if it is full already, infinity if it never fills); the lowest level from `t`
-    /// on at which a flow outside A froze on it; and the entries read.
-    fn link_levels(&self, state: &[u8], pts: &mut Vec<(f64, f64, f64)>, base: &[f64], l: u32, t: f64) -> (f64, f64, usize) {
+    /// most `t` if it is full already, infinity if it never fills), and its next event: that
+    /// level, or the lowest level from `t` on at which a flow outside A froze on it if lower,
+    /// and no lower than `t`. The entries read come off `budget`.
+    fn link_event(&self, state: &[u8], pts: &mut Vec<(f64, f64, f64)>, base: &[f64], l: u32, t: f64, budget: &mut usize) -> (f64, f64) {
         let li = l as usize;
         let mut left = base[li];
         let mut verify = f64::INFINITY;
@@ -370,7 +367,8 @@ impl Allocator {
         } else {
             f64::INFINITY
         };
-        (sat, verify, on.len())
+        *budget = budget.saturating_sub(on.len());
+        (sat, sat.min(verify).max(t))
     }
 
     /// Link `l`'s event at level `t`. If it is `saturated`, its rising flows freeze on it,
