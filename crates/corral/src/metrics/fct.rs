@@ -11,6 +11,7 @@
 use crate::net::Network;
 use crate::route::RouteTable;
 use crate::units::Time;
+use std::collections::BTreeMap;
 
 /// Ideal completion time of a `size`-byte flow from host `src` to host `dst`, on the path
 /// the router takes (`via_top`: equal-length routing climbs to the top tier first).
@@ -48,6 +49,7 @@ pub fn stats(mut v: Vec<f64>) -> serde_json::Value {
 }
 
 /// One finished or unfinished sized flow, for the summaries.
+#[derive(Clone, Copy)]
 pub struct FlowOutcome {
     pub size: u64,
     pub fct: Option<f64>,
@@ -124,13 +126,20 @@ impl FlowRecord<'_> {
 /// The summary's FCT sections, the same in packet and fluid mode: FCT and slowdown by size
 /// bucket (`bounds`) and by class, and the deadline miss ratio at `end`.
 pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::Value {
-    let outcomes = |pred: &dyn Fn(&FlowRecord) -> bool| -> Vec<FlowOutcome> { flows.iter().filter(|f| pred(f)).filter_map(FlowRecord::outcome).collect() };
+    // One pass: each flow's outcome under its class (every class gets a row, even one whose
+    // flows have no outcome).
+    let mut classes: BTreeMap<&str, Vec<FlowOutcome>> = BTreeMap::new();
+    let mut all = Vec::with_capacity(flows.len());
+    for f in flows {
+        let o = f.outcome();
+        let class = classes.entry(f.class).or_default();
+        if let Some(o) = o {
+            class.push(o);
+            all.push(o);
+        }
+    }
     let mut by_class = serde_json::Map::new();
-    let mut names: Vec<&str> = flows.iter().map(|f| f.class).collect();
-    names.sort_unstable();
-    names.dedup();
-    for c in names {
-        let o = outcomes(&|f| f.class == c);
+    for (c, o) in classes {
         by_class.insert(
             c.to_string(),
             serde_json::json!({
@@ -145,7 +154,7 @@ pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::V
     let miss = (!decided.is_empty()).then(|| decided.iter().filter(|&&m| !m).count() as f64 / decided.len() as f64);
     serde_json::json!({
         "flows_finished": flows.iter().filter(|f| f.finish.is_some()).count(),
-        "fct_by_size": by_size(&outcomes(&|_| true), bounds),
+        "fct_by_size": by_size(&all, bounds),
         "fct_by_class": by_class,
         "deadline_miss_ratio": miss,
     })
