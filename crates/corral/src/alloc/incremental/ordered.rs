@@ -22,7 +22,8 @@
 //! link's next event. Events come from a heap in level order. A flow that starts rising can
 //! bring its links' events forward, so they are recomputed at once; a flow that freezes only
 //! lowers its links' loads from then on, so their entries stay (early) in the heap and are
-//! recomputed when they reach the top. Most links are far from full (three in four of those
+//! recomputed when they reach the top (unless none of the link's flows froze since its entry
+//! was read from them: then it fires at once). Most links are far from full (three in four of those
 //! an update watches on the fluid bench's fat-tree): on such a roomy link no flow froze, and
 //! its old load bounds what the flows outside A add, so its entry is first a lower bound of
 //! its event kept from two sums without reading its flows ([`Room`]); its flows are read
@@ -99,6 +100,10 @@ pub(super) struct Ordered {
     state: Vec<u8>,
     /// Link -> the version of its live heap entry; entries of older versions are stale.
     version: Vec<u32>,
+    /// Link -> its saturation level as last read from its flows, and the update in which
+    /// that still holds (no flow of it froze since, and its live entry was made from it).
+    sat: Vec<f64>,
+    sat_current: Vec<u32>,
     /// Link -> the update that watches it, and the event that last marked it for a recompute.
     watched: Vec<u32>,
     marked: Vec<u32>,
@@ -174,6 +179,8 @@ impl Ordered {
     fn start(&mut self, flows: usize, links: usize) {
         self.state.resize(flows, OLD);
         self.version.resize(links, 0);
+        self.sat.resize(links, 0.0);
+        self.sat_current.resize(links, 0);
         self.room.roomy.resize(links, false);
         self.room.room.resize(links, 0.0);
         self.room.rising_w.resize(links, 0.0);
@@ -182,6 +189,7 @@ impl Ordered {
         self.update = self.update.wrapping_add(1);
         if self.update == 0 {
             self.watched.iter_mut().for_each(|x| *x = 0);
+            self.sat_current.iter_mut().for_each(|x| *x = 0);
             self.update = 1;
         }
         self.next_event();
@@ -289,9 +297,12 @@ impl Allocator {
                 let e = if o.room.roomy[li] {
                     // Charged as a reading of its entries: the budget keeps its meaning.
                     budget = budget.saturating_sub(self.link_flows[li].len());
+                    o.sat_current[li] = 0;
                     o.room.bound(l, t)
                 } else {
-                    self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget).1
+                    let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
+                    (o.sat[li], o.sat_current[li]) = (sat, o.update);
+                    e
                 };
                 if e.is_finite() {
                     o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
@@ -308,10 +319,26 @@ impl Allocator {
             let l = id & !LINK;
             let version = top as u32;
             if id & LINK != 0 && version == o.version[l as usize] {
+                let li = l as usize;
+                if o.sat_current[li] == o.update {
+                    // Read from its flows, and nothing on it changed since: it is due.
+                    PeekMut::pop(top_entry);
+                    o.next_event();
+                    let saturated = o.sat[li] <= t * (1.0 + EPS);
+                    self.link_fires(&mut o, l, t, saturated);
+                    continue;
+                }
                 // The event may have moved later since the entry was made. On a roomy link
                 // its bound is looked at first.
-                let b = if o.room.roomy[l as usize] { o.room.bound(l, t) } else { t };
-                let (sat, e) = if b > t { (b, b) } else { self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget) };
+                let b = if o.room.roomy[li] { o.room.bound(l, t) } else { t };
+                let (sat, e) = if b > t {
+                    o.sat_current[li] = 0;
+                    (b, b)
+                } else {
+                    let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
+                    (o.sat[li], o.sat_current[li]) = (sat, o.update);
+                    (sat, e)
+                };
                 if e > t {
                     if e.is_finite() {
                         // In place of the top: one sift down.
@@ -396,6 +423,7 @@ impl Allocator {
         (self.rate[gi], self.level[gi], self.bottleneck[gi]) = (r, t, b);
         for &(l, a) in &self.specs[gi].usage {
             let li = l as usize;
+            o.sat_current[li] = 0;
             let first = o.watch(l, self.cand.lag_load(li));
             o.room.add(li, a * more, -a * w);
             // No flow froze on a roomy link.
