@@ -22,26 +22,26 @@
 //! link's next event. Events come from a heap in level order. A flow that starts rising can
 //! bring its links' events forward, so they are recomputed at once; a flow that freezes only
 //! lowers its links' loads from then on, so their entries stay (early) in the heap and are
-//! recomputed when they reach the top (unless none of the link's flows froze since its entry
-//! was read from them: then it fires at once). Most links are far from full (three in four of those
-//! an update watches on the fluid bench's fat-tree): on such a roomy link no flow froze, and
-//! its old load bounds what the flows outside A add, so its entry is first a lower bound of
-//! its event kept from two sums without reading its flows ([`Room`]); its flows are read
-//! only once that bound reaches the top. A flow joins A at most once and freezes at most once,
-//! so the filling ends; when it does, every flow of A has its new rate and every other
-//! flow's old course still holds, so the result is the max-min allocation (a fill from
-//! scratch gives the same rates up to rounding; the tests check 1e-9). Moving a flow that
-//! would not have moved only costs work, so ties are resolved towards moving.
+//! recomputed when they reach the top (unless none of the link's flows froze since its
+//! entry was read from them: then it fires at once). Most links are far from full (three in
+//! four of those an update watches on the fluid bench's fat-tree): on such a roomy link no
+//! flow froze, and its old load bounds what the flows outside A add, so its entry is first a
+//! lower bound of its event kept from two sums without reading its flows ([`Room`]); its
+//! flows are read only once that bound reaches the top. A flow joins A at most once and
+//! freezes at most once, so the filling ends; when it does, every flow of A has its new rate
+//! and every other flow's old course still holds, so the result is the max-min allocation
+//! (a fill from scratch gives the same rates up to rounding; the tests check 1e-9). Moving a
+//! flow that would not have moved only costs work, so ties are resolved towards moving.
 //!
 //! This is HCC's incremental algorithm (section III-A) as a partial water-fill: its work
 //! goes with the moved flows' links, not with all the flows above the first level the change
-//! reaches. On the fluid bench's k=8 fat-tree an update moves ~15 flows and recomputes ~110
-//! links. Where a change moves a large share of all rates (flows sprayed over a torus move
-//! about half of them on an arrival), the work passes a budget (the live entries, or half
-//! what that fallback has cost on average if less); the update then falls back to the
-//! refill from the divergence level ([`super`]) from the unchanged state, and after several
-//! such updates in a row this refill pauses for a growing number of updates. Single priority
-//! level only.
+//! reaches. On the fluid bench's k=8 fat-tree an update moves ~15 flows and reads a link's
+//! flows ~19 times. Where a change moves a large share of all rates (flows sprayed over a
+//! torus move about half of them on an arrival), the work passes a budget (the live
+//! entries, or half what that fallback has cost on average if less); the update then falls
+//! back to the refill from the divergence level ([`super`]) from the unchanged state, and
+//! after several such updates in a row this refill pauses for a growing number of updates.
+//! Single priority level only.
 
 use super::Allocator;
 use crate::alloc::candidates::SATURATED;
@@ -57,7 +57,7 @@ const EPS: f64 = 1e-12;
 
 /// A link whose old load (an upper bound of it) is more than this fraction of its capacity
 /// below it is roomy: no flow froze on it, and its next event is first bounded from below
-/// without reading its flows ([`Ordered::bound`]). Every flow's bottleneck is saturated to
+/// without reading its flows ([`Room::bound`]). Every flow's bottleneck is saturated to
 /// within rounding, far inside this margin.
 const ROOMY: f64 = 1e-6;
 
@@ -258,7 +258,7 @@ impl Room {
         }
     }
 
-    /// Flow entry `a` of a link adds `more` to the load and `a w` of rising.
+    /// A flow's entry on link `li` adds `more` to its load and `aw` to its rising weight.
     fn add(&mut self, li: usize, more: f64, aw: f64) {
         self.room[li] -= more;
         self.rising_w[li] += aw;
