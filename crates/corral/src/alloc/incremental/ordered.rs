@@ -45,7 +45,7 @@
 //! Single priority level only.
 
 use super::Allocator;
-use crate::alloc::candidates::SATURATED;
+use crate::alloc::candidates::{Candidates, SATURATED};
 use crate::alloc::problem::Bottleneck;
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
@@ -209,15 +209,15 @@ impl Ordered {
         }
     }
 
-    /// Watches link `l` from now on in this update; true if it was not watched yet. `lag` is
-    /// what unaccounted rises may add to its load ([`super::Candidates::lag_load`]).
-    fn watch(&mut self, l: u32, lag: f64) -> bool {
+    /// Watches link `l` from now on in this update; true if it was not watched yet. `cand`
+    /// tells what unaccounted rises may add to its load ([`Candidates::lag_load`]).
+    fn watch(&mut self, l: u32, cand: &Candidates) -> bool {
         let li = l as usize;
         let first = self.watched[li] != self.update;
         if first {
             self.watched[li] = self.update;
             self.links.push(l);
-            let room = self.base[li] - self.used[li] - lag;
+            let room = self.base[li] - self.used[li] - cand.lag_load(li);
             self.room.roomy[li] = room > ROOMY * self.base[li];
             // Taken a little short, so that the bound's rounding cannot pass the real level.
             self.room.room[li] = room - SATURATED * self.base[li];
@@ -241,8 +241,8 @@ impl Ordered {
     }
 
     /// Has link `l`'s next event recomputed after the current event (and watches it).
-    fn mark(&mut self, l: u32, lag: f64) {
-        self.watch(l, lag);
+    fn mark(&mut self, l: u32, cand: &Candidates) {
+        self.watch(l, cand);
         let li = l as usize;
         if self.marked[li] != self.event {
             self.marked[li] = self.event;
@@ -303,7 +303,7 @@ impl Allocator {
         }
         for &l in links {
             // A capacity changed here, or a flow left: flows frozen on it may rise.
-            o.mark(l, self.cand.lag_load(l as usize));
+            o.mark(l, &self.cand);
             o.room.roomy[l as usize] = false;
         }
         let mut t: f64 = 0.0;
@@ -428,7 +428,7 @@ impl Allocator {
         let r = self.rate[gi];
         for &(l, a) in &sp.usage {
             let li = l as usize;
-            o.mark(l, self.cand.lag_load(li));
+            o.mark(l, &self.cand);
             // Its old rate goes back to the room; from here it adds `a w` per level.
             o.room.add(li, -a * r, a * sp.weight);
         }
@@ -453,7 +453,7 @@ impl Allocator {
         for &(l, a) in &self.specs[gi].usage {
             let li = l as usize;
             o.sat_current[li] = 0;
-            let first = o.watch(l, self.cand.lag_load(li));
+            let first = o.watch(l, &self.cand);
             o.room.add(li, a * more, -a * w);
             // No flow froze on a roomy link.
             if first && !o.room.roomy[li] {
