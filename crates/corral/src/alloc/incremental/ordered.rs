@@ -113,9 +113,11 @@ pub(super) struct Ordered {
     /// Events: link events and demand events ([`event`]).
     heap: BinaryHeap<Reverse<u128>>,
     /// Flows of A still rising, and whether the last of them froze since the heap was last
-    /// cleared of what only rising flows can bring about ([`Ordered::drop_idle`]).
+    /// cleared of what only rising flows can bring about ([`Ordered::drop_idle`]), and how
+    /// many entries that left.
     rising: u32,
     all_froze: bool,
+    kept: usize,
     /// Links to recompute after the current event, and the links watched in this update.
     dirty: Vec<u32>,
     links: Vec<u32>,
@@ -238,6 +240,7 @@ impl Ordered {
             id & LINK != 0 && !(room.roomy[l] && room.room[l] > 0.0)
         });
         self.all_froze = false;
+        self.kept = self.heap.len();
     }
 
     /// Has link `l`'s next event recomputed after the current event (and watches it).
@@ -331,8 +334,9 @@ impl Allocator {
             if budget == 0 {
                 break false;
             }
-            if o.all_froze && o.rising == 0 {
-                budget = budget.saturating_sub(o.heap.len());
+            // At least half the heap new since the last such pass, so that the passes cost
+            // no more than twice the entries pushed.
+            if o.all_froze && o.rising == 0 && o.heap.len() >= 2 * o.kept {
                 o.drop_idle();
             }
             let Some(mut top_entry) = o.heap.peek_mut() else { break true };
@@ -395,7 +399,7 @@ impl Allocator {
         }
         o.saved.clear();
         o.heap.clear();
-        (o.rising, o.all_froze) = (0, false);
+        (o.rising, o.all_froze, o.kept) = (0, false, 0);
         o.outcome(resolved);
         let lv = self.levels.get_mut(&p).expect("the level");
         (lv.base, lv.used) = (std::mem::take(&mut o.base), std::mem::take(&mut o.used));
@@ -693,6 +697,7 @@ mod tests {
         // Link 1 may still fill (its bound says so): it is read when it reaches the top.
         assert_eq!(left, vec![1, 2]);
         assert!(!o.all_froze);
+        assert_eq!(o.kept, 2, "the next pass waits for as many new entries");
     }
 
     #[test]
