@@ -5,9 +5,9 @@
 //! incremental update after one arrival and one departure (median over 50 arrivals /
 //! departures, each departure undoing its arrival), and how many of the N flows change rate
 //! (beyond 1e-9 relative) on an arrival: a lower bound on the flows any exact update must
-//! recompute, and how many of the 100 timed updates the level-ordered refill resolved and gave up
-//! on (`Allocator::ordered_refills`). `ecmp` routes each flow on one hashed shortest path
-//! instead of spraying, for comparison: far fewer links per flow, far less coupling.
+//! recompute, and how many of the 100 timed updates the level-ordered refill resolved and
+//! gave up on (`Allocator::ordered_refills`). `ecmp` routes each flow on one hashed shortest
+//! path instead of spraying, for comparison: far fewer links per flow, far less coupling.
 
 use corral::route::usage::UsageBuilder;
 use corral::route::Routing;
