@@ -420,7 +420,8 @@ impl Allocator {
             if let Some((_, u, _, _)) = &ch.removed {
                 links.extend(u.iter().map(|e| e.0));
             }
-            if self.ordered_refill(p, ch.flow.map(|x| x.0), &links) {
+            let removed = ch.removed.as_ref().map(|(_, u, r, _)| (&u[..], *r));
+            if self.ordered_refill(p, ch.flow.map(|x| x.0), &links, removed) {
                 return;
             }
         }

@@ -291,9 +291,9 @@ impl Allocator {
     /// Redoes the single priority level `p` after a change by the level-ordered refill:
     /// `first` is the flow added or whose demand changed, `links` those whose load or
     /// capacity changed without that flow on them (a departed flow's, a capacity change's).
-    /// Returns false, with every rate as it was, once it has read more (link, flow) entries
-    /// than its budget.
-    pub(super) fn ordered_refill(&mut self, p: u8, first: Option<u32>, links: &[u32]) -> bool {
+    /// `removed` is the departed flow's usage and rate. Returns false, with every rate as it
+    /// was, once it has read more (link, flow) entries than its budget.
+    pub(super) fn ordered_refill(&mut self, p: u8, first: Option<u32>, links: &[u32], removed: Option<(&[(u32, f64)], f64)>) -> bool {
         let nl = self.capacity.len();
         let mut o = std::mem::take(&mut self.ordered);
         o.start(self.specs.len(), nl);
@@ -397,15 +397,15 @@ impl Allocator {
                 (self.rate[gi], self.level[gi], self.bottleneck[gi]) = old;
             }
         }
-        o.saved.clear();
         o.heap.clear();
         (o.rising, o.all_froze, o.kept) = (0, false, 0);
         o.outcome(resolved);
         let lv = self.levels.get_mut(&p).expect("the level");
         (lv.base, lv.used) = (std::mem::take(&mut o.base), std::mem::take(&mut o.used));
         if resolved {
-            self.settle_loads(p, &o.moved, &o.links);
+            self.settle_loads(p, &o.moved, &o.saved, &o.links, removed);
         }
+        o.saved.clear();
         o.moved.clear();
         o.links.clear();
         self.ordered = o;
@@ -535,25 +535,42 @@ impl Allocator {
         }
     }
 
-    /// After a resolved update that moved the flows `moved` and watched the links `links`:
-    /// exact loads there, and the candidates. As after the refill from the divergence level,
-    /// no link outside the candidates is left saturated: a link a moved flow froze on, or one
-    /// the change filled up, becomes a candidate; so does one too near capacity for the lag of
-    /// the candidates' check.
-    fn settle_loads(&mut self, p: u8, moved: &[u32], links: &[u32]) {
+    /// After a resolved update that moved the flows `moved` (from the old courses `saved`),
+    /// watched the links `links` and removed the flow `removed` (usage, rate): the loads and
+    /// the candidates. Each moved flow's change goes to its links' loads, which stay exact on
+    /// candidate links (to rounding; a solve from scratch every [`REBUILD_EVERY`] updates
+    /// clears it) and upper bounds elsewhere: a non-candidate link counts a flow at its
+    /// accounted rate, which becomes its new rate. As after the refill from the divergence
+    /// level, no link outside the candidates is left saturated: a link a moved flow froze
+    /// on, or one the change filled up, becomes a candidate; so does one too near capacity
+    /// for the lag of the candidates' check.
+    ///
+    /// [`REBUILD_EVERY`]: crate::alloc::candidates::REBUILD_EVERY
+    fn settle_loads(&mut self, p: u8, moved: &[u32], saved: &[(f64, f64, Bottleneck)], links: &[u32], removed: Option<(&[(u32, f64)], f64)>) {
         let lv = self.levels.get_mut(&p).expect("the level");
+        let cand = &mut self.cand;
+        for (&g, &(old, _, _)) in moved.iter().zip(saved) {
+            let gi = g as usize;
+            let r = self.rate[gi];
+            let counted = if cand.all { old } else { std::mem::replace(&mut cand.accounted[gi], r) };
+            for &(l, a) in &self.specs[gi].usage {
+                let li = l as usize;
+                lv.used[li] += a * (r - if cand.is[li] { old } else { counted });
+            }
+        }
+        if let Some((usage, r)) = removed {
+            // Its non-candidate links no longer count it since `remove_flow`.
+            for &(l, a) in usage {
+                if cand.is[l as usize] {
+                    lv.used[l as usize] -= a * r;
+                }
+            }
+        }
         let mut full: Vec<u32> = Vec::new();
         for &l in links {
             let li = l as usize;
-            lv.used[li] = load_at(&self.link_flows[li], &self.rate);
-            if lv.used[li] + self.cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED) {
+            if lv.used[li] + cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED) {
                 full.push(l);
-            }
-        }
-        if !self.cand.all {
-            // Every link of the moved flows now counts them at their rates.
-            for &g in moved {
-                self.cand.accounted[g as usize] = self.rate[g as usize];
             }
         }
         full.extend(moved.iter().filter_map(|&g| match self.bottleneck[g as usize] {
