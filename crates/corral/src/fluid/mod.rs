@@ -17,9 +17,12 @@
 //! current rates, the next `[[events]]` link-rate change, and the next throughput sample;
 //! bytes advance linearly in between. Nothing is done per active flow at every event: a flow's
 //! bytes are kept as of the last change of its rate (and computed on demand), its completion
-//! waits in a heap (an entry goes stale when the rate changes; stale entries are cleared
-//! once they outnumber the active flows a few times over), and after an update only the
-//! flows the allocator refilled are looked at ([`Allocator::take_refilled`]).
+//! waits in a heap, and after an update only the flows the allocator refilled are looked at
+//! ([`Allocator::take_refilled`]). A flow has one live heap entry, at or before its
+//! completion: a rate change that brings the completion forward queues a new entry (the old
+//! one goes stale), one that puts it off leaves the entry, which is moved to the new time
+//! when it reaches the top. Stale entries are cleared once they outnumber the active flows a
+//! few times over.
 
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::error::Result;
@@ -33,6 +36,7 @@ use crate::scenario::Scenario;
 use crate::units::Time;
 use crate::workload::flow::FlowDef;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 /// The completion heap is cleared of stale entries once it holds more than `STALE_FACTOR`
@@ -70,11 +74,15 @@ pub struct FluidSim {
     anchor: Vec<Time>,
     finish: Vec<Option<Time>>,
     rate_bps: Vec<f64>,
-    /// Completions at the current rates: (time in ps, flow, the flow's rate version then),
-    /// and stale entries of earlier rates (at most `STALE_FACTOR` times the active flows,
-    /// plus `STALE_FLOOR`).
-    completions: BinaryHeap<Reverse<(u64, u32, u32)>>,
-    version: Vec<u32>,
+    /// Completions: (time in ps, flow), each active sized flow's live entry at or before
+    /// its completion at the current rate, and stale entries (at most `STALE_FACTOR` times
+    /// the active flows, plus `STALE_FLOOR`).
+    completions: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Per flow, the time of its live entry (`u64::MAX` for none): an entry at another time
+    /// is stale.
+    queued: Vec<u64>,
+    /// Entries queued so far (for tests).
+    pushes: u64,
     active: Vec<usize>,
     /// Position of each active flow in `active`.
     active_pos: Vec<usize>,
@@ -103,6 +111,17 @@ pub struct FluidSim {
 fn delivered_by(d: f64, r: f64, anchor: Time, size: Option<u64>, t: Time) -> f64 {
     let d = d + r * (t - anchor).as_secs_f64() / 8.0;
     size.map_or(d, |s| d.min(s as f64))
+}
+
+/// When a flow of `size` bytes with `d` delivered at `anchor`, at rate `r` since, finishes,
+/// in ps (rounded up); never at rate 0 or without a size.
+fn completion_at(size: Option<u64>, d: f64, r: f64, anchor: Time) -> Option<u64> {
+    let size = size? as f64;
+    if r <= 0.0 {
+        return None;
+    }
+    let left = (size - d).max(0.0);
+    Some(anchor.0.saturating_add((left * 8.0 / r * 1e12).ceil() as u64))
 }
 
 impl FluidSim {
@@ -142,7 +161,8 @@ impl FluidSim {
             finish: vec![None; n],
             rate_bps: vec![0.0; n],
             completions: BinaryHeap::new(),
-            version: vec![0; n],
+            queued: vec![u64::MAX; n],
+            pushes: 0,
             active: Vec::new(),
             active_pos: vec![usize::MAX; n],
             now: Time::ZERO,
@@ -217,7 +237,8 @@ impl FluidSim {
     }
 
     /// Flow `i`'s rate becomes `r` now: its bytes (and its class's) are brought up to now,
-    /// and a sized flow's completion at the new rate is queued (the old entry goes stale).
+    /// and a sized flow's completion at the new rate is queued if it is earlier than its
+    /// live entry (which then goes stale).
     fn set_rate(&mut self, i: usize, r: f64) {
         self.delivered[i] = self.delivered_at(i, self.now);
         self.anchor[i] = self.now;
@@ -226,11 +247,14 @@ impl FluidSim {
             self.class_rate[c as usize] += r - self.rate_bps[i];
         }
         self.rate_bps[i] = r;
-        self.version[i] = self.version[i].wrapping_add(1);
-        if let Some(left) = self.time_left(i) {
-            self.completions.push(Reverse((self.now.0.saturating_add(left), i as u32, self.version[i])));
-            if self.completions.len() > STALE_FACTOR * self.active.len() + STALE_FLOOR {
-                self.drop_stale_completions();
+        if let Some(at) = self.completion(i) {
+            if at < self.queued[i] {
+                self.queued[i] = at;
+                self.pushes += 1;
+                self.completions.push(Reverse((at, i as u32)));
+                if self.completions.len() > STALE_FACTOR * self.active.len() + STALE_FLOOR {
+                    self.drop_stale_completions();
+                }
             }
         }
     }
@@ -240,28 +264,38 @@ impl FluidSim {
     /// on the bench's fluid case) and each push and pop walks a heap that no longer fits in
     /// cache. The live entries keep their order.
     fn drop_stale_completions(&mut self) {
-        let (version, slot) = (&self.version, &self.slot);
-        self.completions.retain(|&Reverse((_, i, v))| v == version[i as usize] && slot[i as usize].is_some());
+        let (queued, slot) = (&self.queued, &self.slot);
+        self.completions.retain(|&Reverse((at, i))| at == queued[i as usize] && slot[i as usize].is_some());
     }
 
-    /// Time until flow `i` finishes at its current rate, in ps (rounded up), from its anchor.
-    fn time_left(&self, i: usize) -> Option<u64> {
-        let size = self.defs[i].size? as f64;
-        let r = self.rate_bps[i];
-        if r <= 0.0 {
-            return None;
-        }
-        let left = (size - self.delivered[i]).max(0.0);
-        Some((left * 8.0 / r * 1e12).ceil() as u64)
+    /// When flow `i` finishes at its current rate, in ps: its anchor plus the time its bytes
+    /// left take (rounded up).
+    fn completion(&self, i: usize) -> Option<u64> {
+        completion_at(self.defs[i].size, self.delivered[i], self.rate_bps[i], self.anchor[i])
     }
 
-    /// The next completion at the current rates (stale entries dropped), and its flow.
+    /// The next completion at the current rates, and its flow: stale entries are dropped,
+    /// and a live entry found early moves to its flow's completion.
     fn next_completion(&mut self) -> Option<(Time, usize)> {
-        while let Some(&Reverse((at, i, v))) = self.completions.peek() {
-            if v == self.version[i as usize] && self.slot[i as usize].is_some() {
-                return Some((Time(at), i as usize));
+        while let Some(mut top) = self.completions.peek_mut() {
+            let Reverse((at, i)) = *top;
+            let fi = i as usize;
+            if at != self.queued[fi] || self.slot[fi].is_none() {
+                PeekMut::pop(top);
+                continue;
             }
-            self.completions.pop();
+            match completion_at(self.defs[fi].size, self.delivered[fi], self.rate_bps[fi], self.anchor[fi]) {
+                Some(c) if c == at => return Some((Time(at), fi)),
+                Some(c) => {
+                    // Put off since it was queued: one sift down, in place.
+                    self.queued[fi] = c;
+                    *top = Reverse((c, i));
+                }
+                None => {
+                    self.queued[fi] = u64::MAX;
+                    PeekMut::pop(top);
+                }
+            }
         }
         None
     }
@@ -577,14 +611,47 @@ load = 0.6
     }
 
     #[test]
+    fn a_later_completion_queues_nothing_and_the_early_entry_moves_when_it_surfaces() {
+        // 1 Gbps dumbbell (payload c bytes/s): flow 0, 10 MB from 0; flow 1, 1 MB from 1 ms.
+        // Flow 1 halves flow 0's rate until it ends, after 2 MB / c; then flow 0 runs alone
+        // again and ends at 11 MB / c. The cut queues nothing: flow 0's entry (10 MB / c)
+        // stays until it is the earliest left, once flow 1 has ended, and then moves to the
+        // completion at half rate; the speed-up then queues an earlier one. Three entries, where
+        // queueing at every change would make four.
+        let text = r#"
+duration = "1s"
+mode = "fluid"
+[topology]
+kind = "dumbbell"
+senders = 2
+receivers = 1
+link_rate = "1Gbps"
+[[flows]]
+src = "h0"
+dst = "h2"
+size = "10MB"
+[[flows]]
+src = "h1"
+dst = "h2"
+size = "1MB"
+start = "1ms"
+"#;
+        let mut f = FluidSim::new(crate::scenario::load(text, &[], "t").unwrap()).unwrap();
+        f.run();
+        let c = 1e9 * 1460.0 / 1500.0 / 8.0;
+        let fct = |i: usize| (f.finish[i].unwrap() - f.defs[i].start).as_secs_f64();
+        assert!((fct(1) - 2e6 / c).abs() < 1e-9, "{}", fct(1));
+        assert!((fct(0) - 11e6 / c).abs() < 1e-9, "{}", fct(0));
+        assert_eq!(f.pushes, 3);
+    }
+
+    #[test]
     fn stale_completions_are_cleared_without_changing_the_run() {
         let (f, most) = stepped(false);
-        // Every rate change but a completion's (to 0) pushed an entry: without the clearing,
-        // the heap would have held several times the most it did.
+        // Without the clearing, the heap would have held several times the most it did.
         let finished = f.finish.iter().flatten().count();
         assert!(finished > 100, "{finished} flows finished");
-        let pushes = f.version.iter().map(|&v| v as u64).sum::<u64>() - finished as u64;
-        assert!(pushes > 3 * most as u64, "{pushes} pushes, at most {most} entries");
+        assert!(f.pushes > 3 * most as u64, "{} pushes, at most {most} entries", f.pushes);
         // Clearing at other moments pops the same completions in the same order.
         let (g, _) = stepped(true);
         assert_eq!(f.finish, g.finish);
