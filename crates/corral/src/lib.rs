@@ -1,7 +1,7 @@
 //! corral: a deterministic discrete-event datacenter network simulator.
 //!
 //! Layers, bottom up (a module imports only modules listed before it):
-//! [`units`], [`ids`] and [`error`]; shared configuration helpers in [`config`]; the event
+//! [`units`], [`ids`], [`text`] and [`error`]; shared configuration helpers in [`config`]; the event
 //! machinery in [`sim`]; the network in [`net`] (topologies, ports, queue disciplines);
 //! [`route`], the one place paths are chosen; the [`transport`] (TCP, its congestion
 //! controllers, explicit-rate sending); [`workload`]s; [`metrics`]; max-min rate
@@ -42,6 +42,7 @@ pub mod run;
 pub mod scenario;
 pub mod schemes;
 pub mod sim;
+pub mod text;
 pub mod transport;
 pub mod units;
 pub mod workload;

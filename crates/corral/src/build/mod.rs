@@ -116,7 +116,7 @@ fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<LinkEvents>
 
 /// Index of `name` in `list`, appended if new.
 fn intern(list: &mut Vec<String>, name: &str) -> u32 {
-    match list.iter().position(|c| c == name) {
+    match list.iter().position(|c| crate::text::same(c, name)) {
         Some(i) => i as u32,
         None => {
             list.push(name.to_string());

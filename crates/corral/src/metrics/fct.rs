@@ -11,7 +11,6 @@
 use crate::net::Network;
 use crate::route::RouteTable;
 use crate::units::Time;
-use std::collections::BTreeMap;
 
 /// Ideal completion time of a `size`-byte flow from host `src` to host `dst`, on the path
 /// the router takes (`via_top`: equal-length routing climbs to the top tier first).
@@ -127,17 +126,24 @@ impl FlowRecord<'_> {
 /// bucket (`bounds`) and by class, and the deadline miss ratio at `end`.
 pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::Value {
     // One pass: each flow's outcome under its class (every class gets a row, even one whose
-    // flows have no outcome).
-    let mut classes: BTreeMap<&str, Vec<FlowOutcome>> = BTreeMap::new();
+    // flows have no outcome). Runs have few classes: the last one used is tried first, then
+    // a scan; the rows come out in name order.
+    let mut classes: Vec<(&str, Vec<FlowOutcome>)> = Vec::new();
+    let mut last = 0;
     let mut all = Vec::with_capacity(flows.len());
     for f in flows {
-        let o = f.outcome();
-        let class = classes.entry(f.class).or_default();
-        if let Some(o) = o {
-            class.push(o);
+        if !classes.get(last).is_some_and(|c| crate::text::same(c.0, f.class)) {
+            last = classes.iter().position(|c| crate::text::same(c.0, f.class)).unwrap_or_else(|| {
+                classes.push((f.class, Vec::new()));
+                classes.len() - 1
+            });
+        }
+        if let Some(o) = f.outcome() {
+            classes[last].1.push(o);
             all.push(o);
         }
     }
+    classes.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut by_class = serde_json::Map::new();
     for (c, o) in classes {
         by_class.insert(
