@@ -1,9 +1,12 @@
 """Result tables: the column schema of every table a run produces, and their conversion.
 
 The native core defines the output schema once (`corral._core.schemas()`: table -> columns
-with their types) and hands back each table as a dict of column name -> Python list. Here
-each one becomes a polars DataFrame with that schema, so that an empty table (a run without
-drops, say) still has the documented columns and dtypes. The README documents the columns.
+with their types) and hands back each table as a dict of column name -> data: a list, or
+numbers as little-endian bytes ("int" / "float", with a byte per row saying whether the
+value is there where it may be missing), or text as distinct values plus uint32 row codes
+("cat"), which skips making a Python object per cell. Here each one becomes a polars
+DataFrame with that schema, so that an empty table (a run without drops, say) still has the
+documented columns and dtypes. The README documents the columns.
 
 polars is imported on first use (`SCHEMAS`, `to_frame`), not with the module: it takes a
 fifth of a second, which `corral run` spends while the simulation runs instead.
@@ -38,6 +41,23 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def column(data: Any) -> Any:
+    """A column as the core hands it over (see the module doc), as a list or polars Series."""
+    if not isinstance(data, tuple):
+        return data
+    import numpy as np
+    import polars as pl
+
+    kind = data[0]
+    if kind == "cat":
+        return pl.Series(data[1], dtype=pl.Utf8).gather(np.frombuffer(data[2], dtype="<u4"))
+    values = pl.Series(np.frombuffer(data[1], dtype="<i8" if kind == "int" else "<f8"))
+    if len(data) == 3:
+        there = pl.Series(np.frombuffer(data[2], dtype=np.uint8).astype(bool))
+        values = pl.select(pl.when(there).then(values)).to_series()
+    return values
+
+
 def to_frame(name: str, columns: Mapping[str, Sequence] | None) -> pl.DataFrame:
     """Build table `name` from a column dict, with the core's schema.
 
@@ -47,7 +67,7 @@ def to_frame(name: str, columns: Mapping[str, Sequence] | None) -> pl.DataFrame:
     import polars as pl
 
     schema = schemas()[name]
-    columns = dict(columns or {})
+    columns = {c: column(d) for c, d in (columns or {}).items()}
     missing = [c for c in schema if c not in columns]
     if columns and missing:
         raise ValueError(f"core results table {name!r} lacks columns {missing}")

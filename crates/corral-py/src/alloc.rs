@@ -61,7 +61,7 @@ fn i64s(b: &[u8], what: &str) -> PyResult<Vec<i64>> {
 }
 
 /// A `bytearray` of `v`'s items in little-endian order, written in place.
-fn le_bytes<'py, T, const N: usize>(py: Python<'py>, v: impl ExactSizeIterator<Item = T>, to_le: impl Fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyByteArray>> {
+pub(crate) fn le_bytes<'py, T, const N: usize>(py: Python<'py>, v: impl ExactSizeIterator<Item = T>, to_le: impl Fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyByteArray>> {
     PyByteArray::new_with(py, v.len() * N, |buf| {
         for (c, x) in buf.chunks_exact_mut(N).zip(v) {
             c.copy_from_slice(&to_le(x));
@@ -70,11 +70,11 @@ fn le_bytes<'py, T, const N: usize>(py: Python<'py>, v: impl ExactSizeIterator<I
     })
 }
 
-fn f64_out<'py>(py: Python<'py>, v: &[f64]) -> PyResult<Bound<'py, PyByteArray>> {
+pub(crate) fn f64_out<'py>(py: Python<'py>, v: &[f64]) -> PyResult<Bound<'py, PyByteArray>> {
     le_bytes(py, v.iter().copied(), f64::to_le_bytes)
 }
 
-fn i64_out<'py>(py: Python<'py>, v: impl ExactSizeIterator<Item = i64>) -> PyResult<Bound<'py, PyByteArray>> {
+pub(crate) fn i64_out<'py>(py: Python<'py>, v: impl ExactSizeIterator<Item = i64>) -> PyResult<Bound<'py, PyByteArray>> {
     le_bytes(py, v, i64::to_le_bytes)
 }
 

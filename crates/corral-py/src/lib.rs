@@ -1,7 +1,9 @@
 //! `corral._core`: the thin PyO3 layer over the corral engine. It loads scenarios, advances
-//! runs with the GIL released, and hands result tables to Python as column lists. Core errors
-//! become `ScenarioError`; a panic inside the engine becomes `SimulationError`, never a
-//! Python-level panic.
+//! runs with the GIL released, and hands result tables to Python column by column: numbers
+//! as little-endian byte buffers (with a validity byte per row where a value may be missing),
+//! text as lists or as distinct values plus row codes (`corral.tables` turns them into
+//! polars columns). Core errors become `ScenarioError`; a panic inside the engine becomes
+//! `SimulationError`, never a Python-level panic.
 
 mod alloc;
 
@@ -137,7 +139,9 @@ impl Simulation {
         plan.map(|v| v.to_string()).map_err(|e| ScenarioError::new_err(e.to_string()))
     }
 
-    /// The output tables as {table: {column: list}} plus "summary": dict.
+    /// The output tables as {table: {column: data}} plus "summary": dict; a column's data is
+    /// a list (text, booleans), ("int" | "float", values bytes[, validity bytes]) or ("cat",
+    /// values list, uint32 row codes bytes).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &self.inner;
         let (tables, summary) = guarded("collecting results", || (inner.tables(), inner.summary().to_string()))?;
@@ -176,16 +180,18 @@ fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
 
 fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    let valid = |v: &mut dyn ExactSizeIterator<Item = bool>| alloc::le_bytes(py, v, |b| [b as u8]);
     for (name, col) in &t.columns {
-        let list = match col {
-            Column::Int(v) => PyList::new(py, v)?,
-            Column::OptInt(v) => PyList::new(py, v)?,
-            Column::Float(v) => PyList::new(py, v)?,
-            Column::OptFloat(v) => PyList::new(py, v)?,
-            Column::OptBool(v) => PyList::new(py, v)?,
-            Column::Str(v) => PyList::new(py, v)?,
+        let data = match col {
+            Column::Int(v) => ("int", alloc::i64_out(py, v.iter().copied())?).into_pyobject(py)?.into_any(),
+            Column::OptInt(v) => ("int", alloc::i64_out(py, v.iter().map(|x| x.unwrap_or(0)))?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
+            Column::Float(v) => ("float", alloc::f64_out(py, v)?).into_pyobject(py)?.into_any(),
+            Column::OptFloat(v) => ("float", alloc::le_bytes(py, v.iter().map(|x| x.unwrap_or(0.0)), f64::to_le_bytes)?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
+            Column::OptBool(v) => PyList::new(py, v)?.into_any(),
+            Column::Str(v) => PyList::new(py, v)?.into_any(),
+            Column::Cat(names, rows) => ("cat", PyList::new(py, names)?, alloc::le_bytes(py, rows.iter().copied(), u32::to_le_bytes)?).into_pyobject(py)?.into_any(),
         };
-        d.set_item(*name, list)?;
+        d.set_item(*name, data)?;
     }
     Ok(d)
 }

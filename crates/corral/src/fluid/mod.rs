@@ -452,26 +452,24 @@ impl FluidSim {
             .collect()
     }
 
-    fn host_name(&self, h: u32) -> String {
-        self.net.nodes[self.net.hosts[h as usize].idx()].name.clone()
-    }
-
     /// flows.parquet, with packet counters 0.
     pub fn flows_table(&self) -> Table {
         let f = &self.defs;
         let n = f.len();
         let secs = |t: Time| t.as_secs_f64();
         let zeros = || Column::Int(vec![0; n]);
+        let hosts: Vec<String> = self.net.hosts.iter().map(|h| self.net.nodes[h.idx()].name.clone()).collect();
+        let fluid = || Column::Cat(vec!["fluid".to_string()], vec![0; n]);
         Table::default()
             .with("flow_id", Column::Int((0..n as i64).collect()))
-            .with("src", Column::Str(f.iter().map(|x| self.host_name(x.src)).collect()))
-            .with("dst", Column::Str(f.iter().map(|x| self.host_name(x.dst)).collect()))
-            .with("tag", Column::Str(f.iter().map(|x| x.tag.clone()).collect()))
+            .with("src", Column::Cat(hosts.clone(), f.iter().map(|x| x.src).collect()))
+            .with("dst", Column::Cat(hosts, f.iter().map(|x| x.dst).collect()))
+            .with("tag", Column::cat(f.iter().map(|x| x.tag.as_str())))
             .with("priority", Column::Int(f.iter().map(|x| x.priority as i64).collect()))
             .with("weight", Column::Float(f.iter().map(|x| x.weight).collect()))
-            .with("transport", Column::Str(vec!["fluid".to_string(); n]))
-            .with("cc", Column::Str(vec!["fluid".to_string(); n]))
-            .with("routing", Column::Str(self.routing.iter().map(|r| r.name().to_string()).collect()))
+            .with("transport", fluid())
+            .with("cc", fluid())
+            .with("routing", Column::cat(self.routing.iter().map(|r| r.name())))
             .with("hops", Column::Int(self.hops.iter().map(|&h| h as i64).collect()))
             .with("size_bytes", Column::OptInt(f.iter().map(|x| x.size.map(|s| s as i64)).collect()))
             .with("start_s", Column::Float(f.iter().map(|x| secs(x.start)).collect()))
@@ -485,8 +483,8 @@ impl FluidSim {
             .with("fast_recoveries", zeros())
             .with("ecn_cuts", zeros())
             .with("max_reorder_bytes", zeros())
-            .with("tenant", Column::Str(f.iter().map(|x| x.tenant.clone()).collect()))
-            .with("class", Column::Str(f.iter().map(|x| x.class.clone()).collect()))
+            .with("tenant", Column::cat(f.iter().map(|x| x.tenant.as_str())))
+            .with("class", Column::cat(f.iter().map(|x| x.class.as_str())))
             .with("ideal_fct_s", Column::OptFloat(self.ideal.iter().map(|x| x.map(secs)).collect()))
             .with(
                 "slowdown",

@@ -109,7 +109,7 @@ pub fn empty(name: &str) -> Table {
 
 /// Whether `col` can hold values of type `ty` (optional columns hold nulls).
 fn fits(col: &Column, ty: ColType) -> bool {
-    matches!((col, ty), (Column::Int(_) | Column::OptInt(_), Int) | (Column::Float(_) | Column::OptFloat(_), Float) | (Column::Str(_), Str) | (Column::OptBool(_), Bool))
+    matches!((col, ty), (Column::Int(_) | Column::OptInt(_), Int) | (Column::Float(_) | Column::OptFloat(_), Float) | (Column::Str(_) | Column::Cat(..), Str) | (Column::OptBool(_), Bool))
 }
 
 impl Table {

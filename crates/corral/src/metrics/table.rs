@@ -8,6 +8,9 @@ pub enum Column {
     OptFloat(Vec<Option<f64>>),
     OptBool(Vec<Option<bool>>),
     Str(Vec<String>),
+    /// Text with few distinct values: the values, and each row's index into them (no string
+    /// per row to build, nor to hand over).
+    Cat(Vec<String>, Vec<u32>),
 }
 
 impl Column {
@@ -19,11 +22,32 @@ impl Column {
             Column::OptFloat(v) => v.len(),
             Column::OptBool(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::Cat(_, rows) => rows.len(),
         }
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// A text column of `rows`, as [`Column::Cat`].
+    pub fn cat<'a>(rows: impl Iterator<Item = &'a str>) -> Column {
+        let mut names: Vec<&str> = Vec::new();
+        let mut at: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        // Neighbouring rows mostly repeat a value: the last one is tried first.
+        let mut last = u32::MAX;
+        let codes = rows
+            .map(|r| {
+                if last == u32::MAX || !crate::text::same(names[last as usize], r) {
+                    last = *at.entry(r).or_insert_with(|| {
+                        names.push(r);
+                        names.len() as u32 - 1
+                    });
+                }
+                last
+            })
+            .collect();
+        Column::Cat(names.into_iter().map(str::to_string).collect(), codes)
     }
 }
 
@@ -45,5 +69,18 @@ impl Table {
 
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Column;
+
+    #[test]
+    fn a_cat_column_codes_each_distinct_value_once_in_order_of_first_use() {
+        let c = Column::cat(["b", "b", "", "a", "b", ""].into_iter());
+        assert_eq!(c, Column::Cat(vec!["b".into(), "".into(), "a".into()], vec![0, 0, 1, 2, 0, 1]));
+        assert_eq!(c.len(), 6);
+        assert_eq!(Column::cat(std::iter::empty()), Column::Cat(Vec::new(), Vec::new()));
     }
 }
