@@ -143,7 +143,13 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     let mut defs = expand(sc, &net, &routes)?;
     let explicit = defs.len();
     let budget = crate::scenario::budget::flow_budget(sc, sc.memory_limit);
-    defs.extend(crate::workload::generate::generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref(), budget)?);
+    let generated = crate::workload::generate::generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref(), budget)?;
+    // Moved, not copied, when there are no `[[flows]]` entries.
+    if defs.is_empty() {
+        defs = generated;
+    } else {
+        defs.extend(generated);
+    }
     let needs_counts = |r: Option<Routing>| r.is_some_and(|r| r.needs_path_counts());
     if sc.routing.routing.needs_path_counts() || defs.iter().any(|d| needs_counts(d.routing)) || sc.rpc.iter().any(|r| needs_counts(r.routing)) {
         routes = RouteTable::build(&net, true);

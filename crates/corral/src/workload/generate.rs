@@ -283,8 +283,9 @@ pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, n
             return Err(too_many());
         }
     }
+    let hosts_key = at("hosts");
     for f in &out {
-        check_route(f.src, f.dst, &at("hosts"))?;
+        check_route(f.src, f.dst, &hosts_key)?;
     }
     Ok(out)
 }
@@ -296,7 +297,13 @@ pub fn generate(blocks: &[TrafficSpec], seed: u64, duration: Time, net: &Network
     let mut all = Vec::new();
     for (i, spec) in blocks.iter().enumerate() {
         let left = budget.saturating_sub(all.len() as u64);
-        all.extend(generate_block(spec, i, seed, duration, net, routes, base, left)?);
+        let block = generate_block(spec, i, seed, duration, net, routes, base, left)?;
+        // A block's flows are moved, not copied, when they are the first.
+        if all.is_empty() {
+            all = block;
+        } else {
+            all.extend(block);
+        }
     }
     all.sort_by_key(|f| f.start); // stable
     Ok(all)
