@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -151,17 +152,21 @@ def test_runs_are_deterministic_in_memory() -> None:
 
 
 def test_columns_handed_over_as_bytes_and_codes_decode_to_their_values() -> None:
-    import numpy as np
+    import array
 
     from corral.tables import column
 
-    ints = np.array([3, -1, 7], dtype="<i8").tobytes()
-    floats = np.array([0.5, 0.0, 2.5], dtype="<f8").tobytes()
-    assert column(("int", bytearray(ints))).to_list() == [3, -1, 7]
-    assert column(("float", bytearray(floats), bytearray([1, 0, 1]))).to_list() == [0.5, None, 2.5]
-    assert column(("int", bytearray(ints), bytearray([0, 1, 1]))).to_list() == [None, -1, 7]
-    codes = np.array([1, 0, 1, 1], dtype="<u4").tobytes()
-    assert column(("cat", ["h0", "h1"], bytearray(codes))).to_list() == ["h1", "h0", "h1", "h1"]
+    def le(code: str, items: list) -> bytearray:
+        a = array.array(code, items)
+        if sys.byteorder != "little":
+            a.byteswap()
+        return bytearray(a.tobytes())
+
+    assert column(("int", le("q", [3, -1, 7]))).to_list() == [3, -1, 7]
+    assert column(("float", le("d", [0.5, 0.0, 2.5]), bytearray([1, 0, 1]))).to_list() == [0.5, None, 2.5]
+    assert column(("int", le("q", [3, -1, 7]), bytearray([0, 1, 1]))).to_list() == [None, -1, 7]
+    assert column(("cat", ["h0", "h1"], le("I", [1, 0, 1, 1]))).to_list() == ["h1", "h0", "h1", "h1"]
+    assert column(("cat", [], bytearray())).dtype == pl.Utf8
     assert column(["a", None]) == ["a", None]
     # A fluid run's flows table comes over this way and keeps its documented dtypes.
     res = corral.run(TINY, overrides=["mode=fluid"])

@@ -14,7 +14,9 @@ fifth of a second, which `corral run` spends while the simulation runs instead.
 
 from __future__ import annotations
 
+import array
 import functools
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -42,20 +44,33 @@ def __getattr__(name: str) -> Any:
 
 
 def column(data: Any) -> Any:
-    """A column as the core hands it over (see the module doc), as a list or polars Series."""
+    """A column as the core hands it over (see the module doc), as a list or polars Series.
+
+    The buffers are read through memoryviews: numpy is not needed, and not imported (it
+    would add ~40 ms to every `corral run`).
+    """
     if not isinstance(data, tuple):
         return data
-    import numpy as np
     import polars as pl
 
     kind = data[0]
     if kind == "cat":
-        return pl.Series(data[1], dtype=pl.Utf8).gather(np.frombuffer(data[2], dtype="<u4"))
-    values = pl.Series(np.frombuffer(data[1], dtype="<i8" if kind == "int" else "<f8"))
+        codes = pl.Series(_little_endian(data[2], "I"), dtype=pl.UInt32)
+        return pl.Series(data[1], dtype=pl.Utf8).gather(codes)
+    values = pl.Series(_little_endian(data[1], "q" if kind == "int" else "d"), dtype=pl.Int64 if kind == "int" else pl.Float64)
     if len(data) == 3:
-        there = pl.Series(np.frombuffer(data[2], dtype=np.uint8).astype(bool))
+        there = pl.Series(memoryview(data[2]).cast("B"), dtype=pl.UInt8).cast(pl.Boolean)
         values = pl.select(pl.when(there).then(values)).to_series()
     return values
+
+
+def _little_endian(buf: bytearray, code: str) -> Sequence:
+    """The items of little-endian `buf` (array type code `code`) in this machine's order."""
+    if sys.byteorder == "little":
+        return memoryview(buf).cast(code)
+    items = array.array(code, bytes(buf))
+    items.byteswap()
+    return items
 
 
 def to_frame(name: str, columns: Mapping[str, Sequence] | None) -> pl.DataFrame:
