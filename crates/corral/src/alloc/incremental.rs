@@ -416,12 +416,8 @@ impl Allocator {
             for &l in &ch.links {
                 self.levels.get_mut(&p).unwrap().base[l as usize] = self.effective(l as usize);
             }
-            let mut links = ch.links.clone();
-            if let Some((_, u, _, _)) = &ch.removed {
-                links.extend(u.iter().map(|e| e.0));
-            }
             let removed = ch.removed.as_ref().map(|(_, u, r, _)| (&u[..], *r));
-            if self.ordered_refill(p, ch.flow.map(|x| x.0), &links, removed) {
+            if self.ordered_refill(p, ch.flow.map(|x| x.0), &ch.links, removed) {
                 return;
             }
         }

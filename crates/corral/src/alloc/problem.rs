@@ -124,6 +124,11 @@ impl FlowSpec {
     /// as scipy has it: a link given twice uses the sum of its fractions, and a stored zero is
     /// no use at all. Other bad entries (out of range, negative, not finite) are errors.
     pub fn merge_usage(&mut self, i: usize, links: usize) -> Result<()> {
+        // A short list without a repeated link or a zero (a path's usage) stays as it is.
+        let u = &self.usage;
+        if u.len() <= SHORT_USAGE && u.iter().enumerate().all(|(j, &(l, a))| entry_error(i, j, l, a, links).is_none() && a != 0.0 && u[..j].iter().all(|e| e.0 != l)) {
+            return Ok(());
+        }
         let mut at: std::collections::HashMap<u32, usize> = std::collections::HashMap::with_capacity(self.usage.len());
         let mut merged: Vec<(u32, f64)> = Vec::with_capacity(self.usage.len());
         for (j, &(l, a)) in self.usage.iter().enumerate() {
@@ -143,6 +148,10 @@ impl FlowSpec {
         Ok(())
     }
 }
+
+/// Usage lists up to this long are checked for repeated links pairwise in
+/// [`FlowSpec::merge_usage`], without a hash map.
+const SHORT_USAGE: usize = 16;
 
 /// Entry `j` of flow `i`: a link out of range, or a negative or non-finite fraction.
 fn entry_error(i: usize, j: usize, l: u32, a: f64, links: usize) -> Option<crate::Error> {

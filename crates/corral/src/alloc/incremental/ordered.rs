@@ -131,6 +131,8 @@ pub(super) struct Ordered {
     used: Vec<f64>,
     /// Per link, the bound of a roomy link's next event.
     room: Room,
+    /// Links to make candidates after an update (a buffer kept between updates).
+    full: Vec<u32>,
     /// (link, flow) entries of the live flows, which with the links set the work budget.
     pub entries: usize,
     /// A fixed work budget in place of the one from `entries` (tests).
@@ -289,10 +291,10 @@ impl Room {
 
 impl Allocator {
     /// Redoes the single priority level `p` after a change by the level-ordered refill:
-    /// `first` is the flow added or whose demand changed, `links` those whose load or
-    /// capacity changed without that flow on them (a departed flow's, a capacity change's).
-    /// `removed` is the departed flow's usage and rate. Returns false, with every rate as it
-    /// was, once it has read more (link, flow) entries than its budget.
+    /// `first` is the flow added or whose demand changed, `links` those whose capacity
+    /// changed, `removed` the departed flow's usage and rate (its links' loads changed
+    /// without that flow on them). Returns false, with every rate as it was, once it has
+    /// read more (link, flow) entries than its budget.
     pub(super) fn ordered_refill(&mut self, p: u8, first: Option<u32>, links: &[u32], removed: Option<(&[(u32, f64)], f64)>) -> bool {
         let nl = self.capacity.len();
         let mut o = std::mem::take(&mut self.ordered);
@@ -304,7 +306,7 @@ impl Allocator {
             self.join(&mut o, f);
             self.rise(&mut o, f, 0.0);
         }
-        for &l in links {
+        for l in links.iter().copied().chain(removed.iter().flat_map(|(u, _)| u.iter().map(|e| e.0))) {
             // A capacity changed here, or a flow left: flows frozen on it may rise.
             o.mark(l, &self.cand);
             o.room.roomy[l as usize] = false;
@@ -403,7 +405,7 @@ impl Allocator {
         let lv = self.levels.get_mut(&p).expect("the level");
         (lv.base, lv.used) = (std::mem::take(&mut o.base), std::mem::take(&mut o.used));
         if resolved {
-            self.settle_loads(p, &o.moved, &o.saved, &o.links, removed);
+            self.settle_loads(p, &o.moved, &o.saved, &o.links, removed, &mut o.full);
         }
         o.saved.clear();
         o.moved.clear();
@@ -546,7 +548,7 @@ impl Allocator {
     /// for the lag of the candidates' check.
     ///
     /// [`REBUILD_EVERY`]: crate::alloc::candidates::REBUILD_EVERY
-    fn settle_loads(&mut self, p: u8, moved: &[u32], saved: &[(f64, f64, Bottleneck)], links: &[u32], removed: Option<(&[(u32, f64)], f64)>) {
+    fn settle_loads(&mut self, p: u8, moved: &[u32], saved: &[(f64, f64, Bottleneck)], links: &[u32], removed: Option<(&[(u32, f64)], f64)>, full: &mut Vec<u32>) {
         let lv = self.levels.get_mut(&p).expect("the level");
         let cand = &mut self.cand;
         for (&g, &(old, _, _)) in moved.iter().zip(saved) {
@@ -566,7 +568,7 @@ impl Allocator {
                 }
             }
         }
-        let mut full: Vec<u32> = Vec::new();
+        full.clear();
         for &l in links {
             let li = l as usize;
             if lv.used[li] + cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED) {
@@ -577,7 +579,7 @@ impl Allocator {
             Bottleneck::Link(l) => Some(l),
             Bottleneck::Demand => None,
         }));
-        for l in full {
+        for &l in full.iter() {
             self.promote(l, p, 0.0);
         }
         if self.tracking && !self.refilled_all {
