@@ -11,6 +11,7 @@
 use crate::net::Network;
 use crate::route::RouteTable;
 use crate::units::Time;
+use std::collections::HashMap;
 
 /// Ideal completion time of a `size`-byte flow from host `src` to host `dst`, on the path
 /// the router takes (`via_top`: equal-length routing climbs to the top tier first).
@@ -126,14 +127,15 @@ impl FlowRecord<'_> {
 /// bucket (`bounds`) and by class, and the deadline miss ratio at `end`.
 pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::Value {
     // One pass: each flow's outcome under its class (every class gets a row, even one whose
-    // flows have no outcome). Runs have few classes: the last one used is tried first, then
-    // a scan; the rows come out in name order.
+    // flows have no outcome). Neighbouring flows mostly share a class: the last one used is
+    // tried first, then a map; the rows come out in name order.
     let mut classes: Vec<(&str, Vec<FlowOutcome>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     let mut last = 0;
     let mut all = Vec::with_capacity(flows.len());
     for f in flows {
         if !classes.get(last).is_some_and(|c| crate::text::same(c.0, f.class)) {
-            last = classes.iter().position(|c| crate::text::same(c.0, f.class)).unwrap_or_else(|| {
+            last = *index.entry(f.class).or_insert_with(|| {
                 classes.push((f.class, Vec::new()));
                 classes.len() - 1
             });
