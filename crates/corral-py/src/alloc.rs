@@ -13,6 +13,7 @@ use corral::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyByteArray;
+use crate::buffers::{f64_out, i64_out};
 use std::marker::PhantomData;
 
 fn err(e: corral::Error) -> PyErr {
@@ -58,24 +59,6 @@ fn f64s(b: &[u8], what: &str) -> PyResult<Vec<f64>> {
 fn i64s(b: &[u8], what: &str) -> PyResult<Vec<i64>> {
     let a = Le::<i64>::new(b, what)?;
     Ok((0..a.len()).map(|i| a.get(i)).collect())
-}
-
-/// A `bytearray` of `v`'s items in little-endian order, written in place.
-pub(crate) fn le_bytes<'py, T, const N: usize>(py: Python<'py>, v: impl ExactSizeIterator<Item = T>, to_le: impl Fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyByteArray>> {
-    PyByteArray::new_with(py, v.len() * N, |buf| {
-        for (c, x) in buf.chunks_exact_mut(N).zip(v) {
-            c.copy_from_slice(&to_le(x));
-        }
-        Ok(())
-    })
-}
-
-pub(crate) fn f64_out<'py>(py: Python<'py>, v: &[f64]) -> PyResult<Bound<'py, PyByteArray>> {
-    le_bytes(py, v.iter().copied(), f64::to_le_bytes)
-}
-
-pub(crate) fn i64_out<'py>(py: Python<'py>, v: impl ExactSizeIterator<Item = i64>) -> PyResult<Bound<'py, PyByteArray>> {
-    le_bytes(py, v, i64::to_le_bytes)
 }
 
 fn links_u32(v: Vec<i64>, what: &str) -> PyResult<Vec<u32>> {

@@ -6,6 +6,7 @@
 //! `SimulationError`, never a Python-level panic.
 
 mod alloc;
+mod buffers;
 
 use corral::metrics::{Column, Table};
 use corral::run::Run;
@@ -180,16 +181,16 @@ fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
 
 fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let valid = |v: &mut dyn ExactSizeIterator<Item = bool>| alloc::le_bytes(py, v, |b| [b as u8]);
+    let valid = |v: &mut dyn ExactSizeIterator<Item = bool>| buffers::le_bytes(py, v, |b| [b as u8]);
     for (name, col) in &t.columns {
         let data = match col {
-            Column::Int(v) => ("int", alloc::i64_out(py, v.iter().copied())?).into_pyobject(py)?.into_any(),
-            Column::OptInt(v) => ("int", alloc::i64_out(py, v.iter().map(|x| x.unwrap_or(0)))?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
-            Column::Float(v) => ("float", alloc::f64_out(py, v)?).into_pyobject(py)?.into_any(),
-            Column::OptFloat(v) => ("float", alloc::le_bytes(py, v.iter().map(|x| x.unwrap_or(0.0)), f64::to_le_bytes)?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
+            Column::Int(v) => ("int", buffers::i64_out(py, v.iter().copied())?).into_pyobject(py)?.into_any(),
+            Column::OptInt(v) => ("int", buffers::i64_out(py, v.iter().map(|x| x.unwrap_or(0)))?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
+            Column::Float(v) => ("float", buffers::f64_out(py, v)?).into_pyobject(py)?.into_any(),
+            Column::OptFloat(v) => ("float", buffers::le_bytes(py, v.iter().map(|x| x.unwrap_or(0.0)), f64::to_le_bytes)?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
             Column::OptBool(v) => PyList::new(py, v)?.into_any(),
             Column::Str(v) => PyList::new(py, v)?.into_any(),
-            Column::Cat(names, rows) => ("cat", PyList::new(py, names)?, alloc::le_bytes(py, rows.iter().copied(), u32::to_le_bytes)?).into_pyobject(py)?.into_any(),
+            Column::Cat(names, rows) => ("cat", PyList::new(py, names)?, buffers::le_bytes(py, rows.iter().copied(), u32::to_le_bytes)?).into_pyobject(py)?.into_any(),
         };
         d.set_item(*name, data)?;
     }
