@@ -172,6 +172,19 @@ def test_flow_list_missing_columns(tmp_path: Path) -> None:
     assert_user_error(proc, "traffic.0.file", "start")
 
 
+def test_more_tenants_than_a_run_can_index_names_the_block(tmp_path: Path) -> None:
+    # Tenant indices are 16 bits: a trace naming 65,537 distinct tenants is refused.
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(VALID + '[[traffic]]\npattern = "trace"\nfile = "flows.csv"\n')
+    rows = "".join(f"h1,h2,1000,{i}ns,t{i}\n" for i in range(65537))
+    (tmp_path / "flows.csv").write_text("src,dst,size,start,tenant\n" + rows)
+    from corral.api import simulation
+
+    with pytest.raises(corral.ScenarioError) as info:
+        simulation(scenario)
+    assert "traffic.0.tenant" in normalize(str(info.value)) and "at most 65536" in str(info.value)
+
+
 def test_invalid_toml_names_the_source(tmp_path: Path) -> None:
     path = tmp_path / "broken.toml"
     path.write_text(VALID.replace('k = 4', 'k = = 4'))

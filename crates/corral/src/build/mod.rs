@@ -8,6 +8,7 @@
 pub mod queues;
 
 use crate::error::{config_err, Result};
+use std::collections::HashMap;
 use crate::ids::PortId;
 use crate::net::queue::QueueDisc;
 use crate::net::shared_buffer::SharedBuffer;
@@ -114,14 +115,38 @@ fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<LinkEvents>
     Ok(out)
 }
 
-/// Index of `name` in `list`, appended if new.
-fn intern(list: &mut Vec<String>, name: &str) -> u32 {
-    match list.iter().position(|c| crate::text::same(c, name)) {
-        Some(i) => i as u32,
-        None => {
-            list.push(name.to_string());
-            list.len() as u32 - 1
+/// Distinct names (classes, tenants) in order of first use, and each one's index.
+#[derive(Default)]
+struct Names {
+    list: Vec<String>,
+    at: HashMap<String, u32>,
+    /// The index last returned: neighbouring flows mostly share a name.
+    last: Option<u32>,
+}
+
+impl Names {
+    /// Index of `name`, appended if new.
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.last.filter(|&i| crate::text::same(&self.list[i as usize], name)) {
+            return i;
         }
+        let i = match self.at.get(name) {
+            Some(&i) => i,
+            None => {
+                self.list.push(name.to_string());
+                self.at.insert(name.to_string(), self.list.len() as u32 - 1);
+                self.list.len() as u32 - 1
+            }
+        };
+        self.last = Some(i);
+        i
+    }
+
+    /// [`Names::intern`] for a tenant, whose index is 16 bits wide; `key` names where it was
+    /// given, for the error.
+    fn tenant(&mut self, name: &str, key: impl FnOnce() -> String) -> Result<u16> {
+        let i = self.intern(name);
+        u16::try_from(i).map_err(|_| config_err(key(), format!("tenant \"{name}\" is the {}th distinct tenant; a run has at most 65536", i as u64 + 1)))
     }
 }
 
@@ -154,12 +179,13 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     if sc.routing.routing.needs_path_counts() || defs.iter().any(|d| needs_counts(d.routing)) || sc.rpc.iter().any(|r| needs_counts(r.routing)) {
         routes = RouteTable::build(&net, true);
     }
-    let mut classes = Vec::new();
-    let mut tenants = Vec::new();
+    let mut classes = Names::default();
+    let mut tenants = Names::default();
     let mut flows = Vec::with_capacity(defs.len());
     for def in defs {
-        let class = def.block.map(|_| intern(&mut classes, &def.class));
-        let tenant = intern(&mut tenants, &def.tenant) as u16;
+        let class = def.block.map(|_| classes.intern(&def.class));
+        let block = def.block;
+        let tenant = tenants.tenant(&def.tenant, || block.map_or("flows.tenant".to_string(), |b| format!("traffic[{b}].tenant")))?;
         flows.push(plan(def, sc, &net, &routes, scheme, class, tenant)?);
     }
     let mut rpc = Vec::with_capacity(sc.rpc.len());
@@ -170,13 +196,14 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         })?;
         room -= spec.max_flows;
         let (servers, clients) = crate::workload::rpc::sides(spec, i, &net)?;
-        let class = intern(&mut classes, &spec.class);
-        let tenant = intern(&mut tenants, &spec.tenant) as u16;
+        let class = classes.intern(&spec.class);
+        let tenant = tenants.tenant(&spec.tenant, || format!("rpc[{i}].tenant"))?;
         let base = sc.base_dir.as_deref();
         let request = spec.request.resolve(base, &format!("rpc[{i}].request"))?;
         let response = spec.response.resolve(base, &format!("rpc[{i}].response"))?;
         rpc.push(crate::workload::rpc::RpcBlock { spec: spec.clone(), servers, clients, request, response, class, tenant, stop: spec.stop_or(sc.duration) });
     }
+    let (classes, tenants) = (classes.list, tenants.list);
     let shared_buffers = if packet { queues::install(&mut net, &sc.switch, sc.host.buffer, sc.seed, &tenants) } else { (0..net.nodes.len()).map(|_| None).collect() };
     Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers, link_events, rpc })
 }
@@ -197,4 +224,28 @@ pub fn plan(def: FlowDef, sc: &Scenario, net: &Network, routes: &RouteTable, sch
     let hops = routes.path(net, net.hosts[def.src as usize], def.dst, tcp.header as u64, via_top).map_or(0, |p| p.0);
     let ideal = def.size.map(|size| crate::metrics::fct::ideal_fct(net, routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64));
     Ok(FlowPlan { def, routing, transport, hops, ideal, class, tenant })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Names;
+
+    #[test]
+    fn names_are_indexed_in_order_of_first_use() {
+        let mut n = Names::default();
+        let got: Vec<u32> = ["", "", "web", "", "query", "web", "web"].iter().map(|s| n.intern(s)).collect();
+        assert_eq!(got, [0, 0, 1, 0, 2, 1, 1]);
+        assert_eq!(n.list, ["", "web", "query"]);
+    }
+
+    #[test]
+    fn a_tenant_past_the_16_bit_index_is_an_error_naming_where_it_was_given() {
+        let mut n = Names::default();
+        for i in 0..65536 {
+            assert_eq!(n.tenant(&format!("t{i}"), || unreachable!()).unwrap(), i as u16);
+        }
+        assert_eq!(n.tenant("t7", || unreachable!()).unwrap(), 7);
+        let e = n.tenant("new", || "traffic[0].tenant".into()).unwrap_err().to_string();
+        assert!(e.contains("traffic[0].tenant") && e.contains("65537th") && e.contains("at most 65536"), "{e}");
+    }
 }
