@@ -8,7 +8,6 @@
 pub mod queues;
 
 use crate::error::{config_err, Result};
-use std::collections::HashMap;
 use crate::ids::PortId;
 use crate::net::queue::QueueDisc;
 use crate::net::shared_buffer::SharedBuffer;
@@ -17,6 +16,7 @@ use crate::route::{RouteTable, Routing};
 use crate::scenario::flows::expand;
 use crate::scenario::Scenario;
 use crate::sim::rng::{stream, Rng};
+use crate::text::Names;
 use crate::transport::cc::CcConfig;
 use crate::transport::config::FlowTransport;
 use crate::units::{Rate, Time};
@@ -115,39 +115,11 @@ fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<LinkEvents>
     Ok(out)
 }
 
-/// Distinct names (classes, tenants) in order of first use, and each one's index.
-#[derive(Default)]
-struct Names {
-    list: Vec<String>,
-    at: HashMap<String, u32>,
-    /// The index last returned: neighbouring flows mostly share a name.
-    last: Option<u32>,
-}
-
-impl Names {
-    /// Index of `name`, appended if new.
-    fn intern(&mut self, name: &str) -> u32 {
-        if let Some(i) = self.last.filter(|&i| crate::text::same(&self.list[i as usize], name)) {
-            return i;
-        }
-        let i = match self.at.get(name) {
-            Some(&i) => i,
-            None => {
-                self.list.push(name.to_string());
-                self.at.insert(name.to_string(), self.list.len() as u32 - 1);
-                self.list.len() as u32 - 1
-            }
-        };
-        self.last = Some(i);
-        i
-    }
-
-    /// [`Names::intern`] for a tenant, whose index is 16 bits wide; `key` names where it was
-    /// given, for the error.
-    fn tenant(&mut self, name: &str, key: impl FnOnce() -> String) -> Result<u16> {
-        let i = self.intern(name);
-        u16::try_from(i).map_err(|_| config_err(key(), format!("tenant \"{name}\" is the {}th distinct tenant; a run has at most 65536", i as u64 + 1)))
-    }
+/// The index of tenant `name` among `tenants`, which is 16 bits wide; `key` names where it
+/// was given, for the error.
+fn tenant_index(tenants: &mut Names, name: &str, key: impl FnOnce() -> String) -> Result<u16> {
+    let i = tenants.index(name);
+    u16::try_from(i).map_err(|_| config_err(key(), format!("tenant \"{name}\" is the {}th distinct tenant; a run has at most 65536", i as u64 + 1)))
 }
 
 /// Builds the network and flows of `sc`; `packet` installs switch disciplines and the ports'
@@ -183,9 +155,9 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     let mut tenants = Names::default();
     let mut flows = Vec::with_capacity(defs.len());
     for def in defs {
-        let class = def.block.map(|_| classes.intern(&def.class));
+        let class = def.block.map(|_| classes.index(&def.class));
         let block = def.block;
-        let tenant = tenants.tenant(&def.tenant, || block.map_or("flows.tenant".to_string(), |b| format!("traffic[{b}].tenant")))?;
+        let tenant = tenant_index(&mut tenants, &def.tenant, || block.map_or("flows.tenant".to_string(), |b| format!("traffic[{b}].tenant")))?;
         flows.push(plan(def, sc, &net, &routes, scheme, class, tenant)?);
     }
     let mut rpc = Vec::with_capacity(sc.rpc.len());
@@ -196,8 +168,8 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         })?;
         room -= spec.max_flows;
         let (servers, clients) = crate::workload::rpc::sides(spec, i, &net)?;
-        let class = classes.intern(&spec.class);
-        let tenant = tenants.tenant(&spec.tenant, || format!("rpc[{i}].tenant"))?;
+        let class = classes.index(&spec.class);
+        let tenant = tenant_index(&mut tenants, &spec.tenant, || format!("rpc[{i}].tenant"))?;
         let base = sc.base_dir.as_deref();
         let request = spec.request.resolve(base, &format!("rpc[{i}].request"))?;
         let response = spec.response.resolve(base, &format!("rpc[{i}].response"))?;
@@ -228,24 +200,16 @@ pub fn plan(def: FlowDef, sc: &Scenario, net: &Network, routes: &RouteTable, sch
 
 #[cfg(test)]
 mod tests {
-    use super::Names;
-
-    #[test]
-    fn names_are_indexed_in_order_of_first_use() {
-        let mut n = Names::default();
-        let got: Vec<u32> = ["", "", "web", "", "query", "web", "web"].iter().map(|s| n.intern(s)).collect();
-        assert_eq!(got, [0, 0, 1, 0, 2, 1, 1]);
-        assert_eq!(n.list, ["", "web", "query"]);
-    }
+    use super::{tenant_index, Names};
 
     #[test]
     fn a_tenant_past_the_16_bit_index_is_an_error_naming_where_it_was_given() {
         let mut n = Names::default();
         for i in 0..65536 {
-            assert_eq!(n.tenant(&format!("t{i}"), || unreachable!()).unwrap(), i as u16);
+            assert_eq!(tenant_index(&mut n, &format!("t{i}"), || unreachable!()).unwrap(), i as u16);
         }
-        assert_eq!(n.tenant("t7", || unreachable!()).unwrap(), 7);
-        let e = n.tenant("new", || "traffic[0].tenant".into()).unwrap_err().to_string();
+        assert_eq!(tenant_index(&mut n, "t7", || unreachable!()).unwrap(), 7);
+        let e = tenant_index(&mut n, "new", || "traffic[0].tenant".into()).unwrap_err().to_string();
         assert!(e.contains("traffic[0].tenant") && e.contains("65537th") && e.contains("at most 65536"), "{e}");
     }
 }

@@ -11,7 +11,6 @@
 use crate::net::Network;
 use crate::route::RouteTable;
 use crate::units::Time;
-use std::collections::HashMap;
 
 /// Ideal completion time of a `size`-byte flow from host `src` to host `dst`, on the path
 /// the router takes (`via_top`: equal-length routing climbs to the top tier first).
@@ -127,29 +126,26 @@ impl FlowRecord<'_> {
 /// bucket (`bounds`) and by class, and the deadline miss ratio at `end`.
 pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::Value {
     // One pass: each flow's outcome under its class (every class gets a row, even one whose
-    // flows have no outcome). Neighbouring flows mostly share a class: the last one used is
-    // tried first, then a map; the rows come out in name order.
-    let mut classes: Vec<(&str, Vec<FlowOutcome>)> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut last = 0;
+    // flows have no outcome); the rows come out in name order.
+    let mut names = crate::text::Names::default();
+    let mut outcomes: Vec<Vec<FlowOutcome>> = Vec::new();
     let mut all = Vec::with_capacity(flows.len());
     for f in flows {
-        if !classes.get(last).is_some_and(|c| crate::text::same(c.0, f.class)) {
-            last = *index.entry(f.class).or_insert_with(|| {
-                classes.push((f.class, Vec::new()));
-                classes.len() - 1
-            });
+        let c = names.index(f.class) as usize;
+        if c == outcomes.len() {
+            outcomes.push(Vec::new());
         }
         if let Some(o) = f.outcome() {
-            classes[last].1.push(o);
+            outcomes[c].push(o);
             all.push(o);
         }
     }
-    classes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut classes: Vec<(String, Vec<FlowOutcome>)> = names.list.into_iter().zip(outcomes).collect();
+    classes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut by_class = serde_json::Map::new();
     for (c, o) in classes {
         by_class.insert(
-            c.to_string(),
+            c,
             serde_json::json!({
                 "flows": o.len(),
                 "finished": o.iter().filter(|f| f.fct.is_some()).count(),

@@ -32,22 +32,9 @@ impl Column {
 
     /// A text column of `rows`, as [`Column::Cat`].
     pub fn cat<'a>(rows: impl Iterator<Item = &'a str>) -> Column {
-        let mut names: Vec<&str> = Vec::new();
-        let mut at: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
-        // Neighbouring rows mostly repeat a value: the last one is tried first.
-        let mut last = u32::MAX;
-        let codes = rows
-            .map(|r| {
-                if last == u32::MAX || !crate::text::same(names[last as usize], r) {
-                    last = *at.entry(r).or_insert_with(|| {
-                        names.push(r);
-                        names.len() as u32 - 1
-                    });
-                }
-                last
-            })
-            .collect();
-        Column::Cat(names.into_iter().map(str::to_string).collect(), codes)
+        let mut names = crate::text::Names::default();
+        let codes = rows.map(|r| names.index(r)).collect();
+        Column::Cat(names.list, codes)
     }
 }
 
