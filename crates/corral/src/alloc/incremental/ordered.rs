@@ -27,8 +27,9 @@
 //! four of those an update watches on the fluid bench's fat-tree): on such a roomy link no
 //! flow froze, and its old load bounds what the flows outside A add, so its entry is first a
 //! lower bound of its event kept from two sums without reading its flows ([`Room`]); its
-//! flows are read only once that bound reaches the top, and once no flow rises such entries
-//! leave the heap in one pass. A flow joins A at most once and freezes at most once, so the
+//! flows are read only once that bound reaches the top. Such a bound is held out of the heap
+//! while it is above the heap's top (most never get there), and once no flow rises the
+//! bounds and entries only rising flows could bring about go in one pass. A flow joins A at most once and freezes at most once, so the
 //! filling ends; when it does, every flow of A has its new rate and every other flow's old
 //! course still holds, so the result is the max-min allocation (a fill from scratch gives
 //! the same rates up to rounding; the tests check 1e-9). Moving a flow that would not have
@@ -118,6 +119,12 @@ pub(super) struct Ordered {
     rising: u32,
     all_froze: bool,
     kept: usize,
+    /// Roomy links' bounds above the level they were made at, held out of the heap while
+    /// they are above its top ([`Ordered::release`]); `deferred_min`, the least of them
+    /// (meaningless when there are none). Most never reach the top before every rising flow
+    /// froze, and then they go without having been sifted through the heap.
+    deferred: Vec<u128>,
+    deferred_min: u128,
     /// Links to recompute after the current event, and the links watched in this update.
     dirty: Vec<u32>,
     links: Vec<u32>,
@@ -245,6 +252,33 @@ impl Ordered {
         self.kept = self.heap.len();
     }
 
+    /// Holds event `e`, a roomy link's bound above the current level, out of the heap.
+    fn defer(&mut self, e: u128) {
+        self.deferred_min = if self.deferred.is_empty() { e } else { self.deferred_min.min(e) };
+        self.deferred.push(e);
+    }
+
+    /// Whether a held-out bound may come before the heap's top: then they go into the heap.
+    fn deferred_due(&self) -> bool {
+        !self.deferred.is_empty() && self.deferred_min <= self.heap.peek().map_or(u128::MAX, |e| e.0)
+    }
+
+    /// Puts the held-out bounds into the heap, but not the stale ones (a later entry of the
+    /// same link replaced them) and, when `idle` (no flow of A rises), not those that
+    /// [`Ordered::drop_idle`] drops. The heap's top is then the first event of all: while
+    /// every held-out bound is above it, popping it is what the heap holding them all would
+    /// do; and a stale or idle entry at the top is passed over without effect.
+    fn release(&mut self, idle: bool) {
+        for &e in &self.deferred {
+            let l = ((e >> 32) as u32 & !LINK) as usize;
+            let stale = e as u32 != self.version[l];
+            if !stale && !(idle && self.room.roomy[l] && self.room.room[l] > 0.0) {
+                self.heap.push(Reverse(e));
+            }
+        }
+        self.deferred.clear();
+    }
+
     /// Has link `l`'s next event recomputed after the current event (and watches it).
     fn mark(&mut self, l: u32, cand: &Candidates) {
         self.watch(l, cand);
@@ -318,23 +352,32 @@ impl Allocator {
                 let l = o.dirty[k];
                 let li = l as usize;
                 o.version[li] = o.version[li].wrapping_add(1);
-                let e = if o.room.roomy[li] {
+                if o.room.roomy[li] {
                     // Charged as a reading of its entries: the budget keeps its meaning.
                     budget = budget.saturating_sub(self.link_flows[li].len());
                     o.sat_current[li] = 0;
-                    o.room.bound(l, t)
+                    let e = o.room.bound(l, t);
+                    if e > t && e.is_finite() {
+                        o.defer(event(e, LINK | l, o.version[li]));
+                    } else if e.is_finite() {
+                        o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
+                    }
                 } else {
                     let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
                     (o.sat[li], o.sat_current[li]) = (sat, o.update);
-                    e
-                };
-                if e.is_finite() {
-                    o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
+                    if e.is_finite() {
+                        o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
+                    }
                 }
             }
             o.dirty.clear();
             if budget == 0 {
                 break false;
+            }
+            if o.rising == 0 && !o.deferred.is_empty() {
+                o.release(true);
+            } else if o.deferred_due() {
+                o.release(false);
             }
             // At least half the heap new since the last such pass, so that the passes cost
             // no more than twice the entries pushed.
@@ -400,6 +443,7 @@ impl Allocator {
             }
         }
         o.heap.clear();
+        o.deferred.clear();
         (o.rising, o.all_froze, o.kept) = (0, false, 0);
         o.outcome(resolved);
         let lv = self.levels.get_mut(&p).expect("the level");
@@ -717,6 +761,36 @@ mod tests {
         assert_eq!(left, vec![1, 2]);
         assert!(!o.all_froze);
         assert_eq!(o.kept, 2, "the next pass waits for as many new entries");
+    }
+
+    #[test]
+    fn held_out_bounds_enter_the_heap_when_one_may_come_first_and_idle_ones_never() {
+        use super::{event, Ordered, Room, LINK};
+        use std::cmp::Reverse;
+        // Links 0-2 roomy (2 with no room left); link 1's bound at 3 was replaced by one at 5.
+        let room = Room { roomy: vec![true; 3], room: vec![2.0, 1.0, -1e-9], rising_w: vec![1.0; 3] };
+        let mut o = Ordered { room, version: vec![0, 1, 0], ..Default::default() };
+        o.heap.push(Reverse(event(1.0, LINK | 7, 0)));
+        for e in [event(4.0, LINK, 0), event(3.0, LINK | 1, 0), event(5.0, LINK | 1, 1), event(6.0, LINK | 2, 0)] {
+            o.defer(e);
+        }
+        assert_eq!(o.heap.len(), 1);
+        // The heap's top (level 1) comes before every held-out bound.
+        assert!(!o.deferred_due());
+        o.heap.pop();
+        // With the heap empty, the least (the stale one, at 3) may come first: all but it go in.
+        assert!(o.deferred_due());
+        o.release(false);
+        let levels: Vec<f64> = o.heap.clone().into_sorted_vec().iter().rev().map(|e| f64::from_bits((e.0 >> 64) as u64)).collect();
+        assert_eq!(levels, vec![4.0, 5.0, 6.0]);
+        assert!(o.deferred.is_empty() && !o.deferred_due());
+        // Once no flow rises, only link 2's (no room left) goes in.
+        o.heap.clear();
+        for e in [event(4.0, LINK, 0), event(5.0, LINK | 1, 1), event(6.0, LINK | 2, 0)] {
+            o.defer(e);
+        }
+        o.release(true);
+        assert_eq!(o.heap.into_sorted_vec(), vec![Reverse(event(6.0, LINK | 2, 0))]);
     }
 
     #[test]
