@@ -503,7 +503,8 @@ impl Allocator {
         for &(l, a) in &self.specs[gi].usage {
             let li = l as usize;
             o.sat_current[li] = 0;
-            let first = o.watch(l, &self.cand);
+            // A rising flow's links are watched since it rose.
+            let first = !rising && o.watch(l, &self.cand);
             o.room.add(li, a * more, -a * w);
             // No flow froze on a roomy link.
             if first && !o.room.roomy[li] {
