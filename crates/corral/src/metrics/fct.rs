@@ -36,8 +36,8 @@ pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// Mean and the 50th, 99th and 99.9th percentiles, as JSON (nulls when empty).
-pub fn stats(mut v: Vec<f64>) -> serde_json::Value {
-    v.sort_by(f64::total_cmp);
+pub fn stats(v: Vec<f64>) -> serde_json::Value {
+    let v = sorted(v);
     let mean = (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
     serde_json::json!({
         "mean": mean,
@@ -45,6 +45,17 @@ pub fn stats(mut v: Vec<f64>) -> serde_json::Value {
         "p99": percentile(&v, 0.99),
         "p999": percentile(&v, 0.999),
     })
+}
+
+/// `v` in the order of `f64::total_cmp`, sorted as integers: `total_cmp` orders floats as it
+/// orders these keys of their bits, and values it finds equal have the same bits, so the
+/// sequence is the same as a stable sort by it gives (in about half the time for 50k values).
+fn sorted(v: Vec<f64>) -> Vec<f64> {
+    // Flips the magnitude bits of negative numbers; its own inverse.
+    let key = |b: i64| b ^ (((b >> 63) as u64) >> 1) as i64;
+    let mut keys: Vec<i64> = v.into_iter().map(|x| key(x.to_bits() as i64)).collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| f64::from_bits(key(k) as u64)).collect()
 }
 
 /// One finished or unfinished sized flow, for the summaries.
@@ -182,6 +193,17 @@ mod tests {
         let one = ideal_fct(&net, &rt, false, 4, 0, 1000, 1460, 40);
         let three = ideal_fct(&net, &rt, false, 4, 0, 1000 + 2 * 1460, 1460, 40);
         assert_eq!(three - one, Rate(10_000_000_000).tx_time(2 * 1500));
+    }
+
+    #[test]
+    fn floats_sort_as_total_cmp_sorts_them() {
+        let mut rng = crate::sim::Rng::stream(3, 0, 0);
+        let mut v: Vec<f64> = (0..2000).map(|i| (rng.below(1000) as f64 - 500.0) * if i % 7 == 0 { 1e-300 } else { 0.37 }).collect();
+        v.extend([0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::MIN_POSITIVE, -f64::MIN_POSITIVE / 2.0]);
+        let mut want = v.clone();
+        want.sort_by(f64::total_cmp);
+        let got = sorted(v);
+        assert_eq!(got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
     }
 
     #[test]
