@@ -193,7 +193,7 @@ pub fn plan(def: FlowDef, sc: &Scenario, net: &Network, routes: &RouteTable, sch
         FlowTransport::Scheme => return Err(config_err("scheme", "flows with transport = \"scheme\" need a [scheme] section")),
     };
     let via_top = routing.via_top();
-    let hops = routes.path(net, net.hosts[def.src as usize], def.dst, tcp.header as u64, via_top).map_or(0, |p| p.0);
+    let hops = routes.path_hops(net, net.hosts[def.src as usize], def.dst, via_top).unwrap_or(0);
     let ideal = def.size.map(|size| crate::metrics::fct::ideal_fct(net, routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64));
     Ok(FlowPlan { def, routing, transport, hops, ideal, class, tenant })
 }

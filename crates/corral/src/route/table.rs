@@ -6,7 +6,7 @@
 //! sampling, [`super::rps`]).
 
 use crate::ids::{NodeId, PortId};
-use crate::net::{Network, NodeKind};
+use crate::net::{Network, NodeKind, Port};
 use std::collections::VecDeque;
 
 pub struct RouteTable {
@@ -152,14 +152,36 @@ impl RouteTable {
     pub fn path(&self, net: &Network, mut node: NodeId, dst: u32, size: u64, via_top: bool) -> Option<(u32, crate::units::Time)> {
         let (mut hops, mut delay) = (0, crate::units::Time::ZERO);
         if via_top {
-            while let Some(&p) = self.uplinks(node).first() {
-                let port = &net.ports[p.idx()];
+            for port in self.climb(net, node) {
                 hops += 1;
                 delay = delay + port.tx_time(size) + port.delay;
                 node = port.peer;
             }
         }
         Some((hops + self.hops(node, dst)?, delay + self.base_delay(net, node, dst, size)))
+    }
+
+    /// The hop count of [`RouteTable::path`], without walking down the path for its delay.
+    pub fn path_hops(&self, net: &Network, mut node: NodeId, dst: u32, via_top: bool) -> Option<u32> {
+        let mut up = 0;
+        if via_top {
+            for port in self.climb(net, node) {
+                up += 1;
+                node = port.peer;
+            }
+        }
+        Some(up + self.hops(node, dst)?)
+    }
+
+    /// The ports equal-length routing climbs from `node` to the top tier: the first uplink
+    /// at each tier.
+    fn climb<'a>(&'a self, net: &'a Network, mut node: NodeId) -> impl Iterator<Item = &'a Port> + 'a {
+        std::iter::from_fn(move || {
+            let &p = self.uplinks(node).first()?;
+            let port = &net.ports[p.idx()];
+            node = port.peer;
+            Some(port)
+        })
     }
 
     /// Equal-cost output ports at `node` toward host `dst`.
@@ -228,9 +250,11 @@ mod tests {
         let hop = Time::from_ns(1000 + 12_320); // 1 us propagation + 1540 B at 1 Gbps
         for src in [1, 2, 4, 15] {
             let (hops, delay) = rt.path(&net, h(src), 0, 1540, true).unwrap();
+            assert_eq!(rt.path_hops(&net, h(src), 0, true), Some(hops));
             assert_eq!((hops, delay), (6, Time(hop.0 * 6)), "h{src} -> h0");
         }
         assert_eq!(rt.path(&net, h(1), 0, 1540, false), Some((2, Time(hop.0 * 2))));
+        assert_eq!(rt.path_hops(&net, h(1), 0, false), Some(2));
     }
 
     #[test]
