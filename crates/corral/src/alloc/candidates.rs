@@ -108,7 +108,7 @@ impl Candidates {
     /// Candidates from exact link loads `used` at the flows' `rate`s: links with
     /// `used >= base * (1 - slack)`. `usage_of(f)` is flow f's usage, `None` for a dead id.
     /// Every flow is accounted at its rate, and the lag is set.
-    pub fn rebuild(&mut self, base: &[f64], used: &[f64], usage_of: impl Fn(usize) -> Option<Vec<(u32, f64)>>, rate: &[f64]) {
+    pub fn rebuild<'u>(&mut self, base: &[f64], used: &[f64], usage_of: impl Fn(usize) -> Option<&'u [(u32, f64)]>, rate: &[f64]) {
         if self.slack.is_infinite() {
             self.make_all();
             return;
@@ -117,17 +117,18 @@ impl Candidates {
         for (l, c) in self.is.iter_mut().enumerate() {
             *c = used[l] >= base[l] * (1.0 - self.slack.max(SATURATED));
         }
+        // Each flow's lists are cleared, not made anew: their buffers serve again.
         let flows = rate.len();
-        self.usage = Vec::with_capacity(flows);
-        self.other = Vec::with_capacity(flows);
-        self.accounted = Vec::with_capacity(flows);
+        self.usage.resize_with(flows, Vec::new);
+        self.other.resize_with(flows, Vec::new);
+        self.accounted.resize(flows, 0.0);
         self.frac_sum.iter_mut().for_each(|x| *x = 0.0);
         for (f, &r) in rate.iter().enumerate() {
-            self.usage.push(Vec::new());
-            self.other.push(Vec::new());
-            self.accounted.push(0.0);
+            self.usage[f].clear();
+            self.other[f].clear();
+            self.accounted[f] = 0.0;
             if let Some(u) = usage_of(f) {
-                self.set_flow(f, &u);
+                self.set_flow(f, u);
                 self.accounted[f] = r;
             }
         }
@@ -288,7 +289,7 @@ mod tests {
     fn rebuild_picks_links_near_saturation_and_restricts_usage() {
         let mut c = Candidates::new(3, 0.1);
         let usage = [vec![(0, 1.0), (1, 0.5), (2, 0.5)], vec![(2, 1.0)]];
-        c.rebuild(&[10.0, 10.0, 10.0], &[10.0, 8.0, 9.5], |f| Some(usage[f].clone()), &[1.0, 1.0]);
+        c.rebuild(&[10.0, 10.0, 10.0], &[10.0, 8.0, 9.5], |f| Some(&usage[f][..]), &[1.0, 1.0]);
         assert_eq!(c.is, vec![true, false, true]);
         assert_eq!(c.usage, vec![vec![(0, 1.0), (2, 0.5)], vec![(2, 1.0)]]);
         assert_eq!(c.other, vec![vec![(1, 0.5f32)], vec![]]);
@@ -298,7 +299,7 @@ mod tests {
         c.clear_flow(1);
         assert!(c.usage[1].is_empty());
         c.slack = f64::INFINITY;
-        c.rebuild(&[10.0; 3], &[0.0; 3], |f| Some(usage[f].clone()), &[0.0, 0.0]);
+        c.rebuild(&[10.0; 3], &[0.0; 3], |f| Some(&usage[f][..]), &[0.0, 0.0]);
         assert!(c.all && c.is.iter().all(|&x| x));
     }
 
@@ -306,7 +307,7 @@ mod tests {
     fn increases_add_up_on_non_candidate_links_only() {
         let mut c = Candidates::new(3, 0.0);
         let usage = [vec![(0, 1.0), (1, 0.5)], vec![(1, 1.0), (2, 0.25)]];
-        c.rebuild(&[1.0; 3], &[1.0, 0.0, 0.0], |f| Some(usage[f].clone()), &[0.0, 0.0]);
+        c.rebuild(&[1.0; 3], &[1.0, 0.0, 0.0], |f| Some(&usage[f][..]), &[0.0, 0.0]);
         c.add_increases(&[(0, 2.0), (1, 1.0)]);
         let mut inc = c.take_increases();
         inc.sort_by_key(|e| e.0);
@@ -344,7 +345,7 @@ mod tests {
         // fraction sum of 0.75, so the lag is 1/3.
         let mut c = Candidates::new(2, 0.0);
         let usage = [vec![(0, 1.0), (1, 0.5)], vec![(1, 0.25)]];
-        c.rebuild(&[1.0, 1.0], &[1.0, 0.5], |f| Some(usage[f].clone()), &[0.5, 1.0]);
+        c.rebuild(&[1.0, 1.0], &[1.0, 0.5], |f| Some(&usage[f][..]), &[0.5, 1.0]);
         assert!((c.lag - 0.5 * (1.0 - SATURATED - 0.5) / 0.75).abs() < 1e-12, "{}", c.lag);
         assert_eq!(c.accounted, vec![0.5, 1.0]);
         // Flow 0 rises by 0.3 (within the lag), flow 1 by 0.4 (past it); the changed flow is

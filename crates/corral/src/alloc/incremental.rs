@@ -160,7 +160,7 @@ impl Allocator {
         let lv = self.levels.get_mut(&p).unwrap();
         lv.used.clone_from(&used);
         let (specs, alive) = (&self.specs, &self.alive);
-        self.cand.rebuild(&lv.base, &used, |f| alive[f].then(|| specs[f].usage.clone()), &self.rate);
+        self.cand.rebuild(&lv.base, &used, |f| alive[f].then_some(&specs[f].usage[..]), &self.rate);
     }
 
     /// Leaves candidate mode: every link a candidate, with exact loads.
