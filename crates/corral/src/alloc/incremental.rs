@@ -209,21 +209,9 @@ impl Allocator {
     /// those that did (`None`: any flow may have, after a solve from scratch). Lets a caller
     /// that keeps per-flow state touch only those.
     pub fn take_refilled(&mut self) -> Option<Vec<u32>> {
-        let mut set = Vec::new();
-        self.take_refilled_into(&mut set).then_some(set)
-    }
-
-    /// [`Allocator::take_refilled`] into `out` (replacing what it held), whose buffer the
-    /// allocator keeps for the next updates: no allocation per update. False for any flow.
-    pub fn take_refilled_into(&mut self, out: &mut Vec<u32>) -> bool {
         self.tracking = true;
-        out.clear();
-        std::mem::swap(out, &mut self.refilled);
-        if std::mem::take(&mut self.refilled_all) {
-            out.clear();
-            return false;
-        }
-        true
+        let set = std::mem::take(&mut self.refilled);
+        (!std::mem::take(&mut self.refilled_all)).then_some(set)
     }
 
     /// Recomputes everything from scratch.

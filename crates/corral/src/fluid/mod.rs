@@ -69,8 +69,6 @@ pub struct FluidSim {
     /// Allocator id of each active flow, and the flow of each allocator id.
     slot: Vec<Option<u32>>,
     flow_of_slot: Vec<usize>,
-    /// The allocator ids its last updates refilled (a buffer kept between updates).
-    refilled: Vec<u32>,
     /// Bytes delivered (fractional) by `anchor`, since when the flow's rate has held.
     delivered: Vec<f64>,
     anchor: Vec<Time>,
@@ -166,7 +164,6 @@ impl FluidSim {
             alloc,
             slot: vec![None; n],
             flow_of_slot: Vec::new(),
-            refilled: Vec::new(),
             delivered: vec![0.0; n],
             anchor: vec![Time::ZERO; n],
             finish: vec![None; n],
@@ -223,25 +220,16 @@ impl FluidSim {
     /// After allocator updates: the flows it refilled (all active flows after a solve from
     /// scratch) take their new rates.
     fn refresh_rates(&mut self) {
-        let mut ids = std::mem::take(&mut self.refilled);
-        if self.alloc.take_refilled_into(&mut ids) {
-            for &id in &ids {
-                self.refresh_rate(self.flow_of_slot[id as usize]);
+        let ids: Vec<usize> = match self.alloc.take_refilled() {
+            Some(ids) => ids.into_iter().map(|id| self.flow_of_slot[id as usize]).collect(),
+            None => self.active.clone(),
+        };
+        for i in ids {
+            let Some(id) = self.slot[i] else { continue };
+            let r = self.alloc.rate(id).unwrap_or(0.0);
+            if r != self.rate_bps[i] {
+                self.set_rate(i, r);
             }
-        } else {
-            for k in 0..self.active.len() {
-                self.refresh_rate(self.active[k]);
-            }
-        }
-        self.refilled = ids;
-    }
-
-    /// Flow `i` takes its rate from the allocator, if it is active.
-    fn refresh_rate(&mut self, i: usize) {
-        let Some(id) = self.slot[i] else { return };
-        let r = self.alloc.rate(id).unwrap_or(0.0);
-        if r != self.rate_bps[i] {
-            self.set_rate(i, r);
         }
     }
 
