@@ -35,6 +35,8 @@ pub struct UsageBuilder<'a> {
     seen: Vec<bool>,
     order: Vec<NodeId>,
     dense: Vec<f64>,
+    /// The packet router's path of a single-path flow (kept between calls).
+    path: Vec<PortId>,
     vlb_out: HashMap<u32, Vec<(u32, f64)>>,
     vlb_in: HashMap<u32, Vec<(u32, f64)>>,
 }
@@ -52,6 +54,7 @@ impl<'a> UsageBuilder<'a> {
             seen: vec![false; n],
             order: Vec::new(),
             dense: vec![0.0; net.ports.len()],
+            path: Vec::new(),
             vlb_out: HashMap::new(),
             vlb_in: HashMap::new(),
         }
@@ -72,11 +75,10 @@ impl<'a> UsageBuilder<'a> {
         match routing {
             Routing::Static | Routing::Ecmp | Routing::DestTag => {
                 let hop = Hop { flow: FlowId(flow), dst, waypoint: NO_WAYPOINT, leg: routing.leg() };
-                let mut path = Vec::new();
-                if !self.router.path(self.routes, self.net, s, hop, &mut path) {
+                if !self.router.path(self.routes, self.net, s, hop, &mut self.path) {
                     return Vec::new();
                 }
-                let mut out: Vec<(u32, f64)> = path.iter().map(|p| (p.0, 1.0)).collect();
+                let mut out: Vec<(u32, f64)> = self.path.iter().map(|p| (p.0, 1.0)).collect();
                 out.sort_unstable_by_key(|e| e.0);
                 out
             }
