@@ -272,7 +272,8 @@ impl Ordered {
         for &e in &self.deferred {
             let l = ((e >> 32) as u32 & !LINK) as usize;
             let stale = e as u32 != self.version[l];
-            if !stale && !(idle && self.room.roomy[l] && self.room.room[l] > 0.0) {
+            let dropped = idle && self.room.roomy[l] && self.room.room[l] > 0.0;
+            if !(stale || dropped) {
                 self.heap.push(Reverse(e));
             }
         }
