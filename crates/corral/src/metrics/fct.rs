@@ -49,7 +49,8 @@ pub fn stats(v: Vec<f64>) -> serde_json::Value {
 
 /// `v` in the order of `f64::total_cmp`, sorted as integers: `total_cmp` orders floats as it
 /// orders these keys of their bits, and values it finds equal have the same bits, so the
-/// sequence is the same as a stable sort by it gives (in about half the time for 50k values).
+/// sequence is the same as a stable sort by it gives, sooner (the fluid bench's summary of
+/// 47k flows, four such sorts, 3.6 ms instead of 5.0).
 fn sorted(v: Vec<f64>) -> Vec<f64> {
     // Flips the magnitude bits of negative numbers; its own inverse.
     let key = |b: i64| b ^ (((b >> 63) as u64) >> 1) as i64;

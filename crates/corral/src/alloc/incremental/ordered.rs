@@ -29,11 +29,12 @@
 //! lower bound of its event kept from two sums without reading its flows ([`Room`]); its
 //! flows are read only once that bound reaches the top. Such a bound is held out of the heap
 //! while it is above the heap's top (most never get there), and once no flow rises the
-//! bounds and entries only rising flows could bring about go in one pass. A flow joins A at most once and freezes at most once, so the
-//! filling ends; when it does, every flow of A has its new rate and every other flow's old
-//! course still holds, so the result is the max-min allocation (a fill from scratch gives
-//! the same rates up to rounding; the tests check 1e-9). Moving a flow that would not have
-//! moved only costs work, so ties are resolved towards moving.
+//! bounds and entries only rising flows could bring about go in one pass. A flow joins A at
+//! most once and freezes at most once, so the filling ends; when it does, every flow of A
+//! has its new rate and every other flow's old course still holds, so the result is the
+//! max-min allocation (a fill from scratch gives the same rates up to rounding; the tests
+//! check 1e-9). Moving a flow that would not have moved only costs work, so ties are
+//! resolved towards moving.
 //!
 //! This is HCC's incremental algorithm (section III-A) as a partial water-fill: its work
 //! goes with the moved flows' links, not with all the flows above the first level the change
