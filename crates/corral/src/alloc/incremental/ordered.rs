@@ -247,7 +247,7 @@ impl Ordered {
         self.heap.retain(|&Reverse(e)| {
             let id = (e >> 32) as u32;
             let l = (id & !LINK) as usize;
-            id & LINK != 0 && !(room.roomy[l] && room.room[l] > 0.0)
+            id & LINK != 0 && !room.idle(l)
         });
         self.all_froze = false;
         self.kept = self.heap.len();
@@ -273,7 +273,7 @@ impl Ordered {
         for &e in &self.deferred {
             let l = ((e >> 32) as u32 & !LINK) as usize;
             let stale = e as u32 != self.version[l];
-            let dropped = idle && self.room.roomy[l] && self.room.room[l] > 0.0;
+            let dropped = idle && self.room.idle(l);
             if !(stale || dropped) {
                 self.heap.push(Reverse(e));
             }
@@ -316,6 +316,12 @@ impl Room {
         } else {
             f64::INFINITY
         }
+    }
+
+    /// Roomy link `li` with room left: once no flow of A rises it cannot fill, and its
+    /// entries go ([`Ordered::drop_idle`], [`Ordered::release`]).
+    fn idle(&self, li: usize) -> bool {
+        self.roomy[li] && self.room[li] > 0.0
     }
 
     /// A flow's entry on link `li` adds `more` to its load and `aw` to its rising weight.
