@@ -534,27 +534,30 @@ impl Allocator {
         let li = l as usize;
         let mut left = base[li];
         let mut verify = f64::INFINITY;
-        pts.clear();
         let on = &self.link_flows[li];
+        // Written without a branch per flow: a flow's state, and whether its load still
+        // rises past `t`, are as good as random along the link's entries. A flow left out
+        // subtracts 0, which leaves `left` as it was.
+        pts.clear();
+        pts.resize(on.len(), (0.0, 0.0, 0.0));
+        let mut n = 0;
         for &(g, a) in on {
             let gi = g as usize;
             let state = state[gi];
-            if state == SETTLED {
-                left -= a * self.rate[gi];
-                continue;
-            }
             let sp = &self.specs[gi];
-            // Where the flow's load stops rising, and at what rate.
-            let (top, r) = if state == RISING { (sp.demand / sp.weight, sp.demand) } else { (self.level[gi], self.rate[gi]) };
-            if top <= t {
-                left -= a * r;
-            } else {
-                pts.push((top, a * r, a * sp.weight));
-            }
-            if state == OLD && top >= t && self.bottleneck[gi] == Bottleneck::Link(l) {
-                verify = verify.min(top);
-            }
+            // Where the flow's load stops rising, and at what rate; a settled flow's load
+            // is its rate's.
+            let rising = state == RISING;
+            let top = pick(state == SETTLED, f64::NEG_INFINITY, pick(rising, sp.demand / sp.weight, self.level[gi]));
+            let ar = a * pick(rising, sp.demand, self.rate[gi]);
+            let below = top <= t;
+            left -= pick(below, ar, 0.0);
+            pts[n] = (top, ar, a * sp.weight);
+            n += !below as usize;
+            let froze_here = (state == OLD) & (top >= t) & (self.bottleneck[gi] == Bottleneck::Link(l));
+            verify = pick(froze_here, verify.min(top), verify);
         }
+        pts.truncate(n);
         let sat = if !pts.is_empty() {
             super::crossing(pts, left)
         } else if left <= 0.0 {
@@ -621,13 +624,17 @@ impl Allocator {
                 }
             }
         }
+        // Written without a branch per link: which of them are near capacity is as good as
+        // random.
         full.clear();
+        full.resize(links.len(), 0);
+        let mut n = 0;
         for &l in links {
             let li = l as usize;
-            if lv.used[li] + cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED) {
-                full.push(l);
-            }
+            full[n] = l;
+            n += (lv.used[li] + cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED)) as usize;
         }
+        full.truncate(n);
         full.extend(moved.iter().filter_map(|&g| match self.bottleneck[g as usize] {
             Bottleneck::Link(l) => Some(l),
             Bottleneck::Demand => None,
