@@ -537,9 +537,11 @@ impl Allocator {
         let on = &self.link_flows[li];
         // Written without a branch per flow: a flow's state, and whether its load still
         // rises past `t`, are as good as random along the link's entries. A flow left out
-        // subtracts 0, which leaves `left` as it was.
-        pts.clear();
-        pts.resize(on.len(), (0.0, 0.0, 0.0));
+        // subtracts 0, which leaves `left` as it was. `pts` only grows: its first `n` hold
+        // the points.
+        if pts.len() < on.len() {
+            pts.resize(on.len(), (0.0, 0.0, 0.0));
+        }
         let mut n = 0;
         for &(g, a) in on {
             let gi = g as usize;
@@ -557,9 +559,8 @@ impl Allocator {
             let froze_here = (state == OLD) & (top >= t) & (self.bottleneck[gi] == Bottleneck::Link(l));
             verify = pick(froze_here, verify.min(top), verify);
         }
-        pts.truncate(n);
-        let sat = if !pts.is_empty() {
-            super::crossing(pts, left)
+        let sat = if n > 0 {
+            super::crossing(&mut pts[..n], left)
         } else if left <= 0.0 {
             t
         } else {
