@@ -6,8 +6,9 @@
     python bench/run.py --case fat_tree_k8_dctcp --json out.json
     python bench/run.py --only alloc # only the max-min allocation benchmark (bench/alloc.py)
     python bench/run.py --only packet
-    python bench/run.py --only fluid # fluid vs packet level, bench/fat_tree_k8_websearch.toml
-                                     # (--fluid-only: skip the slow packet-level run)
+    python bench/run.py --only fluid # fluid vs packet level, bench/fat_tree_k8_websearch.toml:
+                                     # median of --runs fluid runs against --packet-runs (1)
+                                     # packet-level runs (--fluid-only: skip those)
     python bench/run.py --only scaling          # ns/event and peak RSS at k = 4, 8, 12, 16
     python bench/run.py --only memory           # bytes per flow and per packet in flight
     python bench/run.py --only cli --runs 9     # corral run --no-plots against the engine binary
@@ -195,9 +196,14 @@ def main() -> int:
                     help="the engine binary timed beside htsim and corral run; default: the one `make bench` builds "
                          f"like the wheel ({BUILD_ENGINE}), skipped beside htsim if absent")
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
+    ap.add_argument("--packet-runs", type=int, default=1,
+                    help="with --only fluid: packet-level repetitions (median; default 1, ~50 s each); "
+                         "fluid mode takes --runs")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
+    if args.packet_runs < 1:
+        ap.error("--packet-runs must be at least 1")
 
     try:
         import corral._core as core
@@ -257,18 +263,26 @@ def main() -> int:
         text = path.read_text()
         fluid_results = {}
         for mode in ["fluid"] + ([] if args.fluid_only else ["packet"]):
-            print(f"fluid bench: mode {mode} ...", file=sys.stderr, flush=True)
-            r = one_run(core, text, path, [f"mode={mode}"])
-            fluid_results[mode] = {"total_s": r["total_s"], "run_s": r["run_s"], "events": r["events"],
+            n = args.runs if mode == "fluid" else args.packet_runs
+            print(f"fluid bench: mode {mode}, {n} runs ...", file=sys.stderr, flush=True)
+            runs = [one_run(core, text, path, [f"mode={mode}"]) for _ in range(n)]
+            r = runs[0]
+            fluid_results[mode] = {"total_s": median_by(runs, "total_s"), "run_s": median_by(runs, "run_s"),
+                                   "all_total_s": [x["total_s"] for x in runs], "events": r["events"],
                                    "flows": r["summary"]["flows"], "sim_time_s": r["summary"]["sim_time_s"]}
         print(f"[fluid] {path.relative_to(ROOT)}: {fluid_results['fluid']['flows']} flows, "
-              f"{fluid_results['fluid']['sim_time_s']:g} s simulated")
+              f"{fluid_results['fluid']['sim_time_s']:g} s simulated; medians")
         for mode, r in fluid_results.items():
-            print(f"  {mode:<7} wall {r['total_s']:.3f} s (run {r['run_s']:.3f} s), {r['events']:,} events")
+            print(f"  {mode:<7} wall {r['total_s']:.3f} s (run {r['run_s']:.3f} s), {r['events']:,} events;"
+                  f" runs {', '.join(f'{x:.3f}' for x in r['all_total_s'])} s")
         if "packet" in fluid_results:
             sp = fluid_results["packet"]["total_s"] / fluid_results["fluid"]["total_s"]
+            # The process's first fluid run alone, as one `corral run` sees it (later runs
+            # find memory the first one freed).
+            first = fluid_results["packet"]["total_s"] / fluid_results["fluid"]["all_total_s"][0]
             fluid_results["speedup"] = sp
-            print(f"  fluid is {sp:.1f}x faster than packet level")
+            fluid_results["speedup_first_run"] = first
+            print(f"  fluid is {sp:.1f}x faster than packet level (medians; the first fluid run alone: {first:.1f}x)")
     alloc_results = None
     if args.only not in ("packet", "fluid", "scaling", "memory", "cli") and not args.case:
         import alloc as alloc_bench
