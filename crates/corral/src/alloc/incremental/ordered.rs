@@ -516,9 +516,14 @@ impl Allocator {
             o.room.add(li, a * more, -a * w);
             // No flow froze on a roomy link.
             if first && !o.room.roomy[li] {
-                let on = &self.link_flows[li];
-                let frozen_here = on.iter().map(|&(h, _)| h as usize).filter(|&h| o.state[h] == OLD && self.bottleneck[h] == Bottleneck::Link(l));
-                let verify = frozen_here.map(|h| self.level[h]).filter(|&v| v >= t).fold(f64::INFINITY, f64::min);
+                // The least level from `t` on at which a flow outside A froze on it; without a
+                // branch per flow, as which flows did is as good as random.
+                let mut verify = f64::INFINITY;
+                for &(h, _) in &self.link_flows[li] {
+                    let (h, v) = (h as usize, self.level[h as usize]);
+                    let frozen_here = (o.state[h] == OLD) & (self.bottleneck[h] == Bottleneck::Link(l)) & (v >= t);
+                    verify = pick(frozen_here, verify.min(v), verify);
+                }
                 if verify.is_finite() {
                     o.heap.push(Reverse(event(verify, LINK | l, o.version[li])));
                 }
