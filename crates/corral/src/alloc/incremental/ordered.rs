@@ -540,10 +540,12 @@ impl Allocator {
         let mut left = base[li];
         let mut verify = f64::INFINITY;
         let on = &self.link_flows[li];
-        // Written without a branch per flow: a flow's state, and whether its load still
-        // rises past `t`, are as good as random along the link's entries. A flow left out
-        // subtracts 0, which leaves `left` as it was. `pts` only grows: its first `n` hold
-        // the points.
+        // What a flow adds (to the load left below `t`, to the points past it, to the least
+        // level a flow outside A froze at) is chosen without a branch: a flow's state, and
+        // whether its load still rises past `t`, are as good as random along the link's
+        // entries. A flow left out subtracts 0, which leaves `left` as it was. (The top of a
+        // rising flow still branches: the compiler divides only where it is needed.) `pts`
+        // only grows: its first `n` hold the points.
         if pts.len() < on.len() {
             pts.resize(on.len(), (0.0, 0.0, 0.0));
         }
@@ -654,9 +656,11 @@ impl Allocator {
     }
 }
 
-/// `if c { yes } else { no }` without a branch. Whether a link is a candidate is as good
-/// as random along a flow's path, and a branch on it is mispredicted about half the time;
-/// CPUs with AVX-512 get a masked move from the compiler, others a branch.
+/// `if c { yes } else { no }` as a select on the bits, which the compiler keeps as a
+/// conditional move, for conditions as good as random (a link being a candidate along a
+/// flow's path, say), where a branch is mispredicted about half the time. Written as an
+/// `if`, the baseline x86-64 build branches (an AVX-512 build gets a masked move). With a
+/// division as an operand the compiler still branches, to divide only when needed.
 #[inline(always)]
 fn pick(c: bool, yes: f64, no: f64) -> f64 {
     let keep_yes = (c as u64).wrapping_neg();
