@@ -702,6 +702,15 @@ mod tests {
     }
 
     #[test]
+    fn pick_gives_the_chosen_value_bit_for_bit() {
+        use super::pick;
+        for (yes, no) in [(1.5, -2.0), (-0.0, 0.0), (f64::INFINITY, f64::NEG_INFINITY), (f64::NAN, 5e-324)] {
+            assert_eq!(pick(true, yes, no).to_bits(), yes.to_bits());
+            assert_eq!(pick(false, yes, no).to_bits(), no.to_bits());
+        }
+    }
+
+    #[test]
     fn a_flow_above_a_new_saturation_freezes_there_and_frees_capacity_downstream() {
         // Link 0 (capacity 10) carries flow 0 alone, which also crosses link 1 (capacity 12)
         // with flow 1: 0 and 1 get 6 each on link 1. A flow on link 0 halves flow 0's share
