@@ -35,10 +35,6 @@ impl RouteTable {
     pub fn build(net: &Network, path_counts: bool) -> RouteTable {
         let n = net.nodes.len();
         let h = net.hosts.len();
-        // The searches of `BLOCK` destinations keep their distances in a block of their own
-        // (a node's in one place), which then goes into the table a node at a time: the
-        // table's entries of one destination lie `h` apart, and reading them during the
-        // search missed the cache at every step (a 9.4 MB table at k=16).
         // Each node's live ports and their peers, and which nodes are switches, read once
         // into compact arrays (the network's nodes and ports are large structs).
         let is_switch: Vec<bool> = net.nodes.iter().map(|x| x.kind == NodeKind::Switch).collect();
@@ -50,6 +46,10 @@ impl RouteTable {
         }
         adj_start.push(adj.len());
         let links_of = |u: usize| &adj[adj_start[u]..adj_start[u + 1]];
+        // The searches of `BLOCK` destinations keep their distances in a block of their own
+        // (a node's in one place), which then goes into the table a node at a time: the
+        // table's entries of one destination lie `h` apart, and reading them during the
+        // search missed the cache at every step (a 9.4 MB table at k=16).
         let mut dist = vec![u32::MAX; n * h];
         let mut block = vec![u32::MAX; BLOCK * n];
         let mut q = VecDeque::new();
