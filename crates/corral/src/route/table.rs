@@ -305,6 +305,55 @@ mod tests {
         assert!(RouteTable::build(&net, false).candidate_paths(node("sw0"), 7).is_empty());
     }
 
+    /// Every node's hop count and next hops toward every host, from a plain breadth-first
+    /// search per destination, on a fat-tree with 54 hosts (blocks of 16 and a partial one)
+    /// and two links down, and on a 5x5 torus.
+    #[test]
+    fn the_blocked_searches_give_what_one_search_per_destination_gives() {
+        use crate::net::topo::torus::TorusConfig;
+        let fat = FatTreeConfig { k: 6, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) }.build();
+        let mut fat = Network::build(&fat, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
+        // An uplink of a rack switch and one of an aggregation switch.
+        for (node, port) in [("tor0", 3), ("agg4", 4)] {
+            let p = fat.port(fat.node_by_name(node).unwrap(), port).unwrap();
+            let peer = fat.ports[p.idx()].peer_port;
+            (fat.ports[p.idx()].down, fat.ports[peer.idx()].down) = (true, true);
+        }
+        let torus = TorusConfig { dims: vec![5, 5], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build();
+        let torus = Network::build(&torus, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
+        for net in [fat, torus] {
+            let rt = RouteTable::build(&net, false);
+            for (d, &dst) in net.hosts.iter().enumerate() {
+                let mut dist = vec![u32::MAX; net.nodes.len()];
+                dist[dst.idx()] = 0;
+                let mut q = VecDeque::from([dst]);
+                while let Some(u) = q.pop_front() {
+                    if u != dst && net.nodes[u.idx()].kind == NodeKind::Host {
+                        continue;
+                    }
+                    for p in net.live_ports(u) {
+                        let v = net.ports[p.idx()].peer;
+                        if dist[v.idx()] == u32::MAX {
+                            dist[v.idx()] = dist[u.idx()] + 1;
+                            q.push_back(v);
+                        }
+                    }
+                }
+                for u in 0..net.nodes.len() {
+                    let node = NodeId(u as u32);
+                    assert_eq!(rt.hops(node, d as u32), (dist[u] != u32::MAX).then_some(dist[u]), "node {u}, host {d}");
+                    let next: Vec<PortId> = if dist[u] == 0 || dist[u] == u32::MAX {
+                        Vec::new()
+                    } else {
+                        let via = |v: NodeId| net.nodes[v.idx()].kind == NodeKind::Switch || v == dst;
+                        net.live_ports(node).filter(|p| via(net.ports[p.idx()].peer) && dist[net.ports[p.idx()].peer.idx()] == dist[u] - 1).collect()
+                    };
+                    assert_eq!(rt.candidates(node, d as u32), &next[..], "node {u}, host {d}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_down_link_is_left_out_of_every_path() {
         let mut net = k4();
