@@ -467,15 +467,10 @@ impl Allocator {
             let t_div = self.divergence(p, &s_links, flow, removed);
             // Flows to refill: every flow at or above the divergence level, and the changed one.
             let lv = &self.levels[&p];
-            // Written without a branch per flow: about half of them pass, unpredictably.
+            // About half of them pass, unpredictably.
             let changed = flow.map_or(u32::MAX, |x| x.0);
-            let mut set: Vec<u32> = vec![0; lv.flows.len()];
-            let mut n = 0;
-            for &g in &lv.flows {
-                set[n] = g;
-                n += ((self.level[g as usize] >= t_div) | (g == changed)) as usize;
-            }
-            set.truncate(n);
+            let mut set = Vec::new();
+            select_into(&mut set, &lv.flows, |g| (self.level[g as usize] >= t_div) | (g == changed));
             if self.tracking && !self.refilled_all {
                 self.refilled.extend_from_slice(&set);
             }
@@ -655,6 +650,20 @@ impl Allocator {
             }
         }
     }
+}
+
+/// The ids of `from` for which `keep` holds, into `out` (cleared first), without a branch
+/// per id: for filters that pass about as many as they stop, in no predictable order, where
+/// a branch is mispredicted about half the time.
+fn select_into(out: &mut Vec<u32>, from: &[u32], keep: impl Fn(u32) -> bool) {
+    out.clear();
+    out.resize(from.len(), 0);
+    let mut n = 0;
+    for &x in from {
+        out[n] = x;
+        n += keep(x) as usize;
+    }
+    out.truncate(n);
 }
 
 /// How far below capacity (relative) a link's load at the divergence level found so far

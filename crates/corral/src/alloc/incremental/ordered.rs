@@ -365,10 +365,13 @@ impl Allocator {
                     budget = budget.saturating_sub(self.link_flows[li].len());
                     o.sat_current[li] = 0;
                     let e = o.room.bound(l, t);
-                    if e > t && e.is_finite() {
-                        o.defer(event(e, LINK | l, o.version[li]));
-                    } else if e.is_finite() {
-                        o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
+                    if e.is_finite() {
+                        let entry = event(e, LINK | l, o.version[li]);
+                        if e > t {
+                            o.defer(entry);
+                        } else {
+                            o.heap.push(Reverse(entry));
+                        }
                     }
                 } else {
                     let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
@@ -520,9 +523,8 @@ impl Allocator {
                 // branch per flow, as which flows did is as good as random.
                 let mut verify = f64::INFINITY;
                 for &(h, _) in &self.link_flows[li] {
-                    let (h, v) = (h as usize, self.level[h as usize]);
-                    let frozen_here = (o.state[h] == OLD) & (self.bottleneck[h] == Bottleneck::Link(l)) & (v >= t);
-                    verify = pick(frozen_here, verify.min(v), verify);
+                    let v = self.level[h as usize];
+                    verify = pick(self.froze_outside_a(o.state[h as usize], h as usize, l) & (v >= t), verify.min(v), verify);
                 }
                 if verify.is_finite() {
                     o.heap.push(Reverse(event(verify, LINK | l, o.version[li])));
@@ -563,8 +565,7 @@ impl Allocator {
             left -= pick(below, ar, 0.0);
             pts[n] = (top, ar, a * sp.weight);
             n += !below as usize;
-            let froze_here = (state == OLD) & (top >= t) & (self.bottleneck[gi] == Bottleneck::Link(l));
-            verify = pick(froze_here, verify.min(top), verify);
+            verify = pick(self.froze_outside_a(state, gi, l) & (top >= t), verify.min(top), verify);
         }
         let sat = if n > 0 {
             super::crossing(&mut pts[..n], left)
@@ -575,6 +576,13 @@ impl Allocator {
         };
         *budget = budget.saturating_sub(on.len());
         (sat, sat.min(verify).max(t))
+    }
+
+    /// Whether flow `g`, in `state`, is outside A and froze on link `l` in the old filling;
+    /// written with `&` so that the scans over a link's flows do not branch on it.
+    #[inline(always)]
+    fn froze_outside_a(&self, state: u8, g: usize, l: u32) -> bool {
+        (state == OLD) & (self.bottleneck[g] == Bottleneck::Link(l))
     }
 
     /// Link `l`'s event at level `t`. If it is `saturated`, its rising flows freeze on it,
@@ -632,17 +640,8 @@ impl Allocator {
                 }
             }
         }
-        // Written without a branch per link: which of them are near capacity is as good as
-        // random.
-        full.clear();
-        full.resize(links.len(), 0);
-        let mut n = 0;
-        for &l in links {
-            let li = l as usize;
-            full[n] = l;
-            n += (lv.used[li] + cand.lag_load(li) >= lv.base[li] * (1.0 - SATURATED)) as usize;
-        }
-        full.truncate(n);
+        // Which links are near capacity is as good as random.
+        super::select_into(full, links, |l| lv.used[l as usize] + cand.lag_load(l as usize) >= lv.base[l as usize] * (1.0 - SATURATED));
         full.extend(moved.iter().filter_map(|&g| match self.bottleneck[g as usize] {
             Bottleneck::Link(l) => Some(l),
             Bottleneck::Demand => None,
