@@ -26,7 +26,7 @@
 //! entry was read from them: then it fires at once). Most links are far from full (three in
 //! four of those an update watches on the fluid bench's fat-tree): on such a roomy link no
 //! flow froze, and its old load bounds what the flows outside A add, so its entry is first a
-//! lower bound of its event kept from two sums without reading its flows ([`Room`]); its
+//! lower bound of its event kept from two sums without reading its flows ([`Mark::bound`]); its
 //! flows are read only once that bound reaches the top. Such a bound is held out of the heap
 //! while it is above the heap's top (most never get there), and once no flow rises the
 //! bounds and entries only rising flows could bring about go in one pass. A flow joins A at
@@ -60,7 +60,7 @@ const EPS: f64 = 1e-12;
 
 /// A link whose old load (an upper bound of it) is more than this fraction of its capacity
 /// below it is roomy: no flow froze on it, and its next event is first bounded from below
-/// without reading its flows ([`Room::bound`]). Every flow's bottleneck is saturated to
+/// without reading its flows ([`Mark::bound`]). Every flow's bottleneck is saturated to
 /// within rounding, far inside this margin.
 const ROOMY: f64 = 1e-6;
 
@@ -101,15 +101,8 @@ fn event(level: f64, id: u32, version: u32) -> u128 {
 pub(super) struct Ordered {
     /// Flow -> [`OLD`], [`RISING`] or [`SETTLED`].
     state: Vec<u8>,
-    /// Link -> the version of its live heap entry; entries of older versions are stale.
-    version: Vec<u32>,
-    /// Link -> its saturation level as last read from its flows, and the update in which
-    /// that still holds (no flow of it froze since, and its live entry was made from it).
-    sat: Vec<f64>,
-    sat_current: Vec<u32>,
-    /// Link -> the update that watches it, and the event that last marked it for a recompute.
-    watched: Vec<u32>,
-    marked: Vec<u32>,
+    /// Link -> what the updates keep of it ([`Mark`]).
+    mark: Vec<Mark>,
     update: u32,
     event: u32,
     /// Events: link events and demand events ([`event`]).
@@ -137,8 +130,6 @@ pub(super) struct Ordered {
     /// The level's base and used (the old loads, exact or upper bounds) during an update.
     base: Vec<f64>,
     used: Vec<f64>,
-    /// Per link, the bound of a roomy link's next event.
-    room: Room,
     /// Links to make candidates after an update (a buffer kept between updates).
     full: Vec<u32>,
     /// (link, flow) entries of the live flows, which with the links set the work budget.
@@ -195,18 +186,10 @@ impl Ordered {
     /// A new update over `links` links; after 2^32 updates the marks start again from zero.
     fn start(&mut self, flows: usize, links: usize) {
         self.state.resize(flows, OLD);
-        self.version.resize(links, 0);
-        self.sat.resize(links, 0.0);
-        self.sat_current.resize(links, 0);
-        self.room.roomy.resize(links, false);
-        self.room.room.resize(links, 0.0);
-        self.room.rising_w.resize(links, 0.0);
-        self.watched.resize(links, 0);
-        self.marked.resize(links, 0);
+        self.mark.resize(links, Mark::default());
         self.update = self.update.wrapping_add(1);
         if self.update == 0 {
-            self.watched.iter_mut().for_each(|x| *x = 0);
-            self.sat_current.iter_mut().for_each(|x| *x = 0);
+            self.mark.iter_mut().for_each(|m| (m.watched, m.sat_current) = (0, 0));
             self.update = 1;
         }
         self.next_event();
@@ -216,7 +199,7 @@ impl Ordered {
     fn next_event(&mut self) {
         self.event = self.event.wrapping_add(1);
         if self.event == 0 {
-            self.marked.iter_mut().for_each(|x| *x = 0);
+            self.mark.iter_mut().for_each(|m| m.marked = 0);
             self.event = 1;
         }
     }
@@ -225,15 +208,16 @@ impl Ordered {
     /// tells what unaccounted rises may add to its load ([`Candidates::lag_load`]).
     fn watch(&mut self, l: u32, cand: &Candidates) -> bool {
         let li = l as usize;
-        let first = self.watched[li] != self.update;
+        let m = &mut self.mark[li];
+        let first = m.watched != self.update;
         if first {
-            self.watched[li] = self.update;
+            m.watched = self.update;
             self.links.push(l);
             let room = self.base[li] - self.used[li] - cand.lag_load(li);
-            self.room.roomy[li] = room > ROOMY * self.base[li];
+            m.roomy = room > ROOMY * self.base[li];
             // Taken a little short, so that the bound's rounding cannot pass the real level.
-            self.room.room[li] = room - SATURATED * self.base[li];
-            self.room.rising_w[li] = 0.0;
+            m.room = room - SATURATED * self.base[li];
+            m.rising_w = 0.0;
         }
         first
     }
@@ -243,11 +227,11 @@ impl Ordered {
     /// go, in one pass instead of a pop each. A flow that starts rising later marks its links
     /// again.
     fn drop_idle(&mut self) {
-        let room = &self.room;
+        let mark = &self.mark;
         self.heap.retain(|&Reverse(e)| {
             let id = (e >> 32) as u32;
             let l = (id & !LINK) as usize;
-            id & LINK != 0 && !room.idle(l)
+            id & LINK != 0 && !mark[l].idle()
         });
         self.all_froze = false;
         self.kept = self.heap.len();
@@ -272,8 +256,8 @@ impl Ordered {
     fn release(&mut self, idle: bool) {
         for &e in &self.deferred {
             let l = ((e >> 32) as u32 & !LINK) as usize;
-            let stale = e as u32 != self.version[l];
-            let dropped = idle && self.room.idle(l);
+            let stale = e as u32 != self.mark[l].version;
+            let dropped = idle && self.mark[l].idle();
             if !(stale || dropped) {
                 self.heap.push(Reverse(e));
             }
@@ -285,30 +269,42 @@ impl Ordered {
     fn mark(&mut self, l: u32, cand: &Candidates) {
         self.watch(l, cand);
         let li = l as usize;
-        if self.marked[li] != self.event {
-            self.marked[li] = self.event;
+        if self.mark[li].marked != self.event {
+            self.mark[li].marked = self.event;
             self.dirty.push(l);
         }
     }
 }
 
-/// Link -> whether it is roomy ([`ROOMY`]) and, if so, its room: capacity minus its old
-/// load's bound minus what the flows of A added to it (a rising flow counted at no rate), and
-/// the sum of `a w` over its rising flows. Set when the link is first watched in an update.
-#[derive(Default)]
-struct Room {
-    roomy: Vec<bool>,
-    room: Vec<f64>,
-    rising_w: Vec<f64>,
+/// What an update keeps of a link, in one record: a link's first watch in an update reads
+/// one or two cache lines, not one per field (the fluid bench's k=16 fat-tree has ~6,000
+/// links, so the update's links are rarely in the first-level cache).
+#[derive(Clone, Copy, Default)]
+struct Mark {
+    /// Its saturation level as last read from its flows, and the update in which that still
+    /// holds (no flow of it froze since, and its live entry was made from it).
+    sat: f64,
+    sat_current: u32,
+    /// The version of its live heap entry; entries of older versions are stale.
+    version: u32,
+    /// The update that watches it, and the event that last marked it for a recompute.
+    watched: u32,
+    marked: u32,
+    /// Whether it is roomy ([`ROOMY`]) and, if so, its room: capacity minus its old load's
+    /// bound minus what the flows of A added to it (a rising flow counted at no rate), and
+    /// the sum of `a w` over its rising flows. Set when the link is first watched in an
+    /// update.
+    roomy: bool,
+    room: f64,
+    rising_w: f64,
 }
 
-impl Room {
-    /// A lower bound of roomy link `l`'s saturation level from level `t` on (at most `t`: it
+impl Mark {
+    /// A lower bound of a roomy link's saturation level from level `t` on (at most `t`: it
     /// may fill now). The old load bounds what the flows outside A add, and a rising flow
     /// adds at most `a w` per level over its old rate.
-    fn bound(&self, l: u32, t: f64) -> f64 {
-        let li = l as usize;
-        let (room, w) = (self.room[li], self.rising_w[li]);
+    fn bound(&self, t: f64) -> f64 {
+        let (room, w) = (self.room, self.rising_w);
         if room <= 0.0 {
             t
         } else if w > 0.0 {
@@ -318,16 +314,16 @@ impl Room {
         }
     }
 
-    /// Roomy link `li` with room left: once no flow of A rises it cannot fill, and its
-    /// entries go ([`Ordered::drop_idle`], [`Ordered::release`]).
-    fn idle(&self, li: usize) -> bool {
-        self.roomy[li] && self.room[li] > 0.0
+    /// A roomy link with room left: once no flow of A rises it cannot fill, and its entries
+    /// go ([`Ordered::drop_idle`], [`Ordered::release`]).
+    fn idle(&self) -> bool {
+        self.roomy && self.room > 0.0
     }
 
-    /// A flow's entry on link `li` adds `more` to its load and `aw` to its rising weight.
-    fn add(&mut self, li: usize, more: f64, aw: f64) {
-        self.room[li] -= more;
-        self.rising_w[li] += aw;
+    /// A flow's entry on the link adds `more` to its load and `aw` to its rising weight.
+    fn add(&mut self, more: f64, aw: f64) {
+        self.room -= more;
+        self.rising_w += aw;
     }
 }
 
@@ -351,7 +347,7 @@ impl Allocator {
         for l in links.iter().copied().chain(removed.iter().flat_map(|(u, _)| u.iter().map(|e| e.0))) {
             // A capacity changed here, or a flow left: flows frozen on it may rise.
             o.mark(l, &self.cand);
-            o.room.roomy[l as usize] = false;
+            o.mark[l as usize].roomy = false;
         }
         let mut t: f64 = 0.0;
         let resolved = loop {
@@ -359,14 +355,15 @@ impl Allocator {
             for k in 0..o.dirty.len() {
                 let l = o.dirty[k];
                 let li = l as usize;
-                o.version[li] = o.version[li].wrapping_add(1);
-                if o.room.roomy[li] {
+                let m = &mut o.mark[li];
+                m.version = m.version.wrapping_add(1);
+                if m.roomy {
                     // Charged as a reading of its entries: the budget keeps its meaning.
                     budget = budget.saturating_sub(self.link_flows[li].len());
-                    o.sat_current[li] = 0;
-                    let e = o.room.bound(l, t);
+                    m.sat_current = 0;
+                    let e = m.bound(t);
                     if e.is_finite() {
-                        let entry = event(e, LINK | l, o.version[li]);
+                        let entry = event(e, LINK | l, m.version);
                         if e > t {
                             o.defer(entry);
                         } else {
@@ -375,9 +372,10 @@ impl Allocator {
                     }
                 } else {
                     let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
-                    (o.sat[li], o.sat_current[li]) = (sat, o.update);
+                    let m = &mut o.mark[li];
+                    (m.sat, m.sat_current) = (sat, o.update);
                     if e.is_finite() {
-                        o.heap.push(Reverse(event(e, LINK | l, o.version[li])));
+                        o.heap.push(Reverse(event(e, LINK | l, m.version)));
                     }
                 }
             }
@@ -401,25 +399,25 @@ impl Allocator {
             let id = (top >> 32) as u32;
             let l = id & !LINK;
             let version = top as u32;
-            if id & LINK != 0 && version == o.version[l as usize] {
+            if id & LINK != 0 && version == o.mark[l as usize].version {
                 let li = l as usize;
-                if o.sat_current[li] == o.update {
+                if o.mark[li].sat_current == o.update {
                     // Read from its flows, and nothing on it changed since: it is due.
                     PeekMut::pop(top_entry);
                     o.next_event();
-                    let saturated = o.sat[li] <= t * (1.0 + EPS);
+                    let saturated = o.mark[li].sat <= t * (1.0 + EPS);
                     self.link_fires(&mut o, l, t, saturated);
                     continue;
                 }
                 // The event may have moved later since the entry was made. On a roomy link
                 // its bound is looked at first.
-                let b = if o.room.roomy[li] { o.room.bound(l, t) } else { t };
+                let b = if o.mark[li].roomy { o.mark[li].bound(t) } else { t };
                 let (sat, e) = if b > t {
-                    o.sat_current[li] = 0;
+                    o.mark[li].sat_current = 0;
                     (b, b)
                 } else {
                     let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
-                    (o.sat[li], o.sat_current[li]) = (sat, o.update);
+                    (o.mark[li].sat, o.mark[li].sat_current) = (sat, o.update);
                     (sat, e)
                 };
                 if e > t {
@@ -491,7 +489,7 @@ impl Allocator {
             let li = l as usize;
             o.mark(l, &self.cand);
             // Its old rate goes back to the room; from here it adds `a w` per level.
-            o.room.add(li, -a * r, a * sp.weight);
+            o.mark[li].add(-a * r, a * sp.weight);
         }
     }
 
@@ -513,12 +511,12 @@ impl Allocator {
         (self.rate[gi], self.level[gi], self.bottleneck[gi]) = (r, t, b);
         for &(l, a) in &self.specs[gi].usage {
             let li = l as usize;
-            o.sat_current[li] = 0;
+            o.mark[li].sat_current = 0;
             // A rising flow's links are watched since it rose.
             let first = !rising && o.watch(l, &self.cand);
-            o.room.add(li, a * more, -a * w);
+            o.mark[li].add(a * more, -a * w);
             // No flow froze on a roomy link.
-            if first && !o.room.roomy[li] {
+            if first && !o.mark[li].roomy {
                 // The least level from `t` on at which a flow outside A froze on it; without a
                 // branch per flow, as which flows did is as good as random.
                 let mut verify = f64::INFINITY;
@@ -527,7 +525,7 @@ impl Allocator {
                     verify = pick(self.froze_outside_a(o.state[h as usize], h as usize, l) & (v >= t), verify.min(v), verify);
                 }
                 if verify.is_finite() {
-                    o.heap.push(Reverse(event(verify, LINK | l, o.version[li])));
+                    o.heap.push(Reverse(event(verify, LINK | l, o.mark[li].version)));
                 }
             }
         }
@@ -771,28 +769,30 @@ mod tests {
 
     #[test]
     fn a_roomy_links_bound_is_its_room_over_the_rising_weight() {
-        let mut r = super::Room { roomy: vec![true; 2], room: vec![3.0, 0.0], rising_w: vec![0.0; 2] };
+        let roomy = |room| super::Mark { roomy: true, room, ..Default::default() };
+        let (mut r, full) = (roomy(3.0), roomy(0.0));
         // No flow rising: it never fills.
-        assert_eq!(r.bound(0, 1.0), f64::INFINITY);
+        assert_eq!(r.bound(1.0), f64::INFINITY);
         // Two flows start rising (a w = 1 and 0.5), from old loads a r of 1 each: those go
         // back to the room, which then lasts (3 + 1 + 1) / 1.5 levels.
-        r.add(0, -1.0, 1.0);
-        r.add(0, -1.0, 0.5);
-        assert_eq!(r.bound(0, 1.0), 5.0 / 1.5);
+        r.add(-1.0, 1.0);
+        r.add(-1.0, 0.5);
+        assert_eq!(r.bound(1.0), 5.0 / 1.5);
         // Never below the current level; no room left: it may fill now.
-        assert_eq!(r.bound(0, 4.0), 4.0);
-        assert_eq!(r.bound(1, 2.0), 2.0);
+        assert_eq!(r.bound(4.0), 4.0);
+        assert_eq!(full.bound(2.0), 2.0);
         // The first flow (a = 1) settles at rate 3: it takes 3 of the room and stops rising.
-        r.add(0, 3.0, -1.0);
-        assert_eq!(r.bound(0, 1.0), 2.0 / 0.5);
+        r.add(3.0, -1.0);
+        assert_eq!(r.bound(1.0), 2.0 / 0.5);
     }
 
     #[test]
     fn once_no_flow_rises_roomy_links_with_room_and_demands_leave_the_heap() {
-        use super::{event, Ordered, Room, LINK};
+        use super::{event, Mark, Ordered, LINK};
         use std::cmp::Reverse;
         // Links 0 and 1 roomy (1 with no room left), link 2 not; a demand event of flow 7.
-        let mut o = Ordered { room: Room { roomy: vec![true, true, false], room: vec![2.0, -1e-9, 0.0], rising_w: vec![0.0; 3] }, ..Default::default() };
+        let mark = [(true, 2.0), (true, -1e-9), (false, 0.0)].map(|(roomy, room)| Mark { roomy, room, ..Default::default() });
+        let mut o = Ordered { mark: mark.to_vec(), ..Default::default() };
         for e in [event(1.0, LINK, 0), event(2.0, LINK | 1, 0), event(3.0, LINK | 2, 0), event(4.0, 7, 0)] {
             o.heap.push(Reverse(e));
         }
@@ -808,11 +808,11 @@ mod tests {
 
     #[test]
     fn held_out_bounds_enter_the_heap_when_one_may_come_first_and_idle_ones_never() {
-        use super::{event, Ordered, Room, LINK};
+        use super::{event, Mark, Ordered, LINK};
         use std::cmp::Reverse;
         // Links 0-2 roomy (2 with no room left); link 1's bound at 3 was replaced by one at 5.
-        let room = Room { roomy: vec![true; 3], room: vec![2.0, 1.0, -1e-9], rising_w: vec![1.0; 3] };
-        let mut o = Ordered { room, version: vec![0, 1, 0], ..Default::default() };
+        let mark = [(2.0, 0), (1.0, 1), (-1e-9, 0)].map(|(room, version)| Mark { roomy: true, room, rising_w: 1.0, version, ..Default::default() });
+        let mut o = Ordered { mark: mark.to_vec(), ..Default::default() };
         o.heap.push(Reverse(event(1.0, LINK | 7, 0)));
         for e in [event(4.0, LINK, 0), event(3.0, LINK | 1, 0), event(5.0, LINK | 1, 1), event(6.0, LINK | 2, 0)] {
             o.defer(e);
