@@ -9,8 +9,8 @@
 //! switch's, one hop longer, through the same next hops. So the table keeps one column per
 //! such switch, shared by the hosts under it, and one per other host; a lookup for the host
 //! at its switch (the link down to it) or at itself (no next hop) is answered from the host's
-//! entry. A k=16 fat-tree then needs 128 searches and columns instead of 1,024 (the
-//! table went from 9.4 MB to 1.2 MB), with the same answers.
+//! entry. A k=16 fat-tree then needs 128 searches and columns instead of 1,024 (its hop
+//! counts and next hops take 3.0 MB instead of 23.6 MB), with the same answers.
 
 use crate::ids::{NodeId, PortId};
 use crate::net::{Network, NodeKind, Port};

@@ -2,8 +2,8 @@
 //! destination, flow) alone (`static`, `ecmp`, `dest_tag`; no random draw), every packet of a
 //! flow takes the ports the first took. The first packet asks the route table and the rule at
 //! each switch; the ports are kept per flow and direction (data, ACKs), and later packets
-//! read them by hop number instead of a row of the nodes x hosts table (megabytes at k = 16,
-//! so a cache miss per hop) and a hash. Results are the same port for port.
+//! read them by hop number instead of an entry of the route table (megabytes at k = 16, so a
+//! cache miss per hop) and a hash. Results are the same port for port.
 //!
 //! A packet's hop number is its `ridx`, which only source-routed packets use otherwise. A
 //! change of the flow's rule (a scheme's `set_routing`) starts the cache over; packets sent
