@@ -66,21 +66,14 @@ pub struct FluidSim {
     order: Vec<usize>,
     next_arrival: usize,
     alloc: Allocator,
-    /// Allocator id of each active flow, and the flow of each allocator id.
-    slot: Vec<Option<u32>>,
+    /// Per flow, its progress ([`Progress`]); and the flow of each allocator id.
+    progress: Vec<Progress>,
     flow_of_slot: Vec<usize>,
-    /// Bytes delivered (fractional) by `anchor`, since when the flow's rate has held.
-    delivered: Vec<f64>,
-    anchor: Vec<Time>,
     finish: Vec<Option<Time>>,
-    rate_bps: Vec<f64>,
     /// Completions: (time in ps, flow), each active sized flow's live entry at or before
     /// its completion at the current rate, and stale entries (at most `STALE_FACTOR` times
     /// the active flows, plus `STALE_FLOOR`).
     completions: BinaryHeap<Reverse<(u64, u32)>>,
-    /// Per flow, the time of its live entry (`u64::MAX` for none): an entry at another time
-    /// is stale.
-    queued: Vec<u64>,
     /// Entries queued so far (for tests).
     pushes: u64,
     active: Vec<usize>,
@@ -95,16 +88,36 @@ pub struct FluidSim {
     tp_flow: Vec<u32>,
     tp_bytes: Vec<u64>,
     tp_width: Vec<Time>,
-    /// `[[traffic]]` class names, and each flow's class index (`None` for `[[flows]]`
-    /// flows, which get per-flow throughput rows instead, as in packet mode).
+    /// `[[traffic]]` class names (a flow's index into them is in its [`Progress`]).
     classes: Vec<String>,
-    class_of: Vec<Option<u32>>,
     /// Payload bytes delivered per class (fractional; floored into `class_series`) by
     /// `class_anchor`, and the class's rate since.
     class_bytes: Vec<f64>,
     class_anchor: Vec<Time>,
     class_rate: Vec<f64>,
     class_series: ClassSeries,
+}
+
+/// What a rate change, a completion check and a sample read of a flow, in one cache line:
+/// flows are many (90k on the k=16 fat-tree in 200 ms) and the moved ones scattered, so
+/// arrays of their own would each cost a miss.
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Progress {
+    /// Bytes delivered (fractional) by `anchor`, since when the flow's rate has held.
+    delivered: f64,
+    anchor: Time,
+    rate_bps: f64,
+    /// The time of its live completion entry (`u64::MAX` for none): an entry at another time
+    /// is stale.
+    queued: u64,
+    /// Its size (a copy of its definition's).
+    size: Option<u64>,
+    /// Its allocator id while active.
+    slot: Option<u32>,
+    /// Its class index (`None` for `[[flows]]` flows, which get per-flow throughput rows
+    /// instead, as in packet mode).
+    class: Option<u32>,
 }
 
 /// Bytes a flow with `d` bytes at `anchor`, rate `r` since and size `size` has delivered by `t`.
@@ -140,7 +153,7 @@ impl FluidSim {
         let routing: Vec<Routing> = b.flows.iter().map(|p| p.routing).collect();
         let hops = b.flows.iter().map(|p| p.hops).collect();
         let ideal = b.flows.iter().map(|p| p.ideal).collect();
-        let class_of: Vec<Option<u32>> = b.flows.iter().map(|p| p.class).collect();
+        let progress: Vec<Progress> = b.flows.iter().map(|p| Progress { delivered: 0.0, anchor: Time::ZERO, rate_bps: 0.0, queued: u64::MAX, size: p.def.size, slot: None, class: p.class }).collect();
         let classes = b.classes;
         let defs: Vec<FlowDef> = b.flows.into_iter().map(|p| p.def).collect();
         let mut ub = UsageBuilder::new(&net, &routes, scenario.seed);
@@ -162,14 +175,10 @@ impl FluidSim {
             order,
             next_arrival: 0,
             alloc,
-            slot: vec![None; n],
+            progress,
             flow_of_slot: Vec::new(),
-            delivered: vec![0.0; n],
-            anchor: vec![Time::ZERO; n],
             finish: vec![None; n],
-            rate_bps: vec![0.0; n],
             completions: BinaryHeap::new(),
-            queued: vec![u64::MAX; n],
             pushes: 0,
             active: Vec::new(),
             active_pos: vec![usize::MAX; n],
@@ -187,7 +196,6 @@ impl FluidSim {
             class_rate: vec![0.0; classes.len()],
             class_series: ClassSeries::new(classes.len()),
             classes,
-            class_of,
             defs,
             payload,
             link_events,
@@ -225,9 +233,9 @@ impl FluidSim {
             None => self.active.clone(),
         };
         for i in ids {
-            let Some(id) = self.slot[i] else { continue };
+            let Some(id) = self.progress[i].slot else { continue };
             let r = self.alloc.rate(id).unwrap_or(0.0);
-            if r != self.rate_bps[i] {
+            if r != self.progress[i].rate_bps {
                 self.set_rate(i, r);
             }
         }
@@ -235,7 +243,8 @@ impl FluidSim {
 
     /// Bytes flow `i` has delivered by `t`.
     fn delivered_at(&self, i: usize, t: Time) -> f64 {
-        delivered_by(self.delivered[i], self.rate_bps[i], self.anchor[i], self.defs[i].size, t)
+        let p = &self.progress[i];
+        delivered_by(p.delivered, p.rate_bps, p.anchor, p.size, t)
     }
 
     /// Brings class `c`'s bytes up to now.
@@ -248,16 +257,16 @@ impl FluidSim {
     /// and a sized flow's completion at the new rate is queued if it is earlier than its
     /// live entry (which then goes stale).
     fn set_rate(&mut self, i: usize, r: f64) {
-        self.delivered[i] = self.delivered_at(i, self.now);
-        self.anchor[i] = self.now;
-        if let Some(c) = self.class_of[i] {
+        self.progress[i].delivered = self.delivered_at(i, self.now);
+        self.progress[i].anchor = self.now;
+        if let Some(c) = self.progress[i].class {
             self.settle_class(c as usize);
-            self.class_rate[c as usize] += r - self.rate_bps[i];
+            self.class_rate[c as usize] += r - self.progress[i].rate_bps;
         }
-        self.rate_bps[i] = r;
+        self.progress[i].rate_bps = r;
         if let Some(at) = self.completion(i) {
-            if at < self.queued[i] {
-                self.queued[i] = at;
+            if at < self.progress[i].queued {
+                self.progress[i].queued = at;
                 self.pushes += 1;
                 self.completions.push(Reverse((at, i as u32)));
                 if self.completions.len() > STALE_FACTOR * self.active.len() + STALE_FLOOR {
@@ -272,14 +281,15 @@ impl FluidSim {
     /// on the bench's fluid case) and each push and pop walks a heap that no longer fits in
     /// cache. The live entries keep their order.
     fn drop_stale_completions(&mut self) {
-        let (queued, slot) = (&self.queued, &self.slot);
-        self.completions.retain(|&Reverse((at, i))| at == queued[i as usize] && slot[i as usize].is_some());
+        let progress = &self.progress;
+        self.completions.retain(|&Reverse((at, i))| at == progress[i as usize].queued && progress[i as usize].slot.is_some());
     }
 
     /// When flow `i` finishes at its current rate, in ps: its anchor plus the time its bytes
     /// left take (rounded up).
     fn completion(&self, i: usize) -> Option<u64> {
-        completion_at(self.defs[i].size, self.delivered[i], self.rate_bps[i], self.anchor[i])
+        let p = &self.progress[i];
+        completion_at(p.size, p.delivered, p.rate_bps, p.anchor)
     }
 
     /// The next completion at the current rates, and its flow: stale entries are dropped,
@@ -288,19 +298,20 @@ impl FluidSim {
         while let Some(mut top) = self.completions.peek_mut() {
             let Reverse((at, i)) = *top;
             let fi = i as usize;
-            if at != self.queued[fi] || self.slot[fi].is_none() {
+            if at != self.progress[fi].queued || self.progress[fi].slot.is_none() {
                 PeekMut::pop(top);
                 continue;
             }
-            match completion_at(self.defs[fi].size, self.delivered[fi], self.rate_bps[fi], self.anchor[fi]) {
+            let p = &self.progress[fi];
+            match completion_at(p.size, p.delivered, p.rate_bps, p.anchor) {
                 Some(c) if c == at => return Some((Time(at), fi)),
                 Some(c) => {
                     // Put off since it was queued: one sift down, in place.
-                    self.queued[fi] = c;
+                    self.progress[fi].queued = c;
                     *top = Reverse((c, i));
                 }
                 None => {
-                    self.queued[fi] = u64::MAX;
+                    self.progress[fi].queued = u64::MAX;
                     PeekMut::pop(top);
                 }
             }
@@ -312,8 +323,8 @@ impl FluidSim {
     fn settle_all(&mut self) {
         for k in 0..self.active.len() {
             let i = self.active[k];
-            self.delivered[i] = self.delivered_at(i, self.now);
-            self.anchor[i] = self.now;
+            self.progress[i].delivered = self.delivered_at(i, self.now);
+            self.progress[i].anchor = self.now;
         }
         for c in 0..self.class_bytes.len() {
             self.settle_class(c);
@@ -344,16 +355,16 @@ impl FluidSim {
                 }
                 self.completions.pop();
                 self.set_rate(i, 0.0);
-                self.delivered[i] = self.defs[i].size.expect("only sized flows complete") as f64;
+                self.progress[i].delivered = self.progress[i].size.expect("only sized flows complete") as f64;
                 self.finish[i] = Some(t);
-                let id = self.slot[i].take().expect("active");
+                let id = self.progress[i].slot.take().expect("active");
                 self.alloc.remove_flow(id).expect("live flow");
                 let pos = self.active_pos[i];
                 self.active.swap_remove(pos);
                 if let Some(&moved) = self.active.get(pos) {
                     self.active_pos[moved] = pos;
                 }
-                if let Some(c) = self.class_of[i] {
+                if let Some(c) = self.progress[i].class {
                     self.class_series.active[c as usize] -= 1;
                     self.class_series.finished(i as u32);
                 }
@@ -382,15 +393,15 @@ impl FluidSim {
                 let d = &self.defs[i];
                 let spec = FlowSpec { weight: d.weight, priority: d.priority, demand: f64::INFINITY, usage: self.usage[i].clone() };
                 let id = self.alloc.add_flow(spec).expect("usage from the topology");
-                self.slot[i] = Some(id);
+                self.progress[i].slot = Some(id);
                 if self.flow_of_slot.len() <= id as usize {
                     self.flow_of_slot.resize(id as usize + 1, usize::MAX);
                 }
                 self.flow_of_slot[id as usize] = i;
-                self.anchor[i] = t;
+                self.progress[i].anchor = t;
                 self.active_pos[i] = self.active.len();
                 self.active.push(i);
-                if let Some(c) = self.class_of[i] {
+                if let Some(c) = self.progress[i].class {
                     self.class_series.active[c as usize] += 1;
                     self.class_series.started(i as u32);
                 }
@@ -419,7 +430,7 @@ impl FluidSim {
         // `[[flows]]` flows get a row each (they come first in `defs`); `[[traffic]]` flows
         // are summed per class.
         for i in 0..self.defs.len() {
-            if self.class_of[i].is_some() {
+            if self.progress[i].class.is_some() {
                 break;
             }
             if self.defs[i].start >= now {
@@ -440,10 +451,10 @@ impl FluidSim {
             self.settle_class(c);
             self.class_series.delivered[c] = self.class_bytes[c].floor() as u64;
         }
-        let (d, r, a, defs) = (&self.delivered, &self.rate_bps, &self.anchor, &self.defs);
+        let progress = &self.progress;
         self.class_series.sample(now, width, |f| {
-            let i = f as usize;
-            delivered_by(d[i], r[i], a[i], defs[i].size, now) as u64
+            let p = &progress[f as usize];
+            delivered_by(p.delivered, p.rate_bps, p.anchor, p.size, now) as u64
         });
         self.next_sample = (now + interval).min(self.scenario.duration);
         if self.next_sample <= now {
@@ -455,7 +466,7 @@ impl FluidSim {
         (0..self.defs.len())
             .map(|i| {
                 let span = self.finish[i].unwrap_or(self.now).saturating_sub(self.defs[i].start).as_secs_f64();
-                if span > 0.0 { self.delivered[i].floor() * 8.0 / span } else { 0.0 }
+                if span > 0.0 { self.progress[i].delivered.floor() * 8.0 / span } else { 0.0 }
             })
             .collect()
     }
@@ -483,7 +494,7 @@ impl FluidSim {
             .with("start_s", Column::Float(f.iter().map(|x| secs(x.start)).collect()))
             .with("finish_s", Column::OptFloat(self.finish.iter().map(|x| x.map(secs)).collect()))
             .with("fct_s", Column::OptFloat(self.finish.iter().zip(f).map(|(x, d)| x.map(|t| secs(t - d.start))).collect()))
-            .with("bytes_delivered", Column::Int(self.delivered.iter().map(|&b| b as i64).collect()))
+            .with("bytes_delivered", Column::Int(self.progress.iter().map(|p| p.delivered as i64).collect()))
             .with("goodput_bps", Column::Float(self.goodputs()))
             .with("packets_sent", zeros())
             .with("retransmits", zeros())
@@ -541,7 +552,7 @@ impl FluidSim {
     }
 
     pub fn summary(&self) -> serde_json::Value {
-        let bytes: u64 = self.delivered.iter().map(|&b| b as u64).sum();
+        let bytes: u64 = self.progress.iter().map(|p| p.delivered as u64).sum();
         let records: Vec<crate::metrics::fct::FlowRecord> = self
             .defs
             .iter()
@@ -668,6 +679,7 @@ start = "1ms"
         // Clearing at other moments pops the same completions in the same order.
         let (g, _) = stepped(true);
         assert_eq!(f.finish, g.finish);
-        assert_eq!(f.delivered, g.delivered);
+        let delivered = |x: &FluidSim| x.progress.iter().map(|p| p.delivered).collect::<Vec<_>>();
+        assert_eq!(delivered(&f), delivered(&g));
     }
 }
