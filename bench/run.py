@@ -8,7 +8,10 @@
     python bench/run.py --only packet
     python bench/run.py --only fluid # fluid vs packet level, bench/fat_tree_k8_websearch.toml:
                                      # median of --runs fluid runs against --packet-runs (1)
-                                     # packet-level runs (--fluid-only: skip those)
+                                     # packet-level runs (--fluid-only: skip those);
+                                     # --set KEY=VALUE overrides the scenario in both modes,
+                                     # e.g. the k=16 case: --set topology.k=16
+                                     # --set traffic.0.load=0.6 --set duration=50ms
     python bench/run.py --only scaling          # ns/event and peak RSS at k = 4, 8, 12, 16
     python bench/run.py --only memory           # bytes per flow and per packet in flight
     python bench/run.py --only cli --runs 9     # corral run --no-plots against the engine binary
@@ -199,11 +202,18 @@ def main() -> int:
     ap.add_argument("--packet-runs", type=int, default=1,
                     help="with --only fluid: packet-level repetitions (median; default 1, ~50 s each); "
                          "fluid mode takes --runs")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --only fluid: override a scenario key in both modes (repeatable), "
+                         "as `corral run -s` does")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
     if args.packet_runs < 1:
         ap.error("--packet-runs must be at least 1")
+    if args.set and args.only != "fluid":
+        ap.error("--set goes with --only fluid")
+    if bad := [s for s in args.set if "=" not in s]:
+        ap.error(f"--set takes KEY=VALUE, got {bad[0]!r}")
 
     try:
         import corral._core as core
@@ -265,12 +275,17 @@ def main() -> int:
         for mode in ["fluid"] + ([] if args.fluid_only else ["packet"]):
             n = args.runs if mode == "fluid" else args.packet_runs
             print(f"fluid bench: mode {mode}, {n} runs ...", file=sys.stderr, flush=True)
-            runs = [one_run(core, text, path, [f"mode={mode}"]) for _ in range(n)]
+            try:
+                runs = [one_run(core, text, path, [*args.set, f"mode={mode}"]) for _ in range(n)]
+            except core.ScenarioError as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 2
             r = runs[0]
             fluid_results[mode] = {"total_s": median_by(runs, "total_s"), "run_s": median_by(runs, "run_s"),
                                    "all_total_s": [x["total_s"] for x in runs], "events": r["events"],
                                    "flows": r["summary"]["flows"], "sim_time_s": r["summary"]["sim_time_s"]}
-        print(f"[fluid] {path.relative_to(ROOT)}: {fluid_results['fluid']['flows']} flows, "
+        sets = "".join(f" {s}" for s in args.set)
+        print(f"[fluid] {path.relative_to(ROOT)}{sets}: {fluid_results['fluid']['flows']} flows, "
               f"{fluid_results['fluid']['sim_time_s']:g} s simulated; medians")
         for mode, r in fluid_results.items():
             print(f"  {mode:<7} wall {r['total_s']:.3f} s (run {r['run_s']:.3f} s), {r['events']:,} events;"
