@@ -257,13 +257,15 @@ impl FluidSim {
     /// and a sized flow's completion at the new rate is queued if it is earlier than its
     /// live entry (which then goes stale).
     fn set_rate(&mut self, i: usize, r: f64) {
-        self.progress[i].delivered = self.delivered_at(i, self.now);
-        self.progress[i].anchor = self.now;
-        if let Some(c) = self.progress[i].class {
+        let delivered = self.delivered_at(i, self.now);
+        let p = &mut self.progress[i];
+        (p.delivered, p.anchor) = (delivered, self.now);
+        let (class, old) = (p.class, p.rate_bps);
+        p.rate_bps = r;
+        if let Some(c) = class {
             self.settle_class(c as usize);
-            self.class_rate[c as usize] += r - self.progress[i].rate_bps;
+            self.class_rate[c as usize] += r - old;
         }
-        self.progress[i].rate_bps = r;
         if let Some(at) = self.completion(i) {
             if at < self.progress[i].queued {
                 self.progress[i].queued = at;

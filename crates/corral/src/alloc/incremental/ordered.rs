@@ -411,13 +411,14 @@ impl Allocator {
                 }
                 // The event may have moved later since the entry was made. On a roomy link
                 // its bound is looked at first.
-                let b = if o.mark[li].roomy { o.mark[li].bound(t) } else { t };
+                let m = &mut o.mark[li];
+                let b = if m.roomy { m.bound(t) } else { t };
                 let (sat, e) = if b > t {
-                    o.mark[li].sat_current = 0;
+                    m.sat_current = 0;
                     (b, b)
                 } else {
                     let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
-                    (o.mark[li].sat, o.mark[li].sat_current) = (sat, o.update);
+                    (m.sat, m.sat_current) = (sat, o.update);
                     (sat, e)
                 };
                 if e > t {
