@@ -409,13 +409,14 @@ mod tests {
                         }
                     }
                 }
+                // A path may pass switches and end at the destination.
+                let via = |v: NodeId| net.nodes[v.idx()].kind == NodeKind::Switch || v == dst;
                 // Shortest paths from each node, nearest first.
                 let mut order: Vec<usize> = (0..net.nodes.len()).filter(|&u| dist[u] != u32::MAX).collect();
                 order.sort_by_key(|&u| dist[u]);
                 let mut count = vec![0.0; net.nodes.len()];
                 for u in order {
                     let next = |p: &PortId| net.ports[p.idx()].peer;
-                    let via = |v: NodeId| net.nodes[v.idx()].kind == NodeKind::Switch || v == dst;
                     count[u] = if dist[u] == 0 { 1.0 } else { net.live_ports(NodeId(u as u32)).map(|p| next(&p)).filter(|&v| via(v) && dist[v.idx()] == dist[u] - 1).map(|v| count[v.idx()]).sum() };
                 }
                 for u in 0..net.nodes.len() {
@@ -426,7 +427,6 @@ mod tests {
                     let next: Vec<PortId> = if dist[u] == 0 || dist[u] == u32::MAX {
                         Vec::new()
                     } else {
-                        let via = |v: NodeId| net.nodes[v.idx()].kind == NodeKind::Switch || v == dst;
                         net.live_ports(node).filter(|p| via(net.ports[p.idx()].peer) && dist[net.ports[p.idx()].peer.idx()] == dist[u] - 1).collect()
                     };
                     assert_eq!(rt.candidates(node, d as u32), &next[..], "node {u}, host {d}");
