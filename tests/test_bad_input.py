@@ -242,7 +242,7 @@ def test_cli_failed_run_keeps_previous_output(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "flows.parquet").write_text("previous result")
-    (out / ".corral-output.json").write_text('{"kind": "run"}')
+    (out / ".corral-output.json").write_text('{"kind": "run", "files": ["flows.parquet"]}')
     bad = tmp_path / "bad.toml"
     bad.write_text(TINY.replace('"20ms"', '"0s"'))
     assert_user_error(corral_cli("run", bad, "-o", out), "duration")

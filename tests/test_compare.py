@@ -174,7 +174,7 @@ def test_a_failed_compare_leaves_no_report(sweep_dir, tmp_path, monkeypatch):
     rep = tmp_path / "rep"
     rep.mkdir()
     (rep / "keep.txt").write_text("earlier report")
-    (rep / ".corral-output.json").write_text('{"kind": "report"}')
+    (rep / ".corral-output.json").write_text('{"kind": "report", "files": ["keep.txt"]}')
     with pytest.raises(CompareError, match="--by nope: not a swept key"):
         compare([sweep_dir], rep, by=["nope"])
     from corral.compare import figures

@@ -110,13 +110,14 @@ def test_cli_prints_a_summary(tiny_file: Path, tmp_path: Path) -> None:
     assert not list((tmp_path / "o").glob("*.png"))
 
 
-def test_rerun_replaces_the_folder(tiny_file: Path, tmp_path: Path) -> None:
+def test_rerun_replaces_corral_s_files_and_keeps_the_user_s(tiny_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
     assert corral_cli("run", tiny_file, "-o", out).returncode == 0
-    (out / "stale.txt").write_text("old")  # a file in a corral run folder goes with it
+    (out / "mine.txt").write_text("old")  # a file the user put in a corral run folder stays
+    (out / "queues.png").unlink()
     assert corral_cli("run", tiny_file, "-o", out).returncode == 0
-    assert not (out / "stale.txt").exists()
-    assert (out / "flows.parquet").exists()
+    assert (out / "mine.txt").read_text() == "old"
+    assert (out / "flows.parquet").exists() and (out / "queues.png").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o", "tiny.toml"]
 
 

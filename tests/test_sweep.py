@@ -173,8 +173,8 @@ def test_interrupted_sweep_resumes_with_one_result_per_point(tmp_path, client):
     done_before = {p.name: (p / "flows.parquet").stat().st_mtime_ns for p in run_dirs(out)}
     # a worker killed mid-write leaves a temporary folder; a half-made run folder never exists
     pending = next(r.hash for r in first.runs if r.hash not in done_before)
-    (out / layout.RUNS / f".{pending}.tmp-dead").mkdir()
-    (out / layout.RUNS / f".{pending}.tmp-dead" / "flows.parquet").write_text("partial")
+    (out / layout.RUNS / f".corral-tmp-{pending}-dead").mkdir()
+    (out / layout.RUNS / f".corral-tmp-{pending}-dead" / "flows.parquet").write_text("partial")
 
     second = run_sweep(path, out, client=client)
     assert (second.counts.skipped, second.counts.done, second.counts.failed) == (3, 5, 0)

@@ -345,14 +345,17 @@ def _add_common(cmd: argparse.ArgumentParser, out_help: str, *, overrides: str |
     if overrides:
         cmd.add_argument("-s", "--set", dest="set_", action="append", metavar="KEY=VALUE", help=overrides)
     cmd.add_argument("--force", action="store_true",
-                     help="Write OUT even if it is not empty and not a corral folder of this kind.")
+                     help="Also write into a corral output folder of another kind (a run folder as a report, "
+                          "say). corral only ever replaces files it wrote itself: a folder with files of yours, "
+                          "the current folder, a parent of it, or one holding an input is refused even then.")
     if max_memory:
         cmd.add_argument("--max-memory", metavar="SIZE",
                          help="Refuse runs estimated to need more memory than this, e.g. 8GB "
                               "(default: half of this machine's).")
 
 
-REPLACED = "Output folder (a corral folder of the same kind there is replaced)."
+REPLACED = ("Output folder: a new or empty folder, or a corral folder of the same kind, whose files from the "
+            "earlier run are replaced (files you added there are kept).")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -388,7 +391,8 @@ def parser() -> argparse.ArgumentParser:
 
     cmd = command(compare, "Compare runs grouped by swept keys: report.md, plots, CSV/Parquet tables.")
     cmd.add_argument("folders", type=Path, nargs="+", help="Sweep folders (corral sweep) or run folders (corral run).")
-    _add_common(cmd, "Report folder (a corral report there is replaced).", max_memory=False)
+    _add_common(cmd, "Report folder: new, empty, or an earlier corral report (its files are replaced; yours kept).",
+                max_memory=False)
     cmd.add_argument("--by", action="append", metavar="KEY",
                      help="Group runs by this swept key (repeatable; default: every key that varies).")
     cmd.add_argument("--buckets", default=",".join(DEFAULT_BUCKETS),

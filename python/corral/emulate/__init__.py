@@ -69,7 +69,7 @@ def emulate(scenario: str | os.PathLike, out: str | os.PathLike, overrides: Iter
             progress: Callable[[str], None] | None = None) -> Path:
     """Runs `scenario` on namespaces and writes a run folder to `out`; returns its path."""
     from .. import api, tables
-    from ..outdir import atomic_dir, write_marker
+    from ..outdir import atomic_dir
     from . import results
 
     missing = requirements()
@@ -101,7 +101,6 @@ def emulate(scenario: str | os.PathLike, out: str | os.PathLike, overrides: Iter
             tables.to_frame("throughput", thr).write_parquet(tmp / "throughput.parquet")
             (tmp / "scenario.toml").write_text(f"# corral emulate ran this scenario with every link rate divided by {scale:g}\n" + text)
             (tmp / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-            write_marker(tmp, "run")
             for leftover in tmp.glob("agent-*"):
                 leftover.unlink()
         return Path(out).absolute()

@@ -6,8 +6,8 @@ resolved scenario (`Simulation.scenario_json`, seed included). The same scenario
 always lands in the same folder, whatever grid produced it, and a new corral version never
 reuses an old result. Folders appear by an atomic rename (`outdir.atomic_dir`), so a folder
 is either absent or complete: `summary.json` marks a finished run, `error.json` a failed
-one. Temporary siblings left by an interrupted sweep start with a dot and are removed when
-the next sweep on the folder starts.
+one. Temporary entries left by an interrupted sweep carry corral's temporary prefixes
+(`corral.outdir.is_temporary`) and are removed when the next sweep on the folder starts.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ LOCK_FILE = ".lock"
 OK, FAILED, MISSING = "ok", "failed", "missing"
 
 KIND = "sweep"  # the marker kind of a sweep folder (corral.outdir)
+# What a sweep folder's marker lists as corral's: its files, and the whole runs/ tree.
+OWNED = (SWEEP_JSON, INDEX, LOCK_FILE, RUNS + "/")
 
 
 def canonical_json(scenario_json: str) -> str:
@@ -59,14 +61,17 @@ def status(folder: Path) -> str:
 
 
 def clean_partial(out: Path) -> int:
-    """Remove temporary folders and files an interrupted sweep left behind; return how many."""
+    """Remove temporary folders and files an interrupted sweep left behind; return how many.
+    Only corral's own temporary names (`corral.outdir.is_temporary`) are touched."""
+    from ..outdir import is_temporary
+
     removed = 0
     for parent in (Path(out), Path(out) / RUNS):
         if not parent.is_dir():
             continue
         for entry in parent.iterdir():
-            if entry.name.startswith(".") and (".tmp-" in entry.name or ".old-" in entry.name):
-                if entry.is_dir():
+            if is_temporary(entry.name):
+                if entry.is_dir() and not entry.is_symlink():
                     shutil.rmtree(entry, ignore_errors=True)
                 else:
                     entry.unlink(missing_ok=True)
@@ -77,7 +82,9 @@ def clean_partial(out: Path) -> int:
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON to `path` through a temporary sibling and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    from ..outdir import TMP_PREFIX
+
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{path.name}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(json.dumps(data, indent=2, default=str) + "\n")

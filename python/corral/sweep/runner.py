@@ -122,15 +122,13 @@ def resolve(sweep: Sweep, max_memory: str | None = None) -> tuple[str, list[Run]
 
 def prepare_folder(out: Path, inputs, force: bool) -> None:
     """Create the sweep folder, or accept an existing one that is a sweep folder (to resume)
-    or empty; refuse anything else (`corral.outdir.check_target`) unless `force`."""
-    from ..outdir import check_target, marker_kind, write_marker
+    or empty; `--force` also takes a corral folder of another kind, whose own files go.
+    Anything else is refused (`corral.outdir.check_target`); a user's files in the folder
+    are never touched."""
+    from ..outdir import adopt, check_target
 
-    if marker_kind(out) is None and (out / layout.SWEEP_JSON).is_file():
-        write_marker(out, layout.KIND)  # a sweep folder from before markers existed
-    check_target(out, layout.KIND, inputs, force)
-    out.mkdir(parents=True, exist_ok=True)
-    if marker_kind(out) != layout.KIND:
-        write_marker(out, layout.KIND)
+    target = check_target(out, layout.KIND, inputs, force)
+    adopt(target, layout.KIND, layout.OWNED)
 
 
 def run_sweep(
@@ -357,7 +355,9 @@ def value_column(name: str, values: list[Any]) -> pl.Series:
 
 def write_index(out: Path, index: pl.DataFrame) -> None:
     """Write `index.parquet` through a temporary sibling and a rename."""
-    tmp = out / f".{layout.INDEX}.tmp-{uuid.uuid4().hex[:8]}"
+    from ..outdir import TMP_PREFIX
+
+    tmp = out / f"{TMP_PREFIX}{layout.INDEX}-{uuid.uuid4().hex[:8]}"
     try:
         index.write_parquet(tmp, statistics=False)
         os.replace(tmp, out / layout.INDEX)

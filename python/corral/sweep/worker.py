@@ -34,7 +34,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
             )
         results = simulate(sim)
         # The sweep owns its runs/ folder: its run folders are replaced without asking.
-        with atomic_dir(folder, "run", force=True) as tmp:
+        with atomic_dir(folder, "run", owned=True) as tmp:
             results.write_files(tmp, plots=task.get("plots", False))
             (tmp / layout.POINT_JSON).write_text(_json(task["point"]))
         return {"hash": task["hash"], "status": layout.OK, "wall_time_s": results.summary.get("wall_time_s"), "error": None}
@@ -52,7 +52,7 @@ def write_failure(folder: Path, point: dict[str, Any], message: str, trace: str,
     """Record a failed run: a folder with `error.json` and `point.json`, written atomically."""
     from ..outdir import atomic_dir
 
-    with atomic_dir(folder, "run", force=True) as tmp:
+    with atomic_dir(folder, "run", owned=True) as tmp:
         (tmp / layout.ERROR_JSON).write_text(_json({"error": message, "traceback": trace, "wall_time_s": wall}))
         (tmp / layout.POINT_JSON).write_text(_json(point))
 
