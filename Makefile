@@ -1,14 +1,18 @@
 # The two commands a new user needs (see README.md):
 #   make outcast   install corral into the project environment .venv and reproduce the TCP
 #                  Outcast results into results/outcast
-#   make test      install corral with its test extras and run every test (Rust and Python)
+#   make test      install corral with its test extras and run every Rust and Python test
 # Also:
+#   make install   build and install corral into .venv (release profile)
+#   make release   the same, with profile-guided optimization (scripts/pgo.py), the fastest engine
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
-#   make bench     the speed benchmark (bench/README.md)
+#   make bench     the speed benchmark (bench/README.md), on a profile-guided build
 #   make lint      clippy over every Rust crate and target, warnings as errors
 #
-# The native code is built with profile-guided optimization (scripts/pgo.py: an instrumented
-# build runs the package's example scenarios first); PGO=0 builds without it.
+# `make test` compiles the Rust code once, in the `ci` profile (Cargo.toml: optimized, in
+# parallel codegen units, no LTO): the wheel the Python tests import and the Rust tests share
+# those compiled crates. Profile-guided optimization runs only in `make release` and `make
+# bench`; it needs llvm-profdata (rustup's llvm-tools) and never installs it.
 #
 # Everything goes into .venv (made by scripts/make_venv.py from $(PYTHON), 3.9 or newer), so the
 # system's Python is never changed: it works where pip refuses to install (PEP 668).
@@ -17,12 +21,16 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := target/wheels
-PGO ?= 1
-# Runs a cargo or maturin build with the PGO profile (scripts/pgo.py); output in target/pgo/use.
+# The Cargo profile of the wheel: release for users, ci for `make test`.
+PROFILE ?= release
+PGO ?= 0
+# Runs a cargo or maturin build with the PGO profile when PGO=1 (scripts/pgo.py; output in
+# target/pgo/use), else as it is.
 PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test wheel outcast fct test bench lint prerequisites
+.PHONY: install install-test wheel release outcast fct test bench lint prerequisites
 
 prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
@@ -36,19 +44,23 @@ $(PY): scripts/make_venv.py
 # Build the native module (cargo shows its progress) and install the wheel, without its
 # dependencies; `install` and `install-test` add those.
 wheel: $(PY)
-	@echo "building corral (Rust, release, profile-guided; about 3-4 minutes the first time on 2 cores)"
-	@$(PY) -m pip install --quiet --disable-pip-version-check 'maturin>=1.5,<2'
+	@echo "building corral (Rust, profile $(PROFILE)$(if $(filter 1,$(PGO)), profile-guided,); about 2 minutes the first time on 2 cores)"
+	@$(PIP) 'maturin>=1.5,<2'
 	@rm -f $(WHEELS)/corral-*.whl
-	$(PGO_BUILD) $(PY) -m maturin build --release --out $(WHEELS)
-	@$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(WHEELS)/corral-*.whl
+	$(if $(filter 1,$(PGO)),$(PGO_BUILD) ,)$(PY) -m maturin build --profile $(PROFILE) --out $(WHEELS)
+	@$(PIP) --force-reinstall --no-deps $(WHEELS)/corral-*.whl
 
 install: wheel
 	@echo "installing corral's dependencies into $(VENV)"
-	@$(PY) -m pip install --quiet --disable-pip-version-check --find-links $(WHEELS) corral
+	@$(PIP) --find-links $(WHEELS) corral
 
+release:
+	@$(MAKE) --no-print-directory install PGO=1
+
+install-test: PROFILE = ci
 install-test: wheel
 	@echo "installing corral's dependencies and test tools into $(VENV)"
-	@$(PY) -m pip install --quiet --disable-pip-version-check --find-links $(WHEELS) 'corral[test]'
+	@$(PIP) --find-links $(WHEELS) 'corral[test]'
 
 outcast: install
 	$(VENV)/bin/corral reproduce outcast -o results/outcast
@@ -58,12 +70,12 @@ fct: install
 	$(VENV)/bin/corral compare results/fct -o results/fct-report --by transport.cc --by traffic.0.load
 
 test: install-test
-	cargo test --release -p corral
+	cargo test --profile ci -p corral
 	$(PY) -m pytest -q tests
 
-# The engine binary the benchmark times beside htsim, built like the wheel.
-bench: install
-	$(PGO_BUILD) cargo build --release -p corral --example run_scenario
+# The engine binary the benchmark times beside htsim, built like `make release`.
+bench: release
+	CORRAL_PGO=1 $(PY) scripts/pgo.py run -- cargo build --release -p corral --example run_scenario
 	$(PY) bench/run.py --engine $(ENGINE)
 
 # Not part of `make test`: clippy checks the crates in a build of its own.

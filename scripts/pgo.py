@@ -19,8 +19,9 @@ and the package's k=4 web-search fat-tree in fluid mode, whose thousands of arri
 departures give the incremental allocator the weight it has in fluid runs. It leaves out
 bench/'s scenarios: the benchmark does not time code trained on itself.
 
-llvm-profdata comes with the rustup component `llvm-tools`, which this adds when it is
-missing (it says so first). Everything this writes is under target/pgo.
+llvm-profdata comes with the rustup component `llvm-tools` (or an `llvm-profdata-N` on PATH
+matching rustc's LLVM); this script never installs it, so it needs no network and changes
+nothing outside the project. Everything this writes is under target/pgo.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def say(message: str) -> None:
 
 
 def llvm_profdata() -> Path:
-    """The llvm-profdata of the active Rust toolchain, adding `llvm-tools` if need be."""
+    """The llvm-profdata of the active Rust toolchain (rustup's `llvm-tools` component), or
+    one on PATH. This never installs anything: without one, PGO is skipped with a message."""
     try:
         sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
         version = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout
@@ -90,14 +92,16 @@ def llvm_profdata() -> Path:
     if host is None:
         raise Unavailable("rustc -vV names no host")
     tool = Path(sysroot) / "lib" / "rustlib" / host / "bin" / "llvm-profdata"
-    if not tool.is_file():
-        if shutil.which("rustup") is None:
-            raise Unavailable("no llvm-profdata, and no rustup to add the llvm-tools component")
-        say("adding the rustup component llvm-tools (llvm-profdata); CORRAL_PGO=0 builds without it")
-        added = subprocess.run(["rustup", "component", "add", "llvm-tools"], capture_output=True, text=True)
-        if added.returncode != 0 or not tool.is_file():
-            raise Unavailable(f"could not add llvm-tools: {added.stderr.strip()[-300:]}")
-    return tool
+    if tool.is_file():
+        return tool
+    llvm = next((line.split(":", 1)[1].strip() for line in version.splitlines() if line.startswith("LLVM version:")), "")
+    major = llvm.split(".")[0]
+    for name in (f"llvm-profdata-{major}", "llvm-profdata"):
+        found = shutil.which(name) if major or name == "llvm-profdata" else None
+        if found:
+            return Path(found)
+    raise Unavailable(f"no llvm-profdata for rustc's LLVM {llvm or '(unknown)'}: `rustup component add llvm-tools` "
+                      "installs it (corral never does that for you)")
 
 
 def training_runs() -> list[list[str]]:

@@ -91,3 +91,28 @@ def test_every_topology_routing_and_queue_kind_has_a_row_or_is_named() -> None:
         assert listed, f"{key}: {info.value}"
         kinds = [k.strip() for k in listed.group(1).replace(" or ", ", ").split(",") if k.strip()]
         assert [k for k in kinds if k not in readme] == [], (key, kinds)
+
+
+def readme_toml_blocks() -> list[str]:
+    """The README's ```toml blocks, in order."""
+    return re.findall(r"^```toml\n(.*?)^```$", README.read_text(encoding="utf-8"), re.S | re.M)
+
+
+def test_the_readme_s_toml_examples_work_when_copied(tmp_path) -> None:
+    """Every TOML example in the README loads as it is: a scenario builds and runs for a
+    millisecond; a sweep file (it has `scenario =`) resolves every point against the
+    package's example dumbbell."""
+    from corral import api
+    from corral.sweep import load, resolve
+
+    blocks = readme_toml_blocks()
+    assert len(blocks) >= 2
+    example = Path(corral.__file__).parent / "scenarios" / "examples" / "dumbbell.toml"
+    for i, block in enumerate(blocks):
+        if re.search(r"^scenario\s*=", block, re.M):
+            (tmp_path / "dumbbell.toml").write_text(example.read_text())
+            path = tmp_path / f"sweep{i}.toml"
+            path.write_text(block)
+            assert resolve(load(path))[1], f"README toml block {i}: no runs"
+        else:
+            api.simulate(api.build(block, f"README toml block {i}", []))
