@@ -8,6 +8,7 @@ unknown keys must suggest the nearest valid name. The CLI must turn the same err
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -272,3 +273,70 @@ def test_failure_while_writing_leaves_no_folder(tmp_path: Path, monkeypatch) -> 
     with pytest.raises(RuntimeError, match="disk full"):
         res.write(out)
     assert list(tmp_path.iterdir()) == [], "neither the folder nor its temporary sibling may remain"
+
+
+# -- messages that said the wrong thing (issue "Never delete what corral did not write ...") --
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "s.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_path_that_is_not_a_file_says_what_it_is(tmp_path: Path) -> None:
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    assert_user_error(corral_cli("run", fifo, "-o", tmp_path / "o"), "is a FIFO, not a file")
+    assert_user_error(corral_cli("run", "/dev/null", "-o", tmp_path / "o"), "is a device, not a file")
+    assert_user_error(corral_cli("run", tmp_path, "-o", tmp_path / "o"), "is a folder")
+    assert_user_error(corral_cli("run", tmp_path / "nope.toml", "-o", tmp_path / "o"), "nope.toml: not found")
+    (tmp_path / "sc").mkdir()
+    (tmp_path / "sweep.toml").write_text('scenario = "sc"\n')
+    assert_user_error(corral_cli("sweep", tmp_path / "sweep.toml", "-o", tmp_path / "o"), "scenario:", "is a folder")
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_one_word_string_is_a_path_not_toml() -> None:
+    with pytest.raises(FileNotFoundError, match="nonexistent: not found"):
+        corral.run("nonexistent")
+
+
+def test_an_unknown_key_without_a_suggestion_has_no_stray_separator(tmp_path: Path) -> None:
+    proc = corral_cli("run", write(tmp_path, TINY.replace('duration = "20ms"', 'duration = "20ms"\nzzzzzzzz = 1')), "-o", tmp_path / "o")
+    assert_user_error(proc, "zzzzzzzz: unknown key (valid keys: ")
+    assert "; (" not in proc.stderr
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("10GBPS", 'ambiguous (bits or bytes per second?): write "10Gbps"'),
+    ("1GBps", 'bytes per second; rates are in bits per second: write "8Gbps"'),
+    ("1Gbit/s", 'write the unit as "Gbps"'),
+])
+def test_ambiguous_rates_are_refused_with_the_spelling_to_use(tmp_path: Path, value: str, expected: str) -> None:
+    assert_user_error(corral_cli("run", write(tmp_path, TINY), "-o", tmp_path / "o", "--set", f"topology.link_rate={value}"),
+                      "topology.link_rate", expected)
+
+
+@pytest.mark.parametrize("value", ["1sec", "1secs", "1 second"])
+def test_time_units_have_one_spelling(tmp_path: Path, value: str) -> None:
+    assert_user_error(corral_cli("run", write(tmp_path, TINY), "-o", tmp_path / "o", "--set", f"duration={value}"),
+                      "duration", 'write the unit as "s"')
+
+
+def test_alloc_errors_are_plain_text_and_name_the_argument() -> None:
+    import corral.alloc as alloc
+
+    with pytest.raises(ValueError) as info:
+        alloc.usage({"kind": "torus", "dims": [2, 2], "link_rate": "10Gbs"}, [0], [1])
+    assert str(info.value).startswith("topology.link_rate: expected a rate") and "\x01" not in str(info.value)
+    with pytest.raises(ValueError, match="seed: expected an integer in 0..18446744073709551615, got -1"):
+        alloc.usage({"kind": "torus", "dims": [2, 2], "link_rate": "10Gbps"}, [0], [1], seed=-1)
+    a = alloc.Allocator([1.0])
+    for call in (lambda: a.remove_flow(-1), lambda: a.set_demand(-1, 1.0)):
+        with pytest.raises(ValueError, match="flow: expected an integer in 0..4294967295, got -1"):
+            call()
+    with pytest.raises(ValueError, match="link: expected an integer"):
+        a.set_capacity(-2, 1.0)
+    with pytest.raises(ValueError, match=r"priority\[0\]: expected a whole number in 0..255, got 0.5"):
+        alloc.maxmin([1.0, 1.0], ([0, 1, 2], [0, 1], [1.0, 1.0]), priority=[0.5, 0])

@@ -39,7 +39,7 @@ def test_every_option_reaches_its_command(calls) -> None:
         ("reproduce", dict(experiment="outcast", out=Path("o"), set_=None, force=False, max_memory=None, seeds=3,
                            quick=True)),
         ("sweep", dict(sweep_file=Path("g.toml"), out=Path("s"), force=False, max_memory=None, scheduler=None,
-                       workers=2)),
+                       workers=2, max_runs=None)),
         ("compare", dict(folders=[Path("a"), Path("b")], out=Path("r"), force=False, by=["transport.cc", "seed"],
                          buckets="1KB,1MB", plots=True)),
         ("emulate", dict(scenario=Path("s.toml"), out=Path("e"), set_=None, force=False, scale=10.0,

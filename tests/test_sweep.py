@@ -109,7 +109,7 @@ scenario = "sized.toml"
 BAD_SWEEPS = [
     ('scenario = "sized.toml"\ngird = {}\n', "gird: unknown key (did you mean 'grid'?)"),
     ("[grid]\n\"topology.k\" = [4]\n", "scenario: missing"),
-    ('scenario = "nope.toml"\n', "scenario: file not found"),
+    ('scenario = "nope.toml"\n', "nope.toml: not found; expected the base scenario"),
     ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = "8pkt"\n', 'grid."switch.buffer": must be a non-empty list'),
     ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = []\n', 'grid."switch.buffer": must be a non-empty list'),
     ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = ["8pkt", "8pkt"]\n', 'grid."switch.buffer": value "8pkt" is listed twice'),

@@ -79,6 +79,14 @@ def _out(b, dtype: str) -> np.ndarray:
     return np.frombuffer(b, dtype=dtype)
 
 
+def _index(x, name: str, top: int = 2**32 - 1) -> int:
+    """A non-negative integer argument (a flow id, a link index, a seed), checked here so that
+    a negative or huge one is a ValueError naming it, not a bare OverflowError."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= int(x) <= top:
+        raise ValueError(f"{name}: expected an integer in 0..{top}, got {x!r}")
+    return int(x)
+
+
 def _opt(weight, priority, demand, n: int):
     w = None if weight is None else _f64(weight, "weight", n)
     if priority is None:
@@ -87,6 +95,9 @@ def _opt(weight, priority, demand, n: int):
         pa = np.asarray(priority)
         if pa.ndim != 1 or pa.shape[0] != n:
             raise ValueError(f"priority: expected {n} entries, got shape {pa.shape}")
+        if pa.size and not (np.issubdtype(pa.dtype, np.integer) or (np.issubdtype(pa.dtype, np.floating) and np.all(pa == np.round(pa)))):
+            bad = next(i for i, v in enumerate(pa.tolist()) if not (isinstance(v, (int, float)) and float(v).is_integer()))
+            raise ValueError(f"priority[{bad}]: expected a whole number in 0..255, got {pa.tolist()[bad]!r}")
         if pa.size and (pa.min() < 0 or pa.max() > 255):
             raise ValueError("priority: entries must be in 0..255")
         p = pa.astype(np.uint8).tobytes()
@@ -146,13 +157,13 @@ class Allocator:
 
     def remove_flow(self, flow: int) -> None:
         """Removes a live flow; its id will be reused by a later `add_flow`."""
-        self._core.remove_flow(int(flow))
+        self._core.remove_flow(_index(flow, "flow"))
 
     def set_demand(self, flow: int, demand: float) -> None:
-        self._core.set_demand(int(flow), float(demand))
+        self._core.set_demand(_index(flow, "flow"), float(demand))
 
     def set_capacity(self, link: int, capacity: float) -> None:
-        self._core.set_capacity(int(link), float(capacity))
+        self._core.set_capacity(_index(link, "link"), float(capacity))
 
     def state(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(flow ids, rates, bottleneck) of the live flows, ids ascending."""
@@ -200,5 +211,5 @@ def usage(topology: Union[dict, str], src, dst, routing: str = "rps", direct: fl
     """
     text = topology if isinstance(topology, str) else json.dumps(topology)
     ip, ix, dt, cap, names = _core.alloc_usage(text, _i64(np.atleast_1d(src), "src"), _i64(np.atleast_1d(dst), "dst"),
-                                                routing, float(direct), int(seed))
+                                                routing, float(direct), _index(seed, "seed", 2**64 - 1))
     return Usage(_out(ip, "<i8"), _out(ix, "<i8"), _out(dt, "<f8"), _out(cap, "<f8"), names)

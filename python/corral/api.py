@@ -30,16 +30,18 @@ PROGRESS_STEPS = 100
 def load_scenario(scenario: str | os.PathLike) -> tuple[str, str]:
     """Return (TOML text, source name) for a scenario path or TOML text.
 
-    A `Path`, or a one-line string ending in `.toml` or naming an existing file or folder,
-    is read as a file (FileNotFoundError if it is missing, ScenarioError if it is a folder
-    or not UTF-8 text); any other string is TOML text.
+    A `Path`, or a one-line string without `=` that does not open a `[table]` (TOML text of
+    one line must have one of those), is read as a file (FileNotFoundError if it is missing,
+    ScenarioError if it is a folder, a device or FIFO, or not UTF-8 text); any other string
+    is TOML text.
     """
     if isinstance(scenario, os.PathLike) or _looks_like_path(scenario):
+        from .inputs import file_problem
+
         path = Path(scenario)
-        if path.is_dir():
-            raise ScenarioError(f"{path}: is a folder; expected a scenario TOML file")
-        if not path.is_file():
-            raise FileNotFoundError(f"scenario file not found: {path}")
+        problem = file_problem(path, "a scenario TOML file")
+        if problem:
+            raise (FileNotFoundError if not path.exists() else ScenarioError)(problem)
         try:
             return path.read_bytes().decode("utf-8"), str(path)
         except UnicodeDecodeError as e:
@@ -52,7 +54,7 @@ def load_scenario(scenario: str | os.PathLike) -> tuple[str, str]:
 def _looks_like_path(text: str) -> bool:
     if not isinstance(text, str) or "\n" in text or "=" in text:
         return False
-    return text.strip().endswith(".toml") or Path(text).exists()
+    return bool(text.strip()) and not text.lstrip().startswith("[")
 
 
 def simulation(

@@ -109,6 +109,7 @@ def run(scenario: Path, out: Path, set_: list[str] | None = None, plots: bool = 
     with user_errors():
         check_target(out, "run", (scenario,), force)
         sim = simulation(scenario, set_ or (), max_memory=max_memory)
+        plots = _announce(sim, plots)
         # The event loop releases the GIL: import what writing and printing the results need
         # (the results module, polars, a fifth of a second; rich's console and table) beside it.
         modules = ("corral.results", "polars", "rich.console", "rich.table")
@@ -126,6 +127,22 @@ def run(scenario: Path, out: Path, set_: list[str] | None = None, plots: bool = 
             results = simulate(sim, progress)
         results.write(out, plots=plots, force=force, inputs=(scenario,))
     out_console().print(summary_table(results.summary, results.flows, out))
+
+
+def _announce(sim, plots: bool) -> bool:
+    """Say on stderr what a built run will cost when it is worth saying (a long run; plots
+    that would not fit the memory limit, which are then skipped); whether to plot."""
+    from . import estimates
+
+    note = estimates.long_run_note(estimates.wall_seconds(sim), events=sim.estimated_events)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    if plots and estimates.memory(sim, plots=True) > sim.memory_limit:
+        print(f"note: plots skipped: with them the run would need about {estimates.memory(sim, True) / 1e9:.1f} GB, "
+              f"more than the limit of {sim.memory_limit / 1e9:.1f} GB (--max-memory); the tables hold all the data",
+              file=sys.stderr)
+        return False
+    return plots
 
 
 def emulate(scenario: Path, out: Path, set_: list[str] | None = None, scale: float | None = None,
@@ -219,7 +236,7 @@ def reproduce(experiment: str, out: Path, seeds: int = 5, quick: bool = False, s
 
 
 def sweep(sweep_file: Path, out: Path, scheduler: str | None = None, workers: int | None = None, force: bool = False,
-          max_memory: str | None = None) -> None:
+          max_memory: str | None = None, max_runs: int | None = None) -> None:
     """Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable)."""
     from .sweep import SweepError, run_sweep
 
@@ -228,8 +245,10 @@ def sweep(sweep_file: Path, out: Path, scheduler: str | None = None, workers: in
     with user_errors(), _sigterm_as_interrupt() as signalled:
         try:
             with _sweep_progress() as (bar, update):
+                limits = {"max_runs": max_runs} if max_runs is not None else {}
                 result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force,
-                                   max_memory=max_memory, stop=lambda: bool(signalled))
+                                   max_memory=max_memory, stop=lambda: bool(signalled),
+                                   notify=lambda text: print(f"note: {text}", file=sys.stderr), **limits)
         except SweepError as e:
             raise fail(str(e)) from None
         except KeyboardInterrupt:
@@ -388,6 +407,8 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786.")
     cmd.add_argument("--workers", type=_at_least(1, int, "an integer"),
                      help="Worker processes of the embedded cluster (default: one per CPU).")
+    cmd.add_argument("--max-runs", type=_at_least(1, int, "an integer"),
+                     help="Refuse a sweep of more runs than this (default 10,000).")
 
     cmd = command(compare, "Compare runs grouped by swept keys: report.md, plots, CSV/Parquet tables.")
     cmd.add_argument("folders", type=Path, nargs="+", help="Sweep folders (corral sweep) or run folders (corral run).")

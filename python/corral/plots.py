@@ -25,6 +25,14 @@ MBPS = 1e6
 RUN_CAP = 10  # drop-run histograms show lengths 1..10 and pool longer runs
 DPI = 120
 MAX_BARS = 200  # a per-flow bar chart is unreadable (and huge) beyond this many flows
+# A line of a time plot keeps at most this many points: a 7-inch figure at 120 dpi is 840
+# pixels wide, so more cannot be seen, and a run sampled every nanosecond would otherwise
+# need gigabytes of matplotlib objects. Longer series are averaged (queues: maximum) over
+# equal buckets of consecutive samples.
+MAX_POINTS = 2000
+# Lines a time plot draws at most; the flows with the most bytes are drawn. With these caps
+# plotting needs about the same memory whatever the run (`corral.estimates.PLOT_BYTES`).
+MAX_LINES = 100
 TAG_COLORS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 
 
@@ -73,14 +81,35 @@ def plot_flow_bars(ax: Axes, flows: pl.DataFrame, fair_share_bps: float | None =
     _style(ax, "Goodput per flow", "flow (id, source)", "goodput (Mbps)")
 
 
+def thin(series: pl.DataFrame, value: str, how: str = "mean", max_points: int = MAX_POINTS) -> pl.DataFrame:
+    """At most `max_points` rows of a time series (`time_s`, `value`): consecutive samples
+    pooled in equal buckets, their time the bucket's first, their value the bucket's mean
+    (or maximum)."""
+    if series.height <= max_points:
+        return series
+    size = -(-series.height // max_points)
+    agg = pl.col(value).mean() if how == "mean" else pl.col(value).max()
+    return (series.with_row_index("_i").with_columns((pl.col("_i") // size).alias("_b"))
+            .group_by("_b", maintain_order=True).agg(pl.col("time_s").first(), agg).drop("_b"))
+
+
+def biggest(frame: pl.DataFrame, keys: list[str], weight: str, n: int = MAX_LINES) -> pl.DataFrame:
+    """The rows of the `n` groups (by `keys`) with the largest sum of `weight`."""
+    top = frame.group_by(keys).agg(pl.col(weight).sum().alias("_w")).sort(["_w", *keys], descending=[True] + [False] * len(keys)).head(n)
+    return frame.join(top.select(keys), on=keys, how="semi")
+
+
 def plot_goodput_time(ax: Axes, throughput: pl.DataFrame, flows: pl.DataFrame) -> None:
-    """Goodput of each flow over time; one colour per tag, or per flow if untagged."""
+    """Goodput of each flow over time (the `MAX_LINES` flows with the most bytes, each at
+    most `MAX_POINTS` points); one colour per tag, or per flow if untagged."""
+    throughput = biggest(throughput, ["flow_id"], "bytes")
     tags = dict(zip(flows["flow_id"], flows["tag"]))
     by_tag = len(set(tags.values())) > 1
     colors = tag_colors(list(tags.values()))
     count = {t: list(tags.values()).count(t) for t in colors}
     labelled: set[str] = set()
     for (flow_id,), series in throughput.sort("time_s").group_by("flow_id", maintain_order=True):
+        series = thin(series.select("time_s", "goodput_bps"), "goodput_bps")
         tag = tags.get(flow_id, "")
         if by_tag:
             color, label = colors[tag], (None if tag in labelled else tag)
@@ -134,8 +163,11 @@ def plot_drop_runs(ax: Axes, drop_runs: pl.DataFrame, node: str, port: int) -> N
 
 
 def plot_queues(ax: Axes, queues: pl.DataFrame) -> None:
-    """Queue length of each sampled port over time."""
+    """Queue length of each sampled port over time (the `MAX_LINES` ports with the largest
+    queues, each at most `MAX_POINTS` points: the maximum of each bucket)."""
+    queues = biggest(queues, ["node", "port"], "bytes")
     for (node, port), series in queues.sort("time_s").group_by(["node", "port"], maintain_order=True):
+        series = thin(series.select("time_s", "bytes"), "bytes", "max")
         ax.plot(series["time_s"].to_list(), (series["bytes"] / 1e3).to_list(), lw=0.8,
                 label=f"{node}:{port}")
     ax.legend(fontsize=8, frameon=False)

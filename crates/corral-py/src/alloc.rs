@@ -155,8 +155,9 @@ fn alloc_usage<'py>(
     direct: f64,
     seed: u64,
 ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Vec<String>)> {
-    let topo: corral::net::topo::TopologyConfig =
-        serde_json::from_str(topology_json).map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
+    // Through the scenario's typed tables, so that errors name the key as a scenario's do.
+    let value: toml::Value = serde_json::from_str(topology_json).map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
+    let topo: corral::net::topo::TopologyConfig = corral::config::typed(value, "topology").map_err(err)?;
     topo.validate().map_err(err)?;
     let routing = Routing::parse(routing, direct).map_err(err)?;
     let (src, dst) = (i64s(src, "src")?, i64s(dst, "dst")?);

@@ -123,6 +123,35 @@ impl Simulation {
         self.inner.events_processed()
     }
 
+    /// The run's estimated peak memory as [(key, what, bytes)], largest first: the
+    /// `corral run` process without plots (see `corral.api.memory_estimate`).
+    #[getter]
+    fn memory_parts(&self) -> Vec<(String, String, u64)> {
+        self.inner.work().parts.iter().map(|p| (p.key.clone(), p.what.clone(), p.bytes)).collect()
+    }
+
+    /// The memory limit the run was checked against, in bytes (`max_memory`, or half of this
+    /// machine's memory).
+    #[getter]
+    fn memory_limit(&self) -> u64 {
+        corral::scenario::budget::limit_or_default(self.inner.scenario().memory_limit)
+    }
+
+    /// "packet" or "fluid".
+    #[getter]
+    fn mode(&self) -> &'static str {
+        match self.inner {
+            Run::Packet(_) => "packet",
+            Run::Fluid(_) => "fluid",
+        }
+    }
+
+    /// The events the run is expected to process (an estimate, for warning of long runs).
+    #[getter]
+    fn estimated_events(&self) -> u64 {
+        self.inner.work().events
+    }
+
     /// Advances the run to simulated time `t_ps` (capped at the duration), without the GIL.
     fn run_until(&mut self, py: Python<'_>, t_ps: u64) -> PyResult<()> {
         let inner = &mut self.inner;

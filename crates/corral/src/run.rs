@@ -50,6 +50,14 @@ impl Run {
         }
     }
 
+    /// What the run was estimated to cost when built (memory, events).
+    pub fn work(&self) -> &crate::build::work::Work {
+        match self {
+            Run::Packet(s) => &s.work,
+            Run::Fluid(s) => &s.work,
+        }
+    }
+
     pub fn events_processed(&self) -> u64 {
         match self {
             Run::Packet(s) => s.events_processed(),

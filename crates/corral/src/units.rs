@@ -136,7 +136,9 @@ fn checked_scale(v: f64, scale: f64, what: &str, s: &str) -> Result<u64, String>
     Ok(x as u64)
 }
 
-/// Parses a duration such as `"5us"`, `"0.5s"`, `"2ms"`, `"100ns"`, `"250ps"`.
+/// Parses a duration such as `"5us"`, `"0.5s"`, `"2ms"`, `"100ns"`, `"250ps"`. Only these
+/// units are taken; a spelling that means one of them (`"sec"`, `"msecs"`) is refused with
+/// the unit to write instead, so that every file spells a unit one way.
 pub fn parse_time(s: &str) -> Result<Time, String> {
     let expected = "expected a duration like \"5us\" (units: ps, ns, us, ms, s)";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
@@ -145,31 +147,71 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
         "ns" => 1e3,
         "us" | "µs" => 1e6,
         "ms" => 1e9,
-        "s" | "sec" => 1e12,
-        _ => return Err(format!("{expected}, got \"{s}\"")),
+        "s" => 1e12,
+        _ => return Err(unit_error(expected, s, v, time_unit_meant(unit))),
     };
     Ok(Time(checked_scale(v, scale, "duration", s)?))
 }
 
-/// Parses a rate such as `"1Gbps"`, `"100Mbps"`, `"40Gbps"`, `"9600bps"`.
+/// The time unit a non-canonical spelling means (`"secs"` -> `"s"`), if any.
+fn time_unit_meant(unit: &str) -> Option<&'static str> {
+    let u = unit.to_ascii_lowercase();
+    let (prefix, rest) = match u.chars().next() {
+        Some(c @ ('p' | 'n' | 'u' | 'm')) if u.len() > 1 && !u.starts_with("min") => (Some(c), &u[1..]),
+        _ => (None, u.as_str()),
+    };
+    let rest = rest.strip_prefix("illi").or_else(|| rest.strip_prefix("icro")).or_else(|| rest.strip_prefix("ano")).or_else(|| rest.strip_prefix("ico")).unwrap_or(rest);
+    if !matches!(rest, "s" | "sec" | "secs" | "second" | "seconds") {
+        return None;
+    }
+    Some(match prefix {
+        None => "s",
+        Some('p') => "ps",
+        Some('n') => "ns",
+        Some('u') => "us",
+        _ => "ms",
+    })
+}
+
+/// The error for a number with a unit that is not taken: the canonical spelling when the
+/// unit means one, else what is expected.
+fn unit_error(expected: &str, s: &str, v: f64, meant: Option<&str>) -> String {
+    match meant {
+        Some(u) => format!("\"{s}\": write the unit as \"{u}\" (\"{v}{u}\"); {expected}"),
+        None => format!("{expected}, got \"{s}\""),
+    }
+}
+
+/// Parses a rate such as `"1Gbps"`, `"100Mbps"`, `"40Gbps"`, `"9600bps"`. The prefix may be
+/// either case (`"1gbps"`); `bps` must be lower case, because a capital `B` means bytes:
+/// `"1GBps"` (gigabytes per second) and `"10GBPS"` (bits or bytes?) are refused with the
+/// spelling to write, and so are `"Gb/s"` and `"Gbit/s"`.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let expected = "expected a rate like \"10Gbps\" (units: bps, Kbps, Mbps, Gbps, Tbps)";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
-    // The prefix may be either case; "b" is bits. "1GBps" is gigabytes per second, which
-    // corral does not take, so that nobody reads it as bits by mistake.
-    if let Some(prefix) = unit.strip_suffix("Bps") {
-        if matches!(prefix, "" | "k" | "K" | "m" | "M" | "g" | "G" | "t" | "T") {
-            return Err(format!("\"{s}\" is in bytes per second; rates are in bits per second: write \"{}{prefix}bps\"", v * 8.0));
-        }
-    }
-    let scale = match unit.to_ascii_lowercase().as_str() {
-        "bps" => 1.0,
-        "kbps" => 1e3,
-        "mbps" => 1e6,
-        "gbps" => 1e9,
-        "tbps" => 1e12,
-        _ => return Err(format!("{expected}, got \"{s}\"")),
+    let (prefix, rest) = match unit.chars().next() {
+        Some('k' | 'K' | 'm' | 'M' | 'g' | 'G' | 't' | 'T') => unit.split_at(1),
+        _ => ("", unit),
     };
+    let scale = match prefix.to_ascii_lowercase().as_str() {
+        "" => 1.0,
+        "k" => 1e3,
+        "m" => 1e6,
+        "g" => 1e9,
+        _ => 1e12,
+    };
+    let canonical = format!("{}bps", prefix.to_ascii_uppercase());
+    match rest {
+        "bps" => {}
+        "Bps" | "B/s" | "Byte/s" | "Bytes/s" => {
+            return Err(format!("\"{s}\" is in bytes per second; rates are in bits per second: write \"{}{canonical}\"", v * 8.0))
+        }
+        "BPS" | "bPS" | "BpS" | "bPs" | "BPs" | "bpS" => {
+            return Err(format!("\"{s}\" is ambiguous (bits or bytes per second?): write \"{v}{canonical}\" for bits per second"))
+        }
+        "b/s" | "bit/s" | "bits/s" | "bit" | "bits" => return Err(unit_error(expected, s, v, Some(&canonical))),
+        _ => return Err(format!("{expected}, got \"{s}\"")),
+    }
     let r = checked_scale(v, scale, "rate", s)?;
     if r == 0 {
         return Err(format!("expected a positive rate, got \"{s}\""));
@@ -191,12 +233,31 @@ fn byte_scale(unit: &str) -> Option<f64> {
     })
 }
 
-/// Parses a size such as `"16KB"`, `"1.5MB"`, `"64KiB"`, `"1460B"`.
+/// Parses a size such as `"16KB"`, `"1.5MB"`, `"64KiB"`, `"1460B"`. A lower-case `b`
+/// (`"16kb"`, bits to many readers) is refused with the byte spelling to write.
 pub fn parse_bytes(s: &str) -> Result<Bytes, String> {
     let expected = "expected a size like \"16KB\" (units: B, KB, MB, GB, KiB, MiB, GiB)";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
-    let scale = byte_scale(unit).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    let scale = byte_scale(unit).ok_or_else(|| size_unit_error(expected, s, v, unit))?;
     Ok(Bytes(checked_scale(v, scale, "size", s)?))
+}
+
+/// The error for a size whose unit is not taken, naming the byte unit a near spelling means.
+fn size_unit_error(expected: &str, s: &str, v: f64, unit: &str) -> String {
+    let upper = unit.to_ascii_uppercase().replace("IB", "iB");
+    let meant = match unit.to_ascii_lowercase().as_str() {
+        "b" | "byte" | "bytes" => Some("B".to_string()),
+        "kb" | "mb" | "gb" | "tb" | "kib" | "mib" | "gib" if byte_scale(&upper).is_some() => Some(upper),
+        "kbyte" | "kbytes" => Some("KB".into()),
+        "mbyte" | "mbytes" => Some("MB".into()),
+        "gbyte" | "gbytes" => Some("GB".into()),
+        _ => None,
+    };
+    match meant {
+        Some(u) if unit.ends_with('b') && u != "B" => format!("\"{s}\": a lower-case b reads as bits; sizes are in bytes: write \"{v}{u}\""),
+        Some(u) => unit_error(expected, s, v, Some(&u)),
+        None => format!("{expected}, got \"{s}\""),
+    }
 }
 
 /// Parses a buffer limit: a size (`"16KB"`) or a packet count (`"32pkt"`, `"32packets"`).
@@ -209,7 +270,7 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
         }
         return Ok(BufferSize::Packets(checked_scale(v, 1.0, "packet count", s)?));
     }
-    let scale = byte_scale(unit).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
+    let scale = byte_scale(unit).ok_or_else(|| size_unit_error(expected, s, v, unit))?;
     Ok(BufferSize::Bytes(checked_scale(v, scale, "buffer size", s)?))
 }
 
@@ -297,6 +358,12 @@ mod tests {
         assert!(parse_time("5").is_err());
         assert!(parse_time("5 parsecs").is_err());
         assert!(parse_time("-1us").is_err());
+        // one spelling per unit; near spellings name the one to write
+        for (bad, unit) in [("1sec", "\"1s\""), ("1secs", "\"1s\""), ("2 msec", "\"2ms\""), ("3usecs", "\"3us\""), ("1 second", "\"1s\""), ("4nanoseconds", "\"4ns\"")] {
+            let e = parse_time(bad).unwrap_err();
+            assert!(e.contains(unit), "{bad}: {e}");
+        }
+        assert!(parse_time("1min").unwrap_err().starts_with("expected a duration"));
     }
 
     #[test]
@@ -310,6 +377,17 @@ mod tests {
         assert!(e.contains("bytes per second") && e.contains("\"8Gbps\""), "{e}");
         assert!(parse_rate("2.5MBps").unwrap_err().contains("\"20Mbps\""));
         assert!(parse_rate("1GB").is_err());
+        assert_eq!(parse_rate("10Kbps").unwrap(), parse_rate("10kbps").unwrap());
+        // a capital B is bytes, or ambiguous: refused with the spelling to write
+        let e = parse_rate("10GBPS").unwrap_err();
+        assert!(e.contains("ambiguous") && e.contains("\"10Gbps\""), "{e}");
+        assert!(parse_rate("1Gbit/s").unwrap_err().contains("\"1Gbps\""));
+        assert!(parse_rate("1Gb/s").unwrap_err().contains("\"1Gbps\""));
+        assert!(parse_rate("1 furlong").unwrap_err().starts_with("expected a rate"));
+        let e = parse_bytes("16kb").unwrap_err();
+        assert!(e.contains("bits") && e.contains("\"16KB\""), "{e}");
+        assert!(parse_bytes("16 bytes").unwrap_err().contains("\"16B\""));
+        assert!(parse_buffer("2mib").unwrap_err().contains("\"2MiB\""));
         assert_eq!(parse_bytes("16KB").unwrap(), Bytes(16_000));
         assert_eq!(parse_bytes("64KiB").unwrap(), Bytes(65_536));
         assert_eq!(parse_buffer("32pkt").unwrap(), BufferSize::Packets(32));

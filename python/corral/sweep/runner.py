@@ -33,6 +33,9 @@ from .spec import Point, Sweep, SweepError
 from .worker import run_point, write_failure
 
 MAX_ERRORS_SHOWN = 3
+# Runs a sweep may have unless told otherwise (`--max-runs`): each is validated before any
+# runs, and its record kept in memory.
+MAX_RUNS = 10_000
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class Run:
     overrides: tuple[str, ...]
     hash: str
     seed: int
+    # estimated wall time of the run, seconds (`corral.estimates`); not part of its record
+    wall_s: float = field(default=0.0, compare=False)
 
     def record(self, sweep: Sweep) -> dict[str, Any]:
         """What `point.json` holds."""
@@ -87,7 +92,7 @@ ProgressFn = Callable[[Counts], None]
 
 def resolve(sweep: Sweep, max_memory: str | None = None) -> tuple[str, list[Run]]:
     """The base scenario's text and every run, each validated by the core."""
-    from .. import __version__, _core
+    from .. import __version__, _core, estimates
     from ..api import build
 
     text = sweep.scenario.read_text(encoding="utf-8")
@@ -112,7 +117,7 @@ def resolve(sweep: Sweep, max_memory: str | None = None) -> tuple[str, list[Run]
                 "resolve to the same scenario; remove the duplicate value"
             )
         by_hash[h] = point
-        runs.append(Run(point, overrides, h, sim.seed))
+        runs.append(Run(point, overrides, h, sim.seed, estimates.wall_seconds(sim)))
         del sim
     if errors:
         more = "" if len(errors) < MAX_ERRORS_SHOWN else "\n(stopped checking after the first few)"
@@ -120,14 +125,20 @@ def resolve(sweep: Sweep, max_memory: str | None = None) -> tuple[str, list[Run]
     return text, runs
 
 
-def prepare_folder(out: Path, inputs, force: bool) -> None:
-    """Create the sweep folder, or accept an existing one that is a sweep folder (to resume)
-    or empty; `--force` also takes a corral folder of another kind, whose own files go.
-    Anything else is refused (`corral.outdir.check_target`); a user's files in the folder
-    are never touched."""
-    from ..outdir import adopt, check_target
+def check_folder(out: Path, inputs, force: bool) -> Path:
+    """May `out` be the sweep folder? A new or empty folder, or an earlier sweep folder (to
+    resume); `--force` also takes a corral folder of another kind. Anything else is refused
+    (`corral.outdir.check_target`), before any point is built."""
+    from ..outdir import check_target
 
-    target = check_target(out, layout.KIND, inputs, force)
+    return check_target(out, layout.KIND, inputs, force)
+
+
+def prepare_folder(target: Path) -> None:
+    """Create the checked sweep folder `target` (removing what an earlier corral folder of
+    another kind wrote there); a user's files in it are never touched."""
+    from ..outdir import adopt
+
     adopt(target, layout.KIND, layout.OWNED)
 
 
@@ -144,6 +155,8 @@ def run_sweep(
     force: bool = False,
     max_memory: str | None = None,
     stop: Callable[[], bool] | None = None,
+    max_runs: int = MAX_RUNS,
+    notify: Callable[[str], None] | None = None,
 ) -> SweepResult:
     """Run every point of `sweep_file` into `out` and return what happened.
 
@@ -156,12 +169,21 @@ def run_sweep(
     `stop()` is polled while runs go: once it returns true the sweep stops as on Ctrl-C
     (KeyboardInterrupt, after the index is written). The CLI's SIGTERM handler sets it
     rather than raising inside Dask's client calls, whose cancel path can fail when
-    interrupted at the wrong moment.
+    interrupted at the wrong moment. A sweep of more than `max_runs` runs is refused before
+    anything is built; `notify(text)` hears, before the runs start, when the runs still to
+    do are estimated to take more than a minute (`corral.estimates`).
     """
+    from .. import estimates
+
     sweep = spec.load(sweep_file)
-    text, runs = resolve(sweep, max_memory)
+    size = sweep.size()
+    if size > max_runs:
+        raise SweepError(f"the sweep has {size:,} runs (grid points x seeds), more than the limit of {max_runs:,}; "
+                         f"pass --max-runs {size} to run them all")
     out = Path(out)
-    prepare_folder(out, (sweep_file, sweep.scenario), force)
+    target = check_folder(out, (sweep_file, sweep.scenario), force)
+    text, runs = resolve(sweep, max_memory)
+    prepare_folder(target)
     with _locked(out):
         cleaned = layout.clean_partial(out)
         layout.write_json_atomic(out / layout.SWEEP_JSON, describe(sweep, runs))
@@ -174,6 +196,10 @@ def run_sweep(
                 todo.append(run)
         if limit is not None:
             todo = todo[:limit]
+        parallel = workers or (1 if client is not None or scheduler else os.cpu_count() or 1)
+        note = estimates.long_run_note(sum(r.wall_s for r in todo) / parallel, f"the sweep's {len(todo)} runs")
+        if note and notify:
+            notify(note)
         errors: list[str] = []
         try:
             if progress:

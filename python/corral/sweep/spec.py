@@ -27,6 +27,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -72,7 +73,7 @@ class Sweep:
     path: Path
     name: str
     scenario: Path
-    seeds: list[int] | None  # None: the base scenario's own seed
+    seeds: Sequence[int] | None  # None: the base scenario's own seed (a count is a lazy range)
     fixed: dict[str, Any] = field(default_factory=dict)
     grid: dict[str, list[Any]] = field(default_factory=dict)
     zips: list[dict[str, list[Any]]] = field(default_factory=list)
@@ -93,7 +94,7 @@ class Sweep:
 
     def points(self) -> list[Point]:
         """All runs: the product of the axes, times the seeds (innermost)."""
-        seeds: list[int | None] = list(self.seeds) if self.seeds is not None else [None]
+        seeds: Sequence[int | None] = self.seeds if self.seeds is not None else [None]
         out = []
         for combo in itertools.product(*self.axes()):
             values: dict[str, Any] = {}
@@ -111,11 +112,12 @@ class Sweep:
 
 def load(path: str | Path) -> Sweep:
     """Read and check a sweep file (SweepError naming the key if it is malformed)."""
+    from ..inputs import file_problem
+
     path = Path(path)
-    if path.is_dir():
-        raise SweepError(f"{path}: is a folder; expected a sweep TOML file")
-    if not path.is_file():
-        raise FileNotFoundError(f"sweep file not found: {path}")
+    problem = file_problem(path, "a sweep TOML file")
+    if problem:
+        raise (FileNotFoundError if not path.exists() else SweepError)(problem)
     try:
         data = tomllib.loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as e:
@@ -137,9 +139,12 @@ def parse(data: dict[str, Any], path: Path) -> Sweep:
     scenario = data["scenario"]
     if not isinstance(scenario, str) or not scenario:
         raise SweepError(f"scenario: must be a file path string, got {scenario!r}")
+    from ..inputs import file_problem
+
     scenario_path = (path.parent / scenario)
-    if not scenario_path.is_file():
-        raise SweepError(f"scenario: file not found: {scenario_path}")
+    problem = file_problem(scenario_path, "the base scenario TOML file, relative to the sweep file")
+    if problem:
+        raise SweepError(f"scenario: {problem}")
     name = data.get("name", path.stem)
     if not isinstance(name, str):
         raise SweepError(f"name: must be a string, got {name!r}")
@@ -184,7 +189,7 @@ def parse(data: dict[str, Any], path: Path) -> Sweep:
     return sweep
 
 
-def _seeds(raw: Any) -> list[int] | None:
+def _seeds(raw: Any) -> Sequence[int] | None:
     if raw is None:
         return None
     if isinstance(raw, bool):
@@ -192,15 +197,17 @@ def _seeds(raw: Any) -> list[int] | None:
     if isinstance(raw, int):
         if raw < 1:
             raise SweepError(f"seeds: a count must be >= 1, got {raw}")
-        return list(range(1, raw + 1))
+        return range(1, raw + 1)  # lazy: a huge count is refused by its size, not by memory
     if not isinstance(raw, list) or not raw:
         raise SweepError(f"seeds: must be a non-empty list of integers >= 0 or a count >= 1, got {raw!r}")
     for s in raw:
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
             raise SweepError(f"seeds: every seed must be an integer >= 0, got {s!r}")
-    if len(set(raw)) != len(raw):
-        dup = next(s for s in raw if raw.count(s) > 1)
-        raise SweepError(f"seeds: seed {dup} is listed twice")
+    seen: set[int] = set()
+    for s in raw:
+        if s in seen:
+            raise SweepError(f"seeds: seed {s} is listed twice")
+        seen.add(s)
     return list(raw)
 
 

@@ -6,6 +6,7 @@
 //! the same way ([`plan`]) while the run goes.
 
 pub mod queues;
+pub mod work;
 
 use crate::error::{config_err, Result};
 use crate::ids::PortId;

@@ -77,9 +77,9 @@ fn describe(path: &str, msg: &str) -> Error {
     if msg.starts_with("unknown field") && !names.is_empty() {
         let (field, valid) = (names[0], &names[1..]);
         let path = if path.rsplit('.').next() == Some(field) { path.to_string() } else { join(path, field) };
-        let hint = suggest::nearest(field, valid.iter().copied()).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
+        let hint = suggest::nearest(field, valid.iter().copied()).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
         let valid_list = if valid.is_empty() { "this table takes no keys".to_string() } else { format!("valid keys: {}", valid.join(", ")) };
-        return config_err(path, format!("unknown key; {hint}({valid_list})"));
+        return config_err(path, format!("unknown key{hint} ({valid_list})"));
     }
     if msg.starts_with("missing field") && !names.is_empty() {
         return config_err(join(path, names[0]), "required key is missing");

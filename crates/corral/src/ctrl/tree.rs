@@ -9,6 +9,10 @@ use crate::ids::{NodeId, PortId};
 use crate::net::{Network, NodeKind};
 use std::collections::{HashMap, VecDeque};
 
+/// Peak bytes one tree costs per node of the network (its child list's header and heap
+/// block, its depth), for run estimates ([`crate::schemes::Scheme::estimate`]).
+pub const TREE_BYTES_PER_NODE: u64 = 40;
+
 /// One spanning tree: each node's child ports (empty for leaves and nodes off the tree).
 #[derive(Clone, Debug)]
 pub struct Tree {

@@ -96,6 +96,8 @@ pub struct FluidSim {
     class_anchor: Vec<Time>,
     class_rate: Vec<f64>,
     class_series: ClassSeries,
+    /// What the run was estimated to cost when built (memory, events).
+    pub work: crate::build::work::Work,
 }
 
 /// What a rate change, a completion check and a sample read of a flow, in one cache line:
@@ -148,6 +150,8 @@ fn ceil_ps(ps: f64) -> u64 {
 impl FluidSim {
     pub fn new(scenario: Scenario) -> Result<FluidSim> {
         let b = crate::build::build(&scenario, false, scenario.scheme.is_some())?;
+        let work = crate::build::work::work(&scenario, &b, None);
+        crate::scenario::budget::check_parts(&work.parts, scenario.memory_limit)?;
         let (net, routes) = (b.net, b.routes);
         let link_events = b.link_events;
         let routing: Vec<Routing> = b.flows.iter().map(|p| p.routing).collect();
@@ -196,6 +200,7 @@ impl FluidSim {
             class_rate: vec![0.0; classes.len()],
             class_series: ClassSeries::new(classes.len()),
             classes,
+            work,
             defs,
             payload,
             link_events,

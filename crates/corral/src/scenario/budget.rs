@@ -1,11 +1,16 @@
-//! Refusing runaway work before it starts: an estimate of the memory a scenario needs (the
-//! network and its route table, the `[[flows]]` flows, the sampled series), made from the
-//! scenario alone before anything is built, and checked against a limit: by default half of
-//! this machine's memory (`/proc/meminfo`), or what `--max-memory` / `max_memory` gives.
-//! Above it the run is refused with an error that names the key driving the estimate
-//! (`flows[0].count`, `topology.senders`, `metrics.queue_interval`, ...). `[[traffic]]`
-//! blocks are checked where their arrival rate is known ([`crate::workload::generate`]),
-//! against what this estimate leaves ([`flow_budget`]).
+//! Refusing runaway work before it starts: an estimate of the peak memory of a `corral run`
+//! process (the interpreter and its libraries, the network and its route table, the
+//! `[[flows]]` flows, the sampled series as the engine holds them and again while they become
+//! result tables), made from the scenario alone before anything is built, and checked against
+//! a limit: by default half of this machine's memory (`/proc/meminfo`), or what
+//! `--max-memory` / `max_memory` gives. Above it the run is refused with an error that names
+//! the key driving the estimate (`flows[0].count`, `topology.senders`,
+//! `metrics.queue_interval`, ...), or `--max-memory` when the limit is below what any run
+//! needs. `[[traffic]]` blocks are checked where their arrival rate is known
+//! ([`crate::workload::generate`]), against what this estimate leaves ([`flow_budget`]).
+//! Once a run is built, [`crate::build::work`] refines the estimate with the flows it really
+//! has. The per-item costs below are peak resident bytes measured on whole `corral run`
+//! processes (`bench/memory_estimate.py` compares the estimate with measured peaks).
 
 use super::Scenario;
 use crate::error::{config_err, Result};
@@ -14,8 +19,17 @@ use crate::units::Time;
 
 /// Bytes one flow costs, all structures counted (endpoints, definition, per-flow state).
 pub const BYTES_PER_FLOW: u64 = 1200;
-/// Bytes of one sampled row (time, key, value, interval).
-const BYTES_PER_SAMPLE: u64 = 32;
+/// Bytes one flow's row costs at the peak of collecting results (the engine's table, the
+/// buffers handed to Python, the polars frame, the Parquet writer): 28 columns.
+pub const BYTES_PER_FLOW_ROW: u64 = 800;
+/// Peak bytes of one row of `throughput.parquet` (4 columns) or `throughput_class.parquet`
+/// (6), counted the same way.
+pub const BYTES_PER_SAMPLE: u64 = 90;
+/// Peak bytes of one row of `queues.parquet` (6 columns, the engine's sample too).
+pub const BYTES_PER_QUEUE_SAMPLE: u64 = 230;
+/// The `corral run` process before any scenario: the interpreter, polars and the core
+/// (76 MB measured for a 20 ms two-flow dumbbell without plots, Python 3.11, polars 1.x).
+pub const PROCESS_BYTES: u64 = 80_000_000;
 /// Sampling events a run may schedule (each interval is an event even with no row).
 const MAX_SAMPLE_EVENTS: u64 = 2_000_000_000;
 
@@ -61,6 +75,7 @@ fn topology_size(t: &TopologyConfig) -> (u64, u64, u64, &'static str) {
 pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let (nodes, ports, hosts, topo_key) = topology_size(&sc.topology);
     let mut parts = vec![
+        Part { key: "--max-memory".into(), what: "the corral process itself (Python, polars, the core)".into(), bytes: PROCESS_BYTES },
         // Per node ~200 B, per port ~300 B (with its drop-run table), the route table 12 B per
         // (node, host) plus its candidates, twice with path counts.
         Part { key: topo_key.into(), what: format!("a network of {nodes} nodes and {hosts} hosts with its route table"), bytes: nodes.saturating_mul(200).saturating_add(ports.saturating_mul(300)).saturating_add(nodes.saturating_mul(hosts).saturating_mul(24)) },
@@ -83,13 +98,13 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         } else {
             format!("flows[{i}].src")
         };
-        parts.push(Part { key, what: format!("{n} flows with a goodput sample every {}", sc.metrics.interval), bytes: n.saturating_mul(BYTES_PER_FLOW.saturating_add(samples)) });
+        parts.push(Part { key, what: format!("{n} flows with a goodput sample every {}", sc.metrics.interval), bytes: n.saturating_mul(BYTES_PER_FLOW + BYTES_PER_FLOW_ROW + samples) });
     }
     let qp = sc.metrics.queue_ports.len() as u64;
     parts.push(Part {
         key: "metrics.queue_interval".into(),
         what: format!("queue samples of {qp} ports every {}", sc.metrics.queue_interval),
-        bytes: qp.saturating_mul(intervals(sc.metrics.queue_interval)).saturating_mul(BYTES_PER_SAMPLE),
+        bytes: qp.saturating_mul(intervals(sc.metrics.queue_interval)).saturating_mul(BYTES_PER_QUEUE_SAMPLE),
     });
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     parts
@@ -128,20 +143,38 @@ pub fn check(sc: &Scenario, limit: Option<u64>) -> Result<()> {
             return Err(config_err(key, format!("{every} over a run of {} is {events} samples, more than {MAX_SAMPLE_EVENTS}; sample less often", sc.duration)));
         }
     }
-    let parts = estimate(sc);
+    check_parts(&estimate(sc), limit)
+}
+
+/// Refuses an estimate (its parts) above the limit, naming the key of its largest part, or
+/// `--max-memory` when the limit is below what the process alone needs.
+pub fn check_parts(parts: &[Part], limit: Option<u64>) -> Result<()> {
     let total: u64 = parts.iter().map(|p| p.bytes).fold(0, u64::saturating_add);
     let max = limit_or_default(limit);
+    if let Some(l) = limit.filter(|&l| l < PROCESS_BYTES) {
+        return Err(config_err("--max-memory", format!("{} is less than any run needs: the corral process alone takes about {}", size_text(l), size_text(PROCESS_BYTES))));
+    }
     if total > max {
-        let top = &parts[0];
+        let top = parts.iter().max_by_key(|p| p.bytes).expect("parts are never empty");
         return Err(config_err(&top.key, format!("the run would need about {} of memory, most of it ({}) for {}; {}", gb(total), gb(top.bytes), top.what, limit_text(limit))));
     }
     Ok(())
 }
 
+fn size_text(bytes: u64) -> String {
+    if bytes >= 1_000_000_000 {
+        gb(bytes)
+    } else if bytes >= 1_000_000 {
+        format!("{:.0} MB", bytes as f64 / 1e6)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 /// How many `[[traffic]]` flows still fit in the limit once the rest is counted.
 pub fn flow_budget(sc: &Scenario, limit: Option<u64>) -> u64 {
     let used: u64 = estimate(sc).iter().map(|p| p.bytes).fold(0, u64::saturating_add);
-    limit_or_default(limit).saturating_sub(used) / BYTES_PER_FLOW
+    limit_or_default(limit).saturating_sub(used) / (BYTES_PER_FLOW + BYTES_PER_FLOW_ROW)
 }
 
 #[cfg(test)]
@@ -165,6 +198,9 @@ mod tests {
         assert!(e.starts_with("metrics.queue_interval:"), "{e}");
         let e = check(&sc(&format!("{BASE}[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\n[metrics]\ninterval = \"1ns\"\n")), Some(1 << 34)).unwrap_err().to_string();
         assert!(e.starts_with("metrics.interval:"), "{e}");
+        // a limit below what the process alone needs is the limit's fault, not a key's
+        let e = check(&sc(BASE), Some(1000)).unwrap_err().to_string();
+        assert!(e.starts_with("--max-memory: 1000 bytes is less than any run needs"), "{e}");
     }
 
     #[test]

@@ -85,7 +85,7 @@ dst = "h2"
     #[test]
     fn unknown_keys_suggest_the_nearest() {
         let e = err(&OK.replace("senders", "sendrs"));
-        assert!(e.starts_with("topology.sendrs: unknown key; did you mean `senders`?"), "{e}");
+        assert!(e.starts_with("topology.sendrs: unknown key; did you mean `senders`? (valid keys"), "{e}");
         let e = err(&format!("{OK}\n[switch]\nbufer = \"1KB\"\n"));
         assert!(e.ends_with("(valid keys: buffer, queue, ecn_threshold, red, sfq, priority, drr, buffer_model, shared_buffer, alpha, backpressure)"), "{e}");
         let e = err(&format!("duraton = \"1s\"\n{OK}"));

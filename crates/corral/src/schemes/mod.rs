@@ -174,6 +174,12 @@ pub trait Scheme: Send + Sync {
     fn summary(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// The scheme's share of a run's estimates ([`crate::build::work`]): extra peak bytes and
+    /// extra events (its per-node state and control messages) for `flows` flows of which
+    /// about `active` are live at once, on `net`. Default: none.
+    fn estimate(&self, _net: &Network, _flows: u64, _active: f64) -> (u64, u64) {
+        (0, 0)
+    }
 }
 
 /// A scheme constructor: the `[scheme]` table without `kind`; errors name keys under

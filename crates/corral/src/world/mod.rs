@@ -178,6 +178,8 @@ pub struct Simulation {
     pub classes: Vec<String>,
     /// Tenants of all flows, in order of first appearance.
     pub tenants: Vec<String>,
+    /// What the run was estimated to cost when built (memory, events).
+    pub work: build::work::Work,
     /// The cooperative scheme (taken out while one of its hooks runs).
     scheme: Option<Box<dyn Scheme>>,
     /// The `[scheme]` kind, "" without one.
@@ -227,6 +229,8 @@ impl Simulation {
             None => (None, String::new()),
         };
         let b = build::build(&scenario, true, scheme.is_some())?;
+        let work = build::work::work(&scenario, &b, scheme.as_deref());
+        crate::scenario::budget::check_parts(&work.parts, scenario.memory_limit)?;
         if let Some(s) = &scheme {
             s.check(&scenario.topology, &b.net)?;
         }
@@ -306,6 +310,7 @@ impl Simulation {
             rpc,
             classes: b.classes,
             tenants: b.tenants,
+            work,
             scheme,
             scheme_name,
             ctrl: ControlPlane::new(scenario.control.clone()),

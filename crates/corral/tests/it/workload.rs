@@ -162,7 +162,7 @@ fn bad_traffic_blocks_name_the_key() {
     assert!(e.starts_with("traffic[0].senders: 16 senders"), "{e}");
     let e = err("[[traffic]]\npattern = \"trace\"\nfile = \"/nonexistent/flows.csv\"\n");
     assert!(e.starts_with("traffic[0].file: cannot read"), "{e}");
-    let e = err("[[traffic]]\npattern = \"all_to_all\"\nsize = \"1KB\"\nrate = 1e9\nmax_flows = 1000\n");
+    let e = err("[[traffic]]\npattern = \"all_to_all\"\nsize = \"1KB\"\nrate = 1e8\nmax_flows = 1000\n");
     assert!(e.starts_with("traffic[0].max_flows:"), "{e}");
     let e = err("[metrics]\nsize_buckets = [\"1MB\", \"100KB\"]\n");
     assert!(e.starts_with("metrics.size_buckets:"), "{e}");

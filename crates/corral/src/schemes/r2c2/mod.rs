@@ -214,6 +214,10 @@ const RATE_ERROR: u32 = 4;
 /// Bytes per flow of a routing decision (a 4-byte flow id and a protocol byte, section 3.4),
 /// and flows per message (one 1,500-byte packet).
 const ROUTE_ENTRY_BYTES: u32 = 5;
+/// Estimates (`Scheme::estimate`): peak bytes of one flow in one node's view (a B-tree entry
+/// with its share of the tree), and of a flow's own state at its source (usage, numbers).
+const VIEW_ENTRY_BYTES: f64 = 80.0;
+const FLOW_STATE_BYTES: u64 = 400;
 const ROUTES_PER_MESSAGE: usize = 300;
 
 /// A broadcast of routing decisions: flow id and whether it now uses VLB (else RPS).
@@ -676,6 +680,19 @@ impl R2c2 {
 }
 
 impl Scheme for R2c2 {
+    /// Every rack node (or the controller alone) holds a view entry per live flow; each flow's
+    /// start and finish reach every node by broadcast (or the controller and back), down
+    /// `trees` broadcast trees per source, each as large as the network.
+    fn estimate(&self, net: &Network, flows: u64, active: f64) -> (u64, u64) {
+        let central = self.cfg.control == ControlKind::Centralized;
+        let hosts = net.hosts.len() as u64;
+        let views = if central { 1 } else { hosts };
+        let reached = if central { 2 } else { hosts };
+        let trees = if central { 0 } else { hosts * self.cfg.trees as u64 * net.nodes.len() as u64 * crate::ctrl::tree::TREE_BYTES_PER_NODE };
+        let bytes = (views as f64 * active * VIEW_ENTRY_BYTES) as u64 + flows.saturating_mul(FLOW_STATE_BYTES) + trees;
+        (bytes, flows.saturating_mul(2 * reached))
+    }
+
     fn init(&mut self, ctx: &mut dyn Ctx) {
         let net: &Network = ctx.net();
         self.capacity = super::link_capacities(net);
