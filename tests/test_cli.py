@@ -27,7 +27,7 @@ def calls(monkeypatch) -> list[tuple[str, dict]]:
 
 def test_every_option_reaches_its_command(calls) -> None:
     cli._dispatch(["run", "s.toml", "-o", "out", "-s", "seed=2", "--set", "duration=1ms", "--no-plots", "--force",
-                   "--max-memory", "2GB"])
+                   "--max-memory", "2GB", "--unset", "scheme", "--unset", "traffic.1"])
     cli._dispatch(["reproduce", "outcast", "--out", "o", "--seeds", "3", "--quick"])
     cli._dispatch(["sweep", "g.toml", "-o", "s", "--workers", "2"])
     cli._dispatch(["compare", "a", "b", "-o", "r", "--by", "transport.cc", "--by", "seed", "--buckets", "1KB,1MB"])
@@ -35,7 +35,7 @@ def test_every_option_reaches_its_command(calls) -> None:
     cli._dispatch(["version"])
     assert calls == [
         ("run", dict(scenario=Path("s.toml"), out=Path("out"), set_=["seed=2", "duration=1ms"], plots=False,
-                     force=True, max_memory="2GB")),
+                     force=True, max_memory="2GB", unset=["scheme", "traffic.1"])),
         ("reproduce", dict(experiment="outcast", out=Path("o"), set_=None, force=False, max_memory=None, seeds=3,
                            quick=True)),
         ("sweep", dict(sweep_file=Path("g.toml"), out=Path("s"), force=False, max_memory=None, scheduler=None,
@@ -43,7 +43,7 @@ def test_every_option_reaches_its_command(calls) -> None:
         ("compare", dict(folders=[Path("a"), Path("b")], out=Path("r"), force=False, by=["transport.cc", "seed"],
                          buckets="1KB,1MB", plots=True)),
         ("emulate", dict(scenario=Path("s.toml"), out=Path("e"), set_=None, force=False, scale=10.0,
-                         kernel_cc="bbr")),
+                         kernel_cc="bbr", unset=None)),
         ("version", {}),
     ]
 

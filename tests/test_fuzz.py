@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import corral
+from corral.scenario import dumps
 from conftest import TINY, corral_cli
 
 try:
@@ -110,36 +111,6 @@ KEYS = ["kind", "k", "dims", "buffer", "queue", "load", "rate", "size", "count",
         "start", "interval", "cc", "bogus_key"]
 
 
-def toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return "nan" if v != v else ("inf" if v == float("inf") else "-inf" if v == float("-inf") else repr(v))
-    if isinstance(v, str):
-        return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in v) + '"'
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
-
-
-def to_toml(doc: dict[str, Any]) -> str:
-    """A TOML writer for the shapes the seeds have: scalars, tables, arrays of tables."""
-    lines, tables = [], []
-    for k, v in doc.items():
-        if isinstance(v, dict) and v and all(not isinstance(x, dict) or not x or "cdf" in x for x in v.values()):
-            tables.append((f"[{k}]", v))
-        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            tables.extend((f"[[{k}]]", x) for x in v)
-        else:
-            lines.append(f"{k} = {toml_value(v)}")
-    for head, body in tables:
-        lines.append(head)
-        lines.extend(f"{k} = {toml_value(x)}" for k, x in body.items())
-    return "\n".join(lines) + "\n"
-
-
 SCALES = [0, 0.5, 1, 2, 3, 10, 1e-3]
 
 
@@ -185,7 +156,7 @@ def scenarios(draw) -> str:
             del holder[path[-1]]
         elif op == "add" and isinstance(holder, dict):
             holder[draw(st.sampled_from(KEYS))] = draw(VALUES)
-    out = to_toml(doc)
+    out = dumps(doc)
     if draw(st.integers(0, 9)) == 0:  # now and then, damage the text itself
         i = draw(st.integers(0, len(out)))
         out = out[:i] + draw(st.sampled_from(["", "[", "]", "=", '"', "\n[[", "\\", "\x00", "é"])) + out[i + draw(st.integers(0, 5)):]

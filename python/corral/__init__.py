@@ -7,6 +7,8 @@ turns their results into polars tables, Parquet files, plots and paper reproduct
     >>> res = corral.run("scenarios/outcast/case1_12.toml", overrides=["seed=2"])
     >>> res.flows.select("tag", "goodput_bps")
     >>> res.write("out/case1_12")
+    >>> s = corral.Scenario.load("scenarios/hcc/websearch.toml").remove("scheme")
+    >>> corral.run(s)                      # the same run without its scheme
 """
 
 import importlib
@@ -18,12 +20,13 @@ from ._core import version as _core_version
 if TYPE_CHECKING:
     from .api import run
     from .results import Results
+    from .scenario import Scenario
 
 __version__: str = _core_version()
 
 # `run` and `Results` load on first use (PEP 562): `corral run` imports the results module
 # (dataclasses, polars tables) beside the event loop rather than before it.
-_LAZY = {"run": "api", "Results": "results"}
+_LAZY = {"run": "api", "Results": "results", "Scenario": "scenario"}
 
 
 def __getattr__(name: str):
@@ -37,4 +40,4 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
-__all__ = ["run", "Results", "ScenarioError", "SimulationError", "__version__"]
+__all__ = ["run", "Results", "Scenario", "ScenarioError", "SimulationError", "__version__"]

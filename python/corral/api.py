@@ -21,20 +21,28 @@ from ._core import ScenarioError
 
 if TYPE_CHECKING:
     from .results import Results
+    from .scenario import Scenario
 
 ProgressFn = Callable[[int, int], None]
 
 PROGRESS_STEPS = 100
 
 
-def load_scenario(scenario: str | os.PathLike) -> tuple[str, str]:
-    """Return (TOML text, source name) for a scenario path or TOML text.
+def load_scenario(scenario: str | os.PathLike | Scenario) -> tuple[str, str]:
+    """Return (TOML text, source name) for a `Scenario`, a scenario path or TOML text.
+
+    A `Scenario` gives its TOML and the file it was loaded from (so that files it names
+    resolve from that file's folder).
 
     A `Path`, or a one-line string without `=` that does not open a `[table]` (TOML text of
     one line must have one of those), is read as a file (FileNotFoundError if it is missing,
     ScenarioError if it is a folder, a device or FIFO, or not UTF-8 text); any other string
     is TOML text.
     """
+    from .scenario import Scenario
+
+    if isinstance(scenario, Scenario):
+        return scenario.to_toml(), str(scenario.source) if scenario.source else "<scenario>"
     if isinstance(scenario, os.PathLike) or _looks_like_path(scenario):
         from .inputs import file_problem
 
@@ -58,7 +66,7 @@ def _looks_like_path(text: str) -> bool:
 
 
 def simulation(
-    scenario: str | os.PathLike, overrides: Iterable[str] = (), *, max_memory: str | int | None = None
+    scenario: str | os.PathLike | Scenario, overrides: Iterable[str] = (), *, max_memory: str | int | None = None
 ) -> _core.Simulation:
     """Build (but do not run) the native simulation; raises ScenarioError if invalid.
 
@@ -105,13 +113,14 @@ def _parquet_cells(i: int, path: Path) -> tuple[list[str], list[list[str]]]:
 
 
 def run(
-    scenario: str | os.PathLike,
+    scenario: str | os.PathLike | Scenario,
     *,
     overrides: Iterable[str] | str = (),
     progress: ProgressFn | None = None,
     max_memory: str | int | None = None,
 ) -> Results:
-    """Simulate `scenario` to its duration and return its `Results`.
+    """Simulate `scenario` (a `corral.Scenario`, a path or TOML text) to its duration and
+    return its `Results`.
 
     `overrides` are `key=value` strings (one string is one override); `progress(now_ps,
     duration_ps)` is called after every step of simulated time; `max_memory` caps the memory

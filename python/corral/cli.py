@@ -100,15 +100,27 @@ def _sim_progress() -> Progress:
     )
 
 
+def _scenario(path: Path, unset: list[str] | None):
+    """The scenario to run: the file, or with `--unset` its `Scenario` with those removed."""
+    if not unset:
+        return path
+    from .scenario import Scenario
+
+    scenario = Scenario.load(path)
+    for key in unset:
+        scenario.remove(key)
+    return scenario
+
+
 def run(scenario: Path, out: Path, set_: list[str] | None = None, plots: bool = True, force: bool = False,
-        max_memory: str | None = None) -> None:
+        max_memory: str | None = None, unset: list[str] | None = None) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
     from .outdir import check_target
 
     with user_errors():
         check_target(out, "run", (scenario,), force)
-        sim = simulation(scenario, set_ or (), max_memory=max_memory)
+        sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
         plots = _announce(sim, plots)
         # The event loop releases the GIL: import what writing and printing the results need
         # (the results module, polars, a fifth of a second; rich's console and table) beside it.
@@ -146,7 +158,7 @@ def _announce(sim, plots: bool) -> bool:
 
 
 def emulate(scenario: Path, out: Path, set_: list[str] | None = None, scale: float | None = None,
-            kernel_cc: str | None = None, force: bool = False) -> None:
+            kernel_cc: str | None = None, force: bool = False, unset: list[str] | None = None) -> None:
     """Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder."""
     from .emulate import EmulateError
     from .emulate import emulate as run_emulation
@@ -155,8 +167,8 @@ def emulate(scenario: Path, out: Path, set_: list[str] | None = None, scale: flo
     with user_errors():
         check_target(out, "run", (scenario,), force)
         try:
-            folder = run_emulation(scenario, out, set_ or (), scale=scale, kernel_congestion=kernel_cc, force=force,
-                                   progress=lambda msg: err_console().print(msg))
+            folder = run_emulation(_scenario(scenario, unset), out, set_ or (), scale=scale, kernel_congestion=kernel_cc,
+                                   force=force, progress=lambda msg: err_console().print(msg), inputs=(scenario,))
         except EmulateError as e:
             raise fail(str(e)) from None
     import polars as pl
@@ -392,6 +404,9 @@ def parser() -> argparse.ArgumentParser:
     cmd = command(run, "Simulate SCENARIO and write its results folder.")
     cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).")
+    cmd.add_argument("--unset", action="append", metavar="KEY",
+                     help="Remove a key or a whole block before the --set overrides: --unset scheme, "
+                          "--unset traffic.1 (repeatable).")
     cmd.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True, help="Write PNG plots.")
 
     cmd = command(reproduce, "Rerun a paper's experiment and write its tables and figures.")
@@ -423,6 +438,7 @@ def parser() -> argparse.ArgumentParser:
     cmd = command(emulate, "Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder.")
     cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).", max_memory=False)
+    cmd.add_argument("--unset", action="append", metavar="KEY", help="Remove a key or a whole block (repeatable).")
     cmd.add_argument("--scale", type=_at_least(1.0, float, "a number"),
                      help="Divide every link rate by this (default: bring the busiest link to 100 Mbps).")
     cmd.add_argument("--kernel-cc", metavar="NAME",

@@ -64,10 +64,12 @@ def default_scale(plan: dict[str, Any]) -> float:
     return max(1.0, top / DEFAULT_TOP_BPS)
 
 
-def emulate(scenario: str | os.PathLike, out: str | os.PathLike, overrides: Iterable[str] = (), *, scale: float | None = None,
+def emulate(scenario: Any, out: str | os.PathLike, overrides: Iterable[str] = (), *, scale: float | None = None,
             kernel_congestion: str | None = None, force: bool = False, interval_s: float = 0.1,
-            progress: Callable[[str], None] | None = None) -> Path:
-    """Runs `scenario` on namespaces and writes a run folder to `out`; returns its path."""
+            progress: Callable[[str], None] | None = None, inputs: Iterable[str | os.PathLike] | None = None) -> Path:
+    """Runs `scenario` (a path, TOML text or `corral.Scenario`) on namespaces and writes a run
+    folder to `out`; returns its path. `inputs` are the files the output must not replace
+    (default: `scenario` if it is a file)."""
     from .. import api, tables
     from ..outdir import atomic_dir
     from . import results
@@ -87,7 +89,8 @@ def emulate(scenario: str | os.PathLike, out: str | os.PathLike, overrides: Iter
     if duration_s > 3600:
         raise EmulateError(f"duration: corral emulate runs in real time; {duration_s:g} s is more than an hour")
     say = progress or (lambda _msg: None)
-    inputs = [scenario] if Path(str(scenario)).exists() else []
+    if inputs is None:
+        inputs = [scenario] if isinstance(scenario, (str, os.PathLike)) and Path(str(scenario)).exists() else []
     # SIGTERM unwinds like Ctrl-C, so the namespaces go (only the main thread may set it).
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _raise_exit) if main else None
