@@ -245,19 +245,23 @@ latency_sample_every = 50
     assert_eq!(again.flows_table(), t);
 }
 
-// 100k one-packet flows build and run with O(1) work per flow event and bounded series.
+// 100k one-packet flows build and run with O(1) work per flow (counted in events, not wall
+// time, which a loaded machine stretches) and bounded series.
 #[test]
-fn hundred_thousand_flows_run_quickly() {
+fn hundred_thousand_flows_run_with_constant_work_per_flow() {
     let text = scenario("12ms", "[[traffic]]\npattern = \"all_to_all\"\nsize = \"1KB\"\nload = 0.5\n[metrics]\ninterval = \"100us\"\n");
-    let t0 = std::time::Instant::now();
     let sim = common::run(&text, &[]);
-    let wall = t0.elapsed().as_secs_f64();
     let n = sim.flows.len();
     assert!(n > 90_000, "{n}");
     let done = sim.flows.iter().filter(|f| f.finish.is_some()).count();
     assert!(done as f64 > 0.99 * n as f64, "{done} of {n}");
     assert_eq!(sim.throughput_class_table().rows(), 2 * 120);
-    eprintln!("{n} one-packet flows: built and ran in {wall:.2} s");
-    assert!(wall < 10.0, "{wall} s");
+    let per_flow = sim.events_processed() as f64 / n as f64;
+    eprintln!("{n} one-packet flows: {per_flow:.1} events per flow");
+    assert!(per_flow < EVENTS_PER_ONE_PACKET_FLOW, "{per_flow} events per flow");
     let _ = NodeKind::Host;
 }
+
+/// A one-packet flow crosses at most 6 links of a k=4 fat-tree, its ACK as many back: a
+/// departure and an arrival per link each, and the flow's start and end.
+const EVENTS_PER_ONE_PACKET_FLOW: f64 = 30.0;
