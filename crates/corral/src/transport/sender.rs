@@ -107,6 +107,9 @@ pub struct TcpSender {
     rescue_allowed: bool,
     /// Limited transmit (RFC 3042).
     limited_transmit: bool,
+    /// Bytes limited transmit sent beyond cwnd since the last ACK that advanced `snd_una`:
+    /// RFC 5681 section 3.2 step 2 leaves them out of the FlightSize that sets ssthresh.
+    limited_bytes: u64,
     pub stats: SenderStats,
 }
 
@@ -150,6 +153,7 @@ impl TcpSender {
             high_rxt: 0,
             rescue_allowed: false,
             limited_transmit: cfg.limited_transmit,
+            limited_bytes: 0,
             stats: SenderStats::default(),
         }
     }
@@ -378,6 +382,7 @@ impl TcpSender {
                 self.retransmit_una(now, out);
             }
         }
+        let cwnd_end = self.snd_una.saturating_add(self.wnd());
         let wnd = self.wnd() + self.limited_transmit_room();
         let limit = self.limit();
         while self.snd_nxt < limit && self.credit > 0 && !self.paced_out(now) {
@@ -393,6 +398,9 @@ impl TcpSender {
                 break;
             }
             let retransmit = self.snd_nxt < self.snd_max;
+            if !retransmit && self.snd_nxt + len > cwnd_end {
+                self.limited_bytes += len;
+            }
             let cwr = !retransmit && std::mem::take(&mut self.send_cwr);
             out.push(Segment { seq: self.snd_nxt, len: len as u32, retransmit, cwr });
             self.stats.segments_sent += 1;
@@ -522,6 +530,7 @@ impl TcpSender {
                 }
             } else {
                 self.dupacks = 0;
+                self.limited_bytes = 0;
                 if !cut {
                     let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
                     self.cc.on_ack(&mut self.cc_state, acked, now, srtt);
@@ -564,9 +573,16 @@ impl TcpSender {
         }
     }
 
+    /// The FlightSize that sets ssthresh when recovery starts: the data outstanding, less what
+    /// limited transmit sent beyond cwnd (RFC 5681 section 3.2 step 2, RFC 3042 section 2).
+    fn flight_for_ssthresh(&self) -> u64 {
+        self.flight().saturating_sub(self.limited_bytes)
+    }
+
     /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery.
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let flight = self.flight();
+        let flight = self.flight_for_ssthresh();
+        self.limited_bytes = 0;
         // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
         // ssthresh for this congestion event.
         if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
@@ -620,6 +636,7 @@ impl TcpSender {
         self.retx_pending = false;
         self.rescue_allowed = false;
         self.dupacks = 0;
+        self.limited_bytes = 0;
         self.snd_nxt = self.snd_una;
         self.rtt.back_off();
         self.arm_timer(now);
@@ -1024,3 +1041,7 @@ mod tests {
         assert!(out.is_empty());
     }
 }
+
+#[cfg(test)]
+#[path = "sender_rfc5681_tests.rs"]
+mod rfc5681_tests;

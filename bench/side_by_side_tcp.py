@@ -1,0 +1,268 @@
+"""TCP side by side: the same dumbbells in corral, ns-3 3.44 and Linux (`corral emulate`).
+
+    python bench/side_by_side_tcp.py                    # every case, every side present
+    python bench/side_by_side_tcp.py --case 1g --cc newreno --duration 2
+
+Cases (`--case`, repeatable; default all):
+
+* `1g`: `bench/dumbbell_newreno.toml`, 8 flows into one receiver through a 1 Gbps
+  bottleneck with 100-packet drop-tail buffers, 10 us links, an ACK per segment, 200 ms
+  minimum RTO. corral and ns-3.
+* `100m`: `scenarios/emulate/dumbbell_100m.toml`, the same shape at 100 Mbps. corral, ns-3
+  and Linux.
+* `bbr4`: the 100 Mbps dumbbell with 4 senders (the issue's BBR check). corral, ns-3 and
+  Linux.
+
+Controllers (`--cc`, repeatable; default newreno, cubic, dctcp, bbr): DCTCP runs with a
+marking queue (ECN threshold 20 packets) and only where the side has it (corral, ns-3: the
+kernel here has no dctcp); a side without a controller prints a row saying so.
+
+Each side runs with its own TCP defaults; only what describes the network is matched:
+corral takes ns-3's and Linux's packet sizes (1448-byte payload with the timestamp option:
+`transport.mss = 1448` and `header` = 54 bytes on ns-3's point-to-point links, 66 in Linux's
+Ethernet frames), and ns-3 and Linux start each flow when corral's flow starts (the
+scenario's start jitter, drawn from its seed). Nothing else is set.
+
+Sides are skipped with a message when absent: ns-3 needs a Python with the `ns3` wheel
+(`--ns3-python`, default /work/notes/ns3-venv/bin/python or `$NS3_PYTHON`; it is no
+dependency of corral), Linux needs root and `ip`/`tc` (`corral emulate`). Linux runs are
+noisy and real-time: each is run `--linux-runs` times (default 5) and the table gives the
+median with the range. corral and ns-3 are deterministic: one run each.
+
+Columns: throughput (sum of the flows' goodput, Mb/s), Jain's index over the flows'
+goodputs, mean bottleneck queue (packets, sampled every 10 us at 1 Gbps and 100 us at
+100 Mbps; Linux: not measured), drops at the bottleneck (all drops for Linux: every qdisc),
+retransmitted segments, retransmission timeouts. `--json FILE` writes every number;
+`--trace DIR` writes flow 0's cwnd and the bottleneck queue over time for corral and ns-3
+(CSV) for the first case and controller.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NS3_SCRIPT = ROOT / "bench" / "ns3_dumbbell.py"
+DEFAULT_NS3_PYTHON = "/work/notes/ns3-venv/bin/python"
+
+# case -> (scenario, senders, duration s, queue sampling interval s, sides)
+CASES = {
+    "1g": (ROOT / "bench" / "dumbbell_newreno.toml", 8, 10.0, 10e-6, ("corral", "ns-3")),
+    "100m": (ROOT / "scenarios" / "emulate" / "dumbbell_100m.toml", 8, 20.0, 100e-6, ("corral", "ns-3", "linux")),
+    "bbr4": (ROOT / "scenarios" / "emulate" / "dumbbell_100m.toml", 4, 20.0, 100e-6, ("corral", "ns-3", "linux")),
+}
+CCS = ("newreno", "cubic", "dctcp", "bbr")
+CASE_CCS = {"bbr4": ("bbr",)}
+ECN_THRESHOLD_PKTS = 20
+LINUX_CC = {"newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
+
+
+def jain(xs: list[float]) -> float | None:
+    s, q = sum(xs), sum(x * x for x in xs)
+    return s * s / (len(xs) * q) if xs and q > 0 else None
+
+
+def shape_overrides(senders: int, cc: str, header: int) -> list[str]:
+    """Overrides for `senders` flows h0.. into one receiver, controller `cc`, and the packet
+    sizes of the side compared (payload 1448, `header` bytes)."""
+    hosts = ", ".join(f'"h{i}"' for i in range(senders))
+    out = [f"topology.senders={senders}", f"flows.0.src=[{hosts}]", f'flows.0.dst="h{senders}"',
+           "transport.mss=1448", f"transport.header={header}", f"transport.cc={cc}"]
+    if cc == "dctcp":
+        out += ["transport.ecn=true", 'switch.queue="ecn"', f'switch.ecn_threshold="{ECN_THRESHOLD_PKTS}pkt"']
+    return out
+
+
+def run_corral(scenario: Path, senders: int, cc: str, duration: float, every: float, header: int, trace: Path | None) -> dict:
+    from corral import api
+
+    ov = shape_overrides(senders, cc, header) + [
+        f"duration={duration}s", f'metrics.queue_ports=["sw0:{senders}"]', f'metrics.queue_interval="{every}s"']
+    try:
+        sim = api.simulation(scenario, ov)
+    except api.ScenarioError as e:
+        return {"missing": f"corral: {e}"}
+    res = api.simulate(sim)
+    flows = res.flows
+    goodputs = [float(x) for x in flows["goodput_bps"]]
+    queue = res.queues["packets"]
+    if trace is not None:
+        res.queues.select("time_s", "packets").write_csv(trace / f"corral-{cc}-queue.csv")
+    return {
+        "throughput_bps": sum(goodputs), "goodputs_bps": goodputs, "jain": jain(goodputs),
+        "mean_queue_pkts": float(queue.mean()) if len(queue) else None,
+        "drops": int(res.summary["packets_dropped"]),
+        "retransmits": int(flows["retransmits"].sum()), "timeouts": int(flows["timeouts"].sum()),
+        "starts": [float(x) for x in flows["start_s"]],
+    }
+
+
+def ns3_python(arg: str | None) -> str | None:
+    py = arg or os.environ.get("NS3_PYTHON") or DEFAULT_NS3_PYTHON
+    if not Path(py).exists():
+        return None
+    ok = subprocess.run([py, "-c", "import ns3, cppyy"], capture_output=True)
+    return py if ok.returncode == 0 else None
+
+
+def run_ns3(py: str, scenario_rate: float, senders: int, cc: str, duration: float, every: float, starts: list[float],
+            trace: Path | None) -> dict:
+    params = {"senders": senders, "rate_bps": scenario_rate, "delay_s": 10e-6, "buffer_pkts": 100, "duration_s": duration,
+              "cc": cc, "starts": starts, "segment_size": 1448, "delack_count": 1, "min_rto_s": 0.2,
+              "ecn_threshold_pkts": ECN_THRESHOLD_PKTS, "queue_interval_s": every}
+    if trace is not None:
+        params["cwnd_trace"] = str(trace / f"ns3-{cc}.csv")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(params, f)
+    try:
+        p = subprocess.run([py, str(NS3_SCRIPT), f.name], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if p.returncode != 0:
+        return {"missing": f"ns-3 failed: {p.stderr.strip()[-800:]}"}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def linux_missing() -> str | None:
+    from corral.emulate import requirements
+
+    missing = requirements()
+    return "Linux: corral emulate needs " + " and ".join(missing) if missing else None
+
+
+def run_linux(scenario: Path, senders: int, cc: str, duration: float, runs: int) -> dict:
+    from corral.emulate import EmulateError, available_cc, emulate
+
+    kernel = LINUX_CC.get(cc)
+    if kernel is None or kernel not in available_cc():
+        return {"missing": f"Linux: this kernel has no {cc} (it offers {' '.join(available_cc())})"}
+    ov = shape_overrides(senders, "newreno", 66) + [f"duration={duration}s"]
+    out = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                folder = emulate(scenario, Path(tmp) / "run", ov, kernel_congestion=kernel)
+            except EmulateError as e:
+                return {"missing": f"Linux: {e}"}
+            import polars as pl
+
+            summary = json.loads((folder / "summary.json").read_text())
+            flows = pl.read_parquet(folder / "flows.parquet")
+        goodputs = [float(x) for x in flows["goodput_bps"]]
+        counters = summary.get("kernel_counters", {})
+        out.append({
+            "throughput_bps": sum(goodputs), "goodputs_bps": goodputs, "jain": jain(goodputs), "mean_queue_pkts": None,
+            "drops": int(summary["packets_dropped"]), "retransmits": int(flows["retransmits"].sum()),
+            "timeouts": int(counters.get("TcpExt:TCPTimeouts", 0)),
+            "loss_probes": int(counters.get("TcpExt:TCPLossProbes", 0)),
+        })
+    return {"runs": out}
+
+
+COLUMNS = ("throughput_bps", "jain", "mean_queue_pkts", "drops", "retransmits", "timeouts")
+
+
+def fmt(key: str, v) -> str:
+    if v is None:
+        return "-"
+    if key == "throughput_bps":
+        return f"{v / 1e6:.1f}"
+    if key == "jain":
+        return f"{v:.3f}"
+    if key == "mean_queue_pkts":
+        return f"{v:.1f}"
+    return f"{v:,.0f}"
+
+
+def cells(result: dict) -> list[str]:
+    if "runs" in result:
+        runs = result["runs"]
+        out = []
+        for key in COLUMNS:
+            xs = [r[key] for r in runs if r[key] is not None]
+            if not xs:
+                out.append("-")
+            elif len(xs) == 1:
+                out.append(fmt(key, xs[0]))
+            else:
+                out.append(f"{fmt(key, statistics.median(xs))} [{fmt(key, min(xs))}-{fmt(key, max(xs))}]")
+        return out
+    return [fmt(key, result.get(key)) for key in COLUMNS]
+
+
+def print_table(rows: list[tuple[str, str, str, dict]]) -> None:
+    head = ("case", "cc", "side", "Mb/s", "Jain", "queue", "drops", "retx", "timeouts")
+    table = [head]
+    notes = []
+    for case, cc, side, result in rows:
+        if "missing" in result:
+            notes.append(f"{case} {cc}: {result['missing']}")
+            continue
+        label = side if "runs" not in result else f"{side} (median of {len(result['runs'])} [min-max])"
+        table.append((case, cc, label, *cells(result)))
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for i, r in enumerate(table):
+        print("  ".join(c.ljust(w) if j < 3 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    for n in notes:
+        print(f"skipped: {n}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--case", action="append", choices=list(CASES), help="case to run (repeatable; default all)")
+    ap.add_argument("--cc", action="append", choices=CCS, help="controller (repeatable; default all)")
+    ap.add_argument("--side", action="append", choices=("corral", "ns-3", "linux"), help="side (repeatable; default all present)")
+    ap.add_argument("--duration", type=float, help="seconds of traffic per run (default: 10 s at 1 Gbps, 20 s at 100 Mbps)")
+    ap.add_argument("--linux-runs", type=int, default=5, help="runs of each Linux case (default 5)")
+    ap.add_argument("--ns3-python", help=f"Python with the ns3 wheel (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
+    ap.add_argument("--json", type=Path, help="write every number to this JSON file")
+    ap.add_argument("--trace", type=Path, help="write cwnd and queue traces of the first case and controller here")
+    args = ap.parse_args(argv)
+
+    sides = set(args.side or ("corral", "ns-3", "linux"))
+    py = ns3_python(args.ns3_python) if "ns-3" in sides else None
+    skip_ns3 = "ns-3: no Python with the ns3 wheel (pip install ns3==3.44.post0 cppyy into a separate venv; --ns3-python)"
+    skip_linux = linux_missing() if "linux" in sides else None
+    if "ns-3" in sides and py is None:
+        print(f"skipped: {skip_ns3}", file=sys.stderr)
+    if skip_linux:
+        print(f"skipped: {skip_linux}", file=sys.stderr)
+    if args.trace:
+        args.trace.mkdir(parents=True, exist_ok=True)
+    rows: list[tuple[str, str, str, dict]] = []
+    first = True
+    for case in args.case or list(CASES):
+        scenario, senders, duration, every, case_sides = CASES[case]
+        duration = args.duration or duration
+        rate = 1e9 if case == "1g" else 100e6
+        for cc in [c for c in (args.cc or CCS) if c in CASE_CCS.get(case, CCS)]:
+            trace = args.trace if first else None
+            first = False
+            print(f"running {case} {cc} ...", file=sys.stderr, flush=True)
+            # corral matched to the packet sizes of ns-3 at 1 Gbps and of Linux at 100 Mbps.
+            header = 54 if case == "1g" else 66
+            sim = run_corral(scenario, senders, cc, duration, every, header, trace)
+            if "corral" in sides:
+                rows.append((case, cc, "corral", sim))
+            starts = sim.get("starts") or run_corral(scenario, senders, "newreno", 1e-3, every, header, None)["starts"]
+            if "ns-3" in sides and "ns-3" in case_sides and py is not None:
+                rows.append((case, cc, "ns-3", run_ns3(py, rate, senders, cc, duration, every, starts, trace)))
+            if "linux" in sides and "linux" in case_sides and not skip_linux:
+                rows.append((case, cc, "linux", run_linux(scenario, senders, cc, duration, args.linux_runs)))
+    print_table(rows)
+    if args.json:
+        args.json.write_text(json.dumps([{"case": c, "cc": k, "side": s, **r} for c, k, s, r in rows], indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
