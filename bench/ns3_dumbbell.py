@@ -266,7 +266,6 @@ def run(params: dict) -> dict:
     ns.Simulator.Destroy()
     s, q = sum(goodputs), sum(g * g for g in goodputs)
     return {
-        "side": "ns-3 3.44",
         "throughput_bps": s,
         "goodputs_bps": goodputs,
         "jain": s * s / (len(goodputs) * q) if q > 0 else None,

@@ -40,6 +40,7 @@ retransmitted segments, retransmission timeouts. `--json FILE` writes every numb
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -112,13 +113,23 @@ def ns3_python(arg: str | None) -> str | None:
     return py if ok.returncode == 0 else None
 
 
+def ns3_cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "corral-ns3"
+
+
 def run_ns3(py: str, scenario_rate: float, senders: int, cc: str, duration: float, every: float, starts: list[float],
             trace: Path | None) -> dict:
+    """One ns-3 run. ns-3 is deterministic: a result is kept in a cache (`~/.cache/corral-ns3`)
+    under the hash of its parameters and of the ns-3 script, and reused."""
     params = {"senders": senders, "rate_bps": scenario_rate, "delay_s": 10e-6, "buffer_pkts": 100, "duration_s": duration,
               "cc": cc, "starts": starts, "segment_size": 1448, "delack_count": 1, "min_rto_s": 0.2,
               "ecn_threshold_pkts": ECN_THRESHOLD_PKTS, "queue_interval_s": every}
     if trace is not None:
         params["cwnd_trace"] = str(trace / f"ns3-{cc}.csv")
+    key = hashlib.sha256(json.dumps(params, sort_keys=True).encode() + NS3_SCRIPT.read_bytes()).hexdigest()[:24]
+    cached = ns3_cache_dir() / f"{key}.json"
+    if trace is None and cached.exists():
+        return json.loads(cached.read_text())
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(params, f)
     try:
@@ -127,7 +138,10 @@ def run_ns3(py: str, scenario_rate: float, senders: int, cc: str, duration: floa
         os.unlink(f.name)
     if p.returncode != 0:
         return {"missing": f"ns-3 failed: {p.stderr.strip()[-800:]}"}
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    result = json.loads(p.stdout.strip().splitlines()[-1])
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(result))
+    return result
 
 
 def linux_missing() -> str | None:

@@ -47,12 +47,38 @@ pub struct TcpConfig {
     /// Duplicate ACKs that trigger fast retransmit (default 3, RFC 5681; Linux's
     /// net.ipv4.tcp_reordering). Raise it where packets are sprayed and reordered.
     pub dupthresh: u32,
-    /// SACK (RFC 2018) with RFC 6675's loss recovery instead of NewReno's (default false:
-    /// the recovery of corral's earlier releases; Linux and ns-3 3.44 turn it on).
+    /// SACK (RFC 2018) with SACK-based loss recovery (RFC 6675) instead of NewReno's (default
+    /// true, as Linux and ns-3 3.44 run TCP).
     pub sack: bool,
     /// Limited transmit (RFC 3042): the first `dupthresh - 1` duplicate ACKs each release one
-    /// new segment (default false: corral's earlier releases; Linux and ns-3 turn it on).
+    /// new segment (default true, as Linux and ns-3).
     pub limited_transmit: bool,
+    /// How much a SACK recovery sends per ACK (default `prr`, as Linux and ns-3 3.44): see
+    /// [`Recovery`]. Without SACK the sender runs NewReno's recovery (RFC 6582) either way.
+    pub recovery: Recovery,
+    /// RACK-TLP loss detection (RFC 8985; default true, as Linux's `net.ipv4.tcp_recovery`):
+    /// with SACK, a segment is lost once one sent a reordering window after it is delivered,
+    /// and a tail loss probe repairs most tail losses before the RTO. Without SACK it is off.
+    /// See [`super::rack`].
+    pub rack: bool,
+    /// Added to 2 SRTT in the tail loss probe's timeout (default 2ms, Linux's
+    /// `TCP_TIMEOUT_MIN`; RFC 8985 adds nothing). See [`super::rack`].
+    pub tlp_slack: Time,
+}
+
+/// `transport.recovery`: the sending rule of SACK loss recovery.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// Proportional Rate Reduction (RFC 6937, the slow-start reduction bound as in Linux and
+    /// ns-3): the sender sends in proportion to what is delivered until the pipe falls to
+    /// ssthresh, then catches up by at most one segment more than delivered; cwnd ends at
+    /// ssthresh. See [`super::prr`].
+    #[default]
+    Prr,
+    /// RFC 6675's conservative recovery: cwnd drops to ssthresh at once and the sender sends
+    /// while `cwnd - pipe >= MSS` (the recovery of corral's earlier releases).
+    Classic,
 }
 
 impl Default for TcpConfig {
@@ -73,13 +99,23 @@ impl Default for TcpConfig {
             pacing: false,
             pacing_gain: 1.0,
             dupthresh: 3,
-            sack: false,
-            limited_transmit: false,
+            sack: true,
+            limited_transmit: true,
+            recovery: Recovery::Prr,
+            rack: true,
+            tlp_slack: Time::from_ms(2),
         }
     }
 }
 
 impl TcpConfig {
+    /// The TCP of corral's releases before PRR and RACK-TLP (these defaults otherwise): no
+    /// SACK, no limited transmit, NewReno recovery, no RACK-TLP (`transport.sack = false`,
+    /// `limited_transmit = false`, `recovery = "classic"`, `rack = false`).
+    pub fn classic() -> TcpConfig {
+        TcpConfig { sack: false, limited_transmit: false, recovery: Recovery::Classic, rack: false, ..TcpConfig::default() }
+    }
+
     pub fn validate(&self) -> Result<()> {
         ensure(self.mss >= 64 && self.mss <= 65_000, "transport.mss", || format!("must be between 64 and 65000 bytes, got {}", self.mss))?;
         ensure(self.initial_window >= 1, "transport.initial_window", || format!("must be at least 1 segment, got {}", self.initial_window))?;

@@ -7,12 +7,14 @@
 
 pub mod cc;
 pub mod config;
+pub mod prr;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
 
-pub use config::TcpConfig;
+pub use config::{Recovery, TcpConfig};
 pub use receiver::{AckOut, TcpReceiver};
 pub use sender::{Segment, TcpSender};

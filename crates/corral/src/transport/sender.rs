@@ -7,14 +7,23 @@
 //! - without SACK, NewReno (RFC 6582 section 3.2, "Impatient" timer variant: only the first
 //!   partial ACK restarts the timer): cwnd inflates by one MSS per duplicate ACK and one hole
 //!   is repaired per round trip;
-//! - with SACK (`transport.sack`), RFC 6675's conservative recovery: cwnd is set to ssthresh,
-//!   and while `cwnd - pipe >= MSS` the sender sends what `NextSeg` picks from the
-//!   [`super::sack`] scoreboard (lost holes, new data, other holes, one rescue
-//!   retransmission). Recovery also starts when `IsLost(snd_una)` holds before the third
-//!   duplicate ACK. Every ACK that advances `snd_una` restarts the timer (RFC 6298 5.3), and
+//! - with SACK (`transport.sack`), RFC 6675's recovery: while `cwnd - pipe >= MSS` the
+//!   sender sends what `NextSeg` picks from the [`super::sack`] scoreboard (lost holes, new
+//!   data, other holes, one rescue retransmission). How cwnd moves is `transport.recovery`:
+//!   Proportional Rate Reduction ([`super::prr`], RFC 6937: on every ACK cwnd = pipe + the
+//!   bytes PRR allows, and ssthresh when recovery ends) or RFC 6675's conservative rule
+//!   (cwnd = ssthresh from the start). Recovery also starts when `IsLost(snd_una)` holds
+//!   before the third duplicate ACK. Every ACK that advances `snd_una` restarts the timer (RFC 6298 5.3), and
 //!   so does the retransmission of the first unacknowledged segment, as in Linux
 //!   (`tcp_xmit_retransmit_queue`): the repair of a window gets a whole RTO.
 //!   After a timeout, go-back-N skips the bytes the receiver has SACKed (it never reneges).
+//!
+//! With SACK and `transport.rack`, loss is detected by RACK-TLP ([`super::rack`], RFC 8985)
+//! instead of by duplicate ACKs and `IsLost`: recovery starts when RACK marks a segment lost,
+//! its pipe and `NextSeg` use RACK's marks (so a lost retransmission is resent in the same
+//! recovery), and a tail loss probe fires before the RTO while the connection is open. The
+//! sender's timer is then the earliest of the RTO, the probe timeout and RACK's reordering
+//! timer ([`TcpSender::timer_deadline`], [`TcpSender::on_timer`]).
 //!
 //! Limited transmit (RFC 3042, `transport.limited_transmit`): each of the first
 //! `dupthresh - 1` duplicate ACKs lets one new segment go beyond cwnd, cwnd unchanged.
@@ -30,6 +39,9 @@
 //! manages them sets the rate. Loss recovery is the same.
 
 use super::cc::{AnyCc, CcConfig, CcState, CongestionControl};
+use super::config::Recovery;
+use super::prr::Prr;
+use super::rack::{RackTlp, TlpOutcome};
 use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
 use super::sack::{self, NextSeg, Scoreboard};
@@ -53,6 +65,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_cuts: u64,
+    /// Tail loss probes sent (RACK-TLP).
+    pub loss_probes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -107,6 +121,24 @@ pub struct TcpSender {
     rescue_allowed: bool,
     /// Limited transmit (RFC 3042).
     limited_transmit: bool,
+    /// SACK recovery paces its sending by PRR (RFC 6937) rather than RFC 6675's rule.
+    use_prr: bool,
+    /// The running PRR episode (SACK recovery with `use_prr` only).
+    prr: Option<Prr>,
+    /// RACK-TLP loss detection (SACK with `transport.rack` only; boxed: most senders of a
+    /// large run are idle or short).
+    rack: Option<Box<RackTlp>>,
+    /// When the tail loss probe fires (RACK-TLP, while the connection is open).
+    pto_deadline: Option<Time>,
+    /// When RACK's reordering timer fires.
+    reo_deadline: Option<Time>,
+    /// A retransmission timeout's repair is running (until `snd_una` reaches `recover`).
+    rto_recovery: bool,
+    /// Added to 2 SRTT in the probe timeout (`transport.tlp_slack`).
+    tlp_slack: Time,
+    /// Added to 2 SRTT instead when one segment is out: the minimum RTO, or the receiver's
+    /// delayed-ACK timeout if longer.
+    tlp_single: Time,
     /// Bytes limited transmit sent beyond cwnd since the last ACK that advanced `snd_una`:
     /// RFC 5681 section 3.2 step 2 leaves them out of the FlightSize that sets ssthresh.
     limited_bytes: u64,
@@ -153,14 +185,29 @@ impl TcpSender {
             high_rxt: 0,
             rescue_allowed: false,
             limited_transmit: cfg.limited_transmit,
+            use_prr: cfg.recovery == Recovery::Prr,
+            prr: None,
+            rack: (cfg.sack && cfg.rack).then(Box::default),
+            pto_deadline: None,
+            reo_deadline: None,
+            rto_recovery: false,
+            tlp_slack: cfg.tlp_slack,
+            tlp_single: if cfg.delayed_ack > 1 { cfg.delayed_ack_timeout.max(cfg.min_rto) } else { cfg.min_rto },
             limited_bytes: 0,
             stats: SenderStats::default(),
         }
     }
 
     /// Sets the duplicate-ACK threshold of fast retransmit (at least 1); a transport that
-    /// sprays packets over paths of different queues raises it to tolerate reordering.
+    /// sprays packets over paths of different queues raises it to tolerate reordering. Such a
+    /// sender detects loss by duplicate ACKs, not by RACK: RACK's reordering window (a quarter
+    /// of the minimum RTT, without D-SACK to widen it) is shorter than spraying's reordering.
     pub fn set_dupthresh(&mut self, n: u32) {
+        if n > self.dupthresh {
+            self.rack = None;
+            self.pto_deadline = None;
+            self.reo_deadline = None;
+        }
         self.dupthresh = n.max(1);
     }
 
@@ -237,15 +284,24 @@ impl TcpSender {
     /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment (both from one pass
     /// over the scoreboard's holes).
     fn next_sack_segment(&self) -> Option<NextSeg> {
+        if let Some(r) = &self.rack {
+            if self.cc_state.cwnd < r.pipe(self.snd_una, self.snd_max) + self.mss {
+                return None;
+            }
+            return r.next_seg(self.new_data_fits(), self.rescue_allowed);
+        }
         let holes = self.scoreboard.holes(self.snd_una, self.snd_max, self.dupthresh, self.mss);
         if self.cc_state.cwnd < sack::pipe_over(&holes, self.high_rxt) + self.mss {
             return None;
         }
-        let limit = self.limit();
-        let len = self.mss.min(limit.saturating_sub(self.snd_max));
-        let new_data = len > 0 && self.snd_max + len <= self.snd_una.saturating_add(self.rwnd);
         let top = self.scoreboard.highest().unwrap_or(self.snd_una);
-        sack::next_seg_over(&holes, top, self.high_rxt, new_data, self.rescue_allowed, self.mss)
+        sack::next_seg_over(&holes, top, self.high_rxt, self.new_data_fits(), self.rescue_allowed, self.mss)
+    }
+
+    /// Whether a new segment is left to send and fits in the receive window.
+    fn new_data_fits(&self) -> bool {
+        let len = self.mss.min(self.limit().saturating_sub(self.snd_max));
+        len > 0 && self.snd_max + len <= self.snd_una.saturating_add(self.rwnd)
     }
 
     /// Time between two paced segments of `len` bytes: `len / (gain * wnd / srtt)` with `wnd`
@@ -312,6 +368,94 @@ impl TcpSender {
         self.rto_deadline
     }
 
+    /// The earliest of the sender's timers: the RTO, the tail loss probe and RACK's
+    /// reordering timer.
+    pub fn timer_deadline(&self) -> Option<Time> {
+        [self.rto_deadline, self.pto_deadline, self.reo_deadline].into_iter().flatten().min()
+    }
+
+    /// The timer of [`Self::timer_deadline`] fired at `now`: RACK's reordering timer looks
+    /// for losses again, the probe timeout sends a loss probe, the RTO times out.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.reo_deadline.is_some_and(|d| d <= now) {
+            self.reo_deadline = None;
+            self.rack_detect_loss(now, 0, out);
+            self.send_available(now, out);
+            self.update_probe_timer(now, false);
+        } else if self.pto_deadline.is_some_and(|d| d <= now) {
+            self.pto_deadline = None;
+            self.send_loss_probe(now, out);
+        } else if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.on_rto(now, out);
+        }
+    }
+
+    /// RACK (RFC 8985 section 6.2 steps 4-5): marks what is lost and arms the reordering
+    /// timer; a loss found outside recovery starts one (on an ACK that delivered `delivered`).
+    fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) {
+        let Some(r) = &mut self.rack else { return };
+        let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
+        let (_, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
+        self.reo_deadline = due;
+        if !self.in_recovery && r.lost_bytes() > 0 && self.may_enter_recovery() {
+            self.enter_fast_recovery(now, delivered, out);
+        }
+    }
+
+    /// TLP (RFC 8985 section 7.2): arms the probe timeout while the connection is open (not
+    /// in recovery, no SACKed data, no probe outstanding, data in flight), restarting it when
+    /// `restart` (an ACK advanced snd_una); cancels it otherwise. It fires no later than the
+    /// RTO.
+    fn update_probe_timer(&mut self, now: Time, restart: bool) {
+        let Some(r) = &self.rack else { return };
+        if self.in_recovery || self.rto_recovery || !r.may_probe() || !self.window {
+            self.pto_deadline = None;
+            return;
+        }
+        if restart || self.pto_deadline.is_none() {
+            let at = now + r.pto(self.rtt.srtt(), self.tlp_slack, self.tlp_single);
+            self.pto_deadline = Some(self.rto_deadline.map_or(at, |rto| at.min(rto)));
+        }
+    }
+
+    /// RFC 8985 section 7.3: the probe timeout fired. Sends one new segment if there is one
+    /// the receive window allows (cwnd is not checked), else resends the highest segment
+    /// sent; then re-arms the RTO.
+    fn send_loss_probe(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.snd_nxt == self.snd_max && self.new_data_fits() {
+            let (seq, len) = (self.snd_max, self.mss.min(self.limit() - self.snd_max));
+            self.snd_max += len;
+            self.snd_nxt = self.snd_max;
+            out.push(Segment { seq, len: len as u32, retransmit: false, cwr: std::mem::take(&mut self.send_cwr) });
+            self.note_sent(seq, len, now);
+            let end = self.snd_max;
+            self.rack_mut().on_probe(end, false);
+        } else if let Some((seq, len)) = self.rack.as_ref().and_then(|r| r.last_segment()) {
+            out.push(Segment { seq, len: len as u32, retransmit: true, cwr: false });
+            self.stats.retransmits += 1;
+            self.note_sent(seq, len, now);
+            let end = self.snd_max;
+            self.rack_mut().on_probe(end, true);
+        } else {
+            return;
+        }
+        self.stats.segments_sent += 1;
+        self.stats.loss_probes += 1;
+        self.arm_timer(now);
+    }
+
+    fn rack_mut(&mut self) -> &mut RackTlp {
+        self.rack.as_deref_mut().expect("RACK-TLP is on")
+    }
+
+    /// Tells RACK that a segment left at `now` (a retransmission when below `snd_max`).
+    #[inline]
+    fn note_sent(&mut self, seq: u64, len: u64, now: Time) {
+        if let Some(r) = &mut self.rack {
+            r.on_sent(seq, len, now);
+        }
+    }
+
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
@@ -340,6 +484,7 @@ impl TcpSender {
     /// Sends the initial window.
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.send_available(now, out);
+        self.update_probe_timer(now, false);
     }
 
     /// Limits how many segments the next call may emit (`u64::MAX` = no limit).
@@ -366,6 +511,7 @@ impl TcpSender {
     /// Sends what the window allows: called when host backpressure lifts.
     pub fn resume(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.send_available(now, out);
+        self.update_probe_timer(now, false);
     }
 
     /// Sends new (or, after a timeout, resent) segments while the window allows.
@@ -403,6 +549,7 @@ impl TcpSender {
             }
             let cwr = !retransmit && std::mem::take(&mut self.send_cwr);
             out.push(Segment { seq: self.snd_nxt, len: len as u32, retransmit, cwr });
+            self.note_sent(self.snd_nxt, len, now);
             self.stats.segments_sent += 1;
             self.stats.retransmits += retransmit as u64;
             self.credit = self.credit.saturating_sub(1);
@@ -430,7 +577,9 @@ impl TcpSender {
                     self.snd_max += len;
                     self.snd_nxt = self.snd_max;
                     out.push(Segment { seq, len: len as u32, retransmit: false, cwr: std::mem::take(&mut self.send_cwr) });
+                    self.note_sent(seq, len, now);
                     self.stats.segments_sent += 1;
+                    self.note_recovery_sent(len);
                     self.pace(now, len);
                     continue;
                 }
@@ -447,9 +596,35 @@ impl TcpSender {
                 }
             };
             out.push(Segment { seq, len: len as u32, retransmit: true, cwr: false });
+            self.note_sent(seq, len, now);
             self.stats.segments_sent += 1;
             self.stats.retransmits += 1;
+            self.note_recovery_sent(len);
             self.pace(now, len);
+        }
+    }
+
+    /// PRR counts every byte sent during the recovery (`prr_out`).
+    #[inline]
+    fn note_recovery_sent(&mut self, len: u64) {
+        if let Some(p) = &mut self.prr {
+            p.on_sent(len);
+        }
+    }
+
+    /// PRR's window for this ACK of a SACK recovery that delivered `delivered` bytes:
+    /// `cwnd = pipe + sndcnt`, `sndcnt` rounded up to whole segments (RFC 6937 section 3).
+    fn prr_window(&mut self, delivered: u64) {
+        if self.prr.is_none() {
+            return;
+        }
+        let pipe = match &self.rack {
+            Some(r) => r.pipe(self.snd_una, self.snd_max),
+            None => self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss),
+        };
+        if let Some(p) = &mut self.prr {
+            let sndcnt = p.on_ack(delivered, pipe);
+            self.cc_state.cwnd = pipe + sndcnt.div_ceil(self.mss) * self.mss;
         }
     }
 
@@ -463,8 +638,10 @@ impl TcpSender {
         }
         let len = self.mss.min(self.limit() - self.snd_una);
         out.push(Segment { seq: self.snd_una, len: len as u32, retransmit: true, cwr: false });
+        self.note_sent(self.snd_una, len, now);
         self.stats.segments_sent += 1;
         self.stats.retransmits += 1;
+        self.note_recovery_sent(len);
         self.pace(now, len);
     }
 
@@ -497,9 +674,20 @@ impl TcpSender {
     pub fn on_ack_sack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         let ece = ece && self.ecn;
         let ack = ack.min(self.snd_max);
+        // RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed bytes.
+        let sacked_before = self.scoreboard.sacked_bytes();
         if self.sack {
             self.scoreboard.update(ack.max(self.snd_una), self.snd_max, sack);
         }
+        let delivered = (ack.saturating_sub(self.snd_una) + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+        let mut tlp = TlpOutcome::None;
+        if let Some(r) = &mut self.rack {
+            r.on_ack(ack.max(self.snd_una), sack, now, ts_echo);
+            tlp = r.tlp_on_ack(ack, delivered == 0);
+        }
+        // PRR's window for this ACK, once RACK has marked what it lost.
+        let mut prr_due = false;
+        let advanced = ack > self.snd_una;
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             self.snd_una = ack;
@@ -510,9 +698,14 @@ impl TcpSender {
             let mut restart_timer = true;
             if self.in_recovery {
                 if self.recover.is_some_and(|r| ack >= r) {
-                    // Full ACK (RFC 6582 3.2 step 3): deflate and leave recovery.
+                    // Full ACK: leave recovery. PRR ends at ssthresh (RFC 6937); NewReno and
+                    // RFC 6675 deflate to min(ssthresh, FlightSize + MSS) (RFC 6582 3.2 step 3).
                     let st = &mut self.cc_state;
-                    st.cwnd = st.ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss);
+                    st.cwnd = if self.prr.take().is_some() {
+                        st.ssthresh.max(st.mss)
+                    } else {
+                        st.ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss)
+                    };
                     self.in_recovery = false;
                     self.retx_pending = false;
                     self.dupacks = 0;
@@ -520,6 +713,7 @@ impl TcpSender {
                 } else if self.sack {
                     // RFC 6675: the pipe, not an inflated window, paces recovery; every ACK
                     // that advances snd_una restarts the timer.
+                    prr_due = true;
                 } else {
                     // Partial ACK (step 4): resend the next hole, deflate by the amount acked.
                     self.retransmit_una(now, out);
@@ -531,6 +725,9 @@ impl TcpSender {
             } else {
                 self.dupacks = 0;
                 self.limited_bytes = 0;
+                if self.rto_recovery && self.recover.is_some_and(|r| ack >= r) {
+                    self.rto_recovery = false;
+                }
                 if !cut {
                     let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
                     self.cc.on_ack(&mut self.cc_state, acked, now, srtt);
@@ -548,16 +745,42 @@ impl TcpSender {
             }
             self.dupacks += 1;
             if self.in_recovery {
-                if !self.sack {
+                if self.sack {
+                    prr_due = true;
+                } else {
                     self.cc_state.cwnd += self.mss;
                 }
-            } else if self.may_enter_recovery()
+            } else if self.rack.is_none()
+                && self.may_enter_recovery()
                 && (self.dupacks == self.dupthresh || (self.sack && self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss)))
             {
-                self.enter_fast_recovery(now, out);
+                self.enter_fast_recovery(now, delivered, out);
             }
         }
+        if tlp == TlpOutcome::Repaired && !self.in_recovery {
+            self.reduce_after_repaired_probe(now);
+        }
+        // RACK may start a recovery here (its entry sets PRR's window for this ACK itself).
+        self.rack_detect_loss(now, delivered, out);
+        if prr_due && self.in_recovery {
+            self.prr_window(delivered);
+        }
         self.send_available(now, out);
+        self.update_probe_timer(now, advanced);
+    }
+
+    /// RFC 8985 section 7.4: a retransmitted probe repaired a loss; the window is reduced
+    /// once, as a fast recovery would have (cwnd = ssthresh), unless this window of data was
+    /// already reduced.
+    fn reduce_after_repaired_probe(&mut self, now: Time) {
+        if self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+            return;
+        }
+        let flight = self.flight();
+        self.cc.on_loss(&mut self.cc_state, flight, now);
+        self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
+        self.cc_state.ca_acked = 0;
+        self.ecn_recover = Some(self.snd_max);
     }
 
     /// Whether a new recovery may start: not before the cumulative ACK passes the data sent
@@ -579,8 +802,9 @@ impl TcpSender {
         self.flight().saturating_sub(self.limited_bytes)
     }
 
-    /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery.
-    fn enter_fast_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
+    /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery, on an ACK that delivered
+    /// `delivered` bytes (by SACK).
+    fn enter_fast_recovery(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) {
         let flight = self.flight_for_ssthresh();
         self.limited_bytes = 0;
         // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
@@ -595,11 +819,21 @@ impl TcpSender {
         self.partial_ack_seen = false;
         self.stats.fast_recoveries += 1;
         if self.sack {
-            // RFC 6675 section 5 step (4): cwnd = ssthresh, retransmit the first segment, then
-            // send as the pipe allows.
-            self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
+            // RFC 6675 section 5 step (4): cwnd = ssthresh (or PRR's window for this ACK),
+            // retransmit the first segment, then send as the pipe allows.
             self.high_rxt = self.snd_una;
+            self.pto_deadline = None;
+            if self.use_prr {
+                self.prr = Some(Prr::start(self.cc_state.ssthresh, self.snd_max - self.snd_una, self.mss));
+                self.prr_window(delivered);
+            } else {
+                self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
+            }
             self.rescue_allowed = true;
+            if self.rack.is_some() {
+                // RACK's marks say what to resend: the caller sends it by NextSeg.
+                return;
+            }
             self.retransmit_una(now, out);
             if !self.retx_pending {
                 self.high_rxt = self.snd_una + self.mss.min(self.limit() - self.snd_una);
@@ -633,6 +867,13 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = false;
+        self.prr = None;
+        self.rto_recovery = true;
+        self.pto_deadline = None;
+        self.reo_deadline = None;
+        if let Some(r) = &mut self.rack {
+            r.on_rto();
+        }
         self.retx_pending = false;
         self.rescue_allowed = false;
         self.dupacks = 0;
@@ -651,7 +892,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn cfg() -> TcpConfig {
-        TcpConfig { mss: MSS as u32, initial_window: 10, min_rto: Time::from_ms(2), ..TcpConfig::default() }
+        TcpConfig { mss: MSS as u32, initial_window: 10, min_rto: Time::from_ms(2), ..TcpConfig::classic() }
     }
 
     fn t(us: u64) -> Time {
@@ -902,8 +1143,60 @@ mod tests {
         assert_eq!(s.stats.retransmits, 2);
     }
 
+    /// SACK with RFC 6675's conservative recovery (`recovery = "classic"`).
     fn sack_cfg(initial_window: u32) -> TcpConfig {
         TcpConfig { sack: true, initial_window, ..cfg() }
+    }
+
+    /// SACK with PRR (the default recovery) and limited transmit off.
+    fn prr_cfg(initial_window: u32) -> TcpConfig {
+        TcpConfig { sack: true, recovery: Recovery::Prr, initial_window, ..cfg() }
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_over_the_acks_and_ends_at_ssthresh() {
+        // Segment 0 of 0..19 is lost; every later segment is SACKed by its duplicate ACK.
+        // RecoverFS 20, ssthresh 10: PRR sends one segment for every two delivered; RFC
+        // 6675's rule (cwnd = 10 at once) sends nothing new until the pipe falls below 10.
+        let new_after = |c: &TcpConfig, acks: u64| {
+            let (mut s, mut out) = started(c, None);
+            for k in 1..=acks {
+                dup(&mut s, 100 + k, 0, MSS, (k + 1) * MSS, &mut out);
+            }
+            let new: Vec<u64> = out.iter().filter(|x| !x.retransmit).map(|x| x.seq / MSS).collect();
+            (s, new)
+        };
+        let (s, prr) = new_after(&prr_cfg(20), 3);
+        assert!(s.in_recovery(), "IsLost(0) after three SACKed segments");
+        assert_eq!(s.cc_state.ssthresh, 10 * MSS);
+        assert_eq!(s.stats.retransmits, 1, "the fast retransmission goes at once");
+        assert!(prr.is_empty());
+        // PRR counts what is delivered from the ACK that started recovery on. After the 7th
+        // ACK, 5 delivered: ceil(5 * 10 / 20) = 3 segments, the retransmission and 20, 21.
+        let (mut s, prr) = new_after(&prr_cfg(20), 7);
+        assert_eq!(prr, vec![20, 21]);
+        assert_eq!(new_after(&sack_cfg(20), 7).1, Vec::<u64>::new(), "the pipe is still 13");
+        // The ACK of everything sent before recovery ends it with cwnd = ssthresh.
+        let mut out = Vec::new();
+        s.on_ack_sack(t(300), 20 * MSS, false, t(200), &[], &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cc_state.cwnd, 10 * MSS);
+    }
+
+    #[test]
+    fn prr_with_heavy_losses_grows_back_at_most_one_segment_faster_than_delivered() {
+        // Segments 0-5 of 0..9 are lost: 6-9 SACKed. The pipe falls below ssthresh and the
+        // slow-start bound rules: each ACK delivers one segment and lets at most two go.
+        let (mut s, mut out) = started(&prr_cfg(10), None);
+        for k in 6..10u64 {
+            dup(&mut s, 100 + k, 0, 6 * MSS, (k + 1) * MSS, &mut out);
+        }
+        assert!(s.in_recovery());
+        let (delivered, sent) = s.prr.as_ref().unwrap().progress();
+        // Recovery started with the third SACKed segment: two delivered since, four sent
+        // (two per ACK: what was delivered and one segment more).
+        assert_eq!((delivered, sent), (2 * MSS, 4 * MSS));
+        assert!(s.pipe() <= s.cc_state.ssthresh);
     }
 
     /// A sender of `c` (`size` bytes) that has sent its initial window, and an empty output.

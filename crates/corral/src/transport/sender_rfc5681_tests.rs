@@ -12,8 +12,7 @@ fn cfg(limited_transmit: bool) -> TcpConfig {
         initial_window: 10,
         min_rto: Time::from_ms(2),
         limited_transmit,
-        sack: false,
-        ..TcpConfig::default()
+        ..TcpConfig::classic()
     }
 }
 
@@ -70,7 +69,7 @@ fn step_2_ssthresh_is_half_the_flight_without_the_limited_transmit_segments() {
 
 #[test]
 fn step_2_with_sack_too_the_limited_transmit_segments_are_left_out() {
-    let c = TcpConfig { sack: true, ..cfg(true) };
+    let c = TcpConfig { sack: true, recovery: Recovery::Prr, ..cfg(true) };
     let mut s = TcpSender::new(&c, None);
     let mut out = Vec::new();
     s.start(t(0), &mut out);

@@ -182,7 +182,7 @@ impl Simulation {
     /// Makes sure an event is scheduled no later than the sender's timer deadline.
     fn sync_rto(&mut self, flow: FlowId) {
         let f = &mut self.flows[flow.idx()];
-        if let Some(deadline) = f.sender.rto_deadline() {
+        if let Some(deadline) = f.sender.timer_deadline() {
             if f.rto_event_at.is_none_or(|t| deadline < t) {
                 f.rto_event_at = Some(deadline);
                 self.events.schedule(deadline, Event::Rto { flow });
@@ -197,13 +197,13 @@ impl Simulation {
             return; // superseded by an earlier event
         }
         f.rto_event_at = None;
-        match f.sender.rto_deadline() {
+        match f.sender.timer_deadline() {
             None => {}
             Some(d) if d > now => {
                 f.rto_event_at = Some(d);
                 self.events.schedule(d, Event::Rto { flow });
             }
-            Some(_) => self.drive_sender(flow, |s, now, out| s.on_rto(now, out)),
+            Some(_) => self.drive_sender(flow, |s, now, out| s.on_timer(now, out)),
         }
     }
 

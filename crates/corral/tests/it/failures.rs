@@ -26,6 +26,12 @@ link_delay = "1us"
 buffer = "100pkt"
 [transport]
 min_rto = "1ms"
+# The classic TCP (no SACK, NewReno recovery) this test was measured with: with the defaults
+# one flow's retransmissions meet full queues in slow start and back off past the failure.
+sack = false
+limited_transmit = false
+recovery = "classic"
+rack = false
 {flows}
 {events}"#
     )

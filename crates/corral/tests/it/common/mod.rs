@@ -5,6 +5,11 @@ use corral::Simulation;
 
 /// Loads a scenario from TOML text (with overrides), runs it to the end, checks packet and
 /// byte conservation, and returns the finished simulation.
+/// Overrides for the TCP of corral's releases before PRR and RACK-TLP became the defaults
+/// (`TcpConfig::classic()`: no SACK, no limited transmit, NewReno recovery, no RACK-TLP), for
+/// tests whose subject is not TCP's loss recovery and whose claims were measured with it.
+pub const CLASSIC_TCP: [&str; 4] = ["transport.sack=false", "transport.limited_transmit=false", "transport.recovery=\"classic\"", "transport.rack=false"];
+
 pub fn run(text: &str, overrides: &[&str]) -> Simulation {
     let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     let sc = corral::scenario::load(text, &ov, "test").unwrap_or_else(|e| panic!("scenario: {e}"));
