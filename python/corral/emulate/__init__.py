@@ -32,7 +32,7 @@ from .fabric import Fabric, requirements
 __all__ = ["EmulateError", "emulate", "requirements", "KERNEL_CC"]
 
 # corral's controller names -> the kernel's.
-KERNEL_CC = {"newreno": "reno", "cubic": "cubic", "dctcp": "dctcp"}
+KERNEL_CC = {"newreno": "reno", "cubic": "cubic", "dctcp": "dctcp", "bbr": "bbr"}
 DEFAULT_TOP_BPS = 100e6
 
 

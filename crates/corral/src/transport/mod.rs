@@ -7,6 +7,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod delivery_rate;
 pub mod prr;
 pub mod rack;
 pub mod rate;

@@ -38,7 +38,8 @@
 //! instead of (or, with `window = true`, as well as) the congestion window; the scheme that
 //! manages them sets the rate. Loss recovery is the same.
 
-use super::cc::{AnyCc, CcConfig, CcState, CongestionControl};
+use super::cc::{AckInfo, AnyCc, CcConfig, CcState, CongestionControl};
+use super::delivery_rate::DeliveryRate;
 use super::config::Recovery;
 use super::prr::Prr;
 use super::rack::{RackTlp, TlpOutcome};
@@ -134,6 +135,10 @@ pub struct TcpSender {
     reo_deadline: Option<Time>,
     /// A retransmission timeout's repair is running (until `snd_una` reaches `recover`).
     rto_recovery: bool,
+    /// Delivery rate samples, for a controller that reads them (BBR).
+    rate_samples: Option<Box<DeliveryRate>>,
+    /// The controller sets cwnd itself, in recovery too (BBR): no PRR, no deflation.
+    cc_owns_window: bool,
     /// Added to 2 SRTT in the probe timeout (`transport.tlp_slack`).
     tlp_slack: Time,
     /// Added to 2 SRTT instead when one segment is out: the minimum RTO, or the receiver's
@@ -153,6 +158,8 @@ impl TcpSender {
     /// A sender with its own controller `cc` and ECN setting, optionally rate-limited.
     pub fn with(cfg: &TcpConfig, cc: &CcConfig, ecn: bool, rate: Option<RateLimit>, size: Option<u64>) -> TcpSender {
         let mss = cfg.mss as u64;
+        let built = cc.build();
+        let cc_owns_window = built.owns_window();
         TcpSender {
             mss,
             size,
@@ -160,7 +167,7 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             cc_state: CcState::new(mss, cfg.initial_window as u64),
-            cc: cc.build(),
+            cc: built,
             dupacks: 0,
             dupthresh: cfg.dupthresh.max(1),
             in_recovery: false,
@@ -173,7 +180,8 @@ impl TcpSender {
             rto_deadline: None,
             rwnd: cfg.receive_window.unwrap_or(u64::MAX),
             credit: u64::MAX,
-            pacing: cfg.pacing.then_some(cfg.pacing_gain),
+            // A controller with its own pacing rate (BBR) paces whatever transport.pacing says.
+            pacing: (cfg.pacing || cc.uses_rate_samples()).then_some(cfg.pacing_gain),
             next_send: Time::ZERO,
             retx_pending: false,
             limiter: rate.map(|r| Box::new(TokenBucket::new(r.bps, r.depth))),
@@ -191,6 +199,8 @@ impl TcpSender {
             pto_deadline: None,
             reo_deadline: None,
             rto_recovery: false,
+            rate_samples: cc.uses_rate_samples().then(Box::default),
+            cc_owns_window,
             tlp_slack: cfg.tlp_slack,
             tlp_single: if cfg.delayed_ack > 1 { cfg.delayed_ack_timeout.max(cfg.min_rto) } else { cfg.min_rto },
             limited_bytes: 0,
@@ -309,6 +319,9 @@ impl TcpSender {
     /// no RTT estimate exists yet.
     pub fn pacing_interval(&self, len: u64) -> Option<Time> {
         let gain = self.pacing?;
+        if let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0.0) {
+            return Some(Time((len as f64 * 1e12 / rate).round() as u64));
+        }
         let srtt = self.rtt.srtt()?;
         let cwnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss) as f64;
         Some(Time((len as f64 * srtt.0 as f64 / (gain * cwnd)).round() as u64))
@@ -454,6 +467,23 @@ impl TcpSender {
         if let Some(r) = &mut self.rack {
             r.on_sent(seq, len, now);
         }
+        if let Some(d) = &mut self.rate_samples {
+            d.on_sent(seq, len, now);
+        }
+    }
+
+    /// Gives the seed of this flow to its controller (BBR draws its ProbeBW phase from it).
+    pub fn seed_cc(&mut self, seed: u64) {
+        self.cc.seed(seed);
+    }
+
+    /// Bytes in flight: the pipe (RACK's, or RFC 6675's with SACK), else snd_nxt - snd_una.
+    fn in_flight(&self) -> u64 {
+        match (&self.rack, self.sack) {
+            (Some(r), _) => r.pipe(self.snd_una, self.snd_max),
+            (None, true) => self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss),
+            (None, false) => self.flight(),
+        }
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -559,6 +589,10 @@ impl TcpSender {
                 self.arm_timer(now);
             }
             self.pace(now, len);
+        }
+        if self.rate_samples.is_some() && self.snd_max >= limit && self.flight() < self.wnd() {
+            // Nothing more to send with room in the window: samples are application-limited.
+            self.rate_samples.as_deref_mut().expect("checked").note_app_limited();
         }
     }
 
@@ -680,6 +714,7 @@ impl TcpSender {
             self.scoreboard.update(ack.max(self.snd_una), self.snd_max, sack);
         }
         let delivered = (ack.saturating_sub(self.snd_una) + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+        let rate = self.rate_samples.as_mut().and_then(|d| d.on_ack(ack.max(self.snd_una), sack, now));
         let mut tlp = TlpOutcome::None;
         if let Some(r) = &mut self.rack {
             r.on_ack(ack.max(self.snd_una), sack, now, ts_echo);
@@ -703,6 +738,8 @@ impl TcpSender {
                     let st = &mut self.cc_state;
                     st.cwnd = if self.prr.take().is_some() {
                         st.ssthresh.max(st.mss)
+                    } else if self.cc_owns_window {
+                        st.cwnd
                     } else {
                         st.ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss)
                     };
@@ -717,9 +754,11 @@ impl TcpSender {
                 } else {
                     // Partial ACK (step 4): resend the next hole, deflate by the amount acked.
                     self.retransmit_una(now, out);
-                    let st = &mut self.cc_state;
-                    st.cwnd = st.cwnd.saturating_sub(acked) + if acked >= st.mss { st.mss } else { 0 };
-                    st.cwnd = st.cwnd.max(st.mss);
+                    if !self.cc_owns_window {
+                        let st = &mut self.cc_state;
+                        st.cwnd = st.cwnd.saturating_sub(acked) + if acked >= st.mss { st.mss } else { 0 };
+                        st.cwnd = st.cwnd.max(st.mss);
+                    }
                     restart_timer = !std::mem::replace(&mut self.partial_ack_seen, true);
                 }
             } else {
@@ -747,7 +786,7 @@ impl TcpSender {
             if self.in_recovery {
                 if self.sack {
                     prr_due = true;
-                } else {
+                } else if !self.cc_owns_window {
                     self.cc_state.cwnd += self.mss;
                 }
             } else if self.rack.is_none()
@@ -757,13 +796,17 @@ impl TcpSender {
                 self.enter_fast_recovery(now, delivered, out);
             }
         }
-        if tlp == TlpOutcome::Repaired && !self.in_recovery {
+        if tlp == TlpOutcome::Repaired && !self.in_recovery && !self.cc_owns_window {
             self.reduce_after_repaired_probe(now);
         }
         // RACK may start a recovery here (its entry sets PRR's window for this ACK itself).
         self.rack_detect_loss(now, delivered, out);
         if prr_due && self.in_recovery {
             self.prr_window(delivered);
+        }
+        if self.cc_owns_window {
+            let info = AckInfo { now, in_flight: self.in_flight(), in_recovery: self.in_recovery, lost: self.in_recovery, srtt: self.rtt.srtt(), rate };
+            self.cc.on_rate_sample(&mut self.cc_state, &info);
         }
         self.send_available(now, out);
         self.update_probe_timer(now, advanced);
@@ -823,7 +866,9 @@ impl TcpSender {
             // retransmit the first segment, then send as the pipe allows.
             self.high_rxt = self.snd_una;
             self.pto_deadline = None;
-            if self.use_prr {
+            if self.cc_owns_window {
+                // The controller keeps the window (BBR's packet conservation).
+            } else if self.use_prr {
                 self.prr = Some(Prr::start(self.cc_state.ssthresh, self.snd_max - self.snd_una, self.mss));
                 self.prr_window(delivered);
             } else {
@@ -842,7 +887,9 @@ impl TcpSender {
             return;
         }
         self.retransmit_una(now, out);
-        self.cc_state.cwnd = self.cc_state.ssthresh + 3 * self.mss;
+        if !self.cc_owns_window {
+            self.cc_state.cwnd = self.cc_state.ssthresh + 3 * self.mss;
+        }
     }
 
     /// The retransmission timer fired at `now` (the caller checks `now >= rto_deadline`).

@@ -32,6 +32,9 @@ pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp:
     let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
     sender.set_dupthresh(dupthresh);
     sender.set_deadline(plan.def.deadline);
+    // A per-flow number for controllers that randomize (BBR's starting phase): the same
+    // flow in the same scenario gets the same one.
+    sender.seed_cc(((plan.def.src as u64) << 40) ^ ((plan.def.dst as u64) << 20) ^ plan.def.start.0);
     if tcp.handshake_rtt {
         let via_top = plan.routing.via_top();
         let one_way = |s: u32, d: u32| routes.path(net, net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);

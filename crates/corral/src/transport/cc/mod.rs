@@ -6,7 +6,13 @@
 //! default that does what RFC 5681 Reno would do, so a controller overrides only what it
 //! changes. The per-packet path dispatches through the closed enum [`AnyCc`], never a
 //! `Box<dyn>` per flow.
+//!
+//! A controller that models the path instead of reacting to loss (BBR) takes delivery rate
+//! samples ([`CongestionControl::on_rate_sample`], every ACK, recovery included), sets the
+//! window itself ([`CongestionControl::owns_window`]: the sender then leaves cwnd alone in
+//! recovery) and paces at its own rate ([`CongestionControl::pacing_rate`]).
 
+pub mod bbr;
 pub mod cubic;
 pub mod d2tcp;
 pub mod dctcp;
@@ -14,8 +20,24 @@ pub mod l2dct;
 pub mod newreno;
 pub mod pfabric;
 
+use super::delivery_rate::RateSample;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
+
+/// What one ACK tells a controller that takes rate samples.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    pub now: Time,
+    /// Bytes in flight after the ACK (the pipe).
+    pub in_flight: u64,
+    /// The sender is in loss recovery.
+    pub in_recovery: bool,
+    /// Loss was detected (the sender is in recovery).
+    pub lost: bool,
+    pub srtt: Option<Time>,
+    /// The ACK's delivery rate sample (None when it delivered nothing).
+    pub rate: Option<RateSample>,
+}
 
 /// The window state shared by the sender and its controller, in bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,6 +123,22 @@ pub trait CongestionControl {
     }
 
     fn on_recovery_exit(&mut self, _st: &mut CcState, _now: Time) {}
+
+    /// A number that differs between flows (for controllers that randomize, BBR's phase).
+    fn seed(&mut self, _seed: u64) {}
+
+    /// The controller sets cwnd itself, in recovery too (BBR).
+    fn owns_window(&self) -> bool {
+        false
+    }
+
+    /// The rate to pace at, bytes per second (None: the sender's own pacing rule).
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+
+    /// Every ACK's delivery rate sample (controllers with [`CcConfig::uses_rate_samples`]).
+    fn on_rate_sample(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
 }
 
 /// Which controller a flow uses, with its settings (scenario key `transport.cc`).
@@ -119,6 +157,8 @@ pub enum CcConfig {
     L2dct(l2dct::L2dctConfig),
     /// pFabric's host: a fixed BDP window, packets prioritized by remaining size.
     Pfabric,
+    /// BBR v1: paced at the model's bandwidth, window at twice its BDP.
+    Bbr(bbr::BbrConfig),
 }
 
 /// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.
@@ -130,7 +170,7 @@ impl<'de> Deserialize<'de> for CcConfig {
             toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
             other => other,
         };
-        by_kind(v, &["newreno", "cubic", "dctcp", "d2tcp", "l2dct", "pfabric"], |kind, v| {
+        by_kind(v, &["newreno", "cubic", "dctcp", "d2tcp", "l2dct", "pfabric", "bbr"], |kind, v| {
             Ok(match kind {
                 "newreno" => {
                     typed::<NoKeys>(v, "")?;
@@ -143,6 +183,7 @@ impl<'de> Deserialize<'de> for CcConfig {
                 "cubic" => CcConfig::Cubic(typed(v, "")?),
                 "d2tcp" => CcConfig::D2tcp(typed(v, "")?),
                 "l2dct" => CcConfig::L2dct(typed(v, "")?),
+                "bbr" => CcConfig::Bbr(typed(v, "")?),
                 _ => CcConfig::Dctcp(typed(v, "")?),
             })
         })
@@ -163,7 +204,13 @@ impl CcConfig {
             CcConfig::Dctcp(c) => c.validate(),
             CcConfig::D2tcp(c) => c.validate(),
             CcConfig::L2dct(c) => c.validate(),
+            CcConfig::Bbr(c) => c.validate(),
         }
+    }
+
+    /// The controller reads delivery rate samples (the sender then keeps them).
+    pub fn uses_rate_samples(&self) -> bool {
+        matches!(self, CcConfig::Bbr(_))
     }
 
     /// The controller reacts to ECN marks and needs ECN-capable packets.
@@ -179,6 +226,7 @@ impl CcConfig {
             CcConfig::D2tcp(_) => "d2tcp",
             CcConfig::L2dct(_) => "l2dct",
             CcConfig::Pfabric => "pfabric",
+            CcConfig::Bbr(_) => "bbr",
         }
     }
 
@@ -201,6 +249,7 @@ impl CcConfig {
             CcConfig::D2tcp(c) => AnyCc::D2tcp(d2tcp::D2tcp::new(c.clone())),
             CcConfig::L2dct(c) => AnyCc::L2dct(l2dct::L2dct::new(c.clone())),
             CcConfig::Pfabric => AnyCc::Pfabric(pfabric::Pfabric::default()),
+            CcConfig::Bbr(c) => AnyCc::Bbr(Box::new(bbr::Bbr::new(c.clone()))),
         }
     }
 }
@@ -214,6 +263,7 @@ pub enum AnyCc {
     D2tcp(d2tcp::D2tcp),
     L2dct(l2dct::L2dct),
     Pfabric(pfabric::Pfabric),
+    Bbr(Box<bbr::Bbr>),
 }
 
 macro_rules! dispatch {
@@ -225,6 +275,7 @@ macro_rules! dispatch {
             AnyCc::D2tcp($c) => $e,
             AnyCc::L2dct($c) => $e,
             AnyCc::Pfabric($c) => $e,
+            AnyCc::Bbr($c) => $e,
         }
     };
 }
@@ -250,5 +301,17 @@ impl CongestionControl for AnyCc {
     }
     fn on_recovery_exit(&mut self, st: &mut CcState, now: Time) {
         dispatch!(self, c => c.on_recovery_exit(st, now))
+    }
+    fn seed(&mut self, seed: u64) {
+        dispatch!(self, c => c.seed(seed))
+    }
+    fn owns_window(&self) -> bool {
+        dispatch!(self, c => c.owns_window())
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    fn on_rate_sample(&mut self, st: &mut CcState, ack: &AckInfo) {
+        dispatch!(self, c => c.on_rate_sample(st, ack))
     }
 }
