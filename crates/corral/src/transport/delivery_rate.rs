@@ -12,6 +12,7 @@
 //! application-limited when P was sent while the sender had nothing more to send (BBR does not
 //! let such a sample lower its estimate).
 
+use super::sack::covered;
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -133,13 +134,9 @@ impl DeliveryRate {
             }
         }
         for &(from, to) in sack {
-            let first = self.segs.partition_point(|s| s.end <= from);
-            for i in first..self.segs.len() {
+            for i in covered(self.segs.len(), |i| (self.segs[i].seq, self.segs[i].end), from, to) {
                 let s = self.segs[i];
-                if s.seq >= to {
-                    break;
-                }
-                if s.sacked || s.seq < from || s.end > to {
+                if s.sacked {
                     continue;
                 }
                 self.segs[i].sacked = true;

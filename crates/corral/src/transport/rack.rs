@@ -33,7 +33,7 @@
 //! probe was a retransmission and whose ACK passes the probe's end was a repaired loss: the
 //! sender reduces its window once (section 7.4; without D-SACK it cannot tell otherwise).
 
-use super::sack::NextSeg;
+use super::sack::{covered, NextSeg};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -138,13 +138,9 @@ impl RackTlp {
             }
         }
         for &(from, to) in sack {
-            let first = self.segs.partition_point(|s| s.end <= from);
-            for i in first..self.segs.len() {
+            for i in covered(self.segs.len(), |i| (self.segs[i].seq, self.segs[i].end), from, to) {
                 let s = self.segs[i];
-                if s.seq >= to {
-                    break;
-                }
-                if s.sacked || s.seq < from || s.end > to {
+                if s.sacked {
                     continue;
                 }
                 self.forget(&s);

@@ -148,6 +148,30 @@ impl Scoreboard {
     }
 }
 
+/// The indices of the segments that lie wholly inside the SACK block `[from, to)`, among `len`
+/// sorted, disjoint segments whose `[seq, end)` is `bounds(i)` (the per-segment records of
+/// [`super::rack`] and [`super::delivery_rate`]).
+pub fn covered(len: usize, bounds: impl Fn(usize) -> (u64, u64), from: u64, to: u64) -> std::ops::Range<usize> {
+    // The first index whose segment ends after `x`.
+    let ending_after = |x: u64| {
+        let (mut lo, mut hi) = (0, len);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if bounds(mid).1 <= x {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    };
+    let mut first = ending_after(from);
+    if first < len && bounds(first).0 < from {
+        first += 1;
+    }
+    first..ending_after(to).max(first)
+}
+
 /// [`Scoreboard::pipe`] over holes already found.
 pub fn pipe_over(holes: &[(u64, u64, bool)], high_rxt: u64) -> u64 {
     holes.iter().map(|&(s, e, lost)| if lost { 0 } else { e - s } + e.min(high_rxt).saturating_sub(s)).sum()
@@ -199,6 +223,17 @@ mod tests {
         assert!(sb.update(0, 1000, &[(600, 700), (300, 400)]));
         assert!(!sb.update(0, 1000, &[(500, 700)]), "nothing new");
         sb
+    }
+
+    #[test]
+    fn covered_finds_the_segments_wholly_inside_a_block() {
+        let segs = [(0, 100), (100, 200), (200, 300), (300, 350)];
+        let c = |from, to| covered(segs.len(), |i| segs[i], from, to);
+        assert_eq!(c(100, 300), 1..3);
+        assert_eq!(c(50, 320), 1..3, "partly covered ends are left out");
+        assert_eq!(c(120, 180), 2..2);
+        assert_eq!(c(300, 1000), 3..4);
+        assert_eq!(c(1000, 2000), 4..4);
     }
 
     #[test]

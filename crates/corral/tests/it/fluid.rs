@@ -203,13 +203,11 @@ interval = "1ms"
     assert_eq!(sum("web") + sum("small"), sum("*"));
 }
 
-#[test]
-fn incast_diverges_packet_level_times_out() {
-    // 15 senders answer h0 at once with 64 KB each through a 32-packet taildrop buffer
-    // (NewReno, min RTO 5 ms, the classic TCP without SACK or RACK-TLP). Fluid mode divides h0's link: all finish together after
-    // 15 x 64 KB at the payload rate. At packet level the burst overflows the buffer, some
-    // flows lose their whole window and wait a retransmission timeout.
-    let text = r#"
+/// 15 senders answer h0 at once with 64 KB each through a 32-packet taildrop buffer (NewReno,
+/// min RTO 5 ms), with `transport` added to the `[transport]` table.
+fn incast(transport: &str) -> String {
+    format!(
+        r#"
 duration = "100ms"
 [topology]
 kind = "fat_tree"
@@ -220,16 +218,22 @@ buffer = "32pkt"
 [transport]
 cc = "newreno"
 min_rto = "5ms"
-sack = false
-limited_transmit = false
-recovery = "classic"
-rack = false
+{transport}
 [[flows]]
 src = ["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15"]
 dst = "h0"
 size = "64KB"
-"#;
-    let (fluid, packet, _) = both(text, 1);
+"#
+    )
+}
+
+#[test]
+fn incast_diverges_packet_level_times_out() {
+    // The incast with the classic TCP (no SACK, no RACK-TLP). Fluid mode divides h0's link:
+    // all finish together after 15 x 64 KB at the payload rate. At packet level the burst overflows the buffer, some
+    // flows lose their whole window and wait a retransmission timeout.
+    let text = incast(&crate::common::CLASSIC_TCP.iter().map(|kv| kv.trim_start_matches("transport.")).collect::<Vec<_>>().join("\n"));
+    let (fluid, packet, _) = both(&text, 1);
     let ff: Vec<f64> = col(&fluid, "fct_s").into_iter().map(Option::unwrap).collect();
     let pf: Vec<f64> = col(&packet, "fct_s").into_iter().map(|x| x.expect("packet flow finished")).collect();
     let together = 15.0 * 64e3 * 8.0 / (10e9 * 1460.0 / 1500.0);
@@ -242,26 +246,9 @@ size = "64KB"
 
 #[test]
 fn incast_with_rack_tlp_probes_instead_of_timing_out() {
-    // The incast above with the classic TCP's settings removed: the defaults' tail loss
-    // probe (2 SRTT + 2 ms, before the 5 ms RTO) repairs the lost windows without a timeout,
+    // The incast with the default TCP: the tail loss probe (2 SRTT + 2 ms, before the 5 ms RTO) repairs the lost windows without a timeout,
     // and the packet-level run still finishes well after fluid mode's instant.
-    let text = r#"
-duration = "100ms"
-[topology]
-kind = "fat_tree"
-k = 4
-link_rate = "10Gbps"
-[switch]
-buffer = "32pkt"
-[transport]
-cc = "newreno"
-min_rto = "5ms"
-[[flows]]
-src = ["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15"]
-dst = "h0"
-size = "64KB"
-"#;
-    let (_, packet, _) = both(text, 1);
+    let (_, packet, _) = both(&incast(""), 1);
     let last = col(&packet, "fct_s").into_iter().map(|x| x.expect("packet flow finished")).fold(0.0, f64::max);
     let timeouts: i64 = ints(&packet, "timeouts").iter().sum();
     let together = 15.0 * 64e3 * 8.0 / (10e9 * 1460.0 / 1500.0);
