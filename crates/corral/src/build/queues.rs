@@ -1,38 +1,15 @@
 //! Building each switch output port's queue discipline (and each switch's shared buffer)
 //! from `[switch]`. Randomized disciplines get their own stream per port (and class).
 
-use crate::net::queue::priority::{ClassKind, Priority};
-use crate::net::queue::{drr, pfabric, red, sfq, QueueDisc};
+use crate::net::queue::{drr, PortQueue, QueueDisc};
 use crate::net::shared_buffer::SharedBuffer;
 use crate::net::{Network, NodeKind};
-use crate::scenario::{BufferModel, QueueKind, SwitchConfig};
-use crate::sim::rng::{stream, Rng};
+use crate::scenario::{BufferModel, SwitchConfig};
 use crate::units::{BufferSize, Rate};
 
 /// The discipline of switch port number `port` (global index), serializing at `rate`.
 pub fn switch_queue(sw: &SwitchConfig, seed: u64, port: usize, rate: Rate, tenants: &[String]) -> QueueDisc {
-    let red_cfg = || sw.red.clone().unwrap_or_default();
-    let red_q = |class: usize| QueueDisc::Red(Box::new(red::Red::new(sw.buffer, red_cfg(), rate, Rng::stream(seed, stream::RED, (port * 8 + class) as u64))));
-    let ecn_q = || QueueDisc::ecn_threshold(sw.buffer, sw.ecn_threshold.expect("validated"));
-    match sw.queue {
-        QueueKind::Taildrop => QueueDisc::taildrop(sw.buffer),
-        QueueKind::Ecn => ecn_q(),
-        QueueKind::Red => red_q(0),
-        QueueKind::Sfq => QueueDisc::Sfq(Box::new(sfq::Sfq::new(sw.buffer, &sw.sfq.clone().unwrap_or_default(), Rng::stream(seed, stream::SFQ, port as u64)))),
-        QueueKind::Drr => QueueDisc::Drr(Box::new(drr::Drr::new(sw.buffer, &sw.drr.clone().unwrap_or_default(), tenants))),
-        QueueKind::Pfabric => QueueDisc::Pfabric(Box::new(pfabric::Pfabric::new(sw.buffer))),
-        QueueKind::Priority => {
-            let cfg = sw.priority.clone().unwrap_or_default();
-            let classes = (0..cfg.classes as usize)
-                .map(|c| match cfg.class {
-                    ClassKind::Taildrop => QueueDisc::taildrop(sw.buffer),
-                    ClassKind::Ecn => ecn_q(),
-                    ClassKind::Red => red_q(c),
-                })
-                .collect();
-            QueueDisc::Priority(Box::new(Priority::new(classes)))
-        }
-    }
+    QueueDisc::build(sw.queue.kind, &sw.queue, &PortQueue { buffer: sw.buffer, rate, seed, port, class: 0, tenants })
 }
 
 /// Replaces every switch port's queue with the configured discipline (after the link rates

@@ -6,10 +6,16 @@
 pub mod suggest;
 mod typed;
 
-pub use typed::{by_kind, typed};
+pub use typed::{by_kind, nested, typed, unknown_key};
 
 use crate::units::BufferSize;
-use serde::Serializer;
+use serde::{Deserialize, Serialize, Serializer};
+
+/// The settings of a kind that has none (a controller, a queue discipline): any key given is
+/// an error naming the valid ones (none).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NoSettings {}
 
 /// Serializes a buffer limit as `"<n>B"` or `"<n>pkt"`, a form the parser reads back.
 pub fn ser_buffer<S: Serializer>(b: &BufferSize, s: S) -> Result<S::Ok, S::Error> {

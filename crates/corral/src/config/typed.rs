@@ -47,6 +47,22 @@ where
     })
 }
 
+/// Deserializes `value` as `T` inside another type's `Deserialize`: a failure becomes that
+/// deserializer's error, carrying the key path `path` plus the path inside `value`, so the
+/// outer [`typed`] reports `<outer path>.<path>.<key>`.
+pub fn nested<T: DeserializeOwned, E: serde::de::Error>(value: toml::Value, path: &str) -> std::result::Result<T, E> {
+    typed(value, path).map_err(|e| match e {
+        Error::Config { path, msg } => nested_err(&path, &msg),
+        other => E::custom(other.to_string()),
+    })
+}
+
+/// The error of an unknown key `key` inside another type's `Deserialize`, in serde's words
+/// (which [`typed`] turns into "unknown key; did you mean ... (valid keys: ...)").
+pub fn unknown_key<E: serde::de::Error>(key: &str, valid: &'static [&'static str]) -> E {
+    E::unknown_field(key, valid)
+}
+
 fn nested_err<E: serde::de::Error>(path: &str, msg: &str) -> E {
     E::custom(format!("{MARK}{path}{MARK}{msg}"))
 }

@@ -96,25 +96,7 @@ pub enum Mode {
     Fluid,
 }
 
-/// The queue discipline of switch output ports.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueKind {
-    /// Drop-tail FIFO.
-    Taildrop,
-    /// Drop-tail FIFO with ECN marking above `ecn_threshold` (DCTCP-style).
-    Ecn,
-    /// Random Early Detection, `[switch.red]`.
-    Red,
-    /// Stochastic Fairness Queueing, `[switch.sfq]`.
-    Sfq,
-    /// Strict priority classes, `[switch.priority]`.
-    Priority,
-    /// Per-flow weighted deficit round robin, `[switch.drr]`.
-    Drr,
-    /// pFabric: serve and drop by the packets' remaining-size priority.
-    Pfabric,
-}
+pub use crate::net::queue::{QueueKind, QueueSettings};
 
 /// How a switch's ports share buffer memory.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -126,59 +108,92 @@ pub enum BufferModel {
     Shared,
 }
 
-/// `[switch]`: every switch output port.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
+/// `[switch]`: every switch output port. Its discipline (`queue`, `ecn_threshold` and the
+/// discipline's `[switch.<kind>]` table) is [`QueueSettings`], declared with the disciplines
+/// themselves ([`crate::net::queue`]); the rest is below.
+#[derive(Clone, Debug)]
 pub struct SwitchConfig {
     /// Buffer per output port, bytes ("16KB") or packets ("32pkt") (default "100pkt").
-    #[serde(serialize_with = "crate::config::ser_buffer")]
     pub buffer: BufferSize,
-    /// Queue discipline (default "taildrop").
-    pub queue: QueueKind,
-    /// Marking threshold K for queue = "ecn", bytes or packets.
-    #[serde(serialize_with = "crate::config::ser_opt_buffer", skip_serializing_if = "Option::is_none")]
-    pub ecn_threshold: Option<BufferSize>,
-    /// RED parameters (queue = "red", or "priority" with class = "red").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub red: Option<crate::net::queue::red::RedConfig>,
-    /// SFQ parameters (queue = "sfq").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sfq: Option<crate::net::queue::sfq::SfqConfig>,
-    /// Priority classes (queue = "priority").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub priority: Option<crate::net::queue::priority::PriorityConfig>,
-    /// DRR parameters (queue = "drr").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub drr: Option<crate::net::queue::drr::DrrConfig>,
+    /// The discipline and its settings (default "taildrop").
+    pub queue: QueueSettings,
     /// "per_port" (default) or "shared".
     pub buffer_model: BufferModel,
     /// Buffer memory of each switch, shared by its output ports (buffer_model = "shared").
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<crate::units::Bytes>,
     /// Dynamic-threshold factor (buffer_model = "shared"; default 1.0).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
     /// Hop-by-hop per-flow back-pressure (R2C2's PFQ): a port sends a packet of a flow to a
     /// switch only while that switch holds fewer than this many packets of the flow (default
     /// 0: off). Needs per-flow queues (queue = "drr", key "flow").
-    #[serde(skip_serializing_if = "is_zero")]
     pub backpressure: u32,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
+/// The keys of `[switch]` besides the discipline's.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct SwitchRest {
+    buffer: BufferSize,
+    buffer_model: BufferModel,
+    shared_buffer: Option<crate::units::Bytes>,
+    alpha: Option<f64>,
+    backpressure: u32,
+}
+
+impl Default for SwitchRest {
+    fn default() -> Self {
+        let d = SwitchConfig::default();
+        SwitchRest { buffer: d.buffer, buffer_model: d.buffer_model, shared_buffer: d.shared_buffer, alpha: d.alpha, backpressure: d.backpressure }
+    }
+}
+
+/// Every key `[switch]` takes, in the order of its reference (and of an unknown key's error).
+fn switch_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let tables = crate::net::queue::QueueKind::ALL.iter().filter(|k| k.has_table()).map(|k| k.name());
+        ["buffer", "queue", "ecn_threshold"].into_iter().chain(tables).chain(["buffer_model", "shared_buffer", "alpha", "backpressure"]).collect()
+    })
+}
+
+impl<'de> Deserialize<'de> for SwitchConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut t = toml::Table::deserialize(d)?;
+        if let Some(k) = t.keys().find(|k| !switch_keys().contains(&k.as_str())) {
+            return Err(crate::config::unknown_key(k, switch_keys()));
+        }
+        let queue = QueueSettings::take(&mut t)?;
+        let rest: SwitchRest = crate::config::nested(toml::Value::Table(t), "")?;
+        Ok(SwitchConfig { buffer: rest.buffer, queue, buffer_model: rest.buffer_model, shared_buffer: rest.shared_buffer, alpha: rest.alpha, backpressure: rest.backpressure })
+    }
+}
+
+/// In the order of [`switch_keys`]; unset optional keys and a zero back-pressure are left out.
+impl Serialize for SwitchConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("buffer", &crate::net::queue::BufferText(self.buffer))?;
+        self.queue.serialize_into(&mut m)?;
+        m.serialize_entry("buffer_model", &self.buffer_model)?;
+        if let Some(b) = &self.shared_buffer {
+            m.serialize_entry("shared_buffer", b)?;
+        }
+        if let Some(a) = &self.alpha {
+            m.serialize_entry("alpha", a)?;
+        }
+        if self.backpressure != 0 {
+            m.serialize_entry("backpressure", &self.backpressure)?;
+        }
+        m.end()
+    }
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
         SwitchConfig {
             buffer: BufferSize::Packets(100),
-            queue: QueueKind::Taildrop,
-            ecn_threshold: None,
-            red: None,
-            sfq: None,
-            priority: None,
-            drr: None,
+            queue: QueueSettings::default(),
             buffer_model: BufferModel::PerPort,
             shared_buffer: None,
             alpha: None,

@@ -3,7 +3,7 @@
 //! network is built ([`super::flows`]).
 
 use super::{BufferModel, QueueKind, Scenario, SwitchConfig};
-use crate::net::queue::priority::ClassKind;
+use crate::net::queue::QueueConfig;
 use crate::error::{config_err, ensure, Result};
 use crate::units::Time;
 
@@ -30,7 +30,7 @@ impl Scenario {
             format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
         })?;
         self.switch.validate()?;
-        if let Some(k) = self.switch.ecn_threshold {
+        if let Some(k) = self.switch.queue.ecn_threshold {
             // A threshold at or above the buffer never marks: the queue drops first.
             let bytes = |b: crate::units::BufferSize| match b {
                 crate::units::BufferSize::Bytes(n) => n,
@@ -90,45 +90,15 @@ impl Scenario {
 }
 
 impl SwitchConfig {
-    /// The discipline sub-tables must match `queue`; the shared-buffer keys need
-    /// buffer_model = "shared".
+    /// The discipline's settings ([`crate::net::queue::QueueSettings::validate`]); the
+    /// shared-buffer keys need buffer_model = "shared".
     fn validate(&self) -> Result<()> {
-        let class = match (self.queue, &self.priority) {
-            (QueueKind::Priority, Some(p)) => Some(p.class),
-            (QueueKind::Priority, None) => Some(ClassKind::Taildrop),
-            _ => None,
+        self.queue.validate("switch")?;
+        let per_flow = match self.queue.table(QueueKind::Drr) {
+            _ if self.queue.kind != QueueKind::Drr => false,
+            Some(QueueConfig::Drr(d)) => d.key == crate::net::queue::drr::DrrKey::Flow,
+            _ => true,
         };
-        let uses_ecn = self.queue == QueueKind::Ecn || class == Some(ClassKind::Ecn);
-        let uses_red = self.queue == QueueKind::Red || class == Some(ClassKind::Red);
-        match (uses_ecn, self.ecn_threshold) {
-            (true, None) => return Err(config_err("switch.ecn_threshold", "required when switch.queue = \"ecn\" or switch.priority.class = \"ecn\" (e.g. \"65pkt\")")),
-            (false, Some(_)) => {
-                return Err(config_err("switch.ecn_threshold", "only used when switch.queue = \"ecn\" (or priority classes of \"ecn\"); remove it or set queue = \"ecn\""))
-            }
-            _ => {}
-        }
-        let unused = |key: &str, wanted: &str| config_err(format!("switch.{key}"), format!("only used when switch.queue = \"{wanted}\" (queue is \"{}\"); remove it or change switch.queue", self.queue_name()));
-        match &self.red {
-            Some(r) if uses_red => r.validate("switch.red")?,
-            Some(_) => return Err(unused("red", "red")),
-            None => {}
-        }
-        match (&self.sfq, self.queue) {
-            (Some(c), QueueKind::Sfq) => c.validate("switch.sfq")?,
-            (Some(_), _) => return Err(unused("sfq", "sfq")),
-            _ => {}
-        }
-        match (&self.priority, self.queue) {
-            (Some(c), QueueKind::Priority) => c.validate("switch.priority")?,
-            (Some(_), _) => return Err(unused("priority", "priority")),
-            _ => {}
-        }
-        match (&self.drr, self.queue) {
-            (Some(c), QueueKind::Drr) => c.validate("switch.drr")?,
-            (Some(_), _) => return Err(unused("drr", "drr")),
-            _ => {}
-        }
-        let per_flow = self.queue == QueueKind::Drr && self.drr.as_ref().is_none_or(|d| d.key == crate::net::queue::drr::DrrKey::Flow);
         ensure(self.backpressure == 0 || per_flow, "switch.backpressure", || "hop-by-hop back-pressure holds back single flows: it needs per-flow queues, queue = \"drr\" (with drr.key = \"flow\")".into())?;
         match self.buffer_model {
             BufferModel::Shared => {
@@ -147,17 +117,5 @@ impl SwitchConfig {
             }
         }
         Ok(())
-    }
-
-    fn queue_name(&self) -> &'static str {
-        match self.queue {
-            QueueKind::Taildrop => "taildrop",
-            QueueKind::Ecn => "ecn",
-            QueueKind::Red => "red",
-            QueueKind::Sfq => "sfq",
-            QueueKind::Priority => "priority",
-            QueueKind::Drr => "drr",
-            QueueKind::Pfabric => "pfabric",
-        }
     }
 }

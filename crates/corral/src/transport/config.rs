@@ -84,7 +84,7 @@ pub enum Recovery {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
-            cc: CcConfig::Newreno,
+            cc: CcConfig::Newreno(Default::default()),
             mss: 1460,
             header: 40,
             initial_window: 10,

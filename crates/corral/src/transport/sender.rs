@@ -961,7 +961,7 @@ mod tests {
     #[test]
     fn window_limits_only_until_the_first_rate() {
         let limit = RateLimit { bps: 1e12, depth: 100 * (MSS + 40), window: Window::UntilRate };
-        let mut s = TcpSender::with(&cfg(), &CcConfig::Newreno, false, Some(limit), None);
+        let mut s = TcpSender::with(&cfg(), &CcConfig::Newreno(Default::default()), false, Some(limit), None);
         let mut out = Vec::new();
         s.start(t(0), &mut out);
         assert_eq!(out.len(), 10, "the initial window");

@@ -10,6 +10,7 @@ use crate::net::queue::red::RedMode;
 use crate::net::NodeKind;
 use crate::route::static_bits::StaticBits;
 use crate::route::Routing;
+use crate::net::queue::QueueConfig;
 use crate::scenario::{BufferModel, QueueKind};
 use crate::transport::config::FlowTransport;
 use crate::units::BufferSize;
@@ -46,20 +47,23 @@ impl Simulation {
         if sw.buffer_model != BufferModel::PerPort {
             return Err(config_err("switch.buffer_model", "corral emulate gives each port its own queue: use \"per_port\""));
         }
-        let switch_queue = match sw.queue {
+        let switch_queue = match sw.queue.kind {
             QueueKind::Taildrop => json!({ "kind": "taildrop", "buffer": buffer(sw.buffer) }),
             QueueKind::Ecn => {
-                let k = sw.ecn_threshold.ok_or_else(|| config_err("switch.ecn_threshold", "queue \"ecn\" needs a threshold"))?;
+                let k = sw.queue.ecn_threshold.ok_or_else(|| config_err("switch.ecn_threshold", "queue \"ecn\" needs a threshold"))?;
                 json!({ "kind": "ecn", "buffer": buffer(sw.buffer), "threshold": buffer(k) })
             }
             QueueKind::Red => {
-                let r = sw.red.clone().unwrap_or_default();
+                let r = match sw.queue.table(QueueKind::Red) {
+                    Some(QueueConfig::Red(r)) => r.clone(),
+                    _ => Default::default(),
+                };
                 json!({
                     "kind": "red", "buffer": buffer(sw.buffer), "min_th": buffer(r.min_th), "max_th": buffer(r.max_th),
                     "w_q": r.w_q, "max_p": r.max_p, "gentle": r.gentle, "mark": r.mode == RedMode::Mark, "mean_packet": r.mean_packet.0,
                 })
             }
-            other => return Err(config_err("switch.queue", format!("corral emulate maps taildrop, ecn and red to Linux qdiscs, got {other:?}"))),
+            other => return Err(config_err("switch.queue", format!("corral emulate maps taildrop, ecn and red to Linux qdiscs, got \"{}\"", other.name()))),
         };
         let host_queue = json!({ "kind": "taildrop", "buffer": buffer(sc.host.buffer) });
         let net = &self.net;

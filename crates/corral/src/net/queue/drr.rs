@@ -177,6 +177,17 @@ impl Discipline for Drr {
     rounds_accessors!();
 }
 
+
+impl super::Declared for Drr {
+    type Config = DrrConfig;
+    fn validate(cfg: &DrrConfig, path: &str) -> Result<()> {
+        cfg.validate(path)
+    }
+    fn build(cfg: &DrrConfig, _settings: &super::QueueSettings, port: &super::PortQueue) -> Drr {
+        Drr::new(port.buffer, cfg, port.tenants)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,8 +9,10 @@
 //! Disciplines that make room by dropping an already queued packet (SFQ, DRR) answer
 //! [`Admit::Displace`] and hand the victims out through [`Discipline::pop_victim`].
 //!
-//! Every discipline implements [`Discipline`]; [`QueueDisc`] is the closed enum the
-//! per-packet path dispatches through, and it never reaches into a discipline's fields.
+//! Every discipline implements [`Discipline`] and [`Declared`] (its settings and how a port
+//! gets one); the `disciplines!` list generates [`QueueKind`], [`QueueConfig`] and
+//! [`QueueDisc`], the closed enum the per-packet path dispatches through, which never reaches
+//! into a discipline's fields.
 
 /// The accessors of a discipline that keeps its packets in one [`Fifo`] named `fifo`: its
 /// bytes and packets, and (unless it passes `bytes_and_packets_only`) its dequeue. With
@@ -83,9 +85,12 @@ pub mod rounds;
 pub mod sfq;
 pub mod taildrop;
 
+use crate::error::{config_err, Result};
 use crate::ids::{FlowId, PktId};
-use crate::units::{BufferSize, Time};
+use crate::units::{BufferSize, Rate, Time};
+pub use crate::config::NoSettings;
 pub use fifo::Fifo;
+use serde::{Deserialize, Serialize};
 
 /// The fate of an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,79 +164,288 @@ pub trait Discipline {
     fn packets(&self) -> u64;
 }
 
-/// The closed set of disciplines, dispatched statically on the per-packet path. The FIFOs
-/// sit inline in their port; the larger disciplines are boxed, which keeps every port small.
-pub enum QueueDisc {
-    TailDrop(taildrop::TailDrop),
-    EcnThreshold(ecn_threshold::EcnThreshold),
-    Red(Box<red::Red>),
-    Sfq(Box<sfq::Sfq>),
-    Priority(Box<priority::Priority>),
-    Drr(Box<drr::Drr>),
-    Pfabric(Box<pfabric::Pfabric>),
+/// One queue discipline as a scenario declares it: `switch.queue = "<name>"`, its settings in
+/// the table `[switch.<name>]`. Each discipline file implements it, and the [`disciplines!`]
+/// list below is the one place the set of disciplines is written: a new discipline is its
+/// file and one line there.
+pub trait Declared: Discipline + Sized {
+    /// Its settings ([`NoSettings`] and `TABLE = false` for a discipline without any).
+    type Config: serde::de::DeserializeOwned + Serialize + Clone + std::fmt::Debug + PartialEq + Default;
+    /// It has a settings table `[switch.<name>]`.
+    const TABLE: bool = true;
+    /// The discipline it is made of with these settings (a priority queue's classes), whose
+    /// settings it uses too.
+    fn composes(_cfg: &Self::Config) -> Option<QueueKind> {
+        None
+    }
+    /// Checks the settings; errors name keys under `path` (`switch.red`).
+    fn validate(_cfg: &Self::Config, _path: &str) -> Result<()> {
+        Ok(())
+    }
+    /// The discipline of one port.
+    fn build(cfg: &Self::Config, settings: &QueueSettings, port: &PortQueue) -> Self;
 }
 
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            QueueDisc::TailDrop($q) => $e,
-            QueueDisc::EcnThreshold($q) => $e,
-            QueueDisc::Red($q) => $e,
-            QueueDisc::Sfq($q) => $e,
-            QueueDisc::Priority($q) => $e,
-            QueueDisc::Drr($q) => $e,
-            QueueDisc::Pfabric($q) => $e,
+/// What building one port's discipline may use.
+#[derive(Clone, Copy)]
+pub struct PortQueue<'a> {
+    /// The port's buffer (`switch.buffer`).
+    pub buffer: BufferSize,
+    /// Its serialization rate.
+    pub rate: Rate,
+    /// The run's seed, the port's global index and (inside a priority queue) the class: a
+    /// randomized discipline draws from its own stream of these.
+    pub seed: u64,
+    pub port: usize,
+    pub class: usize,
+    /// The run's tenants in order of appearance (DRR by tenant).
+    pub tenants: &'a [String],
+}
+
+/// The discipline part of `[switch]`: which discipline, the ECN marking threshold, and the
+/// settings tables given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSettings {
+    /// `switch.queue` (default "taildrop").
+    pub kind: QueueKind,
+    /// `switch.ecn_threshold`: marking threshold K of "ecn" queues (and "ecn" priority
+    /// classes), bytes or packets.
+    pub ecn_threshold: Option<BufferSize>,
+    /// The `[switch.<kind>]` tables given, in the disciplines' declaration order.
+    pub tables: Vec<QueueConfig>,
+}
+
+impl Default for QueueSettings {
+    fn default() -> Self {
+        QueueSettings { kind: QueueKind::Taildrop, ecn_threshold: None, tables: Vec::new() }
+    }
+}
+
+/// Declares the disciplines: for each, its name in scenarios, its variant in [`QueueKind`],
+/// [`QueueConfig`] and [`QueueDisc`], and its type (`, boxed` for the larger ones, which
+/// keeps every port small: the FIFOs sit inline). Generates those enums, the list of names,
+/// and the dispatch of the per-packet path.
+macro_rules! disciplines {
+    ($($name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
+        /// The queue discipline of switch output ports (`switch.queue`).
+        #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum QueueKind {
+            $(#[serde(rename = $name)] $variant,)*
+        }
+
+        /// The disciplines' names, in declaration order.
+        pub const KINDS: &[&str] = &[$($name),*];
+
+        impl QueueKind {
+            pub const ALL: &[QueueKind] = &[$(QueueKind::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                match self { $(QueueKind::$variant => $name,)* }
+            }
+
+            /// It has a settings table `[switch.<name>]`.
+            pub fn has_table(self) -> bool {
+                match self { $(QueueKind::$variant => <$ty as Declared>::TABLE,)* }
+            }
+        }
+
+        /// One discipline's settings, tagged by the discipline.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum QueueConfig {
+            $($variant(<$ty as Declared>::Config),)*
+        }
+
+        impl QueueConfig {
+            pub fn kind(&self) -> QueueKind {
+                match self { $(QueueConfig::$variant(_) => QueueKind::$variant,)* }
+            }
+
+            /// The settings of `kind` when its table is not given.
+            pub fn default_for(kind: QueueKind) -> QueueConfig {
+                match kind { $(QueueKind::$variant => QueueConfig::$variant(Default::default()),)* }
+            }
+
+            /// The settings of `kind` from its table (errors name keys under its path).
+            pub fn parse<E: serde::de::Error>(kind: QueueKind, v: toml::Value) -> std::result::Result<QueueConfig, E> {
+                Ok(match kind { $(QueueKind::$variant => QueueConfig::$variant(crate::config::nested(v, $name)?),)* })
+            }
+
+            /// [`Declared::validate`] of its discipline.
+            pub fn validate(&self, path: &str) -> Result<()> {
+                match self { $(QueueConfig::$variant(c) => <$ty as Declared>::validate(c, path),)* }
+            }
+
+            /// [`Declared::composes`] of its discipline.
+            pub fn composes(&self) -> Option<QueueKind> {
+                match self { $(QueueConfig::$variant(c) => <$ty as Declared>::composes(c),)* }
+            }
+        }
+
+        /// The settings alone, as their table.
+        impl Serialize for QueueConfig {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                match self { $(QueueConfig::$variant(c) => c.serialize(s),)* }
+            }
+        }
+
+        /// The closed set of disciplines, dispatched statically on the per-packet path.
+        pub enum QueueDisc {
+            $($variant(disciplines!(@type $ty $(, $boxed)?)),)*
+        }
+
+        impl QueueDisc {
+            /// The discipline `kind` of one port, with its settings from `settings` (its
+            /// defaults where its table is not given).
+            pub fn build(kind: QueueKind, settings: &QueueSettings, port: &PortQueue) -> QueueDisc {
+                match kind {
+                    $(QueueKind::$variant => {
+                        let given = settings.tables.iter().find_map(|t| match t { QueueConfig::$variant(c) => Some(c), _ => None });
+                        let cfg = given.cloned().unwrap_or_default();
+                        QueueDisc::$variant(disciplines!(@held $($boxed)? <$ty as Declared>::build(&cfg, settings, port)))
+                    })*
+                }
+            }
+        }
+
+        impl Discipline for QueueDisc {
+            #[inline(always)]
+            fn enqueue(&mut self, a: Arrival) -> Admit {
+                match self { $(QueueDisc::$variant(q) => q.enqueue(a),)* }
+            }
+
+            #[inline(always)]
+            fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
+                match self { $(QueueDisc::$variant(q) => q.dequeue(now),)* }
+            }
+
+            fn dequeue_where(&mut self, now: Time, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
+                match self { $(QueueDisc::$variant(q) => q.dequeue_where(now, may_send),)* }
+            }
+
+            #[inline(always)]
+            fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
+                match self { $(QueueDisc::$variant(q) => q.pass_idle(a),)* }
+            }
+
+            #[inline]
+            fn pop_victim(&mut self) -> Option<(PktId, u32)> {
+                match self { $(QueueDisc::$variant(q) => q.pop_victim(),)* }
+            }
+
+            #[inline]
+            fn bytes(&self) -> u64 {
+                match self { $(QueueDisc::$variant(q) => q.bytes(),)* }
+            }
+
+            #[inline]
+            fn packets(&self) -> u64 {
+                match self { $(QueueDisc::$variant(q) => q.packets(),)* }
+            }
         }
     };
+    (@type $ty:ty, boxed) => { Box<$ty> };
+    (@type $ty:ty) => { $ty };
+    (@held boxed $e:expr) => { Box::new($e) };
+    (@held $e:expr) => { $e };
+}
+
+disciplines! {
+    "taildrop" => Taildrop(taildrop::TailDrop),
+    "ecn" => Ecn(ecn_threshold::EcnThreshold),
+    "red" => Red(red::Red, boxed),
+    "sfq" => Sfq(sfq::Sfq, boxed),
+    "priority" => Priority(priority::Priority, boxed),
+    "drr" => Drr(drr::Drr, boxed),
+    "pfabric" => Pfabric(pfabric::Pfabric, boxed),
+}
+
+impl QueueSettings {
+    /// The settings table given for `kind`.
+    pub fn table(&self, kind: QueueKind) -> Option<&QueueConfig> {
+        self.tables.iter().find(|t| t.kind() == kind)
+    }
+
+    /// The disciplines in use: the queue's, and the one it is made of.
+    pub fn used(&self) -> Vec<QueueKind> {
+        let composed = self.table(self.kind).cloned().unwrap_or_else(|| QueueConfig::default_for(self.kind)).composes();
+        std::iter::once(self.kind).chain(composed).collect()
+    }
+
+    /// A table is given only for a discipline in use, the ECN threshold exactly when an "ecn"
+    /// queue is in use; each table's own checks. `at` is the key path of `[switch]`.
+    pub fn validate(&self, at: &str) -> Result<()> {
+        let used = self.used();
+        let ecn = used.contains(&QueueKind::Ecn);
+        let key = format!("{at}.ecn_threshold");
+        match (ecn, self.ecn_threshold) {
+            (true, None) => return Err(config_err(key, format!("required when {at}.queue = \"ecn\" or {at}.priority.class = \"ecn\" (e.g. \"65pkt\")"))),
+            (false, Some(_)) => return Err(config_err(key, format!("only used when {at}.queue = \"ecn\" (or priority classes of \"ecn\"); remove it or set queue = \"ecn\""))),
+            _ => {}
+        }
+        for t in &self.tables {
+            let name = t.kind().name();
+            if !used.contains(&t.kind()) {
+                return Err(config_err(format!("{at}.{name}"), format!("only used when {at}.queue = \"{name}\" (queue is \"{}\"); remove it or change {at}.queue", self.kind.name())));
+            }
+            t.validate(&format!("{at}.{name}"))?;
+        }
+        Ok(())
+    }
+
+    /// Takes the discipline's keys (`queue`, `ecn_threshold`, the `[<kind>]` tables) out of
+    /// the `[switch]` table `t`, leaving the rest; `E` is the caller's deserializer error.
+    pub fn take<E: serde::de::Error>(t: &mut toml::Table) -> std::result::Result<QueueSettings, E> {
+        let mut out = QueueSettings::default();
+        if let Some(v) = t.remove("queue") {
+            out.kind = crate::config::nested::<QueueKind, E>(v, "queue")?;
+        }
+        if let Some(v) = t.remove("ecn_threshold") {
+            out.ecn_threshold = Some(crate::config::nested::<crate::units::BufferSize, E>(v, "ecn_threshold")?);
+        }
+        for &kind in QueueKind::ALL {
+            if kind.has_table() {
+                if let Some(v) = t.remove(kind.name()) {
+                    out.tables.push(QueueConfig::parse(kind, v)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes the discipline's keys into a `[switch]` map being serialized: `queue`, then
+    /// `ecn_threshold` if given, then the tables in declaration order.
+    pub fn serialize_into<M: serde::ser::SerializeMap>(&self, m: &mut M) -> std::result::Result<(), M::Error> {
+        m.serialize_entry("queue", &self.kind)?;
+        if let Some(k) = self.ecn_threshold {
+            m.serialize_entry("ecn_threshold", &BufferText(k))?;
+        }
+        for t in &self.tables {
+            m.serialize_entry(t.kind().name(), t)?;
+        }
+        Ok(())
+    }
+}
+
+/// A buffer limit serialized as the scenario writes it (`"64pkt"`, `"16000B"`).
+pub struct BufferText(pub BufferSize);
+
+impl Serialize for BufferText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        crate::config::ser_buffer(&self.0, s)
+    }
 }
 
 impl QueueDisc {
     pub fn taildrop(limit: BufferSize) -> QueueDisc {
-        QueueDisc::TailDrop(taildrop::TailDrop::new(limit))
+        QueueDisc::Taildrop(taildrop::TailDrop::new(limit))
     }
 
     pub fn ecn_threshold(limit: BufferSize, threshold: BufferSize) -> QueueDisc {
-        QueueDisc::EcnThreshold(ecn_threshold::EcnThreshold::new(limit, threshold))
+        QueueDisc::Ecn(ecn_threshold::EcnThreshold::new(limit, threshold))
     }
 
     pub fn is_empty(&self) -> bool {
         self.packets() == 0
-    }
-}
-
-impl Discipline for QueueDisc {
-    #[inline(always)]
-    fn enqueue(&mut self, a: Arrival) -> Admit {
-        dispatch!(self, q => q.enqueue(a))
-    }
-
-    #[inline(always)]
-    fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
-        dispatch!(self, q => q.dequeue(now))
-    }
-
-    fn dequeue_where(&mut self, now: Time, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
-        dispatch!(self, q => q.dequeue_where(now, may_send))
-    }
-
-    #[inline(always)]
-    fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
-        dispatch!(self, q => q.pass_idle(a))
-    }
-
-    #[inline]
-    fn pop_victim(&mut self) -> Option<(PktId, u32)> {
-        dispatch!(self, q => q.pop_victim())
-    }
-
-    #[inline]
-    fn bytes(&self) -> u64 {
-        dispatch!(self, q => q.bytes())
-    }
-
-    #[inline]
-    fn packets(&self) -> u64 {
-        dispatch!(self, q => q.packets())
     }
 }
 

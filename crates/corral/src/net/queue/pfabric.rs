@@ -83,6 +83,15 @@ impl Discipline for Pfabric {
     }
 }
 
+
+impl super::Declared for Pfabric {
+    type Config = super::NoSettings;
+    const TABLE: bool = false;
+    fn build(_cfg: &super::NoSettings, _settings: &super::QueueSettings, port: &super::PortQueue) -> Pfabric {
+        Pfabric::new(port.buffer)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,6 +84,33 @@ impl Discipline for Priority {
     }
 }
 
+
+impl ClassKind {
+    fn queue(self) -> super::QueueKind {
+        match self {
+            ClassKind::Taildrop => super::QueueKind::Taildrop,
+            ClassKind::Ecn => super::QueueKind::Ecn,
+            ClassKind::Red => super::QueueKind::Red,
+        }
+    }
+}
+
+/// Its classes are each a discipline of `class`'s kind, built with that kind's settings (the
+/// `[switch.red]` table, `switch.ecn_threshold`), each with the port's buffer.
+impl super::Declared for Priority {
+    type Config = PriorityConfig;
+    fn composes(cfg: &PriorityConfig) -> Option<super::QueueKind> {
+        Some(cfg.class.queue())
+    }
+    fn validate(cfg: &PriorityConfig, path: &str) -> Result<()> {
+        cfg.validate(path)
+    }
+    fn build(cfg: &PriorityConfig, settings: &super::QueueSettings, port: &super::PortQueue) -> Priority {
+        let classes = (0..cfg.classes as usize).map(|class| QueueDisc::build(cfg.class.queue(), settings, &super::PortQueue { class, ..*port })).collect();
+        Priority::new(classes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -238,6 +238,19 @@ impl Discipline for Red {
     fifo_accessors!(bytes_and_packets_only);
 }
 
+
+impl super::Declared for Red {
+    type Config = RedConfig;
+    fn validate(cfg: &RedConfig, path: &str) -> Result<()> {
+        cfg.validate(path)
+    }
+    /// Each port, and each priority class of it, has its own random stream.
+    fn build(cfg: &RedConfig, _settings: &super::QueueSettings, port: &super::PortQueue) -> Red {
+        let rng = crate::sim::rng::Rng::stream(port.seed, crate::sim::rng::stream::RED, (port.port * 8 + port.class) as u64);
+        Red::new(port.buffer, cfg.clone(), port.rate, rng)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -112,6 +112,17 @@ impl Discipline for Sfq {
     rounds_accessors!();
 }
 
+
+impl super::Declared for Sfq {
+    type Config = SfqConfig;
+    fn validate(cfg: &SfqConfig, path: &str) -> Result<()> {
+        cfg.validate(path)
+    }
+    fn build(cfg: &SfqConfig, _settings: &super::QueueSettings, port: &super::PortQueue) -> Sfq {
+        Sfq::new(port.buffer, cfg, crate::sim::rng::Rng::stream(port.seed, crate::sim::rng::stream::SFQ, port.port as u64))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -404,6 +404,18 @@ impl CongestionControl for Bbr {
     }
 }
 
+
+impl super::Controller for Bbr {
+    type Config = BbrConfig;
+    const RATE_SAMPLES: bool = true;
+    fn new(cfg: &BbrConfig) -> Bbr {
+        Bbr::new(cfg.clone())
+    }
+    fn validate(cfg: &BbrConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -216,6 +216,17 @@ pub fn cbrt(x: f64) -> f64 {
     y * f64::from_bits(((q + q_bias + 1023) as u64) << 52)
 }
 
+
+impl super::Controller for Cubic {
+    type Config = CubicConfig;
+    fn new(cfg: &CubicConfig) -> Cubic {
+        Cubic::new(cfg.clone())
+    }
+    fn validate(cfg: &CubicConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,6 +100,18 @@ impl CongestionControl for D2tcp {
     }
 }
 
+
+impl super::Controller for D2tcp {
+    type Config = D2tcpConfig;
+    const ACCURATE_ECN: bool = true;
+    fn new(cfg: &D2tcpConfig) -> D2tcp {
+        D2tcp::new(cfg.clone())
+    }
+    fn validate(cfg: &D2tcpConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

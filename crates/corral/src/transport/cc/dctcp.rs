@@ -107,6 +107,18 @@ impl CongestionControl for Dctcp {
     }
 }
 
+
+impl super::Controller for Dctcp {
+    type Config = DctcpConfig;
+    const ACCURATE_ECN: bool = true;
+    fn new(cfg: &DctcpConfig) -> Dctcp {
+        Dctcp::new(cfg.clone())
+    }
+    fn validate(cfg: &DctcpConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

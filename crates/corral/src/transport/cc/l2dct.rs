@@ -110,6 +110,18 @@ impl CongestionControl for L2dct {
     }
 }
 
+
+impl super::Controller for L2dct {
+    type Config = L2dctConfig;
+    const ACCURATE_ECN: bool = true;
+    fn new(cfg: &L2dctConfig) -> L2dct {
+        L2dct::new(cfg.clone())
+    }
+    fn validate(cfg: &L2dctConfig) -> Result<(), String> {
+        cfg.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -141,177 +141,155 @@ pub trait CongestionControl {
     fn on_rate_sample(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
 }
 
-/// Which controller a flow uses, with its settings (scenario key `transport.cc`).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum CcConfig {
-    /// TCP NewReno (RFC 5681 window growth, RFC 6582 recovery).
-    Newreno,
-    /// CUBIC (RFC 9438).
-    Cubic(cubic::CubicConfig),
-    /// DCTCP (RFC 8257).
-    Dctcp(dctcp::DctcpConfig),
-    /// D2TCP, deadline-aware DCTCP.
-    D2tcp(d2tcp::D2tcpConfig),
-    /// L2DCT, size-aware DCTCP.
-    L2dct(l2dct::L2dctConfig),
-    /// pFabric's host: a fixed BDP window, packets prioritized by remaining size.
-    Pfabric,
-    /// BBR v1: paced at the model's bandwidth, window at twice its BDP.
-    Bbr(bbr::BbrConfig),
+/// One congestion controller as a scenario names it: `transport.cc = "<name>"`, or a table
+/// `{ kind = "<name>", ... }` of its [`Controller::Config`]. Each controller file implements it,
+/// and the [`controllers!`] list below is the one place the set of controllers is written: a
+/// new controller is its file and one line there.
+pub trait Controller: CongestionControl + Clone + std::fmt::Debug {
+    /// Its settings; [`NoSettings`] for a controller without any.
+    type Config: serde::de::DeserializeOwned + Serialize + Clone + std::fmt::Debug + PartialEq;
+    /// It reacts to ECN marks and needs the receiver to echo every CE mark (RFC 8257 section
+    /// 3.2: DCTCP's family); the others use RFC 3168 classic echo, latched until CWR.
+    const ACCURATE_ECN: bool = false;
+    /// Its packets carry their flow's remaining size as priority (pFabric).
+    const SIZE_PRIORITY: bool = false;
+    /// It reads delivery rate samples, so the sender keeps them (BBR).
+    const RATE_SAMPLES: bool = false;
+    fn new(cfg: &Self::Config) -> Self;
+    /// Checks the settings (a message for the key `transport.cc`).
+    fn validate(_cfg: &Self::Config) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+pub use crate::config::NoSettings;
+
+/// Declares the controllers: for each, its name in scenarios, its variant in [`CcConfig`] and
+/// [`AnyCc`], and its type (`, boxed` keeps a large controller off the sender's inline
+/// state). Generates the config enum, its parser and queries, the list of names, and the
+/// closed dispatch enum of the per-packet path.
+macro_rules! controllers {
+    ($($name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
+        /// Which controller a flow uses, with its settings (scenario key `transport.cc`).
+        #[derive(Clone, Debug, Serialize, PartialEq)]
+        #[serde(tag = "kind")]
+        pub enum CcConfig {
+            $(#[serde(rename = $name)] $variant(<$ty as Controller>::Config),)*
+        }
+
+        /// The controllers' names, in declaration order.
+        pub const KINDS: &[&str] = &[$($name),*];
+
+        impl CcConfig {
+            fn parse(kind: &str, v: toml::Value) -> crate::Result<CcConfig> {
+                Ok(match kind {
+                    $($name => CcConfig::$variant(crate::config::typed(v, "")?),)*
+                    other => unreachable!("by_kind checked {other}"),
+                })
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self { $(CcConfig::$variant(_) => $name,)* }
+            }
+
+            /// Checks the controller's settings.
+            pub fn validate(&self) -> Result<(), String> {
+                match self { $(CcConfig::$variant(c) => <$ty as Controller>::validate(c),)* }
+            }
+
+            /// [`Controller::ACCURATE_ECN`] of the chosen controller.
+            pub fn accurate_ecn(&self) -> bool {
+                match self { $(CcConfig::$variant(_) => <$ty as Controller>::ACCURATE_ECN,)* }
+            }
+
+            /// [`Controller::SIZE_PRIORITY`] of the chosen controller.
+            pub fn size_priority(&self) -> bool {
+                match self { $(CcConfig::$variant(_) => <$ty as Controller>::SIZE_PRIORITY,)* }
+            }
+
+            /// [`Controller::RATE_SAMPLES`] of the chosen controller.
+            pub fn uses_rate_samples(&self) -> bool {
+                match self { $(CcConfig::$variant(_) => <$ty as Controller>::RATE_SAMPLES,)* }
+            }
+
+            pub fn build(&self) -> AnyCc {
+                match self { $(CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$ty as Controller>::new(c))),)* }
+            }
+        }
+
+        /// Closed set of controllers for static dispatch on the per-packet path.
+        #[derive(Clone, Debug)]
+        pub enum AnyCc {
+            $($variant(controllers!(@type $ty $(, $boxed)?)),)*
+        }
+
+        impl CongestionControl for AnyCc {
+            fn on_flow(&mut self, size: Option<u64>, deadline: Option<Time>) {
+                match self { $(AnyCc::$variant(c) => c.on_flow(size, deadline),)* }
+            }
+            fn on_ack(&mut self, st: &mut CcState, acked: u64, now: Time, srtt: Time) {
+                match self { $(AnyCc::$variant(c) => c.on_ack(st, acked, now, srtt),)* }
+            }
+            fn on_feedback(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+                match self { $(AnyCc::$variant(c) => c.on_feedback(acked, ece, snd_una, snd_nxt),)* }
+            }
+            fn on_loss(&mut self, st: &mut CcState, flight: u64, now: Time) {
+                match self { $(AnyCc::$variant(c) => c.on_loss(st, flight, now),)* }
+            }
+            fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
+                match self { $(AnyCc::$variant(c) => c.on_ecn(st, flight, now),)* }
+            }
+            fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {
+                match self { $(AnyCc::$variant(c) => c.on_timeout(st, flight, now),)* }
+            }
+            fn on_recovery_exit(&mut self, st: &mut CcState, now: Time) {
+                match self { $(AnyCc::$variant(c) => c.on_recovery_exit(st, now),)* }
+            }
+            fn seed(&mut self, seed: u64) {
+                match self { $(AnyCc::$variant(c) => c.seed(seed),)* }
+            }
+            fn owns_window(&self) -> bool {
+                match self { $(AnyCc::$variant(c) => c.owns_window(),)* }
+            }
+            fn pacing_rate(&self) -> Option<f64> {
+                match self { $(AnyCc::$variant(c) => c.pacing_rate(),)* }
+            }
+            fn on_rate_sample(&mut self, st: &mut CcState, ack: &AckInfo) {
+                match self { $(AnyCc::$variant(c) => c.on_rate_sample(st, ack),)* }
+            }
+        }
+    };
+    (@type $ty:ty, boxed) => { Box<$ty> };
+    (@type $ty:ty) => { $ty };
+    (@held boxed $e:expr) => { Box::new($e) };
+    (@held $e:expr) => { $e };
+}
+
+controllers! {
+    "newreno" => Newreno(newreno::NewReno),
+    "cubic" => Cubic(cubic::Cubic),
+    "dctcp" => Dctcp(dctcp::Dctcp),
+    "d2tcp" => D2tcp(d2tcp::D2tcp),
+    "l2dct" => L2dct(l2dct::L2dct),
+    "pfabric" => Pfabric(pfabric::Pfabric),
+    "bbr" => Bbr(bbr::Bbr, boxed),
 }
 
 /// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.
 impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::config::{by_kind, typed};
         use serde::de::Error;
         let v = match toml::Value::deserialize(d)? {
             toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
             other => other,
         };
-        by_kind(v, &["newreno", "cubic", "dctcp", "d2tcp", "l2dct", "pfabric", "bbr"], |kind, v| {
-            Ok(match kind {
-                "newreno" => {
-                    typed::<NoKeys>(v, "")?;
-                    CcConfig::Newreno
-                }
-                "pfabric" => {
-                    typed::<NoKeys>(v, "")?;
-                    CcConfig::Pfabric
-                }
-                "cubic" => CcConfig::Cubic(typed(v, "")?),
-                "d2tcp" => CcConfig::D2tcp(typed(v, "")?),
-                "l2dct" => CcConfig::L2dct(typed(v, "")?),
-                "bbr" => CcConfig::Bbr(typed(v, "")?),
-                _ => CcConfig::Dctcp(typed(v, "")?),
-            })
-        })
-        .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+        crate::config::by_kind(v, KINDS, CcConfig::parse).map_err(|e: toml::de::Error| D::Error::custom(e.message()))
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoKeys {}
-
 impl CcConfig {
-    /// Checks the controller's settings.
-    pub fn validate(&self) -> Result<(), String> {
-        match self {
-            CcConfig::Newreno | CcConfig::Pfabric => Ok(()),
-            CcConfig::Cubic(c) => c.validate(),
-            CcConfig::Dctcp(c) => c.validate(),
-            CcConfig::D2tcp(c) => c.validate(),
-            CcConfig::L2dct(c) => c.validate(),
-            CcConfig::Bbr(c) => c.validate(),
-        }
-    }
-
-    /// The controller reads delivery rate samples (the sender then keeps them).
-    pub fn uses_rate_samples(&self) -> bool {
-        matches!(self, CcConfig::Bbr(_))
-    }
-
     /// The controller reacts to ECN marks and needs ECN-capable packets.
     pub fn needs_ecn(&self) -> bool {
         self.accurate_ecn()
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::Newreno => "newreno",
-            CcConfig::Cubic(_) => "cubic",
-            CcConfig::Dctcp(_) => "dctcp",
-            CcConfig::D2tcp(_) => "d2tcp",
-            CcConfig::L2dct(_) => "l2dct",
-            CcConfig::Pfabric => "pfabric",
-            CcConfig::Bbr(_) => "bbr",
-        }
-    }
-
-    /// DCTCP and its variants need the receiver to echo every CE mark (RFC 8257 section 3.2);
-    /// the others use RFC 3168 classic echo, latched until CWR.
-    pub fn accurate_ecn(&self) -> bool {
-        matches!(self, CcConfig::Dctcp(_) | CcConfig::D2tcp(_) | CcConfig::L2dct(_))
-    }
-
-    /// Its packets carry their flow's remaining size as priority (pFabric).
-    pub fn size_priority(&self) -> bool {
-        matches!(self, CcConfig::Pfabric)
-    }
-
-    pub fn build(&self) -> AnyCc {
-        match self {
-            CcConfig::Newreno => AnyCc::NewReno(newreno::NewReno),
-            CcConfig::Cubic(c) => AnyCc::Cubic(cubic::Cubic::new(c.clone())),
-            CcConfig::Dctcp(c) => AnyCc::Dctcp(dctcp::Dctcp::new(c.clone())),
-            CcConfig::D2tcp(c) => AnyCc::D2tcp(d2tcp::D2tcp::new(c.clone())),
-            CcConfig::L2dct(c) => AnyCc::L2dct(l2dct::L2dct::new(c.clone())),
-            CcConfig::Pfabric => AnyCc::Pfabric(pfabric::Pfabric::default()),
-            CcConfig::Bbr(c) => AnyCc::Bbr(Box::new(bbr::Bbr::new(c.clone()))),
-        }
-    }
-}
-
-/// Closed set of controllers for static dispatch on the per-packet path.
-#[derive(Clone, Debug)]
-pub enum AnyCc {
-    NewReno(newreno::NewReno),
-    Cubic(cubic::Cubic),
-    Dctcp(dctcp::Dctcp),
-    D2tcp(d2tcp::D2tcp),
-    L2dct(l2dct::L2dct),
-    Pfabric(pfabric::Pfabric),
-    Bbr(Box<bbr::Bbr>),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            AnyCc::NewReno($c) => $e,
-            AnyCc::Cubic($c) => $e,
-            AnyCc::Dctcp($c) => $e,
-            AnyCc::D2tcp($c) => $e,
-            AnyCc::L2dct($c) => $e,
-            AnyCc::Pfabric($c) => $e,
-            AnyCc::Bbr($c) => $e,
-        }
-    };
-}
-
-impl CongestionControl for AnyCc {
-    fn on_flow(&mut self, size: Option<u64>, deadline: Option<Time>) {
-        dispatch!(self, c => c.on_flow(size, deadline))
-    }
-    fn on_ack(&mut self, st: &mut CcState, acked: u64, now: Time, srtt: Time) {
-        dispatch!(self, c => c.on_ack(st, acked, now, srtt))
-    }
-    fn on_feedback(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
-        dispatch!(self, c => c.on_feedback(acked, ece, snd_una, snd_nxt))
-    }
-    fn on_loss(&mut self, st: &mut CcState, flight: u64, now: Time) {
-        dispatch!(self, c => c.on_loss(st, flight, now))
-    }
-    fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
-        dispatch!(self, c => c.on_ecn(st, flight, now))
-    }
-    fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {
-        dispatch!(self, c => c.on_timeout(st, flight, now))
-    }
-    fn on_recovery_exit(&mut self, st: &mut CcState, now: Time) {
-        dispatch!(self, c => c.on_recovery_exit(st, now))
-    }
-    fn seed(&mut self, seed: u64) {
-        dispatch!(self, c => c.seed(seed))
-    }
-    fn owns_window(&self) -> bool {
-        dispatch!(self, c => c.owns_window())
-    }
-    fn pacing_rate(&self) -> Option<f64> {
-        dispatch!(self, c => c.pacing_rate())
-    }
-    fn on_rate_sample(&mut self, st: &mut CcState, ack: &AckInfo) {
-        dispatch!(self, c => c.on_rate_sample(st, ack))
     }
 }

@@ -9,6 +9,14 @@ pub struct NewReno;
 
 impl CongestionControl for NewReno {}
 
+
+impl super::Controller for NewReno {
+    type Config = super::NoSettings;
+    fn new(_cfg: &super::NoSettings) -> NewReno {
+        NewReno
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::CcState;

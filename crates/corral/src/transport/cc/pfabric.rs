@@ -43,6 +43,15 @@ impl CongestionControl for Pfabric {
     }
 }
 
+
+impl super::Controller for Pfabric {
+    type Config = super::NoSettings;
+    const SIZE_PRIORITY: bool = true;
+    fn new(_cfg: &super::NoSettings) -> Pfabric {
+        Pfabric::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
