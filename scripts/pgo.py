@@ -26,6 +26,7 @@ nothing outside the project. Everything this writes is under target/pgo.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -49,19 +50,16 @@ SKIP = {"fct/sweep.toml"}
 
 DUMBBELL = "examples/dumbbell.toml"
 ECN = ["transport.ecn=true", "switch.queue=ecn", "switch.ecn_threshold=20pkt"]
-# The dumbbell under each transport, discipline and mode (1 s simulated each).
-VARIANTS = [
-    ["transport.cc=cubic"],
-    ["transport.cc=dctcp", *ECN],
-    ["transport.cc=d2tcp", *ECN],
-    ["transport.cc=l2dct", *ECN],
-    ["switch.queue=red"],
-    ["switch.queue=sfq"],
-    ["switch.queue=drr"],
-    ["switch.queue=pfabric"],
-    ["switch.queue=priority"],
-    ["mode=fluid"],
-]
+
+
+def variants(kinds: dict[str, list[str]]) -> list[list[str]]:
+    """The dumbbell under each controller (with ECN, which every controller can run with and
+    DCTCP's family needs), each queue discipline, and fluid mode (1 s simulated each): the
+    lists come from the engine itself (`run_scenario --kinds`), so a new kind is trained on
+    without an edit here."""
+    runs = [[f"transport.cc={cc}", *ECN] for cc in kinds["controllers"]]
+    runs += [[f"switch.queue={q}", *(["switch.ecn_threshold=20pkt"] if q == "ecn" else [])] for q in kinds["queues"]]
+    return runs + [["mode=fluid"]]
 
 
 # Runs with a part of the engine the runs above hardly reach: fluid mode with thousands of
@@ -104,7 +102,7 @@ def llvm_profdata() -> Path:
                       "installs it (corral never does that for you)")
 
 
-def training_runs() -> list[list[str]]:
+def training_runs(kinds: dict[str, list[str]]) -> list[list[str]]:
     """Scenario path and overrides of each training run."""
     runs = []
     for path in sorted(SCENARIOS.rglob("*.toml")):
@@ -112,7 +110,7 @@ def training_runs() -> list[list[str]]:
         if name in SKIP:
             continue
         runs.append([str(path)] + ([f"duration={SHORT[name]}"] if name in SHORT else []))
-    runs += [[str(SCENARIOS / DUMBBELL), "duration=1s", *v] for v in VARIANTS]
+    runs += [[str(SCENARIOS / DUMBBELL), "duration=1s", *v] for v in variants(kinds)]
     runs += [[str(SCENARIOS / name), *overrides] for name, overrides in MORE]
     return runs
 
@@ -141,7 +139,10 @@ def make_profile() -> Path:
     if build.returncode != 0:
         raise Unavailable("the instrumented build failed")
     engine = PGO / "gen" / "release" / "examples" / "run_scenario"
-    runs = training_runs()
+    listed = subprocess.run([str(engine), "--kinds"], capture_output=True, text=True)
+    if listed.returncode != 0:
+        raise Unavailable(f"run_scenario --kinds failed: {listed.stderr.strip()[-300:]}")
+    runs = training_runs(json.loads(listed.stdout))
     say(f"training: {len(runs)} runs")
     for args in runs:
         run = subprocess.run([str(engine), *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

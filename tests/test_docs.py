@@ -25,26 +25,43 @@ def _section(name: str) -> tuple[str, list[str]]:
     return BASE, [f"{name}zzz=1"]
 
 
+KINDS = corral.kinds()  # every list of kinds, from its one declaration in the core
+
+
+def _takes_keys(text: str, overrides: list[str]) -> bool:
+    """Whether the table a probe puts `zzz` into takes keys of its own (a kind without
+    settings answers "this table takes no keys" and has no row)."""
+    try:
+        corral.run(text, overrides=overrides)
+    except corral.ScenarioError as e:
+        return "valid keys:" in str(e) and "zzz" in str(e)
+    return False
+
+
+def _kinds_with_keys(rows):
+    return [r for r in rows if _takes_keys(r[1], r[2])]
+
+
+# The [switch.<queue>] tables: those the switch section lists among its keys.
+_SWITCH_KEYS = re.search(r"valid keys: ([^)]*)\)", str(pytest.raises(corral.ScenarioError, corral.run, BASE,
+                                                                      overrides=["switch.zzz=1"]).value)).group(1).split(", ")
+QUEUE_TABLES = [q for q in KINDS["queues"] if q in _SWITCH_KEYS]
+
 # (the README row's first cell, scenario text, overrides): each puts `zzz` in one section.
 PROBES = [
     ("top level", BASE, ["zzz=1"]),
     *((f"`[{s}]`", *_section(f"{s}.")) for s in
-      ("switch", "switch.red", "switch.sfq", "switch.priority", "switch.drr", "host", "network", "transport",
-       "control", "metrics")),
+      ("switch", *(f"switch.{q}" for q in QUEUE_TABLES), "host", "network", "transport", "control", "metrics")),
     ("`[[flows]]`", BASE, ["flows.0.zzz=1"]),
     ("`[[traffic]]`", BASE + TRAFFIC + "zzz = 1\n", []),
     ("`[[rpc]]`", BASE + '[[rpc]]\npairs = 1\nrequest = "1KB"\nresponse = "1KB"\nthink = "1ms"\nzzz = 1\n', []),
     ("`[[events]]`", BASE + '[[events]]\nat = "0s"\nlink = "sw0:1"\nrate = "1Gbps"\nzzz = 1\n', []),
     *((f"`[topology]` kind = `{k}`", BASE.replace('kind = "dumbbell"', f'kind = "{k}"'), ["topology.zzz=1"])
-      for k in ("dumbbell", "fat_tree", "leaf_spine", "three_tier", "torus")),
-    *(("`[routing]`", BASE + f'[routing]\nkind = "{k}"\nzzz = 1\n', []) for k in ("wlb", "equal_length")),
-    *((f"`transport.cc` table, kind = `{k}`", BASE + f'[transport]\ncc = {{ kind = "{k}", zzz = 1 }}\n', [])
-      for k in ("cubic", "dctcp", "d2tcp", "l2dct")),
-    ("`[scheme]` kind = `ideal`", BASE + '[scheme]\nkind = "ideal"\nzzz = 1\n', []),
-    ("`[scheme]` kind = `r2c2`", BASE + '[scheme]\nkind = "r2c2"\nzzz = 1\n', []),
-    ("`[scheme]` kind = `hcc`", BASE + '[scheme]\nkind = "hcc"\nzzz = 1\n', []),
-    ("`[scheme]` kind = `rackcc`", BASE + '[scheme]\nkind = "rackcc"\nzzz = 1\n', []),
-    ("`[scheme]` kind = `scc`", BASE + '[scheme]\nkind = "scc"\nzzz = 1\n', []),
+      for k in KINDS["topologies"]),
+    *_kinds_with_keys([("`[routing]`", BASE + f'[routing]\nkind = "{k}"\nzzz = 1\n', []) for k in KINDS["routings"]]),
+    *_kinds_with_keys([(f"`transport.cc` table, kind = `{k}`", BASE + f'[transport]\ncc = {{ kind = "{k}", zzz = 1 }}\n', [])
+                       for k in KINDS["controllers"]]),
+    *((f"`[scheme]` kind = `{k}`", BASE + f'[scheme]\nkind = "{k}"\nzzz = 1\n', []) for k in KINDS["schemes"]),
     *(("`size` table", BASE + TRAFFIC.replace('{ cdf = "websearch" }', size), []) for size in
       ('{ cdf = "websearch", zzz = 1 }', '{ kind = "fixed", zzz = 1 }', '{ kind = "uniform", zzz = 1 }',
        '{ kind = "exponential", zzz = 1 }', '{ kind = "pareto", zzz = 1 }')),
@@ -76,21 +93,12 @@ def test_every_key_of_the_section_is_in_the_readme(row: str, text: str, override
     assert not missing, f"README key reference, row {row!r}: undocumented keys {missing}"
 
 
-def test_every_topology_routing_and_queue_kind_has_a_row_or_is_named() -> None:
-    """The kinds the schema lists (from an unknown kind's error) all appear in the README."""
+def test_every_kind_is_named_in_the_readme() -> None:
+    """Every queue discipline, controller, scheme, topology and routing the core declares
+    appears in the README."""
     readme = README.read_text(encoding="utf-8")
-    for key, text in (
-        ("topology.kind", BASE.replace('kind = "dumbbell"', 'kind = "zzz"')),
-        ("routing.kind", BASE + '[routing]\nkind = "zzz"\n'),
-        ("switch.queue", BASE + '[switch]\nqueue = "zzz"\n'),
-        ("scheme.kind", BASE + '[scheme]\nkind = "zzz"\n'),
-    ):
-        with pytest.raises(corral.ScenarioError) as info:
-            corral.run(text)
-        listed = re.search(r"expected one of:? ([\w, ]+)", str(info.value))
-        assert listed, f"{key}: {info.value}"
-        kinds = [k.strip() for k in listed.group(1).replace(" or ", ", ").split(",") if k.strip()]
-        assert [k for k in kinds if k not in readme] == [], (key, kinds)
+    for what, names in KINDS.items():
+        assert [k for k in names if f"`{k}`" not in readme and f'"{k}"' not in readme] == [], what
 
 
 def readme_toml_blocks() -> list[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import corral
 from corral.api import simulation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,18 +25,25 @@ pgo = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(pgo)
 
 
+KINDS = corral.kinds()  # what `run_scenario --kinds` prints, from the same declarations
+
+
 def test_training_covers_every_package_scenario_and_no_benchmark():
-    runs = pgo.training_runs()
+    runs = pgo.training_runs(KINDS)
     paths = {Path(r[0]).resolve() for r in runs}
     package = {p.resolve() for p in pgo.SCENARIOS.rglob("*.toml")} - {(pgo.SCENARIOS / s).resolve() for s in pgo.SKIP}
     assert package <= paths
     bench = ROOT / "bench"
     assert not any(bench in p.parents for p in paths)
-    # Every transport and discipline variant runs on the dumbbell.
-    assert sum(1 for r in runs if Path(r[0]).name == "dumbbell.toml" and len(r) > 2) == len(pgo.VARIANTS)
+    # Every controller and discipline the engine declares runs on the dumbbell.
+    on_dumbbell = [" ".join(r[1:]) for r in runs if Path(r[0]).name == "dumbbell.toml" and len(r) > 2]
+    for cc in KINDS["controllers"]:
+        assert any(f"transport.cc={cc} " in v for v in on_dumbbell), cc
+    for q in KINDS["queues"]:
+        assert any(f"switch.queue={q}" in v for v in on_dumbbell), q
 
 
-@pytest.mark.parametrize("run", pgo.training_runs(), ids=lambda r: " ".join([Path(r[0]).name, *r[1:]]))
+@pytest.mark.parametrize("run", pgo.training_runs(KINDS), ids=lambda r: " ".join([Path(r[0]).name, *r[1:]]))
 def test_every_training_run_builds(run):
     # Built, not run: an invalid scenario or override would fail the training and with it the
     # profile, silently (the build then goes on without one).

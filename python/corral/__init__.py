@@ -17,6 +17,15 @@ from typing import TYPE_CHECKING
 from ._core import ScenarioError, SimulationError
 from ._core import version as _core_version
 
+
+def kinds() -> dict[str, list[str]]:
+    """Every list of kinds a scenario may name: {"queues", "controllers", "schemes",
+    "topologies", "routings"} -> names, each from its one declaration in the core."""
+    from ._core import kinds as core_kinds
+
+    return core_kinds()
+
+
 if TYPE_CHECKING:
     from .api import run
     from .results import Results
@@ -40,4 +49,4 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
-__all__ = ["run", "Results", "Scenario", "ScenarioError", "SimulationError", "__version__"]
+__all__ = ["run", "kinds", "Results", "Scenario", "ScenarioError", "SimulationError", "__version__"]

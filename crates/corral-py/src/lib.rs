@@ -194,6 +194,13 @@ fn parquet_traces(scenario_toml: &str, overrides: Vec<String>, source: String) -
     Ok(corral::scenario::parquet_traces(&sc).into_iter().map(|(i, p)| (i, p.display().to_string())).collect())
 }
 
+/// Every list of kinds a scenario may name, each from its one declaration in the core:
+/// {"queues", "controllers", "schemes", "topologies", "routings"} -> names.
+#[pyfunction]
+fn kinds() -> BTreeMap<&'static str, Vec<&'static str>> {
+    corral::run::kinds()
+}
+
 /// The output schema: {table: [(column, type)]}, type one of "int", "float", "str", "bool".
 #[pyfunction]
 fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -238,6 +245,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(kinds, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_traces, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -9,6 +9,7 @@
 //! gave up on (`Allocator::ordered_refills`). `ecmp` routes each flow on one hashed shortest
 //! path instead of spraying, for comparison: far fewer links per flow, far less coupling.
 
+use corral::net::topo::TopologyKind as _;
 use corral::route::usage::UsageBuilder;
 use corral::route::Routing;
 use corral::alloc::{solve, Allocator, FlowSpec, Problem};

@@ -10,6 +10,18 @@ use crate::scenario::{Mode, Scenario};
 use crate::units::Time;
 use crate::world::Simulation;
 
+/// Every list of kinds a scenario may name, each from its one declaration: queue
+/// disciplines, congestion controllers, schemes, topologies and routings, by name.
+pub fn kinds() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    std::collections::BTreeMap::from([
+        ("queues", crate::net::queue::KINDS.to_vec()),
+        ("controllers", crate::transport::cc::KINDS.to_vec()),
+        ("schemes", crate::schemes::kinds()),
+        ("topologies", crate::net::topo::KINDS.to_vec()),
+        ("routings", crate::route::ROUTING_NAMES.to_vec()),
+    ])
+}
+
 pub enum Run {
     Packet(Box<Simulation>),
     Fluid(Box<FluidSim>),

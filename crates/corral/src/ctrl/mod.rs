@@ -261,6 +261,7 @@ fn toward(net: &Network, dst: NodeId) -> Vec<Option<PortId>> {
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::fat_tree::FatTreeConfig;

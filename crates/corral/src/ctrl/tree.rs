@@ -82,6 +82,7 @@ pub fn build(net: &Network, src: NodeId, t: u32) -> Tree {
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::torus::TorusConfig;

@@ -178,6 +178,7 @@ pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::V
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::fat_tree::FatTreeConfig;

@@ -24,6 +24,20 @@ pub enum CoreChoice {
     DestBits,
 }
 
+/// `[routing]` with `kind = "equal_length"`: `core` (default "random").
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EqualLengthSettings {
+    #[serde(default)]
+    pub core: CoreChoice,
+}
+
+impl EqualLengthSettings {
+    pub fn validate(&self) -> crate::Result<()> {
+        Ok(())
+    }
+}
+
 /// The random choices of `core = "random"`: one stream per node.
 pub struct EqualRandom(Streams);
 

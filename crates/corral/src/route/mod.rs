@@ -42,36 +42,68 @@ pub const NO_WAYPOINT: u32 = u32::MAX;
 /// The waypoint of an `equal_length` packet still climbing to the top tier.
 pub const CLIMB: u32 = u32::MAX - 1;
 
-/// How the packets of a flow choose among paths.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Routing {
-    Static,
-    Ecmp,
-    Spray,
-    Rps,
-    DestTag,
-    Vlb,
-    Wlb { direct: f64 },
-    EqualLength { core: CoreChoice },
+/// Declares the routings: for each, its name in scenarios (`routing.kind`, a flow's
+/// `routing`), its variant in [`Routing`], and for a routing with settings, their fields and
+/// the settings type of its file (which parses and checks them). Generates the enum, the list
+/// of names, its parser and its serialization. The per-hop rules themselves live in the
+/// routing's file ([`Leg`]); a new routing is its file and one line here (and its leg).
+macro_rules! routings {
+    ($($name:literal => $variant:ident $({ $($field:ident: $fty:ty),* } = $settings:ty)?),* $(,)?) => {
+        /// How the packets of a flow choose among paths.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum Routing {
+            $($variant $({ $($field: $fty),* })?,)*
+        }
+
+        /// The names [`Routing`] accepts (scenario files, `corral.alloc.usage`), in
+        /// declaration order.
+        pub const ROUTING_NAMES: &[&str] = &[$($name),*];
+
+        impl Routing {
+            pub fn name(&self) -> &'static str {
+                match self { $(Routing::$variant { .. } => $name,)* }
+            }
+
+            /// The routing `kind` from the rest of its table (its settings, if it has any).
+            fn from_table(kind: &str, v: toml::Value) -> crate::Result<Routing> {
+                match kind {
+                    $($name => routings!(@parse v, $variant $({ $($field),* } = $settings)?),)*
+                    other => unreachable!("by_kind checked {other}"),
+                }
+            }
+
+            /// Writes the routing's settings (not its kind) into a map being serialized.
+            fn serialize_settings<M: serde::ser::SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+                match self {
+                    $(Routing::$variant $({ $($field),* })? => { $($(m.serialize_entry(stringify!($field), $field)?;)*)? },)*
+                }
+                Ok(())
+            }
+        }
+    };
+    (@parse $v:ident, $variant:ident) => {{
+        crate::config::typed::<crate::config::NoSettings>($v, "")?;
+        Ok(Routing::$variant)
+    }};
+    (@parse $v:ident, $variant:ident { $($field:ident),* } = $settings:ty) => {{
+        let s: $settings = crate::config::typed($v, "")?;
+        s.validate()?;
+        Ok(Routing::$variant { $($field: s.$field),* })
+    }};
 }
 
-/// The names [`Routing`] accepts (scenario files, `corral.alloc.usage`).
-pub const ROUTING_NAMES: &[&str] = &["static", "ecmp", "spray", "rps", "dest_tag", "vlb", "wlb", "equal_length"];
+routings! {
+    "static" => Static,
+    "ecmp" => Ecmp,
+    "spray" => Spray,
+    "rps" => Rps,
+    "dest_tag" => DestTag,
+    "vlb" => Vlb,
+    "wlb" => Wlb { direct: f64 } = vlb::WlbSettings,
+    "equal_length" => EqualLength { core: CoreChoice } = equal_length::EqualLengthSettings,
+}
 
 impl Routing {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Routing::Static => "static",
-            Routing::Ecmp => "ecmp",
-            Routing::Spray => "spray",
-            Routing::Rps => "rps",
-            Routing::DestTag => "dest_tag",
-            Routing::Vlb => "vlb",
-            Routing::Wlb { .. } => "wlb",
-            Routing::EqualLength { .. } => "equal_length",
-        }
-    }
-
     /// A routing by name, with the older `corral.alloc` aliases: `single` = `dest_tag`,
     /// `spray_per_hop` = `spray`. `direct` is WLB's minimal share.
     pub fn parse(name: &str, direct: f64) -> crate::Result<Routing> {
@@ -82,7 +114,7 @@ impl Routing {
             "rps" => Routing::Rps,
             "dest_tag" | "single" => Routing::DestTag,
             "vlb" => Routing::Vlb,
-            "wlb" => Routing::Wlb { direct: check_direct(direct).map_err(|m| crate::error::config_err("direct", m))? },
+            "wlb" => Routing::Wlb { direct: vlb::WlbSettings { direct }.checked("direct")? },
             "equal_length" => Routing::EqualLength { core: CoreChoice::Random },
             _ => {
                 let hint = crate::config::suggest::nearest(name, ROUTING_NAMES.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
@@ -114,63 +146,15 @@ impl Routing {
     }
 }
 
-fn check_direct(direct: f64) -> Result<f64, String> {
-    if (0.0..=1.0).contains(&direct) {
-        Ok(direct)
-    } else {
-        Err(format!("must be in [0, 1], got {direct}"))
-    }
-}
-
-/// A routing table takes no keys besides `kind`...
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoKeys {}
-
-/// ...except equal-length routing, which takes `core`...
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EqualLengthKeys {
-    #[serde(default)]
-    core: CoreChoice,
-}
-
-/// ...and weighted load balancing, which takes `direct`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WlbKeys {
-    /// Share of the traffic on minimal paths (default 1/3: R2C2's 1:2 example).
-    #[serde(default = "one_third")]
-    direct: f64,
-}
-
-fn one_third() -> f64 {
-    1.0 / 3.0
-}
-
 /// `"vlb"` or `{ kind = "wlb", direct = 0.5 }`.
 impl<'de> Deserialize<'de> for Routing {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::config::{by_kind, typed};
         use serde::de::Error;
         let v = match toml::Value::deserialize(d)? {
             toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
             other => other,
         };
-        by_kind(v, ROUTING_NAMES, |kind, v| {
-            Ok(match kind {
-                "equal_length" => Routing::EqualLength { core: typed::<EqualLengthKeys>(v, "")?.core },
-                "wlb" => {
-                    let k: WlbKeys = typed(v, "")?;
-                    Routing::Wlb { direct: check_direct(k.direct).map_err(|m| crate::error::config_err("direct", m))? }
-                }
-                other => {
-                    typed::<NoKeys>(v, "")?;
-                    Routing::parse(other, 0.0)?
-                }
-            })
-        })
-        .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+        crate::config::by_kind(v, ROUTING_NAMES, Routing::from_table).map_err(|e: toml::de::Error| D::Error::custom(e.message()))
     }
 }
 
@@ -179,11 +163,7 @@ impl Serialize for Routing {
         use serde::ser::SerializeMap;
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("kind", self.name())?;
-        match self {
-            Routing::Wlb { direct } => m.serialize_entry("direct", direct)?,
-            Routing::EqualLength { core } => m.serialize_entry("core", core)?,
-            _ => {}
-        }
+        self.serialize_settings(&mut m)?;
         m.end()
     }
 }
@@ -224,11 +204,7 @@ impl Serialize for RoutingConfig {
         use serde::ser::SerializeMap;
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("kind", self.routing.name())?;
-        match self.routing {
-            Routing::Wlb { direct } => m.serialize_entry("direct", &direct)?,
-            Routing::EqualLength { core } => m.serialize_entry("core", &core)?,
-            _ => {}
-        }
+        self.routing.serialize_settings(&mut m)?;
         m.serialize_entry("source_routes", &self.source_routes)?;
         m.end()
     }

@@ -43,6 +43,7 @@ impl SourceRoutes {
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::{fat_tree::FatTreeConfig, torus::TorusConfig};

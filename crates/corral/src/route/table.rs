@@ -311,6 +311,7 @@ impl RouteTable {
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::fat_tree::FatTreeConfig;

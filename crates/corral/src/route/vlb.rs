@@ -11,6 +11,32 @@ use crate::sim::rng::{stream, Streams};
 
 pub struct Waypoints(Streams);
 
+/// `[routing]` with `kind = "wlb"`: `direct`, the share of the traffic on minimal paths
+/// (default 1/3: R2C2's 1:2 example).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WlbSettings {
+    #[serde(default = "one_third")]
+    pub direct: f64,
+}
+
+fn one_third() -> f64 {
+    1.0 / 3.0
+}
+
+impl WlbSettings {
+    /// `direct` must be a share, in [0, 1].
+    pub fn validate(&self) -> crate::Result<()> {
+        self.checked("direct").map(|_| ())
+    }
+
+    /// `direct` if it is a share; else an error naming `key`.
+    pub fn checked(&self, key: &str) -> crate::Result<f64> {
+        crate::error::ensure((0.0..=1.0).contains(&self.direct), key, || format!("must be in [0, 1], got {}", self.direct))?;
+        Ok(self.direct)
+    }
+}
+
 impl Waypoints {
     pub fn new(seed: u64, hosts: usize) -> Waypoints {
         Waypoints(Streams::new(seed, stream::WAYPOINT, hosts))

@@ -14,7 +14,6 @@
 
 use super::Scenario;
 use crate::error::{config_err, Result};
-use crate::net::topo::TopologyConfig;
 use crate::units::Time;
 
 /// Bytes one flow costs, all structures counted (endpoints, definition, per-flow state).
@@ -41,39 +40,9 @@ pub struct Part {
     pub bytes: u64,
 }
 
-/// Nodes, ports, hosts and switch ports of a topology, from its parameters alone, with the
-/// key that sizes it.
-fn topology_size(t: &TopologyConfig) -> (u64, u64, u64, &'static str) {
-    match t {
-        TopologyConfig::Dumbbell(d) => {
-            let h = d.senders as u64 + d.receivers as u64;
-            (h + 2, 2 * (h + 1), h, if d.senders >= d.receivers { "topology.senders" } else { "topology.receivers" })
-        }
-        TopologyConfig::FatTree(f) => {
-            let k = f.k as u64;
-            (k * k * k / 4 + 5 * k * k / 4, 2 * (3 * k * k * k / 4), k * k * k / 4, "topology.k")
-        }
-        TopologyConfig::LeafSpine(l) => {
-            let h = l.leaves as u64 * l.hosts_per_leaf as u64; // below 2^64: both are u32
-            let key = if l.hosts_per_leaf >= l.leaves { "topology.hosts_per_leaf" } else { "topology.leaves" };
-            (h.saturating_add(l.leaves as u64 + l.spines as u64), h.saturating_add(l.leaves as u64 * l.spines as u64).saturating_mul(2), h, key)
-        }
-        TopologyConfig::ThreeTier(c) => {
-            let h = c.edges as u64 * c.hosts_per_edge as u64;
-            let links = h.saturating_add(c.edges as u64 * c.aggs_per_pod as u64).saturating_add(c.aggs as u64 * c.cores as u64);
-            let key = if c.hosts_per_edge >= c.edges { "topology.hosts_per_edge" } else { "topology.edges" };
-            (h.saturating_add(c.edges as u64 + c.aggs as u64 + c.cores as u64), links.saturating_mul(2), h, key)
-        }
-        TopologyConfig::Torus(t) => {
-            let n = t.nodes() as u64;
-            (2 * n, 2 * (n + n * t.dims.len() as u64), n, "topology.dims")
-        }
-    }
-}
-
 /// The parts of a scenario's memory estimate, largest first.
 pub fn estimate(sc: &Scenario) -> Vec<Part> {
-    let (nodes, ports, hosts, topo_key) = topology_size(&sc.topology);
+    let crate::net::topo::Size { nodes, ports, hosts, key: topo_key } = sc.topology.size();
     let mut parts = vec![
         Part { key: "--max-memory".into(), what: "the corral process itself (Python, polars, the core)".into(), bytes: PROCESS_BYTES },
         // Per node ~200 B, per port ~300 B (with its drop-run table), the route table 12 B per
@@ -211,10 +180,10 @@ mod tests {
             "kind = \"three_tier\"\ncores = 2\naggs = 4\nedges = 4\nhosts_per_edge = 3\nhost_rate = \"1Gbps\"\nedge_rate = \"1Gbps\"\ncore_rate = \"1Gbps\"",
             "kind = \"dumbbell\"\nsenders = 3\nreceivers = 2\nlink_rate = \"1Gbps\"",
         ] {
-            let t: TopologyConfig = crate::config::typed(toml::from_str(text).unwrap(), "topology").unwrap();
+            let t: crate::net::topo::TopologyConfig = crate::config::typed(toml::from_str(text).unwrap(), "topology").unwrap();
             let built = t.build();
-            let (nodes, ports, hosts, _) = topology_size(&t);
-            assert_eq!((nodes, ports, hosts), (built.nodes.len() as u64, 2 * built.links.len() as u64, built.hosts.len() as u64), "{text}");
+            let size = t.size();
+            assert_eq!((size.nodes, size.ports, size.hosts), (built.nodes.len() as u64, 2 * built.links.len() as u64, built.hosts.len() as u64), "{text}");
         }
     }
 }

@@ -87,7 +87,7 @@ dst = "h2"
         let e = err(&OK.replace("senders", "sendrs"));
         assert!(e.starts_with("topology.sendrs: unknown key; did you mean `senders`? (valid keys"), "{e}");
         let e = err(&format!("{OK}\n[switch]\nbufer = \"1KB\"\n"));
-        assert!(e.ends_with("(valid keys: buffer, queue, ecn_threshold, red, sfq, priority, drr, buffer_model, shared_buffer, alpha, backpressure)"), "{e}");
+        assert!(e.ends_with("(valid keys: buffer, queue, ecn_threshold, red, sfq, priority, drr, toy, buffer_model, shared_buffer, alpha, backpressure)"), "{e}"); // toy: the test-only discipline
         let e = err(&format!("duraton = \"1s\"\n{OK}"));
         assert!(e.contains("duraton") && e.contains("did you mean `duration`"), "{e}");
     }

@@ -84,6 +84,8 @@ pub mod red;
 pub mod rounds;
 pub mod sfq;
 pub mod taildrop;
+#[cfg(test)]
+pub mod toy;
 
 use crate::error::{config_err, Result};
 use crate::ids::{FlowId, PktId};
@@ -226,71 +228,71 @@ impl Default for QueueSettings {
 /// keeps every port small: the FIFOs sit inline). Generates those enums, the list of names,
 /// and the dispatch of the per-packet path.
 macro_rules! disciplines {
-    ($($name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
+    ($($(#[$attr:meta])* $name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
         /// The queue discipline of switch output ports (`switch.queue`).
         #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum QueueKind {
-            $(#[serde(rename = $name)] $variant,)*
+            $($(#[$attr])* #[serde(rename = $name)] $variant,)*
         }
 
         /// The disciplines' names, in declaration order.
-        pub const KINDS: &[&str] = &[$($name),*];
+        pub const KINDS: &[&str] = &[$($(#[$attr])* $name),*];
 
         impl QueueKind {
-            pub const ALL: &[QueueKind] = &[$(QueueKind::$variant),*];
+            pub const ALL: &[QueueKind] = &[$($(#[$attr])* QueueKind::$variant),*];
 
             pub fn name(self) -> &'static str {
-                match self { $(QueueKind::$variant => $name,)* }
+                match self { $($(#[$attr])* QueueKind::$variant => $name,)* }
             }
 
             /// It has a settings table `[switch.<name>]`.
             pub fn has_table(self) -> bool {
-                match self { $(QueueKind::$variant => <$ty as Declared>::TABLE,)* }
+                match self { $($(#[$attr])* QueueKind::$variant => <$ty as Declared>::TABLE,)* }
             }
         }
 
         /// One discipline's settings, tagged by the discipline.
         #[derive(Clone, Debug, PartialEq)]
         pub enum QueueConfig {
-            $($variant(<$ty as Declared>::Config),)*
+            $($(#[$attr])* $variant(<$ty as Declared>::Config),)*
         }
 
         impl QueueConfig {
             pub fn kind(&self) -> QueueKind {
-                match self { $(QueueConfig::$variant(_) => QueueKind::$variant,)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(_) => QueueKind::$variant,)* }
             }
 
             /// The settings of `kind` when its table is not given.
             pub fn default_for(kind: QueueKind) -> QueueConfig {
-                match kind { $(QueueKind::$variant => QueueConfig::$variant(Default::default()),)* }
+                match kind { $($(#[$attr])* QueueKind::$variant => QueueConfig::$variant(Default::default()),)* }
             }
 
             /// The settings of `kind` from its table (errors name keys under its path).
             pub fn parse<E: serde::de::Error>(kind: QueueKind, v: toml::Value) -> std::result::Result<QueueConfig, E> {
-                Ok(match kind { $(QueueKind::$variant => QueueConfig::$variant(crate::config::nested(v, $name)?),)* })
+                Ok(match kind { $($(#[$attr])* QueueKind::$variant => QueueConfig::$variant(crate::config::nested(v, $name)?),)* })
             }
 
             /// [`Declared::validate`] of its discipline.
             pub fn validate(&self, path: &str) -> Result<()> {
-                match self { $(QueueConfig::$variant(c) => <$ty as Declared>::validate(c, path),)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$ty as Declared>::validate(c, path),)* }
             }
 
             /// [`Declared::composes`] of its discipline.
             pub fn composes(&self) -> Option<QueueKind> {
-                match self { $(QueueConfig::$variant(c) => <$ty as Declared>::composes(c),)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$ty as Declared>::composes(c),)* }
             }
         }
 
         /// The settings alone, as their table.
         impl Serialize for QueueConfig {
             fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                match self { $(QueueConfig::$variant(c) => c.serialize(s),)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(c) => c.serialize(s),)* }
             }
         }
 
         /// The closed set of disciplines, dispatched statically on the per-packet path.
         pub enum QueueDisc {
-            $($variant(disciplines!(@type $ty $(, $boxed)?)),)*
+            $($(#[$attr])* $variant(disciplines!(@type $ty $(, $boxed)?)),)*
         }
 
         impl QueueDisc {
@@ -298,7 +300,7 @@ macro_rules! disciplines {
             /// defaults where its table is not given).
             pub fn build(kind: QueueKind, settings: &QueueSettings, port: &PortQueue) -> QueueDisc {
                 match kind {
-                    $(QueueKind::$variant => {
+                    $($(#[$attr])* QueueKind::$variant => {
                         let given = settings.tables.iter().find_map(|t| match t { QueueConfig::$variant(c) => Some(c), _ => None });
                         let cfg = given.cloned().unwrap_or_default();
                         QueueDisc::$variant(disciplines!(@held $($boxed)? <$ty as Declared>::build(&cfg, settings, port)))
@@ -310,36 +312,36 @@ macro_rules! disciplines {
         impl Discipline for QueueDisc {
             #[inline(always)]
             fn enqueue(&mut self, a: Arrival) -> Admit {
-                match self { $(QueueDisc::$variant(q) => q.enqueue(a),)* }
+                match self { $($(#[$attr])* QueueDisc::$variant(q) => q.enqueue(a),)* }
             }
 
             #[inline(always)]
             fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)> {
-                match self { $(QueueDisc::$variant(q) => q.dequeue(now),)* }
+                match self { $($(#[$attr])* QueueDisc::$variant(q) => q.dequeue(now),)* }
             }
 
             fn dequeue_where(&mut self, now: Time, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
-                match self { $(QueueDisc::$variant(q) => q.dequeue_where(now, may_send),)* }
+                match self { $($(#[$attr])* QueueDisc::$variant(q) => q.dequeue_where(now, may_send),)* }
             }
 
             #[inline(always)]
             fn pass_idle(&self, a: &Arrival) -> Option<Admit> {
-                match self { $(QueueDisc::$variant(q) => q.pass_idle(a),)* }
+                match self { $($(#[$attr])* QueueDisc::$variant(q) => q.pass_idle(a),)* }
             }
 
             #[inline]
             fn pop_victim(&mut self) -> Option<(PktId, u32)> {
-                match self { $(QueueDisc::$variant(q) => q.pop_victim(),)* }
+                match self { $($(#[$attr])* QueueDisc::$variant(q) => q.pop_victim(),)* }
             }
 
             #[inline]
             fn bytes(&self) -> u64 {
-                match self { $(QueueDisc::$variant(q) => q.bytes(),)* }
+                match self { $($(#[$attr])* QueueDisc::$variant(q) => q.bytes(),)* }
             }
 
             #[inline]
             fn packets(&self) -> u64 {
-                match self { $(QueueDisc::$variant(q) => q.packets(),)* }
+                match self { $($(#[$attr])* QueueDisc::$variant(q) => q.packets(),)* }
             }
         }
     };
@@ -357,6 +359,8 @@ disciplines! {
     "priority" => Priority(priority::Priority, boxed),
     "drr" => Drr(drr::Drr, boxed),
     "pfabric" => Pfabric(pfabric::Pfabric, boxed),
+    #[cfg(test)]
+    "toy" => Toy(toy::Toy, boxed),
 }
 
 impl QueueSettings {

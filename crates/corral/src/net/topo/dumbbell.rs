@@ -28,13 +28,13 @@ pub struct DumbbellConfig {
     pub bottleneck_delay: Option<Time>,
 }
 
-impl DumbbellConfig {
-    pub fn validate(&self) -> Result<()> {
+impl super::TopologyKind for DumbbellConfig {
+    fn validate(&self) -> Result<()> {
         ensure(self.senders >= 1, "topology.senders", || format!("must be at least 1, got {}", self.senders))?;
         ensure(self.receivers >= 1, "topology.receivers", || format!("must be at least 1, got {}", self.receivers))
     }
 
-    pub fn build(&self) -> Topology {
+    fn build(&self) -> Topology {
         let mut t = Topology::default();
         let senders: Vec<_> = (0..self.senders).map(|_| t.add_host()).collect();
         let receivers: Vec<_> = (0..self.receivers).map(|_| t.add_host()).collect();
@@ -53,5 +53,10 @@ impl DumbbellConfig {
             self.bottleneck_delay.unwrap_or(self.link_delay),
         );
         t
+    }
+
+    fn size(&self) -> super::Size {
+        let h = self.senders as u64 + self.receivers as u64;
+        super::Size { nodes: h + 2, ports: 2 * (h + 1), hosts: h, key: if self.senders >= self.receivers { "topology.senders" } else { "topology.receivers" } }
     }
 }

@@ -26,14 +26,14 @@ pub struct FatTreeConfig {
     pub link_delay: Time,
 }
 
-impl FatTreeConfig {
-    pub fn validate(&self) -> Result<()> {
+impl super::TopologyKind for FatTreeConfig {
+    fn validate(&self) -> Result<()> {
         ensure(self.k >= 2 && self.k.is_multiple_of(2) && self.k <= 128, "topology.k", || {
             format!("must be even and between 2 and 128, got {}", self.k)
         })
     }
 
-    pub fn build(&self) -> Topology {
+    fn build(&self) -> Topology {
         let k = self.k;
         let half = k / 2;
         let (rate, delay) = (self.link_rate, self.link_delay);
@@ -61,10 +61,16 @@ impl FatTreeConfig {
         }
         t
     }
+
+    fn size(&self) -> super::Size {
+        let k = self.k as u64;
+        super::Size { nodes: k * k * k / 4 + 5 * k * k / 4, ports: 2 * (3 * k * k * k / 4), hosts: k * k * k / 4, key: "topology.k" }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::NodeKind;
 

@@ -29,8 +29,8 @@ pub struct LeafSpineConfig {
     pub fabric_delay: Time,
 }
 
-impl LeafSpineConfig {
-    pub fn validate(&self) -> Result<()> {
+impl super::TopologyKind for LeafSpineConfig {
+    fn validate(&self) -> Result<()> {
         ensure(self.leaves >= 1, "topology.leaves", || format!("must be at least 1, got {}", self.leaves))?;
         ensure(self.spines >= 1, "topology.spines", || format!("must be at least 1, got {}", self.spines))?;
         ensure(self.hosts_per_leaf >= 1, "topology.hosts_per_leaf", || {
@@ -38,7 +38,7 @@ impl LeafSpineConfig {
         })
     }
 
-    pub fn build(&self) -> Topology {
+    fn build(&self) -> Topology {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..self.leaves * self.hosts_per_leaf).map(|_| t.add_host()).collect();
         let leaves: Vec<_> = (0..self.leaves).map(|i| t.add_switch(format!("leaf{i}"), 1, 1)).collect();
@@ -52,5 +52,16 @@ impl LeafSpineConfig {
             }
         }
         t
+    }
+
+    fn size(&self) -> super::Size {
+        let h = self.leaves as u64 * self.hosts_per_leaf as u64; // below 2^64: both are u32
+        let key = if self.hosts_per_leaf >= self.leaves { "topology.hosts_per_leaf" } else { "topology.leaves" };
+        super::Size {
+            nodes: h.saturating_add(self.leaves as u64 + self.spines as u64),
+            ports: h.saturating_add(self.leaves as u64 * self.spines as u64).saturating_mul(2),
+            hosts: h,
+            key,
+        }
     }
 }

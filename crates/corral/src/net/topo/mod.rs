@@ -1,5 +1,5 @@
-//! Topology builders, one file each. [`TopologyConfig`] is the `[topology]` table of a
-//! scenario, tagged by `kind`.
+//! Topology builders, one file each, declared in one list ([`TopologyKind`]).
+//! [`TopologyConfig`] is the `[topology]` table of a scenario, tagged by `kind`.
 
 pub mod dumbbell;
 pub mod fat_tree;
@@ -11,52 +11,83 @@ use super::Topology;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum TopologyConfig {
-    Dumbbell(dumbbell::DumbbellConfig),
-    FatTree(fat_tree::FatTreeConfig),
-    LeafSpine(leaf_spine::LeafSpineConfig),
-    ThreeTier(three_tier::ThreeTierConfig),
-    Torus(torus::TorusConfig),
-}
-
-impl<'de> Deserialize<'de> for TopologyConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use crate::config::{by_kind, typed};
-        by_kind(d, &["dumbbell", "fat_tree", "leaf_spine", "three_tier", "torus"], |kind, v| {
-            Ok(match kind {
-                "dumbbell" => TopologyConfig::Dumbbell(typed(v, "")?),
-                "fat_tree" => TopologyConfig::FatTree(typed(v, "")?),
-                "leaf_spine" => TopologyConfig::LeafSpine(typed(v, "")?),
-                "torus" => TopologyConfig::Torus(typed(v, "")?),
-                _ => TopologyConfig::ThreeTier(typed(v, "")?),
-            })
-        })
-    }
-}
-
-impl TopologyConfig {
+/// One topology as a scenario declares it: `[topology]` with `kind = "<name>"` and the
+/// keys of its config. Each topology file implements it on its config, and the
+/// [`topologies!`] list is the one place the set of topologies is written: a new topology is
+/// its file and one line there.
+pub trait TopologyKind {
     /// Checks the parameters; errors name the key under `topology.`.
-    pub fn validate(&self) -> Result<()> {
-        match self {
-            TopologyConfig::Dumbbell(c) => c.validate(),
-            TopologyConfig::FatTree(c) => c.validate(),
-            TopologyConfig::LeafSpine(c) => c.validate(),
-            TopologyConfig::ThreeTier(c) => c.validate(),
-            TopologyConfig::Torus(c) => c.validate(),
-        }
-    }
+    fn validate(&self) -> Result<()>;
+    fn build(&self) -> Topology;
+    /// What it will build, from its parameters alone (for the memory estimate, before
+    /// anything is built).
+    fn size(&self) -> Size;
+}
 
-    pub fn build(&self) -> Topology {
-        match self {
-            TopologyConfig::Dumbbell(c) => c.build(),
-            TopologyConfig::FatTree(c) => c.build(),
-            TopologyConfig::LeafSpine(c) => c.build(),
-            TopologyConfig::ThreeTier(c) => c.build(),
-            TopologyConfig::Torus(c) => c.build(),
+/// The size of a topology: nodes, ports (two per link), hosts, and the key that sizes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size {
+    pub nodes: u64,
+    pub ports: u64,
+    pub hosts: u64,
+    pub key: &'static str,
+}
+
+/// Declares the topologies: for each, its name, its variant in [`TopologyConfig`] and its
+/// config type. Generates the enum, its parser (tagged by `kind`), the list of names, and
+/// the dispatch of [`TopologyKind`].
+macro_rules! topologies {
+    ($($name:literal => $variant:ident($ty:ty)),* $(,)?) => {
+        /// `[topology]`, tagged by `kind`.
+        #[derive(Clone, Debug, Serialize)]
+        #[serde(tag = "kind")]
+        pub enum TopologyConfig {
+            $(#[serde(rename = $name)] $variant($ty),)*
         }
-    }
+
+        /// The topologies' names, in declaration order.
+        pub const KINDS: &[&str] = &[$($name),*];
+
+        impl<'de> Deserialize<'de> for TopologyConfig {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                crate::config::by_kind(d, KINDS, |kind, v| {
+                    Ok(match kind {
+                        $($name => TopologyConfig::$variant(crate::config::typed(v, "")?),)*
+                        other => unreachable!("by_kind checked {other}"),
+                    })
+                })
+            }
+        }
+
+        impl TopologyConfig {
+            pub fn name(&self) -> &'static str {
+                match self { $(TopologyConfig::$variant(_) => $name,)* }
+            }
+
+            /// [`TopologyKind::validate`] of the chosen topology.
+            pub fn validate(&self) -> Result<()> {
+                match self { $(TopologyConfig::$variant(c) => TopologyKind::validate(c),)* }
+            }
+
+            /// [`TopologyKind::build`] of the chosen topology.
+            pub fn build(&self) -> Topology {
+                match self { $(TopologyConfig::$variant(c) => TopologyKind::build(c),)* }
+            }
+
+            /// [`TopologyKind::size`] of the chosen topology.
+            pub fn size(&self) -> Size {
+                match self { $(TopologyConfig::$variant(c) => TopologyKind::size(c),)* }
+            }
+        }
+    };
+}
+
+topologies! {
+    "dumbbell" => Dumbbell(dumbbell::DumbbellConfig),
+    "fat_tree" => FatTree(fat_tree::FatTreeConfig),
+    "leaf_spine" => LeafSpine(leaf_spine::LeafSpineConfig),
+    "three_tier" => ThreeTier(three_tier::ThreeTierConfig),
+    "torus" => Torus(torus::TorusConfig),
 }
 
 pub(crate) fn default_delay() -> crate::units::Time {

@@ -46,7 +46,11 @@ impl ThreeTierConfig {
         self.aggs / self.aggs_per_pod
     }
 
-    pub fn validate(&self) -> Result<()> {
+
+}
+
+impl super::TopologyKind for ThreeTierConfig {
+    fn validate(&self) -> Result<()> {
         for (key, v) in [("cores", self.cores), ("aggs", self.aggs), ("edges", self.edges), ("hosts_per_edge", self.hosts_per_edge), ("aggs_per_pod", self.aggs_per_pod)] {
             ensure(v >= 1, &format!("topology.{key}"), || format!("must be at least 1, got {v}"))?;
         }
@@ -58,7 +62,7 @@ impl ThreeTierConfig {
         })
     }
 
-    pub fn build(&self) -> Topology {
+    fn build(&self) -> Topology {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..self.edges * self.hosts_per_edge).map(|_| t.add_host()).collect();
         let edges: Vec<_> = (0..self.edges).map(|i| t.add_switch(format!("edge{i}"), 1, 1)).collect();
@@ -81,5 +85,12 @@ impl ThreeTierConfig {
             }
         }
         t
+    }
+
+    fn size(&self) -> super::Size {
+        let h = self.edges as u64 * self.hosts_per_edge as u64;
+        let links = h.saturating_add(self.edges as u64 * self.aggs_per_pod as u64).saturating_add(self.aggs as u64 * self.cores as u64);
+        let key = if self.hosts_per_edge >= self.edges { "topology.hosts_per_edge" } else { "topology.edges" };
+        super::Size { nodes: h.saturating_add(self.edges as u64 + self.aggs as u64 + self.cores as u64), ports: links.saturating_mul(2), hosts: h, key }
     }
 }

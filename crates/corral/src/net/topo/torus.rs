@@ -51,7 +51,15 @@ impl Default for TorusConfig {
 }
 
 impl TorusConfig {
-    pub fn validate(&self) -> Result<()> {
+
+    pub fn nodes(&self) -> usize {
+        self.dims.iter().map(|&d| d as usize).product()
+    }
+
+}
+
+impl super::TopologyKind for TorusConfig {
+    fn validate(&self) -> Result<()> {
         ensure((2..=3).contains(&self.dims.len()), "topology.dims", || format!("must list 2 or 3 sizes, got {}", self.dims.len()))?;
         for (i, &d) in self.dims.iter().enumerate() {
             ensure((2..=64).contains(&d), &format!("topology.dims[{i}]"), || format!("must be between 2 and 64, got {d}"))?;
@@ -60,11 +68,7 @@ impl TorusConfig {
         ensure(n <= 65536, "topology.dims", || format!("at most 65536 nodes, got {n}"))
     }
 
-    pub fn nodes(&self) -> usize {
-        self.dims.iter().map(|&d| d as usize).product()
-    }
-
-    pub fn build(&self) -> Topology {
+    fn build(&self) -> Topology {
         let n = self.nodes();
         let (rate, delay) = (self.link_rate, self.link_delay);
         let mut t = Topology::default();
@@ -91,10 +95,16 @@ impl TorusConfig {
         }
         t
     }
+
+    fn size(&self) -> super::Size {
+        let n = self.nodes() as u64;
+        super::Size { nodes: 2 * n, ports: 2 * (n + n * self.dims.len() as u64), hosts: n, key: "topology.dims" }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
 
     fn cfg(dims: &[u32]) -> TorusConfig {

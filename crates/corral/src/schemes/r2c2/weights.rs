@@ -189,6 +189,7 @@ fn hashes(r: Routing) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::torus::TorusConfig;

@@ -19,6 +19,8 @@ pub mod dctcp;
 pub mod l2dct;
 pub mod newreno;
 pub mod pfabric;
+#[cfg(test)]
+pub mod toy;
 
 use super::delivery_rate::RateSample;
 use crate::units::Time;
@@ -169,93 +171,93 @@ pub use crate::config::NoSettings;
 /// state). Generates the config enum, its parser and queries, the list of names, and the
 /// closed dispatch enum of the per-packet path.
 macro_rules! controllers {
-    ($($name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
+    ($($(#[$attr:meta])* $name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
         /// Which controller a flow uses, with its settings (scenario key `transport.cc`).
         #[derive(Clone, Debug, Serialize, PartialEq)]
         #[serde(tag = "kind")]
         pub enum CcConfig {
-            $(#[serde(rename = $name)] $variant(<$ty as Controller>::Config),)*
+            $($(#[$attr])* #[serde(rename = $name)] $variant(<$ty as Controller>::Config),)*
         }
 
         /// The controllers' names, in declaration order.
-        pub const KINDS: &[&str] = &[$($name),*];
+        pub const KINDS: &[&str] = &[$($(#[$attr])* $name),*];
 
         impl CcConfig {
             fn parse(kind: &str, v: toml::Value) -> crate::Result<CcConfig> {
                 Ok(match kind {
-                    $($name => CcConfig::$variant(crate::config::typed(v, "")?),)*
+                    $($(#[$attr])* $name => CcConfig::$variant(crate::config::typed(v, "")?),)*
                     other => unreachable!("by_kind checked {other}"),
                 })
             }
 
             pub fn name(&self) -> &'static str {
-                match self { $(CcConfig::$variant(_) => $name,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => $name,)* }
             }
 
             /// Checks the controller's settings.
             pub fn validate(&self) -> Result<(), String> {
-                match self { $(CcConfig::$variant(c) => <$ty as Controller>::validate(c),)* }
+                match self { $($(#[$attr])* CcConfig::$variant(c) => <$ty as Controller>::validate(c),)* }
             }
 
             /// [`Controller::ACCURATE_ECN`] of the chosen controller.
             pub fn accurate_ecn(&self) -> bool {
-                match self { $(CcConfig::$variant(_) => <$ty as Controller>::ACCURATE_ECN,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$ty as Controller>::ACCURATE_ECN,)* }
             }
 
             /// [`Controller::SIZE_PRIORITY`] of the chosen controller.
             pub fn size_priority(&self) -> bool {
-                match self { $(CcConfig::$variant(_) => <$ty as Controller>::SIZE_PRIORITY,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$ty as Controller>::SIZE_PRIORITY,)* }
             }
 
             /// [`Controller::RATE_SAMPLES`] of the chosen controller.
             pub fn uses_rate_samples(&self) -> bool {
-                match self { $(CcConfig::$variant(_) => <$ty as Controller>::RATE_SAMPLES,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$ty as Controller>::RATE_SAMPLES,)* }
             }
 
             pub fn build(&self) -> AnyCc {
-                match self { $(CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$ty as Controller>::new(c))),)* }
+                match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$ty as Controller>::new(c))),)* }
             }
         }
 
         /// Closed set of controllers for static dispatch on the per-packet path.
         #[derive(Clone, Debug)]
         pub enum AnyCc {
-            $($variant(controllers!(@type $ty $(, $boxed)?)),)*
+            $($(#[$attr])* $variant(controllers!(@type $ty $(, $boxed)?)),)*
         }
 
         impl CongestionControl for AnyCc {
             fn on_flow(&mut self, size: Option<u64>, deadline: Option<Time>) {
-                match self { $(AnyCc::$variant(c) => c.on_flow(size, deadline),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_flow(size, deadline),)* }
             }
             fn on_ack(&mut self, st: &mut CcState, acked: u64, now: Time, srtt: Time) {
-                match self { $(AnyCc::$variant(c) => c.on_ack(st, acked, now, srtt),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_ack(st, acked, now, srtt),)* }
             }
             fn on_feedback(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
-                match self { $(AnyCc::$variant(c) => c.on_feedback(acked, ece, snd_una, snd_nxt),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_feedback(acked, ece, snd_una, snd_nxt),)* }
             }
             fn on_loss(&mut self, st: &mut CcState, flight: u64, now: Time) {
-                match self { $(AnyCc::$variant(c) => c.on_loss(st, flight, now),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_loss(st, flight, now),)* }
             }
             fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
-                match self { $(AnyCc::$variant(c) => c.on_ecn(st, flight, now),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_ecn(st, flight, now),)* }
             }
             fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {
-                match self { $(AnyCc::$variant(c) => c.on_timeout(st, flight, now),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_timeout(st, flight, now),)* }
             }
             fn on_recovery_exit(&mut self, st: &mut CcState, now: Time) {
-                match self { $(AnyCc::$variant(c) => c.on_recovery_exit(st, now),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_recovery_exit(st, now),)* }
             }
             fn seed(&mut self, seed: u64) {
-                match self { $(AnyCc::$variant(c) => c.seed(seed),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.seed(seed),)* }
             }
             fn owns_window(&self) -> bool {
-                match self { $(AnyCc::$variant(c) => c.owns_window(),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.owns_window(),)* }
             }
             fn pacing_rate(&self) -> Option<f64> {
-                match self { $(AnyCc::$variant(c) => c.pacing_rate(),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.pacing_rate(),)* }
             }
             fn on_rate_sample(&mut self, st: &mut CcState, ack: &AckInfo) {
-                match self { $(AnyCc::$variant(c) => c.on_rate_sample(st, ack),)* }
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_rate_sample(st, ack),)* }
             }
         }
     };
@@ -273,6 +275,8 @@ controllers! {
     "l2dct" => L2dct(l2dct::L2dct),
     "pfabric" => Pfabric(pfabric::Pfabric),
     "bbr" => Bbr(bbr::Bbr, boxed),
+    #[cfg(test)]
+    "toy" => Toy(toy::Toy),
 }
 
 /// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.
