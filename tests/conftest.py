@@ -62,19 +62,26 @@ def corral_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.Complet
     )
 
 
-def assert_verdicts_pinned(summary: Path, known_misses: set[tuple[str, str]], *, ignore: frozenset[str] = frozenset(),
-                           not_measured: frozenset[str] = frozenset()) -> list[dict]:
-    """The claims of a reproduction's summary.json: the figures left unmeasured are exactly
-    `not_measured`, and the missed ones (outside the figures in `ignore`, e.g. wall times)
-    exactly `known_misses` (figure, start of claim): a verdict never changes silently.
-    Returns the claims."""
+def assert_verdicts_pinned(claims_json: Path, known: dict[tuple[str, str], str], *,
+                           ignore: frozenset[str] = frozenset()) -> list[dict]:
+    """The rows of a reproduction's claims.json, checked against its schema: every row whose
+    verdict is not `met` (outside the figures in `ignore`, e.g. wall times) is in `known`
+    with that verdict, by (figure, start of claim), and every entry of `known` still names
+    such a row: a verdict never changes silently. Returns the rows."""
     import json
 
-    claims = json.loads(summary.read_text())["claims"]
-    assert {c["figure"] for c in claims if c["verdict"] == "not measured"} == set(not_measured), claims
-    missed = {(c["figure"], c["claim"]) for c in claims if c["verdict"] == "missed" and c["figure"] not in ignore}
-    known = {c for c in missed if any(c[0] == f and c[1].startswith(s) for f, s in known_misses)}
-    assert missed == known, f"new misses: {missed - known}"
-    now_met = {(f, s) for f, s in known_misses if not any(c[0] == f and c[1].startswith(s) for c in missed)}
-    assert not now_met, f"known misses now met or gone (update KNOWN_MISSES and the README): {now_met}"
-    return claims
+    from corral.experiments import claims_schema
+
+    doc = json.loads(claims_json.read_text())
+    claims_schema.validate(doc)
+    rows = [r for r in doc["claims"] if r["figure"] not in ignore]
+
+    def pinned(r: dict) -> str | None:
+        return next((v for (f, start), v in known.items() if r["figure"] == f and r["claim"].startswith(start)), None)
+
+    changed = [(r["figure"], r["claim"], r["verdict"], pinned(r)) for r in rows if r["verdict"] != "met" and pinned(r) != r["verdict"]]
+    assert not changed, "verdicts not pinned (figure, claim, now, pinned):\n" + "\n".join(map(str, changed))
+    gone = [(f, start, v) for (f, start), v in known.items()
+            if not any(r["figure"] == f and r["claim"].startswith(start) and r["verdict"] == v for r in rows)]
+    assert not gone, f"pinned verdicts that changed (update the test and the README): {gone}"
+    return doc["claims"]

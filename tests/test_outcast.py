@@ -122,7 +122,7 @@ def test_reproduce_quick_writes_everything(tmp_path: Path) -> None:
     out = tmp_path / "outcast"
     proc = corral_cli("reproduce", "outcast", "-o", out, "--quick")
     assert proc.returncode == 0, proc.stderr
-    for name in ("table.md", "table.csv", "sweep.md", "sweep.csv", "summary.json",
+    for name in ("table.md", "table.csv", "sweep.md", "sweep.csv", "claims.json", "report.json",
                  "throughput_bars.png", "drop_runs.png", "throughput_time.png", "sweep.png"):
         assert (out / name).is_file(), name
     for case_name in outcast.CASES:

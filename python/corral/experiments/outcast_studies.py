@@ -4,16 +4,19 @@ Prakash et al., NSDI 2012: Sec. 3.2.2-3.2.6 (Cases II-VI, Figs. 4-7) vary the fl
 start times, end points, background traffic, buffers, RTTs and the number of input ports;
 Sec. 5 and Table 2 (Figs. 14-16) compare four mitigations of port blackout. Each `Study` is a
 list of variants (a shipped scenario plus `--set` overrides), the bottleneck port and the
-input port of the "few" flows there, the paper's expectation in words, and a check that turns
-the measured table into a verdict. `outcast_report` runs them and writes the report.
+input port of the "few" flows there, and its claims: a function that adds the paper's
+statements, as claims rows (`claims`: the paper's number and band, or its direction), from
+the per-seed values of its variants. `outcast_report` runs them and writes the report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-import polars as pl
+from . import claims as cl
+from . import conditions as cond
 
 FEW, MANY = "2-hop", "6-hop"
 BASE = "case1_12"  # one 2-hop and twelve 6-hop flows to h0 (Case I)
@@ -32,15 +35,30 @@ class Variant:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    claim: str  # the paper's expectation, in words
-    measured: str  # what corral measured, in words
-    ok: bool
+class StudyRuns:
+    """One study's measured runs (`outcast_report.measure_study_run` rows) by variant, in
+    seed order."""
+
+    key: str
+    paper: str  # section and figure: the rows' figure
+    runs: dict[str, list[dict[str, Any]]]
+
+    def values(self, variant: str, col: str) -> list[float]:
+        return cl.clean([r[col] for r in self.runs[variant]])
+
+    def conditions(self, *variants: str) -> dict[str, Any]:
+        import polars as pl
+
+        rows = [r for v in variants for r in self.runs[v]]
+        return cond.of_runs(pl.DataFrame(rows, infer_schema_length=None)) if rows else {}
+
+    def add(self, c: cl.Claims, variant: str, claim: str, values: list[float], band: cl.Band | None, **kw: Any) -> None:
+        """A row about `variant`, judged on its runs' conditions."""
+        c.add(self.paper, f"{variant}: {claim}", values, band, conditions=self.conditions(variant), **kw)
 
 
-# A check gets the study's table (one row per variant, means over seeds; see
-# `outcast_report.variant_table`) and returns one verdict per claim.
-Check = Callable[[pl.DataFrame], list[Verdict]]
+# A study's claims: adds its rows to the Claims from its runs.
+Rows = Callable[[StudyRuns, cl.Claims], None]
 
 
 @dataclass(frozen=True)
@@ -49,7 +67,7 @@ class Study:
     title: str
     paper: str  # section and figure
     variants: tuple[Variant, ...]
-    check: Check
+    claims: Rows
     bottleneck: str = CASE1_BOTTLENECK  # "node:port" where the flows meet
     few_in: tuple[str, ...] = (CASE1_FEW_IN,)  # neighbour(s) the few flows arrive from there
     few_tag: str = FEW
@@ -58,32 +76,17 @@ class Study:
     extra_tags: tuple[str, ...] = field(default=())  # other tagged flows reported separately
 
 
-def row(table: pl.DataFrame, label: str) -> dict:
-    rows = table.filter(pl.col("variant") == label).to_dicts()
-    if len(rows) != 1:
-        raise KeyError(f"variant {label!r} missing from the study table")
-    return rows[0]
+RATIO = "the few flows' goodput over the many's mean"
 
 
-def ratio_text(r: dict) -> str:
-    """The ratio's median over seeds with its range: the dynamics are bistable (a seed can
-    lock either side out), so a mean over seeds is dominated by one outlier."""
-    return (f"{r['variant']}: median ratio {r['ratio_median']:.2f} (seeds {r['ratio_min']:.2f}..{r['ratio_max']:.2f}, "
-            f"{r['seeds_below_fair']} of {r['seeds']} below 1)")
+def few_below_many(claim: str) -> Rows:
+    """One row per variant: the paper's direction, the few flows below the many's mean."""
 
+    def rows(s: StudyRuns, c: cl.Claims) -> None:
+        for variant in s.runs:
+            s.add(c, variant, f"{RATIO} ({claim})", s.values(variant, "ratio"), c.paper.below(1.0), null=1.0)
 
-def within(lo: float, hi: float) -> Callable[[float], bool]:
-    return lambda x: lo <= x <= hi
-
-
-def few_below_many(claim: str) -> Check:
-    """A check with one claim per variant: "<variant>: <claim>", met when the median ratio
-    is below 1 (the few flows get less than the mean of the many)."""
-
-    def check(t: pl.DataFrame) -> list[Verdict]:
-        return [Verdict(f"{r['variant']}: {claim}", ratio_text(r), r["ratio_median"] < 1.0) for r in t.to_dicts()]
-
-    return check
+    return rows
 
 
 # ---------------------------------------------------------------- mitigations (Sec. 5, Table 2)
@@ -101,65 +104,36 @@ EQUAL_BITS = ("routing.kind=equal_length", "routing.core=dest_bits")
 DCTCP = ("transport.cc=dctcp", "transport.ecn=true", "switch.queue=ecn", "switch.ecn_threshold=5pkt")
 
 
-def long_runs_rare(r: dict) -> bool:
-    """Blackouts are rare: under 5 % of drop episodes on each port class are runs of 4 or
-    more drops (a class without drops passes)."""
-    return all((r[f"long_run_share_{c}"] or 0.0) < 0.05 for c in ("few", "many"))
+def _single_drops(s: StudyRuns, variant: str) -> list[float]:
+    """Per seed: the smaller of the two port classes' shares of single-drop episodes, in %
+    (a class without drops counts as all single)."""
+    def share(r: dict[str, Any], cls: str) -> float:
+        x = r[f"single_drop_share_{cls}"]
+        return 1.0 if x is None else x
+
+    return [100 * min(share(r, "few"), share(r, "many")) for r in s.runs[variant]]
 
 
-def runs_text(r: dict) -> str:
-    def share(c: str) -> str:
-        x = r[f"long_run_share_{c}"]
-        return "no drops" if x is None else f"{x:.2f}"
-
-    return f"share of runs >= 4 drops: 2-hop {share('few')}, 6-hop {share('many')} (max {r['drop_run_max_few']} / {r['drop_run_max_many']})"
+def _long_runs(s: StudyRuns, variant: str) -> list[float]:
+    """Per seed: the larger of the two port classes' shares of drop episodes of 4 or more, in %."""
+    return [100 * max(r["long_run_share_few"] or 0.0, r["long_run_share_many"] or 0.0) for r in s.runs[variant]]
 
 
-def check_mitigations(t: pl.DataFrame) -> list[Verdict]:
-    base, pacing = (row(t, v) for v in ("taildrop", "pacing"))
-    reds = [row(t, v) for v in ("RED", "RED, 100-packet buffer")]
-    sfqs = [row(t, v) for v in ("SFQ (4 buckets)", "SFQ (4 buckets, head drop, perturb 10 ms)")]
-    eq = [row(t, v) for v in ("equal-length, random core", "equal-length, dest bits")]
-    dctcp = row(t, "DCTCP (K=5pkt)")
-    return [
-        *(
-            Verdict(
-                f"{red['variant']}: drop runs on both ports alike and mostly single drops (>= 80 % of episodes)",
-                f"single-drop share 2-hop {red['single_drop_share_few']:.2f}, 6-hop {red['single_drop_share_many']:.2f}",
-                min(red["single_drop_share_few"] or 0.0, red["single_drop_share_many"] or 0.0) >= 0.8,
-            )
-            for red in reds
-        ),
-        *(
-            Verdict(f"{red['variant']}: the 2-hop flow gets more than the 6-hop mean (RTT bias)", ratio_text(red),
-                    red["ratio_median"] > 1.0)
-            for red in reds
-        ),
-        *(
-            Verdict(f"{r['variant']}: ratio within 0.75..1.33", ratio_text(r), within(0.75, 1.33)(r["ratio_median"]))
-            for r in sfqs
-        ),
-        Verdict(
-            "Pacing: unfairness clearly smaller than taildrop (ratio at least 1.5x the taildrop ratio), "
-            "2-hop still below the 6-hop mean",
-            f"{ratio_text(pacing)} vs taildrop {base['ratio_median']:.2f}",
-            pacing["ratio_median"] >= 1.5 * base["ratio_median"] and pacing["ratio_median"] < 1.0,
-        ),
-        *(
-            Verdict(
-                f"{r['variant']}: ratio within 0.75..1.33 and no long drop runs (runs of >= 4 drops under 5 % "
-                "of episodes on every input port of the bottleneck)",
-                f"{ratio_text(r)}; {runs_text(r)}",
-                within(0.75, 1.33)(r["ratio_median"]) and long_runs_rare(r),
-            )
-            for r in eq
-        ),
-        Verdict(
-            "DCTCP with ECN marking below the buffer (paper: future work; issue: within 0.67..1.5)",
-            ratio_text(dctcp),
-            within(0.67, 1.5)(dctcp["ratio_median"]),
-        ),
-    ]
+def mitigations(s: StudyRuns, c: cl.Claims) -> None:
+    p = c.paper
+    for variant, kind in (("RED", "paper"), ("RED, 100-packet buffer", "acceptance")):
+        s.add(c, variant, "single-drop episodes, the smaller share of the two input ports ('more than 90 %')", _single_drops(s, variant),
+              p.at_least(90.0), kind=kind, paper_value=90.0, unit="%", fmt=".0f")
+        s.add(c, variant, f"{RATIO} (RTT bias: the 2-hop flow gets more)", s.values(variant, "ratio"), p.above(1.0), kind=kind, null=1.0)
+    for variant, kind in (("SFQ (4 buckets)", "paper"), ("SFQ (4 buckets, head drop, perturb 10 ms)", "acceptance")):
+        s.add(c, variant, f"{RATIO} ('almost equal throughput')", s.values(variant, "ratio"), p.around(1.0), kind=kind, paper_value=1.0)
+    s.add(c, "pacing", f"{RATIO} ('reduced from 7x to 2x')", s.values("pacing", "ratio"), p.around(0.5), paper_value=0.5, null=1.0)
+    for variant in ("equal-length, random core", "equal-length, dest bits"):
+        s.add(c, variant, f"{RATIO} ('a fair throughput share')", s.values(variant, "ratio"), p.around(1.0), paper_value=1.0)
+        s.add(c, variant, "drop episodes of 4 or more drops, the larger share of the bottleneck's input ports ('none suffer many consecutive drops')",
+              _long_runs(s, variant), (None, 5.0), kind="acceptance", unit="%", fmt=".1f", note="our bound: 5 %")
+    s.add(c, "DCTCP (K=5pkt)", f"{RATIO} (the paper: future work)", s.values("DCTCP (K=5pkt)", "ratio"), (0.67, 1.5), kind="acceptance",
+          note="our band: within 1.5x of even")
 
 
 MITIGATIONS = Study(
@@ -177,7 +151,7 @@ MITIGATIONS = Study(
         Variant("equal-length, dest bits", EQUAL_BITS),
         Variant("DCTCP (K=5pkt)", DCTCP),
     ),
-    check=check_mitigations,
+    claims=mitigations,
     notes="One 2-hop and twelve 6-hop flows to h0 (Case I); only the named settings change. "
     "The 16 KB buffer holds about 10 packets, below RED's max_th of 15, so with it RED's hard "
     "limit does most dropping; the 100-packet variant gives RED room to work. "
@@ -191,6 +165,13 @@ MITIGATIONS = Study(
 
 # ---------------------------------------------------------------- Case II: multiple flows (Fig. 4)
 
+def _case2(s: StudyRuns, c: cl.Claims) -> None:
+    first, *rest = s.runs
+    s.add(c, first, f"{RATIO} ('3x worse')", s.values(first, "ratio"), c.paper.around(1 / 3), paper_value=1 / 3, null=1.0)
+    for variant in rest:
+        s.add(c, variant, f"{RATIO} ('similar unfairness persists')", s.values(variant, "ratio"), c.paper.below(1.0), null=1.0)
+
+
 CASE2 = Study(
     key="case2",
     title="Case II: 10, 20, 30 flows per host at the 1:12 proportion",
@@ -198,7 +179,7 @@ CASE2 = Study(
     variants=tuple(
         Variant(f"{n} flows/host", (f"flows.0.count={n}", f"flows.1.count={n}")) for n in (10, 20, 30)
     ),
-    check=few_below_many("the 2-hop flows get less than the 6-hop flows (paper: 3x less at 10 flows/host)"),
+    claims=_case2,
     notes="Every sender opens n flows to h0; the ratio is per flow (equal to per host, since all "
     "hosts open the same number).",
 )
@@ -215,7 +196,7 @@ CASE3 = Study(
         Variant("2-hop 100 ms after", ("flows.0.start=100ms", "duration=0.6s")),
         Variant("2-hop 200 ms after", ("flows.0.start=200ms", "duration=0.7s")),
     ),
-    check=few_below_many("once all flows are active the 2-hop flow gets less than the 6-hop mean"),
+    claims=few_below_many("once all flows are active, the 2-hop flow gets less"),
     notes="Goodput is measured from the time the last flow starts (all flows active) to the end; "
     "each run lasts 0.5 s after that.",
 )
@@ -228,7 +209,7 @@ CASE4 = Study(
     title="Case IV: distinct end points, bottleneck at an aggregation-to-ToR link",
     paper="Sec. 3.2.4, Fig. 6",
     variants=(Variant("distinct end points", scenario="case4_distinct"),),
-    check=few_below_many("the lone flow on its input port gets less than the mean of the 12 flows on the other"),
+    claims=few_below_many("the lone flow on its input port gets less than the 12 on the other"),
     bottleneck="spine0:0",
     few_in=("leaf1",),
     few_tag="few",
@@ -242,17 +223,13 @@ CASE4 = Study(
 
 # ---------------------------------------------------------------- Case V: background traffic (Fig. 7)
 
-def check_case5(t: pl.DataFrame) -> list[Verdict]:
-    out = []
-    for r in t.to_dicts():
-        if r["variant"] == "50 % background":
-            out.append(Verdict("50 %: unfairness tapers off (ratio closer to 1 than at 10 %)",
-                               f"{ratio_text(r)} vs 10 %: {row(t, '10 % background')['ratio_median']:.2f}",
-                               abs(1 - r["ratio_median"]) < abs(1 - row(t, "10 % background")["ratio_median"])))
-        else:
-            out.append(Verdict(f"{r['variant']}: the 2-hop flow still below the 6-hop mean (paper: 4x and 2.5x)",
-                               ratio_text(r), r["ratio_median"] < 1.0))
-    return out
+def case5(s: StudyRuns, c: cl.Claims) -> None:
+    p = c.paper
+    for variant, paper in (("10 % background", 0.25), ("20 % background", 0.4)):
+        s.add(c, variant, f"{RATIO} ('the gap remains 4x and 2.5x')", s.values(variant, "ratio"), p.around(paper), paper_value=paper, null=1.0)
+    lo, hi = s.values("10 % background", "ratio"), s.values("50 % background", "ratio")
+    c.add(s.paper, "50 % background: the unfairness tapers off: the ratio at 50 % over at 10 %", [b / a for a, b in zip(lo, hi) if a],
+          p.above(1.0), null=1.0, conditions=s.conditions("10 % background", "50 % background"))
 
 
 CASE5 = Study(
@@ -262,7 +239,7 @@ CASE5 = Study(
     variants=tuple(
         Variant(f"{p} % background", (f"traffic.0.load={p / 100}",), scenario="case5_background") for p in (10, 20, 50)
     ),
-    check=check_case5,
+    claims=case5,
     extra_tags=("4-hop",),
     notes="Background flows between random host pairs, sizes from the data-mining distribution "
     "(VL2, as the paper's [13]), Poisson arrivals with the mean inter-arrival time set for the "
@@ -272,14 +249,14 @@ CASE5 = Study(
 
 # ---------------------------------------------------------------- Case VI: buffers, RTT, ports
 
-LONE_FLOWS_LOSE = few_below_many("the lone flow(s) get less than the mean of the many")
+LONE_FLOWS_LOSE = few_below_many("the lone flow(s) get less")
 
 CASE6_BUFFERS = Study(
     key="case6_buffers",
     title="Case VI: buffers of 32, 64, 128 KB",
     paper="Sec. 3.2.6",
     variants=tuple(Variant(f"{b} buffer", (f"switch.buffer={b}",)) for b in ("32KB", "64KB", "128KB")),
-    check=LONE_FLOWS_LOSE,
+    claims=LONE_FLOWS_LOSE,
 )
 
 CASE6_RTT = Study(
@@ -287,7 +264,7 @@ CASE6_RTT = Study(
     title="Case VI: equal RTTs, twelve flows from one 4-hop host vs one from another",
     paper="Sec. 3.2.6",
     variants=(Variant("equal RTTs", scenario="case6_equal_rtt"),),
-    check=LONE_FLOWS_LOSE,
+    claims=LONE_FLOWS_LOSE,
     bottleneck="tor1:2",
     few_in=("h3",),
     few_tag="few",
@@ -301,7 +278,7 @@ CASE6_PORTS = Study(
     title="Case VI: three contending input ports",
     paper="Sec. 3.2.6",
     variants=(Variant("three input ports", ("routing.kind=ecmp",)),),
-    check=LONE_FLOWS_LOSE,
+    claims=LONE_FLOWS_LOSE,
     notes="Case I with per-flow ECMP: the 6-hop flows reach tor0 through both aggregation "
     "switches, so three input ports (h1, agg0, agg1) feed tor0:0.",
 )

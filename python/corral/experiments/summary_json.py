@@ -1,5 +1,5 @@
-"""summary.json of a reproduction: valid JSON whatever the numbers (NaN and infinities
-become null)."""
+"""JSON files of a reproduction (report.json, claims.json): valid JSON whatever the numbers
+(NaN and infinities become null)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,10 @@ def write(path: Path, summary: dict[str, Any]) -> None:
 
 
 def write_reproduction(path: Path, experiment: str, paper: str, report: Any, **extra: Any) -> None:
-    """A reproduction's summary.json: what ran (corral version, seeds, quick, overrides), its
-    claims and runs (a report with those attributes; `runs` a polars frame), and `extra`."""
+    """A reproduction's report.json: what ran (corral version, seeds, quick, overrides), its
+    claims and runs (a report with those attributes; `runs` a polars frame), and `extra`. (A
+    run's summary.json is another file: this one is named apart so that the two are never
+    confused.)"""
     from .. import __version__
 
     write(path, {
