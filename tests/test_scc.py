@@ -82,6 +82,28 @@ def test_fabric_variants_change_only_what_they_name() -> None:
     assert 'tenant = "A"' in two and 'tenant = "B"' in two and '"A/DS" = 2.0' in two
 
 
+def test_pfabric_runs_as_its_paper_runs_it() -> None:
+    """pFabric (SIGCOMM 2013) starts flows at line rate, a window of one BDP, with a minimum
+    RTO of about 3 RTTs and buffers of about 2 BDPs: on SCC's fabric (1 Gbps hosts, 300 us
+    between racks) 25 packets, 900 us and 75 KB, and only its variant changes."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    from corral.experiments.scc import FABRIC
+    from corral.experiments.scc_fabric import case_text, pfabric_settings
+
+    fabric = FABRIC.read_text()
+    pf = pfabric_settings(fabric)
+    assert pf["rtt_s"] == pytest.approx(300e-6) and pf["bdp_bytes"] == pytest.approx(37_500)
+    sc = tomllib.loads(case_text(fabric, ("DS", "CS"), "pfabric"))
+    assert sc["transport"]["initial_window"] == 25 and sc["transport"]["min_rto"] == "900us"
+    assert sc["switch"]["buffer"] == "75KB" and sc["switch"]["queue"] == "pfabric"
+    assert all(t["transport"] == "pfabric" for t in sc["traffic"])
+    other = tomllib.loads(case_text(fabric, ("DS", "CS"), "scc"))
+    assert "initial_window" not in other["transport"] and other["transport"]["min_rto"] == "10ms"
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("scc") / "out"

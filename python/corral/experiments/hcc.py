@@ -398,8 +398,9 @@ def baselines() -> list[dict[str, str]]:
         b("HCC", "before the first share", "TCP with the initial window (10 segments)", paper + " ('initial congestion window is set to 10')"),
         b("centralized", "controller, period", "`ideal`, periodic, at agg0 (the root's switch), every 20 us (HCC-2's root cycle)", ours),
         b("centralized", "headroom, message sizes", "2 % (HCC's); report 16 B + 8 B per flow, rate 16 B per flow", ours + ": those of HCC's messages"),
-        b("centralized", "link capacities", "read once, at its first report", "corral's `ideal` (periodic mode)"),
-        b("centralized", "before the first rate", "the host's line rate", "corral's `ideal` (periodic mode)"),
+        b("centralized", "link capacities", "read at every computation, so the core's steps reach it within a period",
+          "as HCC's agents read their ports' at every cycle"),
+        b("centralized", "before the first rate", "TCP with the initial window (10 segments)", "as HCC's flows start (`first_rate = \"window\"`)"),
     ]
 
 

@@ -44,11 +44,13 @@ def _variant(study: Study, label: str) -> Variant:
     return next(v for v in study.variants if v.label == label)
 
 
-def window_goodput(res: Results, window_start: float) -> pl.DataFrame:
+def window_goodput(res: Results, window_start: float, window_end: float | None = None) -> pl.DataFrame:
     """Per-flow goodput (bit/s) over the whole sampling intervals that begin at or after
-    `window_start` seconds."""
+    `window_start` seconds (and end by `window_end`, if given)."""
     interval = _seconds(res.scenario["metrics"]["interval"])
     tp = res.throughput.filter(pl.col("time_s") - interval >= window_start - 1e-12)
+    if window_end is not None:
+        tp = tp.filter(pl.col("time_s") <= window_end + 1e-12)
     if tp.height == 0:
         raise ScenarioError(f"duration: no throughput samples after {window_start:.3f} s; run longer")
     span = tp["time_s"].max() - (tp["time_s"].min() - interval)

@@ -255,6 +255,11 @@ impl Allocator {
         Problem { capacity: self.capacity.clone(), headroom: self.headroom, flows: self.flow_ids().iter().map(|&f| self.specs[f as usize].clone()).collect() }
     }
 
+    /// Every link's capacity, by link id.
+    pub fn capacities(&self) -> &[f64] {
+        &self.capacity
+    }
+
     pub fn rate(&self, f: u32) -> Option<f64> {
         self.alive.get(f as usize).copied().unwrap_or(false).then(|| self.rate[f as usize])
     }

@@ -45,6 +45,32 @@ pub enum SchemeTransport {
     Tcp(CcConfig),
 }
 
+/// What a flow sends before its scheme's first rate reaches it (`first_rate` of HCC and of
+/// `ideal`): the schemes whose rates arrive some time after a flow starts.
+#[derive(Clone, Copy, Debug, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstRate {
+    /// TCP with `transport.initial_window`, at its access-link rate, until the first rate
+    /// (HCC's: the paper's "initial congestion window is set to 10").
+    Window,
+    /// Nothing.
+    Wait,
+    /// Its access-link rate, no window (R2C2's senders).
+    Line,
+}
+
+impl FirstRate {
+    /// How a flow with this start sends (TCP reliability, 3 duplicate ACKs).
+    pub fn transport(self) -> SchemeTransport {
+        let (initial_bps, window) = match self {
+            FirstRate::Window => (None, Window::UntilRate),
+            FirstRate::Wait => (Some(0.0), Window::Off),
+            FirstRate::Line => (None, Window::Off),
+        };
+        SchemeTransport::Rate { initial_bps, window, dupthresh: 3, ecn: false, cc: None }
+    }
+}
+
 /// What a scheme may know about a flow's progress.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowProgress {

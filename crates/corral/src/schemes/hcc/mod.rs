@@ -54,15 +54,8 @@ use demand::{delta_worth_sending, worth_sending, DemandMap};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// What a flow sends before its first share.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum FirstRate {
-    /// TCP with its initial window, at its access-link rate.
-    Window,
-    /// Nothing.
-    Wait,
-}
+/// What a flow sends before its first share (`"window"`, the default; `"wait"`; `"line"`).
+pub use super::FirstRate;
 
 /// `[scheme]` with `kind = "hcc"`.
 #[derive(Clone, Debug, Deserialize)]
@@ -365,10 +358,7 @@ fn next_tick(now: Time, cycle: Time) -> Time {
 
 impl Scheme for Hcc {
     fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
-        match self.cfg.first_rate {
-            FirstRate::Window => SchemeTransport::Rate { initial_bps: None, window: super::Window::UntilRate, dupthresh: 3, ecn: false, cc: None },
-            FirstRate::Wait => SchemeTransport::Rate { initial_bps: Some(0.0), window: super::Window::Off, dupthresh: 3, ecn: false, cc: None },
-        }
+        self.cfg.first_rate.transport()
     }
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {

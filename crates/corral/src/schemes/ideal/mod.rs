@@ -15,9 +15,9 @@
 //! flows filling it (max-min gives every flow on a bottleneck the same rate, whatever its
 //! share of the link), so the headroom carries them, as in R2C2 (40 B per 1500 B packet is
 //! 2.7 % of the reverse link). Before its first allocation arrives (with `delay > 0`) a flow
-//! sends at its access-link rate, as R2C2's senders do.
+//! sends as `first_rate` says: at its access-link rate by default, as R2C2's senders do.
 
-use super::{Ctx, Scheme};
+use super::{Ctx, FirstRate, Scheme, SchemeTransport};
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::config::typed;
 use crate::error::{ensure, Result};
@@ -63,6 +63,18 @@ pub struct IdealConfig {
     /// packet time at that rate (default true), HCC's burst fix: flows that start together
     /// would otherwise send in lockstep and meet at switches in bursts.
     pub jitter: bool,
+    /// What a flow sends before its first rate: "line" (its access-link rate), "window" (TCP
+    /// with `transport.initial_window` until the rate arrives) or "wait". Default: "line" in
+    /// instant mode (R2C2's senders), "window" in periodic mode (HCC's flows, whose
+    /// centralized baseline this mode is, start so).
+    pub first_rate: Option<FirstRate>,
+}
+
+impl IdealConfig {
+    /// `first_rate`, or its default for the mode.
+    pub fn start(&self) -> FirstRate {
+        self.first_rate.unwrap_or(if self.mode == Mode::Periodic { FirstRate::Window } else { FirstRate::Line })
+    }
 }
 
 impl Default for IdealConfig {
@@ -77,6 +89,7 @@ impl Default for IdealConfig {
             delay: Time::ZERO,
             headroom: 0.05,
             jitter: true,
+            first_rate: None,
         }
     }
 }
@@ -192,6 +205,10 @@ impl Ideal {
 }
 
 impl Scheme for Ideal {
+    fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
+        self.cfg.start().transport()
+    }
+
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         self.event(ctx, flow, START);
     }
@@ -222,5 +239,23 @@ impl Scheme for Ideal {
 
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({ "active_flows": self.slot.len() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_rate_defaults_follow_the_mode() {
+        let instant = IdealConfig::default();
+        assert_eq!(instant.start(), FirstRate::Line);
+        let periodic = IdealConfig { mode: Mode::Periodic, ..IdealConfig::default() };
+        assert_eq!(periodic.start(), FirstRate::Window);
+        assert_eq!(IdealConfig { first_rate: Some(FirstRate::Wait), ..periodic }.start(), FirstRate::Wait);
+        let SchemeTransport::Rate { initial_bps, window, .. } = FirstRate::Window.transport() else { panic!() };
+        assert_eq!((initial_bps, window), (None, super::super::Window::UntilRate));
+        let SchemeTransport::Rate { initial_bps, window, .. } = FirstRate::Line.transport() else { panic!() };
+        assert_eq!((initial_bps, window), (None, super::super::Window::Off));
     }
 }

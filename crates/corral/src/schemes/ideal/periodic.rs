@@ -8,9 +8,11 @@
 //! empty one. At the same ticks the controller computes the weighted max-min rates of the
 //! flows its latest reports name (headroom kept free, as in `mode = "instant"`) and sends each
 //! flow its rate, `rate_bytes` per flow, to the flow's host. Lost messages are not re-sent:
-//! the next period repeats them. Before its first rate a flow sends at its access-link rate.
-//! The scheme counts the bytes the controller receives and sends (`root_received_bytes`,
-//! `root_sent_bytes`).
+//! the next period repeats them. At each computation it reads every link's current capacity,
+//! as HCC's agents read their ports' at each cycle, so `[[events]]` that change a link's rate
+//! reach its allocation within a period. Before its first rate a flow starts as HCC's do,
+//! TCP with its initial window (`first_rate`, default "window"). The scheme counts the bytes
+//! the controller receives and sends (`root_received_bytes`, `root_sent_bytes`).
 
 use super::IdealConfig;
 use crate::alloc::{Allocator, FlowSpec, Problem};
@@ -18,7 +20,7 @@ use crate::ctrl::Message;
 use crate::error::{config_err, Result};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{Network, NodeKind};
-use crate::schemes::{Ctx, Scheme};
+use crate::schemes::{Ctx, Scheme, SchemeTransport};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Timer tag of the period.
@@ -97,7 +99,8 @@ impl Periodic {
     }
 
     fn compute_and_send(&mut self, ctx: &mut dyn Ctx, c: NodeId) {
-        let Some(alloc) = &self.alloc else { return };
+        let Some(alloc) = &mut self.alloc else { return };
+        refresh_capacities(alloc, ctx.net());
         for (&f, &id) in &self.slot {
             let bps = alloc.rate(id).unwrap_or(0.0);
             let host = ctx.flow(FlowId(f)).src;
@@ -116,6 +119,16 @@ impl Periodic {
     }
 }
 
+/// Sets every link whose capacity moved (a rate `[[events]]` entry, a failure) to its
+/// current one.
+fn refresh_capacities(alloc: &mut Allocator, net: &Network) {
+    let moved: Vec<(u32, f64)> = crate::schemes::link_capacities(net).into_iter().zip(alloc.capacities()).enumerate()
+        .filter(|(_, (now, before))| now != *before).map(|(l, (now, _))| (l as u32, now)).collect();
+    for (l, now) in moved {
+        alloc.set_capacity(l, now).expect("link rates are valid capacities");
+    }
+}
+
 /// The controller's switch: `name`, or the first switch with the most ports.
 pub fn controller(net: &Network, name: Option<&str>) -> Result<NodeId> {
     match name {
@@ -128,6 +141,10 @@ pub fn controller(net: &Network, name: Option<&str>) -> Result<NodeId> {
 }
 
 impl Scheme for Periodic {
+    fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
+        self.cfg.start().transport()
+    }
+
     fn check(&self, _topology: &crate::net::topo::TopologyConfig, net: &Network) -> Result<()> {
         controller(net, self.cfg.controller.as_deref()).map(|_| ())
     }
