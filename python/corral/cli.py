@@ -425,7 +425,7 @@ def parser() -> argparse.ArgumentParser:
     _add_common(cmd, REPLACED, overrides="Override a key in every run, e.g. --set network.clock_ppm=100.")
     cmd.add_argument("--seeds", type=_at_least(1, int, "an integer"), default=5, help="Seeds 1..N per configuration (default 5).")
     cmd.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,
-                     help="One seed and 0.2 s runs, for a fast look.")
+                     help="A fast look, not the paper's conditions: fewer seeds and smaller or shorter runs (report.md says which).")
 
     cmd = command(sweep, "Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable).")
     cmd.add_argument("sweep_file", type=Path, help="Sweep TOML file (base scenario, grid, seeds).")

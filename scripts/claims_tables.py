@@ -1,0 +1,125 @@
+"""The README's claims tables, generated from the committed claims of full reproductions.
+
+    python scripts/claims_tables.py run r2c2 [hcc ...]   # full run(s), then docs/claims/<paper>.json and the README
+    python scripts/claims_tables.py render               # the README's tables from docs/claims/*.json
+    python scripts/claims_tables.py render --check       # exit 1 if the README differs from that rendering
+
+`run` runs `corral reproduce <paper> -o results/claims/<paper>` (the paper's full run, five
+seeds unless `--seeds`), times it, and keeps its claims.json as docs/claims/<paper>.json
+with what ran it recorded inside (`run`: the command, the commit and whether the code under
+python/ and crates/ had uncommitted changes, the wall time, the machine and its load average
+before and after). It runs the `corral` that `python -m corral.cli` imports (the installed
+package, or PYTHONPATH's). `render` replaces the text between
+`<!-- claims:<paper>:begin -->` and `<!-- claims:<paper>:end -->` in README.md with the
+tables of docs/claims/<paper>.json (`corral.experiments.claims.markdown`), so the README
+never holds a hand copy. Run from the repository's root with the project's Python
+(.venv/bin/python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "claims"
+README = ROOT / "README.md"
+PAPERS = ("outcast", "r2c2", "hcc", "rackcc", "scc")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def run(paper: str, seeds: int, out_root: Path) -> Path:
+    """One full reproduction; its claims.json, with how it ran, into docs/claims."""
+    from corral.experiments import claims
+
+    out = out_root / paper
+    cmd = [sys.executable, "-m", "corral.cli", "reproduce", paper, "--seeds", str(seeds), "-o", str(out)]
+    before = claims.machine()
+    start = time.monotonic()
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    doc = json.loads((out / "claims.json").read_text())
+    doc["run"] = {
+        "command": f"corral reproduce {paper} --seeds {seeds} -o DIR",
+        "commit": _git("rev-parse", "HEAD"),
+        "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no", "--", "python", "crates")),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "wall_s": round(wall, 1),
+        "machine": {**before, "load_average": None},
+        "load_average_before": before["load_average"],
+        "load_average_after": claims.machine()["load_average"],
+    }
+    DOCS.mkdir(parents=True, exist_ok=True)
+    path = DOCS / f"{paper}.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"{paper}: {wall:.0f} s, {claims.headline(doc['claims'])} -> {path.relative_to(ROOT)}")
+    return path
+
+
+def block(paper: str) -> str:
+    """The README's text for one paper: how its committed run ran, then its tables."""
+    from corral.experiments import claims
+
+    doc = json.loads((DOCS / f"{paper}.json").read_text())
+    r = doc["run"]
+    m = r["machine"]
+    load = lambda xs: "/".join(f"{x:.1f}" for x in xs) if xs else "?"  # noqa: E731
+    ran = (f"Generated from `docs/claims/{paper}.json` (`python scripts/claims_tables.py run {paper}` redoes it): "
+           f"`{r['command']}` at commit {r['commit'][:10]}{' with uncommitted changes' if r['uncommitted_changes'] else ''}, "
+           f"{r['date']}, {r['wall_s'] / 60:.1f} min on {m['cores']} cores of an {m['cpu']} shared with other jobs "
+           f"(load average {load(r['load_average_before'])} before, {load(r['load_average_after'])} after; 1/5/15 min).")
+    return "\n".join([ran, "", *claims.markdown(doc, title=f"{paper} claims", level=4, conditions="unmet")]).rstrip() + "\n"
+
+
+def rendered(text: str) -> str:
+    """README.md with every marked block replaced by its rendering."""
+    for paper in PAPERS:
+        begin, end = f"<!-- claims:{paper}:begin -->", f"<!-- claims:{paper}:end -->"
+        if begin not in text:
+            continue
+        if not (DOCS / f"{paper}.json").is_file():
+            raise SystemExit(f"README.md has a claims block for {paper} but docs/claims/{paper}.json is missing")
+        pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+        text = pattern.sub(lambda _m, p=paper, b=begin, e=end: f"{b}\n{block(p)}{e}", text)
+    return text
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="full reproduction(s), then their docs/claims/<paper>.json and the README")
+    r.add_argument("papers", nargs="+", choices=PAPERS)
+    r.add_argument("--seeds", type=int, default=5)
+    r.add_argument("--out-root", type=Path, default=ROOT / "results" / "claims")
+    c = sub.add_parser("render", help="the README's tables from docs/claims")
+    c.add_argument("--check", action="store_true", help="exit 1 if README.md differs from the rendering")
+    args = ap.parse_args()
+    if args.cmd == "run":
+        for paper in args.papers:
+            run(paper, args.seeds, args.out_root)
+    text = README.read_text()
+    new = rendered(text)
+    if getattr(args, "check", False):
+        if new != text:
+            print("README.md's claims tables differ from docs/claims (python scripts/claims_tables.py render)", file=sys.stderr)
+            return 1
+        return 0
+    if new != text:
+        README.write_text(new)
+        print("README.md updated")
+    return 0
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    sys.exit(main())
