@@ -88,7 +88,7 @@ def rendered(text: str) -> str:
         if begin not in text:
             continue
         if not (DOCS / f"{paper}.json").is_file():
-            raise SystemExit(f"README.md has a claims block for {paper} but docs/claims/{paper}.json is missing")
+            continue  # not run yet: the block stays as it is (the test requires every file)
         pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
         text = pattern.sub(lambda _m, p=paper, b=begin, e=end: f"{b}\n{block(p)}{e}", text)
     return text
