@@ -151,7 +151,7 @@ def jobs(fabric: str, seeds: list[int], quick: bool, overrides: tuple[str, ...])
                 if case == "oversubscribed":  # all inter-rack, the load on the ToRs' uplinks (port 30+)
                     ov += [f"traffic.{i}.pattern=inter_rack", f'traffic.{i}.load_links=["leaf*:{QUICK_HOSTS_PER_LEAF if quick else 30}"]']
             labels = {"study": "fabric", "case": case, "variant": variant, "workload": workload, "load": load, "seed": seed,
-                      "window_s": _seconds(stop), "total_load": load * len(classes),
+                      "window_s": _seconds(stop), "total_load": round(load * len(classes), 9),
                       "uplinks": case == "oversubscribed"}
             out.append(Job(case_text(fabric, classes, variant), (*ov, *overrides), labels))  # type: ignore[arg-type]
     return out
