@@ -74,7 +74,7 @@ def block(paper: str) -> str:
     r = doc["run"]
     m = r["machine"]
     load = lambda xs: "/".join(f"{x:.1f}" for x in xs) if xs else "?"  # noqa: E731
-    ran = (f"Generated from `docs/claims/{paper}.json` (`python scripts/claims_tables.py run {paper}` redoes it): "
+    ran = (f"Generated from `docs/claims/{paper}.json` (`.venv/bin/python scripts/claims_tables.py run {paper}` redoes it): "
            f"`{r['command']}` at commit {r['commit'][:10]}{' with uncommitted changes' if r['uncommitted_changes'] else ''}, "
            f"{r['date']}, {r['wall_s'] / 60:.1f} min on {m['cores']} cores of an {m['cpu']} shared with other jobs "
            f"(load average {load(r['load_average_before'])} before, {load(r['load_average_after'])} after; 1/5/15 min).")

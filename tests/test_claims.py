@@ -143,7 +143,8 @@ def test_report_tables_come_from_the_claims_document() -> None:
     text = "\n".join(cl.markdown(doc))
     assert text.startswith("## Claims: 1 of 2 paper claims met (1 off conditions, 1 reported)")
     assert "+-25%" in text and "| verdict | paper rows |" in text and "| TCP | min RTO | 1ms | our choice |" in text
-    assert "| Fig. 2 | a direction | direction | <= 0.95x | 0.85 [0.80-0.90]x | 2 of 2 | off conditions | load 50% of 90% ✗" in text
+    assert "| Fig. 2 | a direction | direction | <= 0.95x | 0.85 [0.80, 0.90]x | 2 of 2 | off conditions | load 50% of 90% ✗" in text
+    assert "| Fig. 1 | a number | 3.00x | 2.25 to 3.75x | 3.00 [2.90, 3.10]x | 3 of 3 | met |" in text
 
 
 def test_scenario_value_reads_what_the_runs_use() -> None:

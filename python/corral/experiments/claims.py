@@ -330,7 +330,7 @@ def measured_text(row: dict[str, Any]) -> str:
         return "–"
     text = _num(row["measured"], fmt)
     if row["range"] and row["seeds"] > 1:
-        text += f" [{_num(row['range'][0], fmt)}-{_num(row['range'][1], fmt)}]"
+        text += f" [{_num(row['range'][0], fmt)}, {_num(row['range'][1], fmt)}]"
     return text + _unit(unit)
 
 
@@ -347,7 +347,7 @@ def band_text(row: dict[str, Any]) -> str:
         return f"<= {_num(hi, fmt)}{unit}"
     if hi is None:
         return f">= {_num(lo, fmt)}{unit}"
-    return f"{_num(lo, fmt)}-{_num(hi, fmt)}{unit}"
+    return f"{_num(lo, fmt)} to {_num(hi, fmt)}{unit}"
 
 
 def paper_text(row: dict[str, Any]) -> str:

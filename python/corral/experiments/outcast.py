@@ -304,13 +304,15 @@ def baselines() -> list[dict[str, str]]:
         b("all", "routing", f"{v(base, 'routing.kind')}: the shortest path chosen by the destination's address bits", paper),
         b("TCP", "congestion control", v(base, "transport.cc"), "the paper's ns-2 runs ('NewReno for ns-2 simulations')"),
         b("TCP", "min RTO", v(base, "transport.min_rto"), paper + " ('minRTO ... 2 milliseconds')"),
-        b("TCP", "initial window, SACK", f"{v(base, 'transport.initial_window', 10)} segments, off", "corral's defaults (the paper: Linux defaults)"),
+        b("TCP", "initial window", f"{v(base, 'transport.initial_window', 10)} segments", ours + " (the paper: Linux's and ns-2's defaults)"),
+        b("TCP", "receive window", f"{v(base, 'transport.receive_window')} B (20 segments)", "ns-2's default window, which the paper's simulations used"),
+        b("TCP", "SACK", "off", "the paper's ns-2 runs (NewReno); its testbed's Linux used SACK (README)"),
         b("hosts", "send jitter", v(base, "host.send_jitter"), ours + ": breaks the exact phase lock of identical links (README)"),
         b("RED", "min_th, max_th, w_q", "5, 15 packets, 0.002", "Outcast paper, section 5.1"),
         b("SFQ", "buckets", "4", "Outcast paper, section 5.2"),
         b("pacing", "sender", "TCP pacing at cwnd / RTT", "Outcast paper, section 5.3 (the pacing rule ours)"),
         b("equal-length routing", "core choice", "random, or by destination bits", "Outcast paper, section 5.4"),
-        b("DCTCP", "K", "5 packets (the buffer holds about 10)", ours + " (the paper: future work)"),
+        b("DCTCP", "K", "5 packets (the buffer holds about 10)", "our choice (the paper leaves DCTCP to future work)"),
     ]
 
 
