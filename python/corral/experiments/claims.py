@@ -265,10 +265,10 @@ def document(paper: Paper, rows: list[dict[str, Any]], *, seeds: list[int], quic
 
 def write(path: Any, doc: dict[str, Any]) -> None:
     """claims.json, checked against the schema first."""
-    from . import claims_schema, summary_json
+    from . import claims_schema, report_json
 
-    claims_schema.validate(summary_json.finite(doc))
-    summary_json.write(path, doc)
+    claims_schema.validate(report_json.finite(doc))
+    report_json.write(path, doc)
 
 
 def baseline(name: str, setting: str, value: Any, source: str) -> dict[str, str]:
@@ -301,18 +301,18 @@ def scenario_value(scenario: Any, key: str, default: Any = None) -> Any:
 
 def write_report(out: Any, paper: Paper, report: Any, *, title: str, baselines: list[dict[str, str]], quick_means: str,
                  body: list[str], values_note: str = "Values are medians over seeds with the range in brackets.",
-                 **report_json: Any) -> dict[str, Any]:
+                 **extra: Any) -> dict[str, Any]:
     """A reproduction's outputs in `out`: claims.json (its rows, `report.claims`), report.md
     (the claims tables from claims.json, then `body`) and report.json (what ran, the claims,
-    every run's row, and `report_json`). `report` has `claims`, `seeds`, `quick`,
-    `overrides` and `runs`."""
-    from . import summary_json
+    every run's row, and `extra`). `report` has `claims`, `seeds`, `quick`, `overrides` and
+    `runs`."""
+    from . import report_json
 
     doc = document(paper, report.claims, seeds=report.seeds, quick=report.quick, overrides=report.overrides,
                    baselines=baselines, quick_means=quick_means)
     write(out / "claims.json", doc)
     (out / "report.md").write_text("\n".join([*report_head(title, doc, values_note=values_note), *body]) + "\n")
-    summary_json.write_reproduction(out / "report.json", paper.key, paper.title, report, **report_json)
+    report_json.write_reproduction(out / "report.json", paper.key, paper.title, report, **extra)
     return doc
 
 
