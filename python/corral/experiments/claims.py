@@ -29,7 +29,7 @@ import math
 import os
 import platform
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional, Tuple
 
 import polars as pl
 from rich import box
@@ -40,7 +40,7 @@ from . import conditions as cond
 KINDS = ("paper", "acceptance", "structural")
 VERDICTS = ("met", "direction", "missed", "off_conditions", "reported")
 AGREE = 0.8  # share of the values that must lie in the band for `met` (4 of 5 seeds)
-Band = tuple[float | None, float | None]
+Band = Tuple[Optional[float], Optional[float]]  # (low, high); None: no bound on that side
 
 
 # ---------------------------------------------------------------- values over seeds
