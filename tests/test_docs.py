@@ -124,3 +124,13 @@ def test_the_readme_s_toml_examples_work_when_copied(tmp_path) -> None:
             assert resolve(load(path))[1], f"README toml block {i}: no runs"
         else:
             api.simulate(api.build(block, f"README toml block {i}", []))
+
+
+def test_the_summary_table_lists_every_declared_summary_key() -> None:
+    """README's summary.json table names exactly the keys of the core's typed summary."""
+    from corral.tables import summary_fields
+
+    text = README.read_text(encoding="utf-8")
+    section = text.split("### summary.json", 1)[1].split("\n### ", 1)[0]
+    documented = {key for row in section.splitlines() if row.startswith("| `") for key in re.findall(r"`([a-z_0-9]+)`", row.split("|")[1])}
+    assert documented == {name for name, _, _ in summary_fields()}

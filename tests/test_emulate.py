@@ -54,6 +54,17 @@ def our_namespaces() -> list[str]:
     return [n for n in out if n.startswith("crl")]
 
 
+def test_an_emulated_summary_has_only_declared_keys_and_the_flows_columns():
+    from corral.emulate import results
+
+    plan = plan_of(dumbbell())
+    cols, thr, summary = results.build(plan, {}, [], scale=1.0, duration_s=2.0, interval_s=0.1,
+                                       cc_of=["newreno"] * len(plan["flows"]))
+    assert set(summary) <= {name for name, _, _ in tables.summary_fields()}
+    assert summary["mode"] == "emulate"
+    assert list(cols) == list(tables.schemas()["flows"]) and list(thr) == list(tables.schemas()["throughput"])
+
+
 def test_the_plan_holds_nodes_ports_routes_and_flows():
     plan = plan_of(dumbbell(2))
     assert [n["host"] for n in plan["nodes"]][:3] == [0, 1, 2]

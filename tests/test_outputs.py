@@ -11,14 +11,11 @@ import pytest
 
 import corral
 from conftest import TINY, corral_cli
-from corral.tables import SCHEMAS, to_frame
+from corral.tables import SCHEMAS, summary_fields, to_frame
 
 PARQUET = [f"{name}.parquet" for name in SCHEMAS]
-SUMMARY_KEYS = {
-    "scenario", "seed", "corral_version", "sim_time_s", "events", "packets_sent",
-    "packets_delivered", "data_packets_delivered", "packets_dropped", "packets_in_flight",
-    "jain_index", "wall_time_s", "events_per_s",
-}
+# The keys every summary has (the others are present in some runs only: see summary_fields).
+SUMMARY_KEYS = {name for name, _, when in summary_fields() if when.startswith("always")}
 
 
 def documented_schema(frame: pl.DataFrame, table: str) -> dict:
@@ -41,7 +38,7 @@ def run_dirs(tmp_path_factory) -> tuple[Path, Path]:
 
 def test_all_files_exist(run_dirs) -> None:
     out = run_dirs[0]
-    expected = {*PARQUET, "summary.json", "scenario.json", "throughput_bars.png", "throughput_time.png"}
+    expected = {*PARQUET, "summary.json", "timing.json", "scenario.json", "throughput_bars.png", "throughput_time.png"}
     assert expected <= {p.name for p in out.iterdir()}
 
 
@@ -61,10 +58,20 @@ def test_summary_json(run_dirs) -> None:
     assert scenario["duration"] and scenario["topology"]["kind"] == "dumbbell"
 
 
-def test_same_scenario_and_seed_gives_identical_parquet(run_dirs) -> None:
+def test_same_scenario_and_seed_gives_identical_files_but_timing(run_dirs) -> None:
     first, second = run_dirs
-    for name in PARQUET:
+    for name in [*PARQUET, "summary.json", "scenario.json"]:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    timing = json.loads((first / "timing.json").read_text())
+    assert timing["wall_time_s"] > 0 and timing["events_per_s"] > 0 and timing["scheme"] is None
+
+
+def test_summary_keys_are_the_declared_fields_in_both_engines() -> None:
+    declared = {name for name, _, _ in summary_fields()}
+    for mode in ("packet", "fluid"):
+        res = corral.run(TINY, overrides=[f'mode="{mode}"'])
+        assert SUMMARY_KEYS <= set(res.summary) <= declared, mode
+        assert res.summary["mode"] == mode
 
 
 def test_tables_are_consistent(run_dirs) -> None:
@@ -141,7 +148,7 @@ def test_run_api_returns_typed_frames_and_reports_progress() -> None:
     assert calls[-1][0] >= duration == round(0.020e12)
     assert 90 <= len(calls) <= 101
     assert [n for n, _ in calls] == sorted(n for n, _ in calls)
-    assert res.summary["wall_time_s"] > 0 and res.summary["events_per_s"] > 0
+    assert res.timing["wall_time_s"] > 0 and res.timing["events_per_s"] > 0 and "wall_time_s" not in res.summary
 
 
 def test_runs_are_deterministic_in_memory() -> None:
@@ -277,3 +284,25 @@ def test_terminal_summary_lists_a_capped_number_of_tags(tmp_path: Path) -> None:
     assert len(tag_rows) == MAX_TAG_ROWS and any("flows 'big' (2)" in r for r in tag_rows), proc.stdout
     assert f"{2001 - MAX_TAG_ROWS:,} more tags" in proc.stdout
     assert pl.read_parquet(tmp_path / "out" / "flows.parquet")["tag"].n_unique() == 2001
+
+
+def test_a_parquet_flow_list_reads_its_typed_cells_as_the_same_csv_reads(tmp_path: Path) -> None:
+    """Numbers go to the core as numbers (no text round trip); text cells read as in a CSV."""
+    rows = {"src": ["h1", "h4", "h2"], "dst": ["h0", "h9", "h3"], "size": [20_000, 3_000, 150_000],
+            "start": [0.001, 0.0025, 0.0], "priority": [1, None, 0], "weight": [2.0, 1.0, 0.5], "tenant": ["a", None, "b"]}
+    pl.DataFrame(rows).write_parquet(tmp_path / "typed.parquet")
+    (tmp_path / "same.csv").write_text("src,dst,size,start,priority,weight,tenant\n"
+                                      "h1,h0,20000,0.001,1,2.0,a\nh4,h9,3000,0.0025,,1.0,\nh2,h3,150KB,0,0,0.5,b\n")
+    pl.DataFrame({**rows, "size": ["20000", "3KB", "150_000"]}).write_parquet(tmp_path / "text.parquet")
+    flows = {}
+    for name in ("typed.parquet", "same.csv", "text.parquet"):
+        (tmp_path / "w.toml").write_text(WORKLOAD.replace("FILE", name).replace("load = 0.5", "load = 0.01"))
+        res = corral.run(corral.Scenario.load(tmp_path / "w.toml"))
+        flows[name] = res.flows.filter(pl.col("class") == "listed").select("src", "dst", "size_bytes", "start_s", "priority", "weight", "tenant")
+    assert flows["typed.parquet"].equals(flows["same.csv"])
+    assert flows["text.parquet"].equals(flows["same.csv"])
+    assert sorted(flows["same.csv"]["size_bytes"].to_list()) == [3_000, 20_000, 150_000]
+    pl.DataFrame({**rows, "size": [20_000.0, 1.5, 3.0]}).write_parquet(tmp_path / "bad.parquet")
+    (tmp_path / "w.toml").write_text(WORKLOAD.replace("FILE", "bad.parquet"))
+    with pytest.raises(corral.ScenarioError, match=r"row 2: size: expected a whole number of bytes, got 1.5"):
+        corral.run(corral.Scenario.load(tmp_path / "w.toml"))

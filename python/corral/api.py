@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._core import ScenarioError
@@ -97,8 +97,10 @@ def _override_list(overrides: Iterable[str] | str) -> list[str]:
     return out
 
 
-def _parquet_cells(i: int, path: Path) -> tuple[list[str], list[list[str]]]:
-    """The header and text cells of Parquet flow list `path` (traffic block `i`)."""
+def _parquet_cells(i: int, path: Path) -> tuple[list[str], list[list[Any]]]:
+    """The header and cells of Parquet flow list `path` (traffic block `i`), as the file types
+    them: ints, floats and text go to the core as they are (a column of another type, a
+    duration or a date, as its text)."""
     if not path.is_file():
         raise ScenarioError(f"traffic[{i}].file: cannot read flow list {path}: no such file")
     import polars as pl
@@ -108,7 +110,8 @@ def _parquet_cells(i: int, path: Path) -> tuple[list[str], list[list[str]]]:
     except Exception as e:  # noqa: BLE001 -- polars raises several kinds for a corrupt file
         first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
         raise ScenarioError(f"traffic[{i}].file: {path} is not a readable Parquet file ({first})") from None
-    cells = frame.select(pl.all().cast(pl.Utf8).fill_null(""))
+    kept = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64, pl.Float32, pl.Float64, pl.Utf8)
+    cells = frame.select(pl.col(c) if frame[c].dtype in kept else pl.col(c).cast(pl.Utf8) for c in frame.columns)
     return list(cells.columns), [list(r) for r in cells.rows()]
 
 

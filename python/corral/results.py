@@ -2,8 +2,10 @@
 
 `Results.write(out_dir)` produces the documented run folder (see the README, "Run folder"):
 one Parquet file per table, `summary.json`, `scenario.json` (the effective scenario after
-overrides) and PNG plots. Parquet files hold no timestamps or statistics, so the same
-scenario and seed give byte-identical files. The folder appears only once complete.
+overrides), `timing.json` and PNG plots. Parquet files hold no timestamps or statistics, so the
+same scenario and seed give byte-identical files; everything measured by the clock (the wall
+time, events per second, a scheme's compute time) is in `timing.json` alone, the one file
+that differs between two runs. The folder appears only once complete.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Results:
     control: pl.DataFrame
     summary: dict[str, Any]
     scenario: dict[str, Any] = field(default_factory=dict)
+    timing: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_core(
@@ -44,10 +47,13 @@ class Results:
         """Wrap the dict returned by `_core.Simulation.results()`."""
         frames = {name: to_frame(name, raw.get(name)) for name in TABLES}
         summary = dict(raw.get("summary", {}))
-        summary["wall_time_s"] = wall_time_s
         events = summary.get("events")
-        summary["events_per_s"] = events / wall_time_s if events and wall_time_s > 0 else None
-        return cls(**frames, summary=summary, scenario=scenario)
+        timing = {
+            "wall_time_s": wall_time_s,
+            "events_per_s": events / wall_time_s if events and wall_time_s > 0 else None,
+            **raw.get("timing", {}),
+        }
+        return cls(**frames, summary=summary, scenario=scenario, timing=timing)
 
     def tables(self) -> dict[str, pl.DataFrame]:
         """The result tables by name, in the documented order."""
@@ -70,6 +76,7 @@ class Results:
             frame.write_parquet(folder / f"{name}.parquet", statistics=False)
         _write_json(folder / "summary.json", self.summary)
         _write_json(folder / "scenario.json", self.scenario)
+        _write_json(folder / "timing.json", self.timing)
         if plots:
             from . import plots as plotting  # matplotlib is slow to import
 

@@ -37,6 +37,11 @@ def schemas() -> dict[str, dict[str, pl.DataType]]:
     return {name: {col: types[ty] for col, ty in cols} for name, cols in _core.schemas().items()}
 
 
+def summary_fields() -> list[tuple[str, str, str]]:
+    """The keys of summary.json: (key, JSON type, when present), from the core's typed summary."""
+    return [tuple(f) for f in _core.summary_fields()]
+
+
 def __getattr__(name: str) -> Any:
     if name == "SCHEMAS":  # `from corral.tables import SCHEMAS`, built on first use
         return schemas()

@@ -9,6 +9,7 @@ mod alloc;
 mod buffers;
 
 use corral::metrics::{Column, Table};
+use corral::workload::trace::Cell;
 use corral::run::Run;
 use corral::units::Time;
 use pyo3::create_exception;
@@ -66,7 +67,30 @@ struct Simulation {
 }
 
 /// A Parquet flow list's cells as Python passes them: (header, rows).
-type TraceCells = (Vec<String>, Vec<Vec<String>>);
+type TraceCells = (Vec<String>, Vec<Vec<PyCell>>);
+
+/// One cell of a Parquet flow list as its column types it: None, an int, a float or text
+/// (anything else, a bool or an int past 64 bits, as its text).
+struct PyCell(Cell);
+
+impl<'py> FromPyObject<'py> for PyCell {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+        Ok(PyCell(if ob.is_none() {
+            Cell::Null
+        } else if ob.is_instance_of::<PyBool>() {
+            Cell::Text(ob.str()?.to_string())
+        } else if ob.is_instance_of::<PyInt>() {
+            ob.extract::<i64>().map(Cell::Int).or_else(|_| ob.str().map(|s| Cell::Text(s.to_string())))?
+        } else if ob.is_instance_of::<PyFloat>() {
+            Cell::Float(ob.extract::<f64>()?)
+        } else if ob.is_instance_of::<PyString>() {
+            Cell::Text(ob.extract::<String>()?)
+        } else {
+            Cell::Text(ob.str()?.to_string())
+        }))
+    }
+}
 
 #[pymethods]
 impl Simulation {
@@ -91,6 +115,7 @@ impl Simulation {
             sc.memory_limit = limit;
             for (i, (names, rows)) in traces.unwrap_or_default() {
                 if let Some(block) = sc.traffic.get_mut(i) {
+                    let rows = rows.into_iter().map(|r| r.into_iter().map(|c| c.0).collect()).collect();
                     block.cells = Some(std::sync::Arc::new(corral::workload::spec::TraceCells { names, rows }));
                 }
             }
@@ -169,18 +194,20 @@ impl Simulation {
         plan.map(|v| v.to_string()).map_err(|e| ScenarioError::new_err(e.to_string()))
     }
 
-    /// The output tables as {table: {column: data}} plus "summary": dict; a column's data is
+    /// The output tables as {table: {column: data}} plus "summary" (summary.json) and "timing"
+    /// (the wall-clock measurements of the core, for timing.json): dicts; a column's data is
     /// a list (text, booleans), ("int" | "float", values bytes[, validity bytes]) or ("cat",
     /// values list, uint32 row codes bytes).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &self.inner;
-        let (tables, summary) = guarded("collecting results", || (inner.tables(), inner.summary().to_string()))?;
+        let (tables, summary, timing) = guarded("collecting results", || (inner.tables(), inner.summary().to_json().to_string(), inner.timing().to_string()))?;
         let out = PyDict::new(py);
         for (name, t) in &tables {
             out.set_item(name, table_to_dict(py, t)?)?;
         }
         let json = py.import("json")?;
         out.set_item("summary", json.call_method1("loads", (summary,))?)?;
+        out.set_item("timing", json.call_method1("loads", (timing,))?)?;
         Ok(out)
     }
 }
@@ -215,6 +242,12 @@ fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     Ok(out)
 }
 
+/// The fields of summary.json: [(field, JSON type, when present)].
+#[pyfunction]
+fn summary_fields() -> Vec<(&'static str, &'static str, &'static str)> {
+    corral::metrics::outcome::SUMMARY_FIELDS.to_vec()
+}
+
 fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let valid = |v: &mut dyn ExactSizeIterator<Item = bool>| buffers::le_bytes(py, v, |b| [b as u8]);
@@ -245,6 +278,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_fields, m)?)?;
     m.add_function(wrap_pyfunction!(kinds, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_traces, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -21,7 +21,7 @@ fn main() {
     let run = || -> corral::Result<serde_json::Value> {
         let mut run = corral::run::Run::load(&text, &overrides, &path)?;
         run.run();
-        Ok(run.summary())
+        Ok(run.summary().to_json())
     };
     match run() {
         Ok(summary) => println!("{summary}"),

@@ -5,6 +5,7 @@
 use crate::error::Result;
 use crate::fluid::FluidSim;
 use crate::metrics::schema;
+use crate::metrics::outcome::RunSummary;
 use crate::metrics::Table;
 use crate::scenario::{Mode, Scenario};
 use crate::units::Time;
@@ -116,11 +117,19 @@ impl Run {
             .collect()
     }
 
-    /// The run's summary (summary.json without the wall-clock fields the caller adds).
-    pub fn summary(&self) -> serde_json::Value {
+    /// The run's summary (summary.json), deterministic.
+    pub fn summary(&self) -> RunSummary {
         match self {
-            Run::Packet(s) => s.summary(),
-            Run::Fluid(f) => f.summary(),
+            Run::Packet(s) => s.run_summary(),
+            Run::Fluid(f) => f.run_summary(),
+        }
+    }
+
+    /// The run's wall-clock measurements besides the caller's wall time (timing.json).
+    pub fn timing(&self) -> serde_json::Value {
+        match self {
+            Run::Packet(s) => s.timing(),
+            Run::Fluid(_) => serde_json::json!({ "scheme": null }),
         }
     }
 }

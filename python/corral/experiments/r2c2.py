@@ -202,6 +202,7 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
     small_bytes = float(f.filter(pl.col("size_bytes") < SHORT)["bytes_delivered"].sum())
     start = kinds.get("r2c2_start") or {}
     rate = kinds.get("r2c2_rate") or {}
+    compute = ((res.timing.get("scheme") or {}).get("compute_time_share")) or {}  # wall clock: timing.json
     row = {
         **job.labels,
         "flows": f.height,
@@ -220,11 +221,11 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         "broadcast_bytes_per_start": start["bytes"] / start["sent"] if start.get("sent") else None,
         "data_byte_hops": byte_hops,
         "small_byte_share": small_bytes / float(f["bytes_delivered"].sum()) if f.height else None,
-        "compute_share_median": (state.get("compute_time_share") or {}).get("median"),
+        "compute_share_median": compute.get("median"),
         "rate_error_median": (state.get("assigned_rate_error") or {}).get("median"),
         "rate_error_p95": (state.get("assigned_rate_error") or {}).get("p95"),
         "rate_error_samples": (state.get("assigned_rate_error") or {}).get("samples"),
-        "compute_share_p99": (state.get("compute_time_share") or {}).get("p99"),
+        "compute_share_p99": compute.get("p99"),
         "median_fct_s": f["fct_s"].median(),
         "aggregate_bps": _window_bps(res, FIG18_WINDOW) if job.labels["study"] == "fig18" else None,
         "routing_changes": state.get("routing_changes"),

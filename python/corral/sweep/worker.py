@@ -37,7 +37,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         with atomic_dir(folder, "run", owned=True) as tmp:
             results.write_files(tmp, plots=task.get("plots", False))
             (tmp / layout.POINT_JSON).write_text(_json(task["point"]))
-        return {"hash": task["hash"], "status": layout.OK, "wall_time_s": results.summary.get("wall_time_s"), "error": None}
+        return {"hash": task["hash"], "status": layout.OK, "wall_time_s": results.timing.get("wall_time_s"), "error": None}
     except Exception as e:  # noqa: BLE001 -- recorded in error.json, reported, never lost
         wall = time.perf_counter() - start
         message = f"{type(e).__name__}: {e}"

@@ -27,7 +27,7 @@
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::error::Result;
 use crate::metrics::classes::{ClassSeries, ALL};
-use crate::metrics::fairness::jain_index;
+use crate::metrics::outcome::{self, FlowResult, Mode, PacketTotals, RunSummary};
 use crate::metrics::{Column, Table};
 use crate::net::Network;
 use crate::route::usage::UsageBuilder;
@@ -469,69 +469,27 @@ impl FluidSim {
         }
     }
 
-    fn goodputs(&self) -> Vec<f64> {
+    /// Each flow's outcome ([`FlowResult`]), in flow order: no packet counters.
+    fn flow_results(&self) -> Vec<FlowResult<'_>> {
         (0..self.defs.len())
-            .map(|i| {
-                let span = self.finish[i].unwrap_or(self.now).saturating_sub(self.defs[i].start).as_secs_f64();
-                if span > 0.0 { self.progress[i].delivered.floor() * 8.0 / span } else { 0.0 }
+            .map(|i| FlowResult {
+                def: &self.defs[i],
+                transport: "fluid",
+                cc: "fluid",
+                routing: self.routing[i].name(),
+                hops: self.hops[i],
+                finish: self.finish[i],
+                delivered: self.progress[i].delivered as u64,
+                ideal: self.ideal[i],
+                counters: None,
             })
             .collect()
     }
 
     /// flows.parquet, with packet counters 0.
     pub fn flows_table(&self) -> Table {
-        let f = &self.defs;
-        let n = f.len();
-        let secs = |t: Time| t.as_secs_f64();
-        let zeros = || Column::Int(vec![0; n]);
         let hosts: Vec<String> = self.net.hosts.iter().map(|h| self.net.nodes[h.idx()].name.clone()).collect();
-        let fluid = || Column::Cat(vec!["fluid".to_string()], vec![0; n]);
-        Table::default()
-            .with("flow_id", Column::Int((0..n as i64).collect()))
-            .with("src", Column::Cat(hosts.clone(), f.iter().map(|x| x.src).collect()))
-            .with("dst", Column::Cat(hosts, f.iter().map(|x| x.dst).collect()))
-            .with("tag", Column::cat(f.iter().map(|x| x.tag.as_str())))
-            .with("priority", Column::Int(f.iter().map(|x| x.priority as i64).collect()))
-            .with("weight", Column::Float(f.iter().map(|x| x.weight).collect()))
-            .with("transport", fluid())
-            .with("cc", fluid())
-            .with("routing", Column::cat(self.routing.iter().map(|r| r.name())))
-            .with("hops", Column::Int(self.hops.iter().map(|&h| h as i64).collect()))
-            .with("size_bytes", Column::OptInt(f.iter().map(|x| x.size.map(|s| s as i64)).collect()))
-            .with("start_s", Column::Float(f.iter().map(|x| secs(x.start)).collect()))
-            .with("finish_s", Column::OptFloat(self.finish.iter().map(|x| x.map(secs)).collect()))
-            .with("fct_s", Column::OptFloat(self.finish.iter().zip(f).map(|(x, d)| x.map(|t| secs(t - d.start))).collect()))
-            .with("bytes_delivered", Column::Int(self.progress.iter().map(|p| p.delivered as i64).collect()))
-            .with("goodput_bps", Column::Float(self.goodputs()))
-            .with("packets_sent", zeros())
-            .with("retransmits", zeros())
-            .with("timeouts", zeros())
-            .with("fast_recoveries", zeros())
-            .with("ecn_cuts", zeros())
-            .with("max_reorder_bytes", zeros())
-            .with("tenant", Column::cat(f.iter().map(|x| x.tenant.as_str())))
-            .with("class", Column::cat(f.iter().map(|x| x.class.as_str())))
-            .with("ideal_fct_s", Column::OptFloat(self.ideal.iter().map(|x| x.map(secs)).collect()))
-            .with(
-                "slowdown",
-                Column::OptFloat(
-                    self.finish
-                        .iter()
-                        .zip(f)
-                        .zip(&self.ideal)
-                        .map(|((fin, d), ideal)| match (fin, ideal) {
-                            (Some(t), Some(i)) if *i > Time::ZERO => Some((*t - d.start).0 as f64 / i.0 as f64),
-                            _ => None,
-                        })
-                        .collect(),
-                ),
-            )
-            .with("deadline_s", Column::OptFloat(f.iter().map(|x| x.deadline.map(secs)).collect()))
-            .with(
-                "deadline_met",
-                Column::OptBool(f.iter().zip(&self.finish).map(|(x, fin)| crate::metrics::fct::deadline_met(x.deadline, *fin, self.now)).collect()),
-            )
-            .check("flows")
+        outcome::flows_table(&self.flow_results(), &hosts, self.now)
     }
 
     pub fn throughput_table(&self) -> Table {
@@ -558,39 +516,35 @@ impl FluidSim {
             .check("throughput_class")
     }
 
+    /// summary.json as JSON ([`Self::run_summary`] serialized).
     pub fn summary(&self) -> serde_json::Value {
-        let bytes: u64 = self.progress.iter().map(|p| p.delivered as u64).sum();
-        let records: Vec<crate::metrics::fct::FlowRecord> = self
-            .defs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| crate::metrics::fct::FlowRecord { size: d.size, class: &d.class, start: d.start, finish: self.finish[i], ideal: self.ideal[i], deadline: d.deadline })
-            .collect();
+        self.run_summary().to_json()
+    }
+
+    /// summary.json (see [`RunSummary`]): no packets; the bytes sent are those delivered.
+    pub fn run_summary(&self) -> RunSummary {
+        let flows = self.flow_results();
+        let bytes: u64 = flows.iter().map(|f| f.delivered).sum();
         let bounds: Vec<u64> = self.scenario.metrics.size_buckets.iter().map(|b| b.0).collect();
-        let mut out = serde_json::json!({
-            "scenario": self.scenario.name,
-            "seed": self.scenario.seed,
-            "corral_version": crate::VERSION,
-            "mode": "fluid",
-            "sim_time_s": self.now.as_secs_f64(),
-            "events": self.events,
-            "flows": self.defs.len(),
-            "packets_sent": 0,
-            "packets_delivered": 0,
-            "data_packets_delivered": 0,
-            "packets_dropped": 0,
-            "packets_in_flight": 0,
-            "bytes_sent": bytes,
-            "bytes_delivered": bytes,
-            "bytes_dropped": 0,
-            "jain_index": jain_index(&self.goodputs()),
-            "jain_index_windows": serde_json::Value::Null,
-            "scheme_ignored": self.scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()),
-        });
-        if let (Some(o), serde_json::Value::Object(f)) = (out.as_object_mut(), crate::metrics::fct::summary(&records, &bounds, self.now)) {
-            o.extend(f);
+        RunSummary {
+            scenario: self.scenario.name.clone(),
+            seed: self.scenario.seed,
+            corral_version: crate::VERSION,
+            mode: Mode::Fluid,
+            sim_time_s: self.now.as_secs_f64(),
+            events: self.events,
+            flows: flows.len(),
+            totals: PacketTotals { bytes_sent: bytes, bytes_delivered: bytes, ..PacketTotals::default() },
+            jain_index: outcome::jain(&flows, self.now),
+            jain_index_windows: None,
+            fct: outcome::fct_sections(&flows, &bounds, self.now),
+            scheme: None,
+            scheme_ignored: self.scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()).map(str::to_string),
+            control: None,
+            packets_lost_link_down: None,
+            packets_lost_no_route: None,
+            rpc: None,
         }
-        out
     }
 }
 

@@ -6,6 +6,7 @@ pub mod drops;
 pub mod fairness;
 pub mod fct;
 pub mod latency;
+pub mod outcome;
 pub mod queues;
 pub mod schema;
 pub mod table;

@@ -196,8 +196,14 @@ pub trait Scheme: Send + Sync {
     fn on_port_packet(&mut self, _ctx: &mut dyn Ctx, _port: PortId, _pkt: &mut Packet) {}
     /// A data or ACK packet of a managed flow reaches tapped host `host`.
     fn on_host_packet(&mut self, _ctx: &mut dyn Ctx, _host: u32, _pkt: &mut Packet) {}
-    /// The scheme's own numbers for summary.json.
+    /// The scheme's own numbers for summary.json (deterministic: they depend on the scenario
+    /// and seed only).
     fn summary(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+    /// The scheme's wall-clock measurements (its compute time) for timing.json, which is not
+    /// deterministic. Default: none.
+    fn timing(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
     /// The scheme's share of a run's estimates ([`crate::build::work`]): extra peak bytes and

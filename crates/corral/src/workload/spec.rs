@@ -66,17 +66,17 @@ pub struct TrafficSpec {
     /// `rate` or `duration` exhausting memory.
     #[serde(default = "default_max_flows")]
     pub max_flows: u64,
-    /// `trace` from a Parquet file: its header and cells as text, read by the Python layer
+    /// `trace` from a Parquet file: its header and typed cells, read by the Python layer
     /// (not part of the scenario file).
     #[serde(skip)]
     pub cells: Option<std::sync::Arc<TraceCells>>,
 }
 
-/// A flow list's header and rows of text cells.
+/// A flow list's header and rows of cells.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TraceCells {
     pub names: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+    pub rows: Vec<Vec<super::trace::Cell>>,
 }
 
 fn one() -> f64 {

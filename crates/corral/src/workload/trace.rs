@@ -6,7 +6,9 @@
 //! traffic block's value. The file is read as RFC 4180 says: fields may be quoted (`"1,000"`,
 //! with `""` for a quote inside), lines end in LF or CRLF, and a UTF-8 byte-order mark is
 //! skipped; lines that are empty or start with `#` are comments. A Parquet flow list is read
-//! by the Python layer, which hands the same cells to [`from_cells`].
+//! by the Python layer, which hands its cells to [`from_cells`] as they are typed in the file
+//! ([`Cell`]): whole numbers, numbers and text, so a size or a start time is never turned into
+//! text and parsed back; a text cell there reads as in a CSV file (`15KB`, `1.2ms`).
 
 use crate::error::{config_err, Error, Result};
 use crate::units::{parse_bytes, parse_time, Time};
@@ -29,12 +31,85 @@ pub struct TraceRow {
 pub const REQUIRED: [&str; 4] = ["src", "dst", "size", "start"];
 pub const OPTIONAL: [&str; 5] = ["tenant", "class", "priority", "weight", "deadline"];
 
+/// One cell of a flow list: a CSV file's are text; a Parquet file's keep their column's type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Cell {
+    /// The cell's text, `None` when it is empty (null or ""); numbers as they print.
+    fn text(&self) -> Option<String> {
+        match self {
+            Cell::Null => None,
+            Cell::Text(s) if s.is_empty() => None,
+            Cell::Text(s) => Some(s.clone()),
+            Cell::Int(i) => Some(i.to_string()),
+            Cell::Float(f) => Some(f.to_string()),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.text().is_none()
+    }
+
+    /// A number of seconds, or a text cell's time (seconds or a duration with a unit).
+    fn seconds(&self) -> std::result::Result<Time, String> {
+        match self {
+            Cell::Int(i) => seconds_of(*i as f64, &i.to_string()),
+            Cell::Float(f) => seconds_of(*f, &f.to_string()),
+            other => seconds(&other.text().unwrap_or_default()),
+        }
+    }
+
+    /// A whole number of bytes, or a text cell's size (`15000`, `1,000`, `15KB`).
+    fn bytes(&self) -> std::result::Result<u64, String> {
+        match self {
+            Cell::Int(i) => u64::try_from(*i).map_err(|_| format!("expected a positive number of bytes, got {i}")),
+            Cell::Float(f) if f.fract() == 0.0 && (0.0..1.8e19).contains(f) => Ok(*f as u64),
+            Cell::Float(f) => Err(format!("expected a whole number of bytes, got {f}")),
+            other => {
+                let s = other.text().unwrap_or_default();
+                let plain: String = s.chars().filter(|&ch| ch != ',' && ch != '_').collect();
+                plain.parse::<u64>().or_else(|_| parse_bytes(&s).map(|b| b.0))
+            }
+        }
+    }
+
+    fn priority(&self) -> std::result::Result<u8, String> {
+        let whole = match self {
+            Cell::Int(i) => Some(*i),
+            Cell::Float(f) if f.fract() == 0.0 => Some(*f as i64),
+            Cell::Text(s) => s.parse::<i64>().ok(),
+            _ => None,
+        };
+        whole.and_then(|i| u8::try_from(i).ok()).ok_or_else(|| format!("priority: expected an integer 0..255, got \"{}\"", self.text().unwrap_or_default()))
+    }
+
+    fn weight(&self) -> std::result::Result<f64, String> {
+        let w = match self {
+            Cell::Int(i) => Some(*i as f64),
+            Cell::Float(f) => Some(*f),
+            Cell::Text(s) => s.parse::<f64>().ok(),
+            Cell::Null => None,
+        };
+        w.filter(|w| w.is_finite() && *w > 0.0).ok_or_else(|| format!("weight: expected a positive number, got \"{}\"", self.text().unwrap_or_default()))
+    }
+}
+
+fn seconds_of(v: f64, shown: &str) -> std::result::Result<Time, String> {
+    if !v.is_finite() || !(0.0..=1e6).contains(&v) {
+        return Err(format!("expected a time from 0 to 1000000 seconds, got \"{shown}\""));
+    }
+    Ok(Time((v * Time::PS_PER_SEC as f64).round() as u64))
+}
+
 fn seconds(s: &str) -> std::result::Result<Time, String> {
     if let Ok(v) = s.parse::<f64>() {
-        if !v.is_finite() || !(0.0..=1e6).contains(&v) {
-            return Err(format!("expected a time from 0 to 1000000 seconds, got \"{s}\""));
-        }
-        return Ok(Time((v * Time::PS_PER_SEC as f64).round() as u64));
+        return seconds_of(v, s);
     }
     parse_time(s).map_err(|e| format!("{e}, or seconds as a number"))
 }
@@ -113,12 +188,12 @@ pub fn parse(text: &str, source: &str, path: &str) -> Result<Vec<TraceRow>> {
     let Some((_, names)) = recs.next() else {
         return Err(config_err(path, format!("{source}: empty file; expected a header row with columns {}", REQUIRED.join(", "))));
     };
-    from_cells(&names, recs, source, "line", path)
+    from_cells(&names, recs.map(|(n, r)| (n, r.into_iter().map(Cell::Text).collect())), source, "line", path)
 }
 
-/// Rows from a header and string cells (the CSV reader's, or a Parquet file's columns as
-/// text): each record carries the number that names it in errors (`unit` "line" or "row").
-pub fn from_cells(names: &[String], records: impl Iterator<Item = (usize, Vec<String>)>, source: &str, unit: &str, path: &str) -> Result<Vec<TraceRow>> {
+/// Rows from a header and cells (the CSV reader's text, or a Parquet file's typed cells):
+/// each record carries the number that names it in errors (`unit` "line" or "row").
+pub fn from_cells(names: &[String], records: impl Iterator<Item = (usize, Vec<Cell>)>, source: &str, unit: &str, path: &str) -> Result<Vec<TraceRow>> {
     let col = |n: &str| names.iter().position(|c| c == n);
     let missing: Vec<&str> = REQUIRED.iter().copied().filter(|n| col(n).is_none()).collect();
     if !missing.is_empty() {
@@ -137,32 +212,22 @@ pub fn from_cells(names: &[String], records: impl Iterator<Item = (usize, Vec<St
         if c.len() != names.len() {
             return Err(bad(format!("{} fields, the header has {}", c.len(), names.len())));
         }
-        let get = |k: usize| idx[k].map(|i| c[i].as_str()).filter(|s| !s.is_empty());
+        let get = |k: usize| idx[k].map(|i| &c[i]).filter(|cell| !cell.is_empty());
         let req = |k: usize| get(k).ok_or_else(|| bad(format!("empty {}", REQUIRED[k])));
-        let size = {
-            let s = req(2)?;
-            let plain: String = s.chars().filter(|&ch| ch != ',' && ch != '_').collect();
-            let b = plain.parse::<u64>().or_else(|_| parse_bytes(s).map(|b| b.0)).map_err(|e| bad(format!("size: {e}")))?;
-            if b == 0 {
-                return Err(bad("size: must be positive".into()));
-            }
-            b
-        };
+        let size = req(2)?.bytes().map_err(|e| bad(format!("size: {e}")))?;
+        if size == 0 {
+            return Err(bad("size: must be positive".into()));
+        }
         rows.push(TraceRow {
-            src: req(0)?.to_string(),
-            dst: req(1)?.to_string(),
+            src: req(0)?.text().unwrap_or_default(),
+            dst: req(1)?.text().unwrap_or_default(),
             size,
-            start: seconds(req(3)?).map_err(|e| bad(format!("start: {e}")))?,
-            tenant: get(4).map(str::to_string),
-            class: get(5).map(str::to_string),
-            priority: get(6).map(|s| s.parse::<u8>().map_err(|_| bad(format!("priority: expected an integer 0..255, got \"{s}\"")))).transpose()?,
-            weight: get(7)
-                .map(|s| match s.parse::<f64>() {
-                    Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
-                    _ => Err(bad(format!("weight: expected a positive number, got \"{s}\""))),
-                })
-                .transpose()?,
-            deadline: get(8).map(|s| seconds(s).map_err(|e| bad(format!("deadline: {e}")))).transpose()?,
+            start: req(3)?.seconds().map_err(|e| bad(format!("start: {e}")))?,
+            tenant: get(4).and_then(Cell::text),
+            class: get(5).and_then(Cell::text),
+            priority: get(6).map(|x| x.priority().map_err(bad)).transpose()?,
+            weight: get(7).map(|x| x.weight().map_err(bad)).transpose()?,
+            deadline: get(8).map(|x| x.seconds().map_err(|e| bad(format!("deadline: {e}")))).transpose()?,
         });
     }
     Ok(rows)
@@ -192,6 +257,22 @@ pub fn write(rows: &[TraceRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_cells_read_as_their_text_does_and_say_what_is_wrong() {
+        let names: Vec<String> = ["src", "dst", "size", "start", "priority", "weight", "deadline"].map(String::from).to_vec();
+        let typed = vec![Cell::Text("h1".into()), Cell::Text("h2".into()), Cell::Int(1500), Cell::Float(0.25), Cell::Int(3), Cell::Int(2), Cell::Null];
+        let text = ["h1", "h2", "1500", "0.25", "3", "2", ""].map(|s| Cell::Text(s.into())).to_vec();
+        let a = from_cells(&names, [(1, typed)].into_iter(), "f", "row", "traffic[0].file").unwrap();
+        let b = from_cells(&names, [(1, text)].into_iter(), "f", "row", "traffic[0].file").unwrap();
+        assert_eq!(a, b);
+        assert_eq!((a[0].size, a[0].start, a[0].priority, a[0].weight, a[0].deadline), (1500, Time::from_ms(250), Some(3), Some(2.0), None));
+        let bad = |cells: Vec<Cell>| from_cells(&names, [(4, cells)].into_iter(), "f", "row", "traffic[0].file").unwrap_err().to_string();
+        let row = |size: Cell, priority: Cell| vec![Cell::Text("h1".into()), Cell::Text("h2".into()), size, Cell::Int(0), priority, Cell::Null, Cell::Null];
+        assert!(bad(row(Cell::Float(1.5), Cell::Null)).contains("row 4: size: expected a whole number of bytes, got 1.5"));
+        assert!(bad(row(Cell::Int(-3), Cell::Null)).contains("size: expected a positive number of bytes, got -3"));
+        assert!(bad(row(Cell::Int(10), Cell::Int(300))).contains("priority: expected an integer 0..255, got \"300\""));
+    }
 
     #[test]
     fn reads_required_and_optional_columns_in_any_order() {

@@ -2,7 +2,7 @@
 
 use super::Simulation;
 use crate::metrics::fairness::jain_index;
-use crate::metrics::fct::{self, deadline_met};
+use crate::metrics::outcome::{self, FlowResult, Mode, PacketCounters, PacketTotals, RunSummary};
 use crate::metrics::{Column, Table};
 use crate::units::Time;
 
@@ -20,66 +20,46 @@ impl Simulation {
         self.net.nodes[self.net.hosts[h as usize].idx()].name.clone()
     }
 
-    /// Goodput of each flow over its lifetime in the run: from its start to its finish or the
-    /// end of the run.
-    pub fn flow_goodputs(&self) -> Vec<f64> {
-        let end = self.reached();
+    /// Each flow's outcome ([`FlowResult`]), in flow order.
+    fn flow_results(&self) -> Vec<FlowResult<'_>> {
         self.flows
             .iter()
-            .map(|f| {
-                let until = f.finish.unwrap_or(end);
-                let span = until.saturating_sub(f.def.start);
-                if span == Time::ZERO {
-                    0.0
-                } else {
-                    f.receiver.delivered() as f64 * 8.0 / secs(span)
+            .zip(&self.hot)
+            .map(|(f, h)| {
+                let st = &f.sender.stats;
+                FlowResult {
+                    def: &f.def,
+                    transport: if h.managed { &self.scheme_name } else { "tcp" },
+                    cc: f.cc_name,
+                    routing: h.routing.name(),
+                    hops: f.hops,
+                    finish: f.finish,
+                    delivered: f.receiver.delivered(),
+                    ideal: f.ideal,
+                    counters: Some(PacketCounters {
+                        packets_sent: st.segments_sent,
+                        retransmits: st.retransmits,
+                        timeouts: st.timeouts,
+                        fast_recoveries: st.fast_recoveries,
+                        ecn_cuts: st.ecn_cuts,
+                        max_reorder_bytes: f.receiver.max_reorder_bytes(),
+                    }),
                 }
             })
             .collect()
     }
 
+    /// Goodput of each flow over its lifetime in the run: from its start to its finish or the
+    /// end of the run.
+    pub fn flow_goodputs(&self) -> Vec<f64> {
+        self.flow_results().iter().map(|f| f.goodput(self.reached())).collect()
+    }
+
     pub fn flows_table(&self) -> Table {
-        let f = &self.flows;
-        let goodput = self.flow_goodputs();
-        Table::default()
-            .with("flow_id", Column::Int((0..f.len() as i64).collect()))
-            .with("src", Column::Str(f.iter().map(|x| self.host_name(x.def.src)).collect()))
-            .with("dst", Column::Str(f.iter().map(|x| self.host_name(x.def.dst)).collect()))
-            .with("tag", Column::Str(f.iter().map(|x| x.def.tag.clone()).collect()))
-            .with("priority", Column::Int(f.iter().map(|x| x.def.priority as i64).collect()))
-            .with("weight", Column::Float(f.iter().map(|x| x.def.weight).collect()))
-            .with("transport", Column::Str(self.hot.iter().map(|h| if h.managed { self.scheme_name.clone() } else { "tcp".to_string() }).collect()))
-            .with("cc", Column::Str(f.iter().map(|x| x.cc_name.to_string()).collect()))
-            .with("routing", Column::Str(self.hot.iter().map(|h| h.routing.name().to_string()).collect()))
-            .with("hops", Column::Int(f.iter().map(|x| x.hops as i64).collect()))
-            .with("size_bytes", Column::OptInt(f.iter().map(|x| x.def.size.map(|s| s as i64)).collect()))
-            .with("start_s", Column::Float(f.iter().map(|x| secs(x.def.start)).collect()))
-            .with("finish_s", Column::OptFloat(f.iter().map(|x| x.finish.map(secs)).collect()))
-            .with("fct_s", Column::OptFloat(f.iter().map(|x| x.finish.map(|t| secs(t - x.def.start))).collect()))
-            .with("bytes_delivered", Column::Int(f.iter().map(|x| x.receiver.delivered() as i64).collect()))
-            .with("goodput_bps", Column::Float(goodput))
-            .with("packets_sent", Column::Int(f.iter().map(|x| x.sender.stats.segments_sent as i64).collect()))
-            .with("retransmits", Column::Int(f.iter().map(|x| x.sender.stats.retransmits as i64).collect()))
-            .with("timeouts", Column::Int(f.iter().map(|x| x.sender.stats.timeouts as i64).collect()))
-            .with("fast_recoveries", Column::Int(f.iter().map(|x| x.sender.stats.fast_recoveries as i64).collect()))
-            .with("ecn_cuts", Column::Int(f.iter().map(|x| x.sender.stats.ecn_cuts as i64).collect()))
-            .with("max_reorder_bytes", Column::Int(f.iter().map(|x| x.receiver.max_reorder_bytes() as i64).collect()))
-            .with("tenant", Column::Str(f.iter().map(|x| x.def.tenant.clone()).collect()))
-            .with("class", Column::Str(f.iter().map(|x| x.def.class.clone()).collect()))
-            .with("ideal_fct_s", Column::OptFloat(f.iter().map(|x| x.ideal.map(secs)).collect()))
-            .with("slowdown", Column::OptFloat(f.iter().map(|x| self.slowdown(x)).collect()))
-            .with("deadline_s", Column::OptFloat(f.iter().map(|x| x.def.deadline.map(secs)).collect()))
-            .with("deadline_met", Column::OptBool(f.iter().map(|x| deadline_met(x.def.deadline, x.finish, self.reached())).collect()))
-            .check("flows")
+        let hosts: Vec<String> = (0..self.net.hosts.len() as u32).map(|h| self.host_name(h)).collect();
+        outcome::flows_table(&self.flow_results(), &hosts, self.reached())
     }
 
-    fn slowdown(&self, f: &super::Flow) -> Option<f64> {
-        let fct = f.finish? - f.def.start;
-        let ideal = f.ideal?;
-        (ideal > Time::ZERO).then(|| fct.0 as f64 / ideal.0 as f64)
-    }
-
-    /// Aggregate (`class` = "*") and per-class goodput of `[[traffic]]` flows.
     pub fn throughput_class_table(&self) -> Table {
         let s = &self.metrics.classes;
         let name = |c: u32| if c == crate::metrics::classes::ALL { "*".to_string() } else { self.classes[c as usize].clone() };
@@ -125,17 +105,6 @@ impl Simulation {
             "mean": values.iter().sum::<f64>() / values.len() as f64,
             "min": values.iter().copied().fold(f64::INFINITY, f64::min),
         })
-    }
-
-    /// The summary's FCT sections.
-    fn fct_summary(&self) -> serde_json::Value {
-        let records: Vec<fct::FlowRecord> = self
-            .flows
-            .iter()
-            .map(|f| fct::FlowRecord { size: f.def.size, class: &f.def.class, start: f.def.start, finish: f.finish, ideal: f.ideal, deadline: f.def.deadline })
-            .collect();
-        let bounds: Vec<u64> = self.scenario.metrics.size_buckets.iter().map(|b| b.0).collect();
-        fct::summary(&records, &bounds, self.reached())
     }
 
     pub fn throughput_table(&self) -> Table {
@@ -291,45 +260,61 @@ impl Simulation {
         })
     }
 
-    /// Headline numbers for summary.json (the Python layer adds wall time).
+    /// summary.json as JSON ([`Self::run_summary`] serialized).
     pub fn summary(&self) -> serde_json::Value {
+        self.run_summary().to_json()
+    }
+
+    /// summary.json (see [`RunSummary`]).
+    pub fn run_summary(&self) -> RunSummary {
         let c = &self.counts;
-        let mut out = serde_json::json!({
-            "scenario": self.scenario.name,
-            "seed": self.scenario.seed,
-            "corral_version": crate::VERSION,
-            "sim_time_s": secs(self.reached()),
-            "events": self.events_processed(),
-            "flows": self.flows.len(),
-            "packets_sent": c.sent,
-            "packets_delivered": c.delivered,
-            "data_packets_delivered": c.data_delivered,
-            "packets_dropped": c.dropped,
-            "packets_in_flight": self.packets_in_flight(),
-            "bytes_sent": c.sent_bytes,
-            "bytes_delivered": c.delivered_bytes,
-            "bytes_dropped": c.dropped_bytes,
-            "jain_index": jain_index(&self.flow_goodputs()),
-            "jain_index_windows": self.jain_windows(),
-            "mode": "packet",
-            "scheme": if self.scheme_name.is_empty() { serde_json::Value::Null } else { serde_json::json!({
-                "kind": self.scheme_name,
-                "counters": self.scheme_counters,
-                "state": self.scheme.as_ref().map_or(serde_json::Value::Null, |s| s.summary()),
-            }) },
-            "control": self.control_summary(),
-        });
-        if let (Some(o), serde_json::Value::Object(f)) = (out.as_object_mut(), self.fct_summary()) {
-            o.extend(f);
+        let flows = self.flow_results();
+        let bounds: Vec<u64> = self.scenario.metrics.size_buckets.iter().map(|b| b.0).collect();
+        let links_change = self.scenario.events.iter().any(|e| e.state.is_some());
+        let r = &self.rpc;
+        RunSummary {
+            scenario: self.scenario.name.clone(),
+            seed: self.scenario.seed,
+            corral_version: crate::VERSION,
+            mode: Mode::Packet,
+            sim_time_s: secs(self.reached()),
+            events: self.events_processed(),
+            flows: flows.len(),
+            totals: PacketTotals {
+                packets_sent: c.sent,
+                packets_delivered: c.delivered,
+                data_packets_delivered: c.data_delivered,
+                packets_dropped: c.dropped,
+                packets_in_flight: self.packets_in_flight(),
+                bytes_sent: c.sent_bytes,
+                bytes_delivered: c.delivered_bytes,
+                bytes_dropped: c.dropped_bytes,
+            },
+            jain_index: outcome::jain(&flows, self.reached()),
+            jain_index_windows: Some(self.jain_windows()),
+            fct: outcome::fct_sections(&flows, &bounds, self.reached()),
+            scheme: Some(if self.scheme_name.is_empty() {
+                serde_json::Value::Null
+            } else {
+                serde_json::json!({
+                    "kind": self.scheme_name,
+                    "counters": self.scheme_counters,
+                    "state": self.scheme.as_ref().map_or(serde_json::Value::Null, |s| s.summary()),
+                })
+            }),
+            scheme_ignored: None,
+            control: Some(self.control_summary()),
+            packets_lost_link_down: links_change.then_some(c.lost_link_down),
+            packets_lost_no_route: links_change.then_some(c.lost_no_route),
+            rpc: (r.sessions() > 0).then(|| {
+                serde_json::json!({ "sessions": r.sessions(), "requests": r.requests, "responses": r.responses, "refused_at_max_flows": r.refused })
+            }),
         }
-        if self.scenario.events.iter().any(|e| e.state.is_some()) {
-            out["packets_lost_link_down"] = serde_json::json!(c.lost_link_down);
-            out["packets_lost_no_route"] = serde_json::json!(c.lost_no_route);
-        }
-        if self.rpc.sessions() > 0 {
-            let r = &self.rpc;
-            out["rpc"] = serde_json::json!({ "sessions": r.sessions(), "requests": r.requests, "responses": r.responses, "refused_at_max_flows": r.refused });
-        }
-        out
+    }
+
+    /// The run's wall-clock measurements that are not the run's outcome (a scheme's compute
+    /// time): timing.json, beside the caller's wall time.
+    pub fn timing(&self) -> serde_json::Value {
+        serde_json::json!({ "scheme": self.scheme.as_ref().map_or(serde_json::Value::Null, |s| s.timing()) })
     }
 }

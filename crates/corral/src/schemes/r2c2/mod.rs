@@ -879,10 +879,16 @@ impl Scheme for R2c2 {
         }
     }
 
-    fn summary(&self) -> serde_json::Value {
+    /// The share of wall-clock time the rate computations took (varies from run to run and
+    /// machine to machine).
+    fn timing(&self) -> serde_json::Value {
         let mut share = self.stats.compute_share.clone();
         share.sort_by(f64::total_cmp);
         let q = |p: f64| share.get(((share.len() as f64 - 1.0) * p).round() as usize).copied();
+        serde_json::json!({ "compute_time_share": { "median": q(0.5), "p99": q(0.99), "samples": share.len() } })
+    }
+
+    fn summary(&self) -> serde_json::Value {
         let mut err = self.stats.rate_errors.clone();
         err.sort_by(f32::total_cmp);
         let qe = |p: f64| err.get(((err.len() as f64 - 1.0) * p).round() as usize).map(|&x| x as f64);
@@ -896,8 +902,6 @@ impl Scheme for R2c2 {
             "routing_changes": self.stats.routes_changed,
             "topology_changes": self.stats.topology_changes,
             "usage_vectors_computed": self.weights.as_ref().map_or(0, |w| w.computed),
-            // Wall-clock: varies from run to run and machine to machine.
-            "compute_time_share": { "median": q(0.5), "p99": q(0.99), "samples": share.len() },
             "assigned_rate_error": { "median": qe(0.5), "p95": qe(0.95), "samples": err.len() },
         })
     }
