@@ -75,17 +75,8 @@ macro_rules! rounds_accessors {
     };
 }
 
-pub mod drr;
-pub mod ecn_threshold;
 pub mod fifo;
-pub mod pfabric;
-pub mod priority;
-pub mod red;
 pub mod rounds;
-pub mod sfq;
-pub mod taildrop;
-#[cfg(test)]
-pub mod toy;
 
 use crate::error::{config_err, Result};
 use crate::ids::{FlowId, PktId};
@@ -224,11 +215,14 @@ impl Default for QueueSettings {
 }
 
 /// Declares the disciplines: for each, its name in scenarios, its variant in [`QueueKind`],
-/// [`QueueConfig`] and [`QueueDisc`], and its type (`, boxed` for the larger ones, which
-/// keeps every port small: the FIFOs sit inline). Generates those enums, the list of names,
-/// and the dispatch of the per-packet path.
+/// [`QueueConfig`] and [`QueueDisc`], and its file and type (`, boxed` for the larger ones,
+/// which keeps every port small: the FIFOs sit inline). Declares each file's module and
+/// generates those enums, the list of names, and the dispatch of the per-packet path: a new
+/// discipline is its file and one line in the list.
 macro_rules! disciplines {
-    ($($(#[$attr:meta])* $name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
+    ($($(#[$attr:meta])* $name:literal => $variant:ident($module:ident :: $kind:ident $(, $boxed:ident)?)),* $(,)?) => {
+        $($(#[$attr])* pub mod $module;)*
+
         /// The queue discipline of switch output ports (`switch.queue`).
         #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum QueueKind {
@@ -247,14 +241,14 @@ macro_rules! disciplines {
 
             /// It has a settings table `[switch.<name>]`.
             pub fn has_table(self) -> bool {
-                match self { $($(#[$attr])* QueueKind::$variant => <$ty as Declared>::TABLE,)* }
+                match self { $($(#[$attr])* QueueKind::$variant => <$module::$kind as Declared>::TABLE,)* }
             }
         }
 
         /// One discipline's settings, tagged by the discipline.
         #[derive(Clone, Debug, PartialEq)]
         pub enum QueueConfig {
-            $($(#[$attr])* $variant(<$ty as Declared>::Config),)*
+            $($(#[$attr])* $variant(<$module::$kind as Declared>::Config),)*
         }
 
         impl QueueConfig {
@@ -274,12 +268,12 @@ macro_rules! disciplines {
 
             /// [`Declared::validate`] of its discipline.
             pub fn validate(&self, path: &str) -> Result<()> {
-                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$ty as Declared>::validate(c, path),)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$module::$kind as Declared>::validate(c, path),)* }
             }
 
             /// [`Declared::composes`] of its discipline.
             pub fn composes(&self) -> Option<QueueKind> {
-                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$ty as Declared>::composes(c),)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$module::$kind as Declared>::composes(c),)* }
             }
         }
 
@@ -292,7 +286,7 @@ macro_rules! disciplines {
 
         /// The closed set of disciplines, dispatched statically on the per-packet path.
         pub enum QueueDisc {
-            $($(#[$attr])* $variant(disciplines!(@type $ty $(, $boxed)?)),)*
+            $($(#[$attr])* $variant(disciplines!(@type $module::$kind $(, $boxed)?)),)*
         }
 
         impl QueueDisc {
@@ -303,7 +297,7 @@ macro_rules! disciplines {
                     $($(#[$attr])* QueueKind::$variant => {
                         let given = settings.tables.iter().find_map(|t| match t { QueueConfig::$variant(c) => Some(c), _ => None });
                         let cfg = given.cloned().unwrap_or_default();
-                        QueueDisc::$variant(disciplines!(@held $($boxed)? <$ty as Declared>::build(&cfg, settings, port)))
+                        QueueDisc::$variant(disciplines!(@held $($boxed)? <$module::$kind as Declared>::build(&cfg, settings, port)))
                     })*
                 }
             }

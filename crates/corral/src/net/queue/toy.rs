@@ -1,5 +1,5 @@
 //! A toy discipline, registered only in test builds, that shows what adding a discipline
-//! takes: this file and one line in `disciplines!` (`net/queue/mod.rs`). A drop-tail FIFO
+//! takes: this file and one line in `disciplines!` (`net/queue/mod.rs`), nothing else. A drop-tail FIFO
 //! that also drops every `every`-th arrival, with its setting in `[switch.toy]`.
 
 use super::{fits, Admit, Arrival, Declared, Discipline, Fifo, PortQueue, QueueSettings};

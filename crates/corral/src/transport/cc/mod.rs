@@ -12,15 +12,6 @@
 //! window itself ([`CongestionControl::owns_window`]: the sender then leaves cwnd alone in
 //! recovery) and paces at its own rate ([`CongestionControl::pacing_rate`]).
 
-pub mod bbr;
-pub mod cubic;
-pub mod d2tcp;
-pub mod dctcp;
-pub mod l2dct;
-pub mod newreno;
-pub mod pfabric;
-#[cfg(test)]
-pub mod toy;
 
 use super::delivery_rate::RateSample;
 use crate::units::Time;
@@ -167,16 +158,19 @@ pub trait Controller: CongestionControl + Clone + std::fmt::Debug {
 pub use crate::config::NoSettings;
 
 /// Declares the controllers: for each, its name in scenarios, its variant in [`CcConfig`] and
-/// [`AnyCc`], and its type (`, boxed` keeps a large controller off the sender's inline
-/// state). Generates the config enum, its parser and queries, the list of names, and the
-/// closed dispatch enum of the per-packet path.
+/// [`AnyCc`], and its file and type (`, boxed` keeps a large controller off the sender's
+/// inline state). Declares each file's module and generates the config enum, its parser and
+/// queries, the list of names, and the closed dispatch enum of the per-packet path: a new
+/// controller is its file and one line in the list.
 macro_rules! controllers {
-    ($($(#[$attr:meta])* $name:literal => $variant:ident($ty:ty $(, $boxed:ident)?)),* $(,)?) => {
+    ($($(#[$attr:meta])* $name:literal => $variant:ident($module:ident :: $kind:ident $(, $boxed:ident)?)),* $(,)?) => {
+        $($(#[$attr])* pub mod $module;)*
+
         /// Which controller a flow uses, with its settings (scenario key `transport.cc`).
         #[derive(Clone, Debug, Serialize, PartialEq)]
         #[serde(tag = "kind")]
         pub enum CcConfig {
-            $($(#[$attr])* #[serde(rename = $name)] $variant(<$ty as Controller>::Config),)*
+            $($(#[$attr])* #[serde(rename = $name)] $variant(<$module::$kind as Controller>::Config),)*
         }
 
         /// The controllers' names, in declaration order.
@@ -196,33 +190,33 @@ macro_rules! controllers {
 
             /// Checks the controller's settings.
             pub fn validate(&self) -> Result<(), String> {
-                match self { $($(#[$attr])* CcConfig::$variant(c) => <$ty as Controller>::validate(c),)* }
+                match self { $($(#[$attr])* CcConfig::$variant(c) => <$module::$kind as Controller>::validate(c),)* }
             }
 
             /// [`Controller::ACCURATE_ECN`] of the chosen controller.
             pub fn accurate_ecn(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$ty as Controller>::ACCURATE_ECN,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$module::$kind as Controller>::ACCURATE_ECN,)* }
             }
 
             /// [`Controller::SIZE_PRIORITY`] of the chosen controller.
             pub fn size_priority(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$ty as Controller>::SIZE_PRIORITY,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$module::$kind as Controller>::SIZE_PRIORITY,)* }
             }
 
             /// [`Controller::RATE_SAMPLES`] of the chosen controller.
             pub fn uses_rate_samples(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$ty as Controller>::RATE_SAMPLES,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$module::$kind as Controller>::RATE_SAMPLES,)* }
             }
 
             pub fn build(&self) -> AnyCc {
-                match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$ty as Controller>::new(c))),)* }
+                match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$module::$kind as Controller>::new(c))),)* }
             }
         }
 
         /// Closed set of controllers for static dispatch on the per-packet path.
         #[derive(Clone, Debug)]
         pub enum AnyCc {
-            $($(#[$attr])* $variant(controllers!(@type $ty $(, $boxed)?)),)*
+            $($(#[$attr])* $variant(controllers!(@type $module::$kind $(, $boxed)?)),)*
         }
 
         impl CongestionControl for AnyCc {
