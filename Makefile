@@ -2,6 +2,7 @@
 #   make outcast   install corral into the project environment .venv and reproduce the TCP
 #                  Outcast results into results/outcast
 #   make test      install corral with its test extras and run every Rust and Python test
+#                  but the slow ones (make test-slow)
 # Also:
 #   make install   build and install corral into .venv (release profile)
 #   make release   the same, with profile-guided optimization (scripts/pgo.py), the fastest engine
@@ -30,7 +31,7 @@ PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test wheel release outcast fct test bench lint prerequisites
+.PHONY: install install-test wheel release outcast fct test test-slow bench lint prerequisites
 
 prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
@@ -72,6 +73,11 @@ fct: install
 test: install-test
 	cargo test --profile ci -p corral
 	$(PY) -m pytest -q tests
+
+# The tests `make test` leaves out (marked slow): the side by side with Linux on the
+# dumbbell and the fat-tree emulation.
+test-slow: install-test
+	$(PY) -m pytest -q tests -m slow
 
 # The engine binary the benchmark times beside htsim, built like `make release`.
 bench: release

@@ -197,6 +197,7 @@ def test_ctrl_c_removes_every_namespace_and_leaves_no_output(tmp_path):
     assert not Path(tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 @ROOT
 def test_the_dumbbell_side_by_side_meets_the_goals(tmp_path):
     """The README's side by side, shortened to 5 s: eight Reno flows through 100 Mbps, corral
@@ -226,6 +227,7 @@ def test_the_dumbbell_side_by_side_meets_the_goals(tmp_path):
     assert abs(sim.summary["jain_index"] - jain_linux) < 0.05
 
 
+@pytest.mark.slow
 @ROOT
 def test_ecmp_on_a_fat_tree_carries_cross_pod_flows(tmp_path):
     """36 namespaces, multipath routes: two flows from pod 1 to pod 0 both get through."""
