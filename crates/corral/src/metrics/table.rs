@@ -30,6 +30,15 @@ impl Column {
         self.len() == 0
     }
 
+    /// Each row's text, for a text column ([`Column::Str`] or [`Column::Cat`]).
+    pub fn texts(&self) -> Option<Vec<&str>> {
+        match self {
+            Column::Str(v) => Some(v.iter().map(String::as_str).collect()),
+            Column::Cat(names, rows) => Some(rows.iter().map(|&r| names[r as usize].as_str()).collect()),
+            _ => None,
+        }
+    }
+
     /// A text column of `rows`, as [`Column::Cat`].
     pub fn cat<'a>(rows: impl Iterator<Item = &'a str>) -> Column {
         let mut names = crate::text::Names::default();

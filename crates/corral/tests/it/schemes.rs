@@ -68,7 +68,7 @@ fn ideal_rates_match_the_allocator_without_drops_or_queues() {
     let max_q = sim.metrics.queues.packets.iter().copied().max().unwrap();
     assert!(max_q < 10, "largest sampled queue {max_q} packets");
     assert!(sim.scheme_counters["rate_changes"] >= 16);
-    assert_eq!(sim.flows_table().column("transport"), Some(&corral::metrics::Column::Str(vec!["ideal".into(); 16])));
+    assert_eq!(sim.flows_table().column("transport").and_then(|c| c.texts()), Some(vec!["ideal"; 16]));
 }
 
 // mode = "periodic" (HCC's centralized baseline): hosts report to core0 every 100 us and
@@ -99,14 +99,15 @@ fn periodic_ideal_reaches_the_same_rates_through_counted_messages() {
 // first rate arrives (`first_rate = "window"`, the default there), not at its access-link
 // rate (`first_rate = "line"`). The first rates arrive 100-200 us in; until then the 4-to-1
 // hot spot into h0 (a 100-packet ToR queue) takes slow start's doubling windows, which
-// overflow it less than a sixth as much as four flows at 10 Gbps do (736 against 4,669 drops
-// in 5 ms).
+// overflow it less than a quarter as much as four flows at 10 Gbps do (543 against 2,416 drops
+// in 5 ms with the TCP defaults: SACK, PRR and RACK-TLP recover the line-rate burst's losses
+// with fewer retransmissions than the 736 against 4,669 of classic recovery).
 #[test]
 fn periodic_flows_start_with_the_initial_window_as_hccs_do() {
     let periodic = "mode = \"periodic\"\ncontroller = \"core0\"\nperiod = \"100us\"";
     let window = common::run(&fat_tree_16_flows(periodic), &["duration=5ms"]);
     let line = common::run(&fat_tree_16_flows(&format!("{periodic}\nfirst_rate = \"line\"")), &["duration=5ms"]);
-    assert!(window.counts.dropped * 6 < line.counts.dropped, "drops: window {}, line {}", window.counts.dropped, line.counts.dropped);
+    assert!(window.counts.dropped * 4 < line.counts.dropped, "drops: window {}, line {}", window.counts.dropped, line.counts.dropped);
     let bad = corral::scenario::load(&fat_tree_16_flows("first_rate = \"fast\""), &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
     assert!(bad.contains("first_rate") || bad.contains("fast"), "{bad}");
 }
@@ -296,10 +297,10 @@ size = "1MB"
 "#;
     let sim = common::run(text, &[]);
     let t = sim.flows_table();
-    let (Some(corral::metrics::Column::Str(transport)), Some(corral::metrics::Column::Str(cc))) = (t.column("transport"), t.column("cc")) else { panic!() };
+    let (Some(transport), Some(cc)) = (t.column("transport").and_then(|c| c.texts()), t.column("cc").and_then(|c| c.texts())) else { panic!() };
     for (i, f) in sim.flows.iter().enumerate() {
         let want = if f.def.tag == "ideal" { ("ideal", "rate") } else { ("tcp", "dctcp") };
-        assert_eq!((transport[i].as_str(), cc[i].as_str()), want, "flow {i}");
+        assert_eq!((transport[i], cc[i]), want, "flow {i}");
         assert!(f.receiver.delivered() > 0);
     }
     assert_eq!(sim.hot.iter().filter(|h| h.managed).count(), 16);

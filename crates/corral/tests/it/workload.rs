@@ -211,8 +211,8 @@ latency_sample_every = 50
             assert!((s - fct[i].unwrap() / ideal[i].unwrap()).abs() < 1e-9);
         }
     }
-    let Column::Str(class) = col(&t, "class") else { panic!() };
-    assert!(class.iter().any(|c| c == "query") && class.iter().any(|c| c == "web"));
+    let Some(class) = col(&t, "class").texts() else { panic!() };
+    assert!(class.contains(&"query") && class.contains(&"web"));
     let (Column::OptBool(met), Column::OptFloat(deadline)) = (col(&t, "deadline_met"), col(&t, "deadline_s")) else { panic!() };
     for i in 0..n {
         assert_eq!(deadline[i].is_some(), class[i] == "web", "only web flows have deadlines");
