@@ -238,7 +238,7 @@ impl TcpSender {
     }
 
     /// Sets the explicit rate at `now` (a rate-limited sender only); `hold` delays the next
-    /// segment until then.
+    /// segment until then if the bucket would let it go at once ([`TokenBucket::hold_until`]).
     pub fn set_rate(&mut self, now: Time, bps: f64, hold: Option<Time>) {
         if let Some(b) = &mut self.limiter {
             if self.window_until_rate {
@@ -247,7 +247,7 @@ impl TcpSender {
             }
             b.set_rate(now, bps);
             if let Some(at) = hold {
-                b.hold_until(at);
+                b.hold_until(now, at);
             }
         }
     }

@@ -64,7 +64,7 @@ fn hierarchy_rates_equal_the_central_max_min() {
     assert!(c["root_received_bytes"] > 0 && c["root_sent_bytes"] > 0, "{c:?}");
 }
 
-// Lost messages: 1-packet switch buffers and two NewReno flows on edge0's uplink, and the
+// Lost messages: 1-packet switch buffers and four NewReno flows on edge0's uplink, and the
 // HCC flows starting one by one from 1 ms, so the edge's demand reports to agg0 cross a
 // full queue and some are dropped. A sender forgets what it believed delivered and sends it
 // again: at the end every agent holds what its peers last sent (the summary's
@@ -74,14 +74,17 @@ fn hierarchy_rates_equal_the_central_max_min() {
 fn lost_messages_are_sent_again() {
     let (src, dst) = (["h0", "h0", "h1", "h4", "h5"], ["h8", "h9", "h10", "h12", "h13"]);
     let staggered: String = (0..5).map(|i| format!("[[flows]]\nsrc = \"{}\"\ndst = \"{}\"\nstart = \"{}ms\"\n", src[i], dst[i], i + 1)).collect();
-    let tcp = "[[flows]]\nsrc = [\"h2\", \"h3\"]\ndst = [\"h14\", \"h15\"]\ntransport = \"newreno\"\n";
+    let tcp = "[[flows]]\nsrc = [\"h2\", \"h3\", \"h2\", \"h3\"]\ndst = [\"h14\", \"h15\", \"h15\", \"h14\"]\ntransport = \"newreno\"\n";
     let text = |scheme: &str| {
-        let base = tree("20ms", scheme).replace("buffer = 1000", "buffer = 1");
+        let base = tree("20ms", scheme).replace("buffer = 1000", "buffer = 1").replace("seed = 3", "seed = 2");
         let cut = base.find("[[flows]]").unwrap();
         format!("{}{staggered}{tcp}", &base[..cut])
     };
     // The classic TCP flows of the test's design: with the defaults (SACK, PRR, RACK-TLP)
-    // they keep edge0's uplink queue below full and no control message is lost.
+    // they keep edge0's uplink queue below full and no control message is lost. Since the
+    // paced HCC flows keep their phases across rate changes (they no longer bunch after
+    // each), losses are rarer: four TCP flows, and a seed (2) in which some report is lost;
+    // the assertion below guards that the run still exercises recovery.
     let hcc = common::run(&text("kind = \"hcc\"\nbins = 0\nprune = 0.0\nheadroom = 0.02"), &common::CLASSIC_TCP);
     let ideal = common::run(&text("kind = \"ideal\"\nheadroom = 0.02"), &common::CLASSIC_TCP);
     let lost: u64 = hcc.ctrl.kinds.iter().zip(&hcc.ctrl.totals).filter(|(k, _)| k.starts_with("hcc_")).map(|(_, t)| t.dropped).sum();

@@ -19,8 +19,9 @@
 //!   backoff on loss (TCP keeps reliability). Before its first share it is plain TCP with
 //!   the initial window (`first_rate = "window"`, the default: the paper sets "initial
 //!   congestion window 10" and lets TCP do all but the rate) or sends nothing
-//!   (`first_rate = "wait"`). After each new rate its next packet waits a random delay of up
-//!   to one packet time at that rate (the paper's burst fix).
+//!   (`first_rate = "wait"`). After each new rate a packet that would leave at once waits a
+//!   random delay of up to one packet time at that rate (the paper's burst fix); a flow
+//!   already waiting for its next slot keeps it ([`crate::transport::rate::TokenBucket::hold_until`]).
 //! - **Messages** (Fig. 3), only on change, as control packets with real delay: up,
 //!   `up_header` bytes (child and parent ids) plus `up_entry` per entry of the delta map
 //!   (quantized demand, signed count); down, `down_bytes` (child id and share); an excess
