@@ -322,7 +322,7 @@ def claims(r: Report) -> list[dict[str, Any]]:
                   null=1.0, conditions=ws, fmt=".3f", note="cycles (child, parent) in link delays: " + ", ".join(f"{k} {c_}x/{p}x" for k, (c_, p) in CYCLES.items()))
     noq = ratio(runs, "root_received_bytes", {"variant": "HCC-2, no quantization"}, hcc2)
     c.add("Fig. 4g", "no quantization: root received bytes over HCC-2's", noq, PAPER.around(1.7), paper_value=1.7, null=1.0, conditions=ws,
-          fmt=".2f", note="every flow demands line rate, so an agent's capped demands take one or two values: the bins merge nothing")
+          fmt=".2f", note="a leaf demands its bytes not yet sent over its host agent's Cycle_parent, capped at its line rate")
     noq_sent = ratio(runs, "root_sent_bytes", {"variant": "HCC-2, no quantization"}, hcc2)
     c.add("Fig. 4h", "no quantization: root sent bytes over HCC-2's ('no significant change')", noq_sent, PAPER.around(1.0), paper_value=1.0,
           conditions=ws, fmt=".2f")
@@ -412,6 +412,8 @@ def baselines() -> list[dict[str, str]]:
         b("CUBIC", "beta, C", "0.7, 0.4", "RFC 9438"),
         b("HCC", "cycles (child, parent) in link delays", ", ".join(f"{k} {c_}/{p_}" for k, (c_, p_) in CYCLES.items()), ours),
         b("HCC", "headroom, bins, prune", "2 %, 16, 1 %", ours),
+        b("HCC", "a leaf's demand", "its bytes not yet sent over its host agent's Cycle_parent, capped at its line rate",
+          "HCC paper, section III-D (leaf agents 'receive the application layer demands as input'); the horizon ours"),
         b("HCC (web search, steps)", "before the first share", "TCP with the initial window (10 segments)", paper + " ('initial congestion window is set to 10')"),
         b("HCC (gRPC)", "before the first share", f"nothing (`first_rate = \"{v(GRPC, 'scheme.first_rate')}\"`): the first packet waits for the first rate",
           "HCC paper, section IV-B: 'we send the first packet of a flow after a rate update with a uniform delay'"),

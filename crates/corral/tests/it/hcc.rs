@@ -104,3 +104,4 @@ fn bad_settings_name_their_key() {
         assert!(err.starts_with(key), "{setting}: {err}");
     }
 }
+

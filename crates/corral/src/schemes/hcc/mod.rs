@@ -14,8 +14,11 @@
 //!   each changed share down; every `Cycle_parent` it takes its parents' shares and sends each
 //!   parent the change of its demand map. A host's agent rates its flows (the leaves)
 //!   directly, with no message.
-//! - **Leaves.** A flow demands its access-link rate until it has sent its last byte. Its
-//!   sender is TCP paced at its share by a token bucket, the window not limiting and no
+//! - **Leaves.** A flow demands what it could send (`demand = "backlog"`, the default): its
+//!   bytes not yet sent over its host agent's Cycle_parent, capped at its access-link rate
+//!   (the paper's leaves "receive the application layer demands as input"), refreshed every
+//!   cycle of its host agent; `demand = "line"` demands the access-link rate until the last
+//!   byte is sent. Its sender is TCP paced at its share by a token bucket, the window not limiting and no
 //!   backoff on loss (TCP keeps reliability). Before its first share it is plain TCP with
 //!   the initial window (`first_rate = "window"`, the default: the paper sets "initial
 //!   congestion window 10" and lets TCP do all but the rate) or sends nothing
@@ -88,6 +91,18 @@ pub struct HccConfig {
     pub jitter: bool,
     /// Before the first share: "window" (default) or "wait".
     pub first_rate: FirstRate,
+    /// A leaf's demand: "backlog" (default: what it could send, its remaining bytes over its
+    /// host agent's Cycle_parent, capped at its access-link rate) or "line" (its access-link
+    /// rate until its last byte is sent).
+    pub demand: Demand,
+}
+
+/// How a leaf's demand is set (`[scheme] demand`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Demand {
+    Backlog,
+    Line,
 }
 
 impl Default for HccConfig {
@@ -106,6 +121,7 @@ impl Default for HccConfig {
             down_bytes: 16,
             jitter: true,
             first_rate: FirstRate::Window,
+            demand: Demand::Backlog,
         }
     }
 }
@@ -170,6 +186,34 @@ impl Hcc {
 
     fn cycle(&self, delay: Time, multiple: f64) -> Time {
         Time((delay.0 as f64 * multiple).round() as u64).max(self.cfg.min_cycle)
+    }
+
+    /// Flow `f`'s demand at its host agent `host`: its access-link rate, or with `demand =
+    /// "backlog"` what it could send, its bytes not yet sent over the host agent's
+    /// Cycle_parent (the horizon of the demand it reports), capped at that rate.
+    fn leaf_demand(&self, ctx: &mut dyn Ctx, f: FlowId, host: usize) -> f64 {
+        let line = ctx.access_rate(ctx.flow(f).src).bps() as f64;
+        let p = ctx.progress(f);
+        match (self.cfg.demand, p.size) {
+            (Demand::Backlog, Some(size)) => {
+                let left = size.saturating_sub(p.sent) as f64 * 8.0;
+                line.min(left / (self.agents[host].cycle_parent.0 as f64 * 1e-12))
+            }
+            _ => line,
+        }
+    }
+
+    /// Refreshes host agent `a`'s leaf demands; whether one changed.
+    fn refresh_demands(&mut self, ctx: &mut dyn Ctx, a: usize) -> bool {
+        let flows: Vec<u32> = self.agents[a].flows.keys().copied().collect();
+        let mut changed = false;
+        for f in flows {
+            let d = self.leaf_demand(ctx, FlowId(f), a);
+            if self.agents[a].flows.insert(f, d) != Some(d) {
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// The first `levels` ports of flow `f`'s path from its host, following at each node
@@ -238,6 +282,7 @@ impl Hcc {
     fn child_loop(&mut self, ctx: &mut dyn Ctx, a: usize) {
         let usable = self.agents[a].usable(self.capacity(ctx, a));
         if !self.agents[a].flows.is_empty() {
+            self.refresh_demands(ctx, a);
             for (f, rate) in self.agents[a].leaf_rates(usable) {
                 let last = self.agents[a].flow_rate.get(&f).copied();
                 if worth_sending(last, rate, self.cfg.prune) {
@@ -285,6 +330,9 @@ impl Hcc {
     fn parent_loop(&mut self, ctx: &mut dyn Ctx, a: usize) {
         let now = ctx.now();
         let capacity = self.capacity(ctx, a);
+        if !self.agents[a].flows.is_empty() && self.refresh_demands(ctx, a) {
+            self.wake_child(ctx, a);
+        }
         if capacity != self.agents[a].last_capacity {
             self.agents[a].last_capacity = capacity;
             self.wake_child(ctx, a);
@@ -377,7 +425,7 @@ impl Scheme for Hcc {
             self.link(ctx, w[0], w[1]);
         }
         let host = chain[0];
-        let demand = ctx.access_rate(ctx.flow(flow).src).bps() as f64;
+        let demand = self.leaf_demand(ctx, flow, host);
         self.agents[host].flows.insert(flow.0, demand);
         self.host_agent.insert(flow.0, host);
         self.wake_child(ctx, host);
