@@ -18,8 +18,8 @@
 //!   bytes not yet sent over its host agent's Cycle_parent, capped at its access-link rate
 //!   (the paper's leaves "receive the application layer demands as input"), refreshed every
 //!   cycle of its host agent; `demand = "line"` demands the access-link rate until the last
-//!   byte is sent. Its sender is TCP paced at its share by a token bucket, the window not limiting and no
-//!   backoff on loss (TCP keeps reliability). Before its first share it is plain TCP with
+//!   byte is sent. Its sender is TCP paced at its share by a token bucket, the window not
+//!   limiting and no backoff on loss (TCP keeps reliability). Before its first share it is plain TCP with
 //!   the initial window (`first_rate = "window"`, the default: the paper sets "initial
 //!   congestion window 10" and lets TCP do all but the rate) or sends nothing
 //!   (`first_rate = "wait"`). After each new rate a packet that would leave at once waits a
