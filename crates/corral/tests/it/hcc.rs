@@ -105,3 +105,15 @@ fn bad_settings_name_their_key() {
     }
 }
 
+
+// A busy core: with no headroom the leaves' rates sum to the core's 18 Gbps (edge1's two
+// flows take what edge0's three leave), and the core link carries that much: at least 95 %
+// of its capacity over 20 ms, the first round trip before the shares arrive included. The
+// many-flows case (flows re-rated together, which the random start delay once slowed) is
+// `transport::rate`'s `flows_rerated_together_keep_independent_phases`.
+#[test]
+fn rates_summing_to_the_core_keep_it_busy() {
+    let sim = common::run(&tree("20ms", "kind = \"hcc\"\nheadroom = 0.0"), &[]);
+    let carried = common::port_stats(&sim, "agg0:2").tx_bytes as f64 * 8.0 / 0.020;
+    assert!(carried >= 0.95 * 18e9, "core carried {:.3e} bit/s of 18e9", carried);
+}
