@@ -42,6 +42,8 @@ pub mod stream {
     /// `[[rpc]]` sessions: index 2^32 b + s is session s of block b (its pairs, sizes and
     /// think times).
     pub const RPC: u64 = 13;
+    /// A flow's congestion controller (BBR's ProbeBW phase), per flow index.
+    pub const CONTROLLER: u64 = 14;
 }
 
 impl Rng {

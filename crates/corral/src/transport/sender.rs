@@ -47,6 +47,7 @@ use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
 use super::sack::{self, NextSeg, Scoreboard};
 use super::TcpConfig;
+use crate::sim::rng::Rng;
 use crate::units::Time;
 
 /// A segment the sender asks to put on the wire.
@@ -405,14 +406,16 @@ impl TcpSender {
 
     /// RACK (RFC 8985 section 6.2 steps 4-5): marks what is lost and arms the reordering
     /// timer; a loss found outside recovery starts one (on an ACK that delivered `delivered`).
-    fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) {
-        let Some(r) = &mut self.rack else { return };
+    /// Returns whether it marked a segment lost.
+    fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) -> bool {
+        let Some(r) = &mut self.rack else { return false };
         let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
-        let (_, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
+        let (marked, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
         self.reo_deadline = due;
         if !self.in_recovery && r.lost_bytes() > 0 && self.may_enter_recovery() {
             self.enter_fast_recovery(now, delivered, out);
         }
+        marked
     }
 
     /// TLP (RFC 8985 section 7.2): arms the probe timeout while the connection is open (not
@@ -472,9 +475,9 @@ impl TcpSender {
         }
     }
 
-    /// Gives the seed of this flow to its controller (BBR draws its ProbeBW phase from it).
-    pub fn seed_cc(&mut self, seed: u64) {
-        self.cc.seed(seed);
+    /// Gives this flow's random stream to its controller (BBR draws its ProbeBW phase from it).
+    pub fn seed_cc(&mut self, rng: Rng) {
+        self.cc.seed(rng);
     }
 
     /// Bytes in flight: the pipe (RACK's, or RFC 6675's with SACK), else snd_nxt - snd_una.
@@ -511,8 +514,10 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    /// Sends the initial window.
+    /// Opens the connection (the controller learns the handshake's RTT, if one was
+    /// recorded) and sends the initial window.
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.cc.on_open(&self.cc_state, now, self.rtt.srtt());
         self.send_available(now, out);
         self.update_probe_timer(now, false);
     }
@@ -708,6 +713,10 @@ impl TcpSender {
     pub fn on_ack_sack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         let ece = ece && self.ecn;
         let ack = ack.min(self.snd_max);
+        // What a controller that owns its window reads (BBR): the pipe before this ACK and
+        // whether it started a recovery.
+        let prior_in_flight = if self.cc_owns_window { self.in_flight() } else { 0 };
+        let was_in_recovery = self.in_recovery;
         // RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed bytes.
         let sacked_before = self.scoreboard.sacked_bytes();
         if self.sack {
@@ -800,12 +809,13 @@ impl TcpSender {
             self.reduce_after_repaired_probe(now);
         }
         // RACK may start a recovery here (its entry sets PRR's window for this ACK itself).
-        self.rack_detect_loss(now, delivered, out);
+        let newly_lost = self.rack_detect_loss(now, delivered, out);
         if prr_due && self.in_recovery {
             self.prr_window(delivered);
         }
         if self.cc_owns_window {
-            let info = AckInfo { now, in_flight: self.in_flight(), in_recovery: self.in_recovery, lost: self.in_recovery, srtt: self.rtt.srtt(), rate };
+            let lost = newly_lost || (self.in_recovery && !was_in_recovery);
+            let info = AckInfo { now, in_flight: self.in_flight(), prior_in_flight, in_recovery: self.in_recovery, lost, srtt: self.rtt.srtt(), rate };
             self.cc.on_rate_sample(&mut self.cc_state, &info);
         }
         self.send_available(now, out);

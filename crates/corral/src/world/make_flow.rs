@@ -8,11 +8,13 @@ use crate::build::{FlowPlan, Transport};
 use crate::net::{Network, NO_AGG};
 use crate::route::RouteTable;
 use crate::schemes::{Scheme, SchemeTransport};
+use crate::sim::rng::Rng;
 use crate::transport::rate::{RateLimit, Window};
 use crate::transport::{TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Time;
 
-pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp: &TcpConfig, scheme: Option<&dyn Scheme>) -> (Flow, FlowHot) {
+/// `cc_rng` is the flow's own random stream for its controller.
+pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp: &TcpConfig, scheme: Option<&dyn Scheme>, cc_rng: Rng) -> (Flow, FlowHot) {
     let managed = plan.transport == Transport::Scheme;
     let src_rate = net.ports[net.host_port(plan.def.src).idx()].rate().bps() as f64;
     let (cc, ecn, accurate_echo, limit, dupthresh) = match &plan.transport {
@@ -32,9 +34,7 @@ pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp:
     let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
     sender.set_dupthresh(dupthresh);
     sender.set_deadline(plan.def.deadline);
-    // A per-flow number for controllers that randomize (BBR's starting phase): the same
-    // flow in the same scenario gets the same one.
-    sender.seed_cc(((plan.def.src as u64) << 40) ^ ((plan.def.dst as u64) << 20) ^ plan.def.start.0);
+    sender.seed_cc(cc_rng);
     if tcp.handshake_rtt {
         let via_top = plan.routing.via_top();
         let one_way = |s: u32, d: u32| routes.path(net, net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);

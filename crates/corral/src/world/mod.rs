@@ -253,8 +253,9 @@ impl Simulation {
         }
         let mut hot = Vec::with_capacity(b.flows.len());
         let mut flows = Vec::with_capacity(b.flows.len());
-        for plan in b.flows {
-            let (flow, h) = make_flow(plan, &b.net, &b.routes, &scenario.transport, scheme.as_deref());
+        for (i, plan) in b.flows.into_iter().enumerate() {
+            let cc_rng = Rng::stream(scenario.seed, stream::CONTROLLER, i as u64);
+            let (flow, h) = make_flow(plan, &b.net, &b.routes, &scenario.transport, scheme.as_deref(), cc_rng);
             flows.push(flow);
             hot.push(h);
         }

@@ -116,8 +116,9 @@ impl Simulation {
         let (class, tenant) = (block.class, block.tenant);
         let plan = crate::build::plan(def, &self.scenario, &self.net, &self.routes, self.scheme.is_some(), Some(class), tenant)
             .expect("the block's transport was checked when the run was built");
-        let (flow, hot) = super::make_flow(plan, &self.net, &self.routes, &self.scenario.transport, self.scheme.as_deref());
         let id = FlowId(self.flows.len() as u32);
+        let cc_rng = Rng::stream(self.scenario.seed, stream::CONTROLLER, id.0 as u64);
+        let (flow, hot) = super::make_flow(plan, &self.net, &self.routes, &self.scenario.transport, self.scheme.as_deref(), cc_rng);
         self.flows.push(flow);
         self.hot.push(hot);
         self.rpc.of_flow.insert(id.0, (session, request));

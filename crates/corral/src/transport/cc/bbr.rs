@@ -5,15 +5,23 @@
 //! BBR models the path by two numbers: the bottleneck bandwidth `BtlBw`, the largest delivery
 //! rate sample ([`crate::transport::delivery_rate`]) of the last `bw_rounds` round trips (10),
 //! and the round-trip propagation time `RTprop`, the smallest RTT sample of the last
-//! `min_rtt_window` (10 s). It paces at `pacing_gain * BtlBw` (1 % below, as Linux) and caps
-//! the data in flight at `cwnd_gain * BtlBw * RTprop` plus three segments. Four states set
-//! the gains:
+//! `min_rtt_window` (10 s). `RTprop` starts at the RTT the connection's handshake measured
+//! (`transport.handshake_rtt`): Linux's `bbr_init` takes `tcp_min_rtt`, which holds the SYN's
+//! sample, and the draft's `BBRInit` sets `RTprop = SRTT`; the pacing rate starts at
+//! `high_gain * cwnd / RTT`, 1 % below as every BBR rate (`bbr_init_pacing_rate_from_rtt`, the draft's
+//! `BBRInitPacingRate`). It paces at `pacing_gain * BtlBw` (1 % below, as Linux) and caps
+//! the data in flight at `cwnd_gain * BtlBw * RTprop`, rounded up to whole segments (Linux's
+//! `bbr_bdp` counts whole packets), plus three segments. Four states set the gains:
 //! - **Startup**: both gains 2/ln 2 (2.885), doubling the sending rate every round, until the
 //!   bandwidth estimate grew by less than 25 % for three rounds in a row (the pipe is full);
 //! - **Drain**: pacing gain 1/2.885 until the data in flight falls to one BDP;
 //! - **ProbeBW**: cwnd gain 2 and the pacing gain cycling through 5/4, 3/4, 1, 1, 1, 1, 1, 1,
-//!   one phase per `RTprop` (5/4 until one `5/4` BDP is in flight or a loss, 3/4 until one
-//!   BDP is), starting at a phase drawn from the flow's seed (never the 3/4 one);
+//!   one phase per `RTprop` (5/4 until `5/4` BDP was in flight when an ACK arrived, or the ACK
+//!   revealed a loss; 3/4 until no more than one BDP was: the in-flight before the ACK, as
+//!   the draft's `prior_inflight` and Linux's `bbr_is_next_cycle_phase`). Each entry draws
+//!   its starting phase, uniformly among the seven that are not the 3/4 one, from the flow's
+//!   own random stream (Linux's `bbr_reset_probe_bw_mode` draws it from the kernel's
+//!   generator), so that flows do not probe in lock step;
 //! - **ProbeRTT**: when `RTprop` was not refreshed for 10 s, cwnd drops to 4 segments for
 //!   200 ms and one round, then BBR returns to ProbeBW (or Startup if the pipe never filled).
 //!
@@ -23,6 +31,7 @@
 //! ignored. Samples taken while the sender was application-limited raise `BtlBw` only.
 
 use super::{AckInfo, CcState, CongestionControl};
+use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -119,8 +128,8 @@ pub struct Bbr {
     was_in_recovery: bool,
     /// Bytes per second; None until the first RTT estimate.
     pacing_rate: Option<f64>,
-    /// Where ProbeBW's cycle starts (from the flow's seed).
-    seed: u64,
+    /// The flow's random stream: where ProbeBW's cycle starts.
+    rng: Rng,
     /// ProbeRTT just ended: restore the window saved when it began.
     restore: bool,
 }
@@ -150,7 +159,7 @@ impl Bbr {
             packet_conservation: false,
             was_in_recovery: false,
             pacing_rate: None,
-            seed: 0,
+            rng: Rng::stream(0, stream::CONTROLLER, 0),
             restore: false,
         }
     }
@@ -172,13 +181,15 @@ impl Bbr {
         self.pacing_gain
     }
 
-    /// `gain` BDPs in bytes plus the quantization budget (three segments, two more in the
-    /// probing phase of ProbeBW), as Linux's `bbr_inflight`.
+    /// `gain` BDPs rounded up to whole segments plus the quantization budget (three segments,
+    /// two more in the probing phase of ProbeBW), in bytes, as Linux's `bbr_inflight`: its
+    /// `bbr_bdp` rounds up to whole packets, so that a window or an in-flight goal is one the
+    /// sender, which sends whole segments, can fill.
     fn inflight(&self, gain: f64, mss: u64) -> u64 {
         let Some(rtt) = self.min_rtt else { return INITIAL_BDP_SEGMENTS * mss };
         let bdp = self.btl_bw() * rtt.0 as f64 / 1e12;
         let extra = 3 * mss + if self.mode == Mode::ProbeBw && self.cycle_index == 0 { 2 * mss } else { 0 };
-        (gain * bdp).ceil() as u64 + extra
+        ((gain * bdp) / mss as f64).ceil() as u64 * mss + extra
     }
 
     fn update_round(&mut self, ack: &AckInfo) {
@@ -228,8 +239,9 @@ impl Bbr {
     fn enter_probe_bw(&mut self, now: Time) {
         self.mode = Mode::ProbeBw;
         self.cwnd_gain = self.cfg.cwnd_gain;
-        // Any phase but the draining one (index 1), as Linux.
-        let start = [0, 2, 3, 4, 5, 6, 7][(self.seed % 7) as usize];
+        // Any phase but the draining one (index 1), uniformly, as Linux: it sets the index to
+        // `CYCLE_LEN - 1 - random(7)` and advances it once.
+        let start = (CYCLE.len() - self.rng.below(7) as usize) % CYCLE.len();
         self.cycle_index = start;
         self.pacing_gain = CYCLE[start];
         self.cycle_stamp = now;
@@ -253,9 +265,9 @@ impl Bbr {
         let full_length = self.min_rtt.is_some_and(|r| ack.now.saturating_sub(self.cycle_stamp) > r);
         let gain = self.pacing_gain;
         let next = if gain > 1.0 {
-            full_length && (ack.lost || ack.in_flight >= self.inflight(gain, mss))
+            full_length && (ack.lost || ack.prior_in_flight >= self.inflight(gain, mss))
         } else if gain < 1.0 {
-            full_length || ack.in_flight <= self.inflight(1.0, mss)
+            full_length || ack.prior_in_flight <= self.inflight(1.0, mss)
         } else {
             full_length
         };
@@ -311,12 +323,19 @@ impl Bbr {
         self.prior_cwnd = if self.was_in_recovery || self.mode == Mode::ProbeRtt { self.prior_cwnd.max(st.cwnd) } else { st.cwnd };
     }
 
+    /// The pacing rate before the first bandwidth sample: `high_gain * cwnd / rtt`, 1 % below
+    /// as every BBR rate (Linux's `bbr_init_pacing_rate_from_rtt` goes through
+    /// `bbr_rate_bytes_per_sec`, which takes the margin off).
+    fn initial_pacing_rate(&self, st: &CcState, rtt: Time) -> f64 {
+        self.cfg.high_gain * st.cwnd as f64 * 1e12 / rtt.0 as f64 * PACING_MARGIN
+    }
+
     fn set_pacing_rate(&mut self, st: &CcState, ack: &AckInfo) {
         let bw = self.btl_bw();
         if bw <= 0.0 || self.min_rtt.is_none() {
             // Before the first bandwidth sample: high_gain x cwnd / RTT.
             if let Some(rtt) = ack.srtt.filter(|r| *r > Time::ZERO) {
-                self.pacing_rate = Some(self.cfg.high_gain * st.cwnd as f64 * 1e12 / rtt.0 as f64);
+                self.pacing_rate = Some(self.initial_pacing_rate(st, rtt));
             }
             return;
         }
@@ -363,8 +382,17 @@ impl Bbr {
 }
 
 impl CongestionControl for Bbr {
-    fn seed(&mut self, seed: u64) {
-        self.seed = seed;
+    fn seed(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
+    /// RTprop starts at the handshake's RTT, and the pacing rate at `high_gain * cwnd / RTT`.
+    fn on_open(&mut self, st: &CcState, now: Time, handshake_rtt: Option<Time>) {
+        self.min_rtt_stamp = now;
+        if let Some(rtt) = handshake_rtt.filter(|r| *r > Time::ZERO) {
+            self.min_rtt = Some(rtt);
+            self.pacing_rate = Some(self.initial_pacing_rate(st, rtt));
+        }
     }
 
     fn owns_window(&self) -> bool {
@@ -440,8 +468,13 @@ mod tests {
 
     impl Path {
         fn new() -> Path {
+            Path::seeded(0)
+        }
+
+        /// A path whose BBR draws from stream `k` (a flow's).
+        fn seeded(k: u64) -> Path {
             let mut bbr = Bbr::new(BbrConfig::default());
-            bbr.seed(0);
+            bbr.seed(Rng::stream(1, stream::CONTROLLER, k));
             Path { bbr, st: CcState::new(MSS, 10), now: Time::ZERO, delivered: 0 }
         }
 
@@ -449,8 +482,14 @@ mod tests {
             self.ack(bw, in_flight, false, true);
         }
 
-        /// One ACK, a little more than RTprop after the last (a phase lasts more than RTprop).
+        /// One ACK, a little more than RTprop after the last (a phase lasts more than RTprop),
+        /// with `in_flight` bytes out before and after it.
         fn ack(&mut self, bw: f64, in_flight: u64, in_recovery: bool, new_round: bool) {
+            self.ack_after(bw, in_flight, in_flight, in_recovery, new_round);
+        }
+
+        /// [`Self::ack`] with `prior_in_flight` bytes out before the ACK and `in_flight` after.
+        fn ack_after(&mut self, bw: f64, prior_in_flight: u64, in_flight: u64, in_recovery: bool, new_round: bool) {
             self.now = self.now + us(RTT_US + 1);
             let prior = if new_round { self.delivered } else { self.delivered.saturating_sub(1) };
             let newly = (bw * RTT_US as f64 / 1e6) as u64;
@@ -465,7 +504,7 @@ mod tests {
                 newly_delivered: newly,
                 rtt: Some(us(RTT_US)),
             };
-            let info = AckInfo { now: self.now, in_flight, in_recovery, lost: in_recovery, srtt: Some(us(RTT_US)), rate: Some(rate) };
+            let info = AckInfo { now: self.now, in_flight, prior_in_flight, in_recovery, lost: in_recovery, srtt: Some(us(RTT_US)), rate: Some(rate) };
             self.bbr.on_rate_sample(&mut self.st, &info);
         }
 
@@ -499,8 +538,7 @@ mod tests {
     #[test]
     fn drain_ends_once_one_bdp_is_in_flight_and_probe_bw_never_starts_at_three_quarters() {
         for seed in 0..7 {
-            let mut p = Path::new();
-            p.bbr.seed(seed);
+            let mut p = Path::seeded(seed);
             for _ in 0..4 {
                 p.round(1e8, 3 * Path::bdp(1e8));
             }
@@ -585,7 +623,121 @@ mod tests {
         let held = p.now - start;
         assert!(held >= Time::from_ms(200) && held < Time::from_ms(200) + us(3 * RTT_US), "{held:?}");
         assert_eq!(p.bbr.mode(), Mode::ProbeBw);
-        assert!(p.st.cwnd >= before);
+        // The window before ProbeRTT comes back, capped by the target of the phase ProbeBW
+        // starts in (as Linux: restored, then `min(cwnd + acked, target)`).
+        let target = 2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
+        assert_eq!(p.st.cwnd, before.min(target));
+    }
+
+    /// A BBR that has just drained into ProbeBW at 100 MB/s.
+    fn drained(p: &mut Path) {
+        for _ in 0..4 {
+            p.round(1e8, 3 * Path::bdp(1e8));
+        }
+        p.round(1e8, Path::bdp(1e8));
+        assert_eq!(p.bbr.mode(), Mode::ProbeBw);
+    }
+
+    #[test]
+    fn each_entry_into_probe_bw_draws_its_phase_from_the_flows_stream() {
+        // Linux: uniformly one of the seven phases that are not 3/4, drawn at every entry.
+        let mut seen = [0u32; 8];
+        let mut p = Path::seeded(3);
+        let mut first = Vec::new();
+        for _ in 0..700 {
+            drained(&mut p);
+            seen[p.bbr.cycle_index] += 1;
+            first.push(p.bbr.cycle_index);
+            p.bbr.mode = Mode::Startup;
+            p.bbr.filled_pipe = false;
+            p.bbr.full_bw = 0.0;
+            p.bbr.full_bw_rounds = 0;
+        }
+        assert_eq!(seen[1], 0, "never the 3/4 phase");
+        assert!(seen.iter().enumerate().all(|(i, &n)| i == 1 || (60..=140).contains(&n)), "{seen:?}");
+        // The same stream gives the same phases; another flow's stream others.
+        let phases = |k: u64| {
+            let mut p = Path::seeded(k);
+            (0..8).map(|_| {
+                drained(&mut p);
+                let i = p.bbr.cycle_index;
+                p.bbr.mode = Mode::Startup;
+                p.bbr.filled_pipe = false;
+                p.bbr.full_bw = 0.0;
+                p.bbr.full_bw_rounds = 0;
+                i
+            })
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(phases(3), first[..8]);
+        assert_ne!(phases(3), phases(4));
+    }
+
+    #[test]
+    fn the_probing_phase_ends_on_what_was_in_flight_before_the_ack() {
+        // 1.25 BDP + 5 segments was out when the ACK came; the ACK itself took one BDP out.
+        // The draft's prior_inflight (Linux, ns-3) ends the phase; the in-flight after would not.
+        let mut p = probing();
+        let bdp = Path::bdp(1e8);
+        let goal = (bdp * 5 / 4).div_ceil(MSS) * MSS + 5 * MSS;
+        p.ack_after(1e8, goal, goal - bdp, false, true);
+        assert_eq!(p.bbr.pacing_gain(), 0.75);
+        // And 3/4 ends (before a whole RTprop) once no more than one BDP was out before the ACK.
+        let mut p = probing();
+        p.ack_after(1e8, goal, goal, false, true);
+        assert_eq!(p.bbr.pacing_gain(), 0.75);
+        p.now = p.now - us(RTT_US);
+        p.ack_after(1e8, bdp + 4 * MSS, bdp, false, true);
+        assert_eq!(p.bbr.pacing_gain(), 0.75, "one BDP + 4 segments was out");
+        p.now = p.now - us(RTT_US);
+        p.ack_after(1e8, bdp + 3 * MSS, 0, false, true);
+        assert_eq!(p.bbr.pacing_gain(), 1.0);
+    }
+
+    #[test]
+    fn below_one_segment_of_bdp_the_window_can_fill_the_probing_goal() {
+        // 3 MB/s over 100 us: a BDP of 300 bytes. Rounded up to a whole segment (Linux counts
+        // packets), the window in the probing phase is 1 + 3 + 2 segments, and so is the
+        // phase's goal: a full window ends the phase. In bytes (750 + 5000 against a window of
+        // 600 + 5000) the sender, which sends whole segments, could never reach it.
+        let bw = 3e6;
+        let mut p = Path::new();
+        for _ in 0..4 {
+            p.round(bw, 3 * MSS);
+        }
+        p.round(bw, MSS);
+        assert_eq!(p.bbr.mode(), Mode::ProbeBw);
+        while p.bbr.pacing_gain() != 1.25 {
+            p.round(bw, 4 * MSS);
+        }
+        // The window grows by what each round delivers up to its target.
+        for _ in 0..10 {
+            p.round(bw, 4 * MSS);
+            assert_eq!(p.bbr.pacing_gain(), 1.25, "4 segments out: not yet");
+        }
+        assert_eq!(p.st.cwnd, 6 * MSS);
+        p.round(bw, p.st.cwnd);
+        assert_eq!(p.bbr.pacing_gain(), 0.75);
+        assert_eq!(p.st.cwnd, 4 * MSS, "1 + 3 segments outside the probing phase");
+    }
+
+    #[test]
+    fn rtprop_and_the_pacing_rate_start_from_the_handshake() {
+        // Linux's bbr_init takes the SYN's RTT as min_rtt; the pacing rate starts at
+        // high_gain x cwnd / RTT, 1 % below. Data samples larger than it do not replace it for 10 s.
+        let mut p = Path::new();
+        p.bbr.on_open(&p.st, us(5), Some(us(40)));
+        assert_eq!(p.bbr.min_rtt(), Some(us(40)));
+        let rate = p.bbr.pacing_rate().unwrap();
+        assert!((rate - 2.885 * 10_000.0 / 40e-6 * 0.99).abs() < 1.0, "{rate}");
+        p.round(1e7, Path::bdp(1e7));
+        assert_eq!(p.bbr.min_rtt(), Some(us(40)), "a 100 us sample does not replace it");
+        // Without a handshake sample, the first RTT sample is RTprop.
+        let mut p = Path::new();
+        p.bbr.on_open(&p.st, us(5), None);
+        assert_eq!(p.bbr.min_rtt(), None);
+        p.round(1e7, Path::bdp(1e7));
+        assert_eq!(p.bbr.min_rtt(), Some(us(RTT_US)));
     }
 
     #[test]

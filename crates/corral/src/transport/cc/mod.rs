@@ -14,6 +14,7 @@
 
 
 use super::delivery_rate::RateSample;
+use crate::sim::rng::Rng;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -23,9 +24,11 @@ pub struct AckInfo {
     pub now: Time,
     /// Bytes in flight after the ACK (the pipe).
     pub in_flight: u64,
+    /// Bytes in flight before the ACK (Linux's and ns-3's `prior_in_flight`).
+    pub prior_in_flight: u64,
     /// The sender is in loss recovery.
     pub in_recovery: bool,
-    /// Loss was detected (the sender is in recovery).
+    /// This ACK revealed a loss: it marked a segment lost (RACK) or started a recovery.
     pub lost: bool,
     pub srtt: Option<Time>,
     /// The ACK's delivery rate sample (None when it delivered nothing).
@@ -89,7 +92,8 @@ impl CcState {
 /// - `on_loss` when fast retransmit starts (sets ssthresh; the sender then inflates cwnd);
 /// - `on_ecn` at most once per window of data when ECN-Echo arrives;
 /// - `on_timeout` on a retransmission timeout;
-/// - `on_recovery_exit` when a full ACK ends fast recovery.
+/// - `on_recovery_exit` when a full ACK ends fast recovery;
+/// - `on_open` when the connection opens, with its handshake's RTT.
 pub trait CongestionControl {
     fn on_flow(&mut self, _size: Option<u64>, _deadline: Option<Time>) {}
 
@@ -117,8 +121,13 @@ pub trait CongestionControl {
 
     fn on_recovery_exit(&mut self, _st: &mut CcState, _now: Time) {}
 
-    /// A number that differs between flows (for controllers that randomize, BBR's phase).
-    fn seed(&mut self, _seed: u64) {}
+    /// The connection opens at `now`, before anything is sent; `handshake_rtt` is the RTT its
+    /// handshake measured (`transport.handshake_rtt`), if any.
+    fn on_open(&mut self, _st: &CcState, _now: Time, _handshake_rtt: Option<Time>) {}
+
+    /// The flow's own random stream, drawn from the scenario's seed (for controllers that
+    /// randomize: BBR's ProbeBW phase).
+    fn seed(&mut self, _rng: Rng) {}
 
     /// The controller sets cwnd itself, in recovery too (BBR).
     fn owns_window(&self) -> bool {
@@ -241,8 +250,11 @@ macro_rules! controllers {
             fn on_recovery_exit(&mut self, st: &mut CcState, now: Time) {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_recovery_exit(st, now),)* }
             }
-            fn seed(&mut self, seed: u64) {
-                match self { $($(#[$attr])* AnyCc::$variant(c) => c.seed(seed),)* }
+            fn on_open(&mut self, st: &CcState, now: Time, handshake_rtt: Option<Time>) {
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_open(st, now, handshake_rtt),)* }
+            }
+            fn seed(&mut self, rng: Rng) {
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.seed(rng),)* }
             }
             fn owns_window(&self) -> bool {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.owns_window(),)* }
