@@ -393,7 +393,9 @@ impl TcpSender {
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
         if self.reo_deadline.is_some_and(|d| d <= now) {
             self.reo_deadline = None;
-            self.rack_detect_loss(now, 0, out);
+            // A recovery the timer starts counts one segment delivered, as Linux's
+            // `tcp_rack_reo_timeout` does, so that PRR lets the retransmission go.
+            self.rack_detect_loss(now, self.mss, out);
             self.send_available(now, out);
             self.update_probe_timer(now, false);
         } else if self.pto_deadline.is_some_and(|d| d <= now) {
@@ -651,9 +653,10 @@ impl TcpSender {
         }
     }
 
-    /// PRR's window for this ACK of a SACK recovery that delivered `delivered` bytes:
-    /// `cwnd = pipe + sndcnt`, `sndcnt` rounded up to whole segments (RFC 6937 section 3).
-    fn prr_window(&mut self, delivered: u64) {
+    /// PRR's window for this ACK of a SACK recovery that delivered `delivered` bytes (`safe`:
+    /// it advanced `snd_una` and indicated no new loss): `cwnd = pipe + sndcnt`, `sndcnt`
+    /// rounded up to whole segments (RFC 6937 section 3); unchanged when it delivered nothing.
+    fn prr_window(&mut self, delivered: u64, safe: bool) {
         if self.prr.is_none() {
             return;
         }
@@ -662,8 +665,9 @@ impl TcpSender {
             None => self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss),
         };
         if let Some(p) = &mut self.prr {
-            let sndcnt = p.on_ack(delivered, pipe);
-            self.cc_state.cwnd = pipe + sndcnt.div_ceil(self.mss) * self.mss;
+            if let Some(sndcnt) = p.on_ack(delivered, pipe, safe) {
+                self.cc_state.cwnd = pipe + sndcnt.div_ceil(self.mss) * self.mss;
+            }
         }
     }
 
@@ -810,8 +814,11 @@ impl TcpSender {
         }
         // RACK may start a recovery here (its entry sets PRR's window for this ACK itself).
         let newly_lost = self.rack_detect_loss(now, delivered, out);
+        // RFC 9937's SafeACK: snd_una advanced and no further loss was indicated (a loss RACK
+        // marked on this ACK; without RACK, RFC 6675's scoreboard infers losses on the fly
+        // and every ACK that advances snd_una counts as safe).
         if prr_due && self.in_recovery {
-            self.prr_window(delivered);
+            self.prr_window(delivered, advanced && !newly_lost);
         }
         if self.cc_owns_window {
             let lost = newly_lost || (self.in_recovery && !was_in_recovery);
@@ -880,7 +887,7 @@ impl TcpSender {
                 // The controller keeps the window (BBR's packet conservation).
             } else if self.use_prr {
                 self.prr = Some(Prr::start(self.cc_state.ssthresh, self.snd_max - self.snd_una, self.mss));
-                self.prr_window(delivered);
+                self.prr_window(delivered, false);
             } else {
                 self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
             }
@@ -1241,19 +1248,42 @@ mod tests {
     }
 
     #[test]
-    fn prr_with_heavy_losses_grows_back_at_most_one_segment_faster_than_delivered() {
+    fn prr_with_heavy_losses_sends_what_is_delivered_and_one_more_on_a_partial_ack() {
         // Segments 0-5 of 0..9 are lost: 6-9 SACKed. The pipe falls below ssthresh and the
-        // slow-start bound rules: each ACK delivers one segment and lets at most two go.
+        // reduction bound rules: a SACK delivers one segment and lets one go (PRR-CRB).
         let (mut s, mut out) = started(&prr_cfg(10), None);
         for k in 6..10u64 {
             dup(&mut s, 100 + k, 0, 6 * MSS, (k + 1) * MSS, &mut out);
         }
         assert!(s.in_recovery());
         let (delivered, sent) = s.prr.as_ref().unwrap().progress();
-        // Recovery started with the third SACKed segment: two delivered since, four sent
-        // (two per ACK: what was delivered and one segment more).
-        assert_eq!((delivered, sent), (2 * MSS, 4 * MSS));
+        // Recovery started with the third SACKed segment: two delivered since, two sent.
+        assert_eq!((delivered, sent), (2 * MSS, 2 * MSS));
+        // The retransmission of 0 is acknowledged: snd_una advances, no new loss, so the ACK
+        // may send what it delivered and one segment more (PRR-SSRB).
+        let before = s.stats.segments_sent;
+        s.on_ack_sack(t(200), MSS, false, t(100), &[(6 * MSS, 10 * MSS)], &mut out);
+        assert_eq!(s.stats.segments_sent - before, 2);
         assert!(s.pipe() <= s.cc_state.ssthresh);
+    }
+
+    #[test]
+    fn a_recovery_the_reordering_timer_starts_counts_one_segment_delivered() {
+        // Segment 1 of 0..9 is SACKed at 100 us: RACK waits RTT + reo_wnd (25 us) for 0. When
+        // the timer marks it lost, PRR counts one segment delivered (Linux's
+        // tcp_rack_reo_timeout): pipe 8 > ssthresh 5, sndcnt = ceil(1 x 5 / 10) = 1, cwnd 9,
+        // and only the retransmission goes (without it the window would stay at 10).
+        let c = TcpConfig { rack: true, ..prr_cfg(10) };
+        let (mut s, mut out) = started(&c, None);
+        dup(&mut s, 100, 0, MSS, 2 * MSS, &mut out);
+        assert!(!s.in_recovery() && out.is_empty());
+        let due = s.timer_deadline().unwrap();
+        assert_eq!(due, t(125));
+        s.on_timer(due, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(s.prr.as_ref().unwrap().progress(), (MSS, MSS));
+        assert_eq!(s.cc_state.cwnd, 9 * MSS);
+        assert_eq!(out.iter().map(|g| (g.seq, g.retransmit)).collect::<Vec<_>>(), [(0, true)]);
     }
 
     /// A sender of `c` (`size` bytes) that has sent its initial window, and an empty output.
