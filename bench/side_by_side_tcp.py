@@ -15,7 +15,9 @@ Cases (`--case`, repeatable; default all):
 
 Controllers (`--cc`, repeatable; default newreno, cubic, dctcp, bbr): DCTCP runs with a
 marking queue (ECN threshold 20 packets) and only where the side has it (corral, ns-3: the
-kernel here has no dctcp); a side without a controller prints a row saying so.
+kernel here has no dctcp); a side without a controller prints a row saying so. corral's
+NewReno runs once per ssthresh rule (`--ssthresh`, repeatable; default both):
+`transport.ssthresh = "flight"` (the RFCs') and `"pipe"` (ns-3's), each a row.
 
 Each side runs with its own TCP defaults; only what describes the network is matched:
 corral takes ns-3's and Linux's packet sizes (1448-byte payload with the timestamp option:
@@ -60,6 +62,7 @@ CASES = {
     "bbr4": (ROOT / "scenarios" / "emulate" / "dumbbell_100m.toml", 4, 20.0, 100e-6, ("corral", "ns-3", "linux")),
 }
 CCS = ("newreno", "cubic", "dctcp", "bbr")
+SSTHRESH_RULES = ("flight", "pipe")
 CASE_CCS = {"bbr4": ("bbr",)}
 ECN_THRESHOLD_PKTS = 20
 LINUX_CC = {"newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
@@ -81,10 +84,11 @@ def shape_overrides(senders: int, cc: str, header: int) -> list[str]:
     return out
 
 
-def run_corral(scenario: Path, senders: int, cc: str, duration: float, every: float, header: int, trace: Path | None) -> dict:
+def run_corral(scenario: Path, senders: int, cc: str, duration: float, every: float, header: int, trace: Path | None,
+               extra: list[str] = ()) -> dict:
     from corral import api
 
-    ov = shape_overrides(senders, cc, header) + [
+    ov = shape_overrides(senders, cc, header) + list(extra) + [
         f"duration={duration}s", f'metrics.queue_ports=["sw0:{senders}"]', f'metrics.queue_interval="{every}s"']
     try:
         sim = api.simulation(scenario, ov)
@@ -235,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case", action="append", choices=list(CASES), help="case to run (repeatable; default all)")
     ap.add_argument("--cc", action="append", choices=CCS, help="controller (repeatable; default all)")
     ap.add_argument("--side", action="append", choices=("corral", "ns-3", "linux"), help="side (repeatable; default all present)")
+    ap.add_argument("--ssthresh", action="append", choices=SSTHRESH_RULES,
+                    help="corral's transport.ssthresh for NewReno (repeatable; default both, a row each)")
     ap.add_argument("--duration", type=float, help="seconds of traffic per run (default: 10 s at 1 Gbps, 20 s at 100 Mbps)")
     ap.add_argument("--linux-runs", type=int, default=5, help="runs of each Linux case (default 5)")
     ap.add_argument("--ns3-python", help=f"Python with the ns3 wheel (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
@@ -264,9 +270,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"running {case} {cc} ...", file=sys.stderr, flush=True)
             # corral matched to the packet sizes of ns-3 at 1 Gbps and of Linux at 100 Mbps.
             header = 54 if case == "1g" else 66
-            sim = run_corral(scenario, senders, cc, duration, every, header, trace)
-            if "corral" in sides:
-                rows.append((case, cc, "corral", sim))
+            variants = [(f"corral ssthresh={r}", [f'transport.ssthresh="{r}"']) for r in args.ssthresh or SSTHRESH_RULES] \
+                if cc == "newreno" else [("corral", [])]
+            for k, (label, extra) in enumerate(variants):
+                sim = run_corral(scenario, senders, cc, duration, every, header, trace if k == 0 else None, extra)
+                if "corral" in sides:
+                    rows.append((case, cc, label, sim))
             starts = sim.get("starts") or run_corral(scenario, senders, "newreno", 1e-3, every, header, None)["starts"]
             if "ns-3" in sides and "ns-3" in case_sides and py is not None:
                 rows.append((case, cc, "ns-3", run_ns3(py, rate, senders, cc, duration, every, starts, trace)))

@@ -27,11 +27,14 @@ def test_corral_runs_and_a_missing_ns3_is_skipped_with_a_message(capsys, tmp_pat
     text = capsys.readouterr()
     assert "skipped: ns-3: no Python with the ns3 wheel" in text.err
     rows = [line.split() for line in text.out.splitlines() if line.startswith("1g")]
-    assert [r[:3] for r in rows] == [["1g", "newreno", "corral"], ["1g", "bbr", "corral"]]
+    # NewReno once per ssthresh rule, BBR once.
+    assert [r[:4] for r in rows] == [["1g", "newreno", "corral", "ssthresh=flight"], ["1g", "newreno", "corral", "ssthresh=pipe"],
+                                     ["1g", "bbr", "corral", rows[2][3]]]
     import json
 
     data = json.loads(out.read_text())
-    assert all(r["side"] == "corral" and r["throughput_bps"] > 0 for r in data)
+    assert [r["side"] for r in data] == ["corral ssthresh=flight", "corral ssthresh=pipe", "corral"]
+    assert all(r["throughput_bps"] > 0 for r in data)
 
 
 def test_the_matched_shape_moves_the_receiver_and_sets_the_packet_sizes():

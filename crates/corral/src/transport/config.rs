@@ -64,6 +64,29 @@ pub struct TcpConfig {
     /// Added to 2 SRTT in the tail loss probe's timeout (default 2ms, Linux's
     /// `TCP_TIMEOUT_MIN`; RFC 8985 adds nothing). See [`super::rack`].
     pub tlp_slack: Time,
+    /// What a controller halves when a loss recovery starts (default `flight`, the RFCs'):
+    /// see [`SsthreshRule`].
+    pub ssthresh: SsthreshRule,
+}
+
+/// `transport.ssthresh`: the bytes in flight a loss-based controller (NewReno, DCTCP on
+/// loss) halves into ssthresh when fast recovery starts. CUBIC multiplies cwnd and BBR keeps
+/// its window, whatever this says.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshRule {
+    /// The FlightSize, `snd_nxt - snd_una` less what limited transmit sent (RFC 5681
+    /// section 3.2 equation (4) and step 2; RFC 6675 section 5 step (4.2) says the same with
+    /// SACK). Linux's Reno halves cwnd, which a window-limited flow fills to the FlightSize.
+    #[default]
+    Flight,
+    /// The pipe (RFC 6675 section 2 `SetPipe`; RACK's with `transport.rack`): the FlightSize
+    /// less what the receiver has SACKed and what is marked lost, the first unacknowledged
+    /// segment counted lost; PRR's RecoverFS is this pipe too. This is ns-3's rule:
+    /// `TcpSocketBase::EnterRecovery` marks the head lost and calls
+    /// `TcpNewReno::GetSsThresh(BytesInFlight())`, and `TcpPrrRecovery` takes the same
+    /// `BytesInFlight` as RecoverFS. Without SACK there is no pipe and the FlightSize is used.
+    Pipe,
 }
 
 /// `transport.recovery`: the sending rule of SACK loss recovery.
@@ -104,6 +127,7 @@ impl Default for TcpConfig {
             recovery: Recovery::Prr,
             rack: true,
             tlp_slack: Time::from_ms(2),
+            ssthresh: SsthreshRule::Flight,
         }
     }
 }

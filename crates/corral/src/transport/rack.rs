@@ -263,6 +263,13 @@ impl RackTlp {
         (snd_max - snd_una + self.retx_bytes).saturating_sub(self.sacked_bytes + self.lost_bytes)
     }
 
+    /// [`Self::pipe`] with the first outstanding segment counted lost if it is neither SACKed
+    /// nor marked lost (ns-3 marks it so when recovery starts; `transport.ssthresh = "pipe"`).
+    pub fn pipe_head_lost(&self, snd_una: u64, snd_max: u64) -> u64 {
+        let head = self.segs.front().filter(|s| !s.sacked && !s.lost).map_or(0, Sent::len);
+        self.pipe(snd_una, snd_max).saturating_sub(head)
+    }
+
     /// RFC 6675 `NextSeg` over RACK's marks (`new_data`: rule 2 may send new data; the rescue
     /// retransmission of rule 4 only while `rescue_allowed`).
     pub fn next_seg(&self, new_data: bool, rescue_allowed: bool) -> Option<NextSeg> {

@@ -40,7 +40,7 @@
 
 use super::cc::{AckInfo, AnyCc, CcConfig, CcState, CongestionControl};
 use super::delivery_rate::DeliveryRate;
-use super::config::Recovery;
+use super::config::{Recovery, SsthreshRule};
 use super::prr::Prr;
 use super::rack::{RackTlp, TlpOutcome};
 use super::rate::{RateLimit, TokenBucket, Window};
@@ -125,6 +125,8 @@ pub struct TcpSender {
     limited_transmit: bool,
     /// SACK recovery paces its sending by PRR (RFC 6937) rather than RFC 6675's rule.
     use_prr: bool,
+    /// What the controller halves when recovery starts (`transport.ssthresh`).
+    ssthresh_rule: SsthreshRule,
     /// The running PRR episode (SACK recovery with `use_prr` only).
     prr: Option<Prr>,
     /// RACK-TLP loss detection (SACK with `transport.rack` only; boxed: most senders of a
@@ -195,6 +197,7 @@ impl TcpSender {
             rescue_allowed: false,
             limited_transmit: cfg.limited_transmit,
             use_prr: cfg.recovery == Recovery::Prr,
+            ssthresh_rule: cfg.ssthresh,
             prr: None,
             rack: (cfg.sack && cfg.rack).then(Box::default),
             pto_deadline: None,
@@ -862,10 +865,29 @@ impl TcpSender {
         self.flight().saturating_sub(self.limited_bytes)
     }
 
+    /// The pipe when recovery starts, the first unacknowledged segment counted lost (ns-3's
+    /// `EnterRecovery` marks it before it measures `BytesInFlight`); the FlightSize without
+    /// SACK.
+    fn pipe_for_ssthresh(&self) -> u64 {
+        let head = self.mss.min(self.snd_max - self.snd_una);
+        match (&self.rack, self.sack) {
+            (Some(r), _) => r.pipe_head_lost(self.snd_una, self.snd_max),
+            (None, true) => {
+                let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss);
+                let head_counted = !self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss) && self.high_rxt <= self.snd_una;
+                pipe.saturating_sub(if head_counted { head } else { 0 })
+            }
+            (None, false) => self.flight_for_ssthresh(),
+        }
+    }
+
     /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery, on an ACK that delivered
     /// `delivered` bytes (by SACK).
     fn enter_fast_recovery(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) {
-        let flight = self.flight_for_ssthresh();
+        let flight = match self.ssthresh_rule {
+            SsthreshRule::Flight => self.flight_for_ssthresh(),
+            SsthreshRule::Pipe => self.pipe_for_ssthresh(),
+        };
         self.limited_bytes = 0;
         // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
         // ssthresh for this congestion event.
@@ -886,7 +908,9 @@ impl TcpSender {
             if self.cc_owns_window {
                 // The controller keeps the window (BBR's packet conservation).
             } else if self.use_prr {
-                self.prr = Some(Prr::start(self.cc_state.ssthresh, self.snd_max - self.snd_una, self.mss));
+                // RFC 6937 RecoverFS: the FlightSize, or under the pipe rule the pipe (ns-3).
+                let recover_fs = if self.ssthresh_rule == SsthreshRule::Pipe { flight } else { self.snd_max - self.snd_una };
+                self.prr = Some(Prr::start(self.cc_state.ssthresh, recover_fs, self.mss));
                 self.prr_window(delivered, false);
             } else {
                 self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
@@ -1284,6 +1308,44 @@ mod tests {
         assert_eq!(s.prr.as_ref().unwrap().progress(), (MSS, MSS));
         assert_eq!(s.cc_state.cwnd, 9 * MSS);
         assert_eq!(out.iter().map(|g| (g.seq, g.retransmit)).collect::<Vec<_>>(), [(0, true)]);
+    }
+
+    /// Segment 0 of 0..9 is lost and the duplicate ACKs SACK 1, 2, 3 (limited transmit sends
+    /// 10 and 11 on the first two): the sender's ssthresh and PRR's RecoverFS once recovery
+    /// starts at the third.
+    fn ssthresh_at_recovery(rule: SsthreshRule, rack: bool) -> (u64, u64) {
+        let c = TcpConfig { sack: true, limited_transmit: true, recovery: Recovery::Prr, rack, ssthresh: rule, ..cfg() };
+        let (mut s, mut out) = started(&c, None);
+        for k in 1..4u64 {
+            dup(&mut s, 100 + k, 0, MSS, (k + 1) * MSS, &mut out);
+        }
+        assert!(s.in_recovery(), "{rule:?}, rack {rack}");
+        assert_eq!(s.progress().0, 12 * MSS);
+        (s.cc_state.ssthresh, s.prr.as_ref().unwrap().recover_fs())
+    }
+
+    #[test]
+    fn the_flight_rule_halves_the_flight_size_without_the_limited_transmit_segments() {
+        // RFC 5681 / RFC 6675: 12 segments out, 2 of them limited transmit's: FlightSize 10.
+        for rack in [false, true] {
+            assert_eq!(ssthresh_at_recovery(SsthreshRule::Flight, rack), (5 * MSS, 12 * MSS));
+        }
+    }
+
+    #[test]
+    fn the_pipe_rule_halves_the_pipe_with_the_first_segment_counted_lost() {
+        // ns-3: 12 out, 3 SACKed, segment 0 lost: pipe 8, ssthresh 4, RecoverFS the pipe.
+        for rack in [false, true] {
+            assert_eq!(ssthresh_at_recovery(SsthreshRule::Pipe, rack), (4 * MSS, 8 * MSS));
+        }
+        // Without SACK there is no pipe: the FlightSize is halved.
+        let c = TcpConfig { limited_transmit: true, ssthresh: SsthreshRule::Pipe, ..cfg() };
+        let (mut s, mut out) = started(&c, None);
+        for k in 0..3 {
+            s.on_ack(t(100 + k), 0, false, t(0), &mut out);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.cc_state.ssthresh, 5 * MSS);
     }
 
     /// A sender of `c` (`size` bytes) that has sent its initial window, and an empty output.
