@@ -1,4 +1,5 @@
-//! HCC, hierarchical congestion control (`../shared/seeds/002`): a hierarchy of
+//! HCC, hierarchical congestion control (Ketabi and Ganjali, "Hierarchical Congestion Control
+//! (HCC): Fairness and Fast Convergence for Data Centers"): a hierarchy of
 //! rate-allocation agents computes max-min fair rates with aggregated, quantized and pruned
 //! messages.
 //!

@@ -1,4 +1,4 @@
-//! RackCC (rack-to-rack JumboFlows, `../shared/seeds/000`, HotNets 2016): all subflows
+//! RackCC ("RackCC: Rack-level Congestion Control", HotNets 2016): all subflows
 //! between two racks share one congestion signal, and new subflows start at their share.
 //!
 //! - **JumboFlow** ([`jumbo`], section 3.1): one per ordered (source ToR, destination ToR)
