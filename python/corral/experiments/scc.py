@@ -8,7 +8,7 @@ and measures from the result tables only:
 - Fig. 1: each class alone on a 500 Mbps bottleneck, and LS with DS, DS with CS on 1000
   Mbps, at DS/CS loads of 20, 50 and 80 % (of 500 Mbps): LS latency, DS deadline misses, CS
   average FCT;
-- Fig. 4: DS with CS under SCC (one tunnel per class, weights equal, in-tunnel scheduling,
+- Fig. 4: DS with CS under SCC (also with loads read as fractions of 1000 Mbps) (one tunnel per class, weights equal, in-tunnel scheduling,
   the paper's transports inside) against the same without SCC; Fig. 5: the same with FIFO
   tunnels;
 - Fig. 8b: two DS tenants needing 600 Mbps each, weighted 2:1, with and without SCC;
@@ -67,6 +67,9 @@ CASES = (
     ("DS+CS, SCC", ("DS", "CS"), "1Gbps", True),
     ("DS+CS, SCC FIFO", ("DS", "CS"), "1Gbps", True),
 )
+# Fig. 4 under the other reading of its loads: fractions of the shared 1000 Mbps bottleneck.
+FIG4_SHARED = (("DS+CS, loads of 1 Gbps", False), ("DS+CS, SCC, loads of 1 Gbps", True))
+SHARED = 1e9
 ARRIVALS_S = 1.9  # arrivals stop here in fig1.toml and star.toml (the runs last 2 s)
 TENANT_NEED = 600e6  # Fig. 8b: what each DS tenant needs (bit/s)
 TENANT_WEIGHTS = ("2.0", "1.0")  # Fig. 8b: A's and B's W_d (our choice: A's share, 667 Mbps, covers its need)
@@ -103,8 +106,13 @@ def jobs(seeds: list[int], quick: bool = True, overrides: tuple[str, ...] = ()) 
                     ov += [f"traffic.{i}.rate={rate}" for i, c in enumerate(c for c in CLASSES if c in classes) if c != "LS"]
                 labels = {"study": "fig1", "case": case, "load": load, "seed": seed}
                 out.append(Job(case_text(classes, scc), (*ov, *overrides), labels))  # type: ignore[arg-type]
+        for case, scc in FIG4_SHARED:
+            rate = LS_LOAD * SHARED / MEAN_BITS
+            ov = [f"seed={seed}", "topology.bottleneck_rate=1Gbps", f"traffic.0.rate={rate}", f"traffic.1.rate={rate}"]
+            out.append(Job(case_text(("DS", "CS"), scc), (*ov, *overrides), {"study": "fig4_shared", "case": case, "load": LS_LOAD, "seed": seed}))  # type: ignore[arg-type]
         out.append(Job(WEIGHTS, (f"seed={seed}", *overrides), {"study": "weights", "case": "2:1", "load": None, "seed": seed}))
         out.append(Job(WEIGHTS, (f"seed={seed}", 'scheme.cc.CS="l2dct"', *overrides), {"study": "weights", "case": "2:1, L2DCT inside", "load": None, "seed": seed}))
+        out.append(Job(WEIGHTS, (f"seed={seed}", "scheme.validate=true", *overrides), {"study": "weights", "case": "2:1, rate validation", "load": None, "seed": seed}))
         for scc in (False, True):
             rate = TENANT_NEED / MEAN_BITS
             ov = (f"seed={seed}", "topology.bottleneck_rate=1Gbps", f"traffic.0.rate={rate}", f"traffic.1.rate={rate}", *overrides)
@@ -219,6 +227,17 @@ def claims(r: Report) -> list[dict[str, Any]]:
           conditions=f4, note="SCC: one tunnel per class, equal weights, in-tunnel scheduling, the paper's transports inside")
     c.add("Fig. 4", "DS with CS at 80 %: CS AFCT without SCC over with ('5x')", afct, PAPER.around(5.0), paper_value=5.0, null=1.0,
           conditions=f4)
+    # The same under the other reading of the loads: fractions of the shared 1000 Mbps.
+    shared = runs.filter(pl.col("study") == "fig4_shared")
+    f4b = cond.of_runs(shared, **{f"load_{k}": cond.check([x / SHARED for x in shared[f"offered_{k}_bps"].drop_nulls().to_list()], LS_LOAD)
+                                 for k in ("DS", "CS") if f"offered_{k}_bps" in shared.columns})
+    none, scc = (case for case, _ in FIG4_SHARED)
+    miss_b = ratio(shared, "ds_miss", {"case": none}, {"case": scc})
+    afct_b = ratio(shared, "cs_afct_s", {"case": none}, {"case": scc})
+    c.add("Fig. 4", "loads read as fractions of 1000 Mbps, DS with CS at 80 %: DS misses without SCC over with ('4x')", miss_b,
+          PAPER.around(4.0), paper_value=4.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (README)")
+    c.add("Fig. 4", "loads read as fractions of 1000 Mbps, DS with CS at 80 %: CS AFCT without SCC over with ('5x')", afct_b,
+          PAPER.around(5.0), paper_value=5.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (README)")
     # Fig. 5: how much in-tunnel algorithms cut against FIFO tunnels, the largest over loads.
     for name, col, paper in (("DS misses", "ds_miss", 8.0), ("CS AFCT", "cs_afct_s", 6.0)):
         cuts = {load: [100 * (1 - x) for x in ratio(runs, col, {"case": "DS+CS, SCC", "load": load}, {"case": "DS+CS, SCC FIFO", "load": load})]
@@ -236,8 +255,11 @@ def claims(r: Report) -> list[dict[str, Any]]:
     wcond = cond.of_runs(runs.filter(pl.col("study") == "weights"))
     c.add("section III-B", "two tunnels weighted 2:1 on 1 Gbps: their throughput ratio ('proportional to its weight')", w, PAPER.around(2.0),
           paper_value=2.0, null=1.0, conditions=wcond, detail=f"utilization {median_range(u, '.0f')} %",
-          note="weighted DCTCP underlay (README), DCTCP inside the tunnels")
+          note="the paper's underlay as read in the README, DCTCP inside the tunnels")
     c.add("section III-B", "the same: utilization of the bottleneck", u, (90.0, None), kind="acceptance", conditions=wcond, unit="%", fmt=".0f")
+    wv = per_seed(runs, "ratio", study="weights", case="2:1, rate validation")
+    c.add("section III-B", "the same with rate validation (our addition, off by default): throughput ratio", wv, None, kind="acceptance",
+          conditions=wcond, note="RFC 7661's idea; the former default underlay (weighted DCTCP with validation)")
     wl = per_seed(runs, "ratio", study="weights", case="2:1, L2DCT inside")
     c.add("section III-B", "the same with L2DCT inside the tunnels: throughput ratio", wl, None, kind="acceptance", conditions=wcond,
           note="L2DCT grows a long flow's window by 0.125 packet per RTT: the window, not the tunnel, limits it")
@@ -316,7 +338,8 @@ def baselines() -> list[dict[str, str]]:
         b("pFabric", "min RTO", pf["min_rto_text"], "pFabric paper (about 3 RTTs)"),
         b("pFabric", "switch buffer", pf["buffer_text"], "pFabric paper (about 2 BDPs)"),
         b("pFabric", "priorities", "remaining bytes; DS before CS", "pFabric paper; 'high priority to DS flows' the SCC paper's"),
-        b("SCC", "underlay", "weighted DCTCP with rate validation (README)", ours + " (the paper's eqs. 1-2 read literally do not converge)"),
+        b("SCC", "underlay", "eqs. 1-2 read as weighted DCTCP: + W_t segments per RTT, cut (1 - alpha/2) once per RTT; no rate validation",
+          paper + ", section III-B (the reading ours, README)"),
         b("SCC", "division weights", f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}", ours),
         b("SCC FIFO tunnels", "in-tunnel scheduling", "off: each flow an equal share of its tunnel's rate", ours + " (the testbed's FIFO tunnel)"),
         b("strict priority (Fig. 12)", "queues", "2 per port, LS high, ECN in each", paper),

@@ -9,7 +9,9 @@
 //! - **Underlay** ([`underlay`], section III-B). Every packet is ECN-capable. The receiving
 //!   host counts each tunnel's packets and CE marks, clears the marks (the flows' own
 //!   transports never see them), and every `feedback` period sends the counts to the source,
-//!   which moves the tunnel's rate R_t by `ucc` (`weighted_dctcp` or `paper`).
+//!   which moves the tunnel's rate R_t by `ucc` (`paper`, the default, also named
+//!   `weighted_dctcp`; `literal`). The receiver also reports the mean one-way delay of the
+//!   tunnel's packets in the period, from which the source knows the tunnel's RTT now.
 //! - **Tracker** (eqs. 3-4). The first source host of a division is its tracker. Every
 //!   `slot` each source host reports its tunnels' reference weights W'_t; the tracker scales
 //!   the latest reports to sum to W_d and sends each host its tunnels' W_t.
@@ -50,7 +52,8 @@ use underlay::{scale, UccMode, UccParams, Underlay};
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SccConfig {
-    /// The underlay law (default "weighted_dctcp"; "paper" is eqs. 1-2 read literally).
+    /// The underlay law (default "paper", eqs. 1-2 as read in [`underlay`], also named
+    /// "weighted_dctcp"; "literal", eqs. 1-2 as printed).
     pub ucc: UccMode,
     /// Weighted DCTCP's α gain (default 1/16).
     pub g: f64,
@@ -81,14 +84,14 @@ pub struct SccConfig {
     /// (default 20, the fabric's marking threshold in the paper's Fig. 1).
     pub remark: bool,
     pub remark_threshold: f64,
-    /// Rate validation of the weighted DCTCP underlay (default true; see [`underlay`]).
+    /// Rate validation of the underlay (default false: our addition, see [`underlay`]).
     pub validate: bool,
 }
 
 impl Default for SccConfig {
     fn default() -> Self {
         SccConfig {
-            ucc: UccMode::WeightedDctcp,
+            ucc: UccMode::Paper,
             g: 1.0 / 16.0,
             feedback: Time::from_us(100),
             slot: Time::from_ms(1),
@@ -103,7 +106,7 @@ impl Default for SccConfig {
             cc: BTreeMap::new(),
             remark: true,
             remark_threshold: 20.0,
-            validate: true,
+            validate: false,
         }
     }
 }
@@ -190,6 +193,8 @@ struct FeedbackMsg {
     total: u64,
     /// Wire bytes received in the period.
     bytes: u64,
+    /// The mean one-way delay of those packets.
+    delay: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -214,10 +219,17 @@ struct Tunnel {
     /// W_t (from the tracker; W_d before its first answer).
     weight: f64,
     rtt: Time,
-    /// Receiver-side counts since the last feedback.
+    /// The unloaded one-way delay of a full packet from source to destination.
+    base_delay: Time,
+    /// The queueing the tunnel's packets met on the way, from the last feedback, and the
+    /// largest RTT (base + queueing) it has seen.
+    queueing: Time,
+    max_rtt: Time,
+    /// Receiver-side counts since the last feedback, and the sum of the one-way delays.
     rx_total: u64,
     rx_marked: u64,
     rx_bytes: u64,
+    rx_delay: u128,
     /// When the underlay last cut the rate.
     last_cut: Option<Time>,
 }
@@ -264,24 +276,24 @@ impl Scc {
         let via_top = ctx.routing(f).via_top();
         let tcp = ctx.transport();
         let one_way = |s: u32, d: u32, size: u64| ctx.routes().path(ctx.net(), ctx.net().hosts[s as usize], d, size, via_top).map_or(Time::ZERO, |p| p.1);
-        let rtt = (one_way(src, dst, (tcp.mss + tcp.header) as u64) + one_way(dst, src, tcp.header as u64)).max(Time::from_ns(1));
+        let base_delay = one_way(src, dst, (tcp.mss + tcp.header) as u64);
+        let rtt = (base_delay + one_way(dst, src, tcp.header as u64)).max(Time::from_ns(1));
         let t = self.tunnels.len();
         let rate = ctx.access_rate(src).bps() as f64;
         let weight = self.divisions[division].w_d;
-        self.tunnels.push(Tunnel { src, dst, division, objective, flows: Vec::new(), under: Underlay::new(rate, rtt.as_secs_f64()), weight, rtt, rx_total: 0, rx_marked: 0, rx_bytes: 0, last_cut: None });
+        self.tunnels.push(Tunnel { src, dst, division, objective, flows: Vec::new(), under: Underlay::new(rate, rtt.as_secs_f64()), weight, rtt, base_delay, queueing: Time::ZERO, max_rtt: rtt, rx_total: 0, rx_marked: 0, rx_bytes: 0, rx_delay: 0, last_cut: None });
         self.tunnel_of.insert((src, dst, division), t);
         ctx.tap_host(dst);
         t
     }
 
-    /// The tunnel's RTT now: the largest smoothed RTT of the flows it serves now (a rate and
-    /// bytes to send; queueing included, as a window-based DCTCP's clock is), its base RTT
-    /// before any is measured. A flow the tunnel holds back keeps the estimate of its last
-    /// packets, which may be long out of date.
-    fn rtt_now(&self, ctx: &dyn Ctx, t: usize) -> Time {
-        let tunnel = &self.tunnels[t];
-        let served = tunnel.flows.iter().map(|&f| ctx.progress(FlowId(f))).filter(|p| p.rate_bps.unwrap_or(0) > 0 && p.backlog() > 0);
-        served.filter_map(|p| p.srtt).max().unwrap_or(tunnel.rtt).max(tunnel.rtt)
+    /// The tunnel's RTT now: its base RTT plus the queueing its own packets met in the last
+    /// feedback period (what a window's ACK clock would see now). The flows' smoothed RTTs
+    /// are no measure of it: a flow the tunnel holds back keeps the estimate of its last
+    /// packets, long out of date, and the largest of them kept the rate low after a queue
+    /// had drained, which left the link idle under Poisson traffic.
+    fn rtt_now(&self, t: usize) -> Time {
+        self.tunnels[t].rtt + self.tunnels[t].queueing
     }
 
     /// The underlay's constants for tunnel `t` now (its RTT measured now; the floor one MSS
@@ -289,11 +301,11 @@ impl Scc {
     fn params(&self, ctx: &dyn Ctx, t: usize) -> UccParams {
         let tcp = ctx.transport();
         let tunnel = &self.tunnels[t];
-        let rtt = self.rtt_now(ctx, t).as_secs_f64();
+        let rtt = self.rtt_now(t).as_secs_f64();
         let mss_bits = (tcp.mss + tcp.header) as f64 * 8.0;
         let w_max = self.divisions.iter().map(|d| d.w_d).fold(1.0, f64::max);
         let line = ctx.access_rate(tunnel.src).bps() as f64;
-        UccParams { mode: self.cfg.ucc, validate: self.cfg.validate, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, floor: mss_bits / rtt, line, w_max }
+        UccParams { mode: self.cfg.ucc, validate: self.cfg.validate, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, max_rtt_s: tunnel.max_rtt.as_secs_f64(), floor: mss_bits / rtt, line, w_max }
     }
 
     /// The queue re-marking reads for a packet of `flow` (bytes): the flow's own with
@@ -431,8 +443,9 @@ impl Scc {
                 continue;
             }
             let (marked, total, bytes) = (std::mem::take(&mut tunnel.rx_marked), std::mem::take(&mut tunnel.rx_total), std::mem::take(&mut tunnel.rx_bytes));
+            let delay = Time((std::mem::take(&mut tunnel.rx_delay) / total as u128) as u64);
             let (from, to) = (ctx.net().hosts[host as usize], ctx.net().hosts[tunnel.src as usize]);
-            ctx.send(from, to, Message::new("scc_feedback", self.cfg.feedback_bytes, FeedbackMsg { tunnel: t, marked, total, bytes }));
+            ctx.send(from, to, Message::new("scc_feedback", self.cfg.feedback_bytes, FeedbackMsg { tunnel: t, marked, total, bytes, delay }));
         }
         let entry = self.by_dst.get_mut(&host).expect("a receiving host");
         if entry.0.is_empty() {
@@ -552,8 +565,11 @@ impl Scheme for Scc {
                 self.tunnels[t].weight = w;
             }
         } else if let Some(m) = msg.body::<FeedbackMsg>() {
+            let tunnel = &mut self.tunnels[m.tunnel];
+            tunnel.queueing = m.delay.saturating_sub(tunnel.base_delay);
+            tunnel.max_rtt = tunnel.max_rtt.max(tunnel.rtt + tunnel.queueing);
             let p = self.params(ctx, m.tunnel);
-            let rtt = self.rtt_now(ctx, m.tunnel);
+            let rtt = self.rtt_now(m.tunnel);
             let now = ctx.now();
             let tunnel = &mut self.tunnels[m.tunnel];
             let hold = Time((rtt.0 as f64 * self.cfg.cut_every) as u64);
@@ -584,6 +600,7 @@ impl Scheme for Scc {
         let Some(tunnel) = self.tunnels.get_mut(pkt.agg as usize) else { return };
         tunnel.rx_total += 1;
         tunnel.rx_bytes += pkt.size as u64;
+        tunnel.rx_delay += ctx.now().saturating_sub(pkt.ts).0 as u128;
         if pkt.ecn.ce() {
             tunnel.rx_marked += 1;
             pkt.ecn.set_ce(false);
