@@ -1,4 +1,5 @@
-//! SCC, stacked congestion control (`../shared/seeds/003`): tenant-objective tunnels whose
+//! SCC, stacked congestion control (Tian et al., "Multi-Tenant Multi-Objective Bandwidth
+//! Allocation in Datacenters Using Stacked Congestion Control"): tenant-objective tunnels whose
 //! rates an underlay controller sets by weight, and a private controller per tunnel that
 //! serves its objective.
 //!
