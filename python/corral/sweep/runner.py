@@ -184,7 +184,7 @@ def run_sweep(
     target = check_folder(out, (sweep_file, sweep.scenario), force)
     text, runs = resolve(sweep, max_memory)
     prepare_folder(target)
-    with _locked(out):
+    with locked_folder(out):
         cleaned = layout.clean_partial(out)
         layout.write_json_atomic(out / layout.SWEEP_JSON, describe(sweep, runs))
         counts = Counts(total=len(runs))
@@ -205,7 +205,7 @@ def run_sweep(
             if progress:
                 progress(counts)
             if todo:
-                with _client(client, scheduler, workers, processes) as c:
+                with dask_client(client, scheduler, workers, processes) as c:
                     _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory, stop)
                 # every task has ended: temporary folders of workers killed mid-write can go
                 cleaned += layout.clean_partial(out)
@@ -220,23 +220,35 @@ STOP_POLL_S = 0.25
 
 
 def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memory, stop=None) -> None:
+    tasks = [{
+        "scenario_toml": text,
+        "source": str(sweep.scenario),
+        "overrides": list(run.overrides),
+        "dir": str(layout.run_dir(out, run.hash).absolute()),
+        "hash": run.hash,
+        "point": run.record(sweep),
+        "plots": sweep.plots,
+        "max_memory": max_memory,
+    } for run in todo]
+
+    def ended(i: int, fut) -> None:
+        _record(fut, todo[i], sweep, out, counts, errors)
+        if progress:
+            progress(counts)
+
+    run_tasks(client, tasks, ended, stop)
+
+
+def run_tasks(client, tasks: list[dict[str, Any]], ended: Callable[[int, Any], None],
+              stop: Callable[[], bool] | None = None, prefix: str = "corral-run") -> None:
+    """Run each `worker.run_point` task on `client`; `ended(i, future)` hears of task `i` as
+    it ends (in task order among those ending together). `stop()` is polled while they run:
+    once true, the tasks not yet ended are cancelled and KeyboardInterrupt raised."""
     from dask.distributed import wait
 
     token = uuid.uuid4().hex[:8]
-    futures = {}
-    for run in todo:
-        task = {
-            "scenario_toml": text,
-            "source": str(sweep.scenario),
-            "overrides": list(run.overrides),
-            "dir": str(layout.run_dir(out, run.hash).absolute()),
-            "hash": run.hash,
-            "point": run.record(sweep),
-            "plots": sweep.plots,
-            "max_memory": max_memory,
-        }
-        fut = client.submit(run_point, task, key=f"corral-run-{run.hash}-{token}", pure=False)
-        futures[fut] = run
+    futures = {client.submit(run_point, task, key=f"{prefix}-{task['hash']}-{token}", pure=False): i
+               for i, task in enumerate(tasks)}
     pending = set(futures)
     try:
         while pending:
@@ -246,10 +258,8 @@ def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memor
                 done, pending = wait(list(pending), timeout=STOP_POLL_S, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 continue
-            for fut in sorted(done, key=lambda f: futures[f].point.index):
-                _record(fut, futures[fut], sweep, out, counts, errors)
-                if progress:
-                    progress(counts)
+            for fut in sorted(done, key=futures.__getitem__):
+                ended(futures[fut], fut)
     except BaseException:
         client.cancel(list(futures))
         raise
@@ -275,7 +285,9 @@ def _record(fut, run, sweep, out, counts, errors) -> None:
 
 
 @contextlib.contextmanager
-def _client(client, scheduler, workers, processes) -> Iterator[Any]:
+def dask_client(client, scheduler, workers, processes) -> Iterator[Any]:
+    """`client` as is, else a client of the scheduler at `scheduler`, else an embedded
+    `LocalCluster` of `workers` single-threaded workers (default one per CPU), closed after."""
     if client is not None:
         yield client
         return
@@ -309,7 +321,7 @@ def _ignore_sigint() -> None:
 
 
 @contextlib.contextmanager
-def _locked(out: Path) -> Iterator[None]:
+def locked_folder(out: Path) -> Iterator[None]:
     """Hold an exclusive lock on `out` so that two sweeps never write one folder."""
     try:
         import fcntl
