@@ -6,6 +6,7 @@
     corral sweep SWEEP.toml -o DIR [--scheduler ADDRESS] [--workers N]
                                                             run a parameter grid on Dask
     corral compare DIR... -o REPORT [--by KEY ...]          compare sweeps in a report
+    corral arena -o DIR [--quick] [--contender NAME ...]    every design on the same networks
     corral emulate SCENARIO.toml -o DIR [--scale N]         the scenario on Linux TCP (root)
     corral version
 
@@ -353,6 +354,40 @@ def compare(folders: list[Path], out: Path, by: list[str] | None = None, buckets
     out_console().print(f"report written to {out / 'report.md'}")
 
 
+def arena(out: Path, quick: bool = False, contender: list[str] | None = None, seeds: int | None = None,
+          scheduler: str | None = None, workers: int | None = None, force: bool = False,
+          max_memory: str | None = None) -> None:
+    """Run every contender on the arena's networks and workloads; write the leaderboard."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .arena import ArenaError, run_arena
+
+    if scheduler and workers:
+        raise fail("--workers sizes the embedded cluster; it cannot be used with --scheduler")
+    with user_errors(), _sigterm_as_interrupt() as signalled:
+        try:
+            with Progress(TextColumn("[bold]arena"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"),
+                          TimeElapsedColumn(), console=err_console(), disable=not err_console().is_terminal) as bar:
+                task = bar.add_task("arena", total=None)
+                result = run_arena(out, quick=quick, contenders=contender, seeds=seeds, scheduler=scheduler,
+                                   workers=workers, force=force, max_memory=max_memory,
+                                   progress=lambda done, total: bar.update(task, completed=done, total=total),
+                                   stop=lambda: bool(signalled))
+        except ArenaError as e:
+            raise fail(str(e)) from None
+        except KeyboardInterrupt:
+            print("interrupted: finished runs are kept; run the same command again to resume", file=sys.stderr)
+            raise SystemExit(143 if signalled else 130) from None
+    na = sum(1 for r in result.runs if r.hash is None)
+    out_console().print(f"{len(result.runs)} cell x seed: {result.done} run, {result.skipped} already complete, "
+                        f"{na} n/a, {result.failed} failed")
+    for line in result.errors[:10]:
+        err_console().print(f"[red]failed[/red] {line}", highlight=False, markup=True)
+    out_console().print(f"leaderboard written to {out / 'leaderboard.md'}")
+    if result.failed:
+        raise SystemExit(1)
+
+
 def version() -> None:
     """Print corral's version."""
     out_console().print(f"corral {__version__}")
@@ -455,6 +490,18 @@ def parser() -> argparse.ArgumentParser:
                      help="Divide every link rate by this (default: bring the busiest link to 100 Mbps).")
     cmd.add_argument("--kernel-cc", metavar="NAME",
                      help="Run every flow with this kernel congestion control (e.g. bbr).")
+
+    cmd = command(arena, "Run every contender on the arena's networks and workloads; write the leaderboard.")
+    _add_common(cmd, "Arena folder; finished runs in it are kept and skipped.")
+    cmd.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,
+                     help="Smaller networks, loads 30/70 %%, fan-in 8, shorter runs, 1 seed: about 5 minutes on 2 cores.")
+    cmd.add_argument("--contender", action="append", metavar="NAME",
+                     help="Run this controller or scheme (repeatable; ideal is always added). "
+                          "Default: newreno, cubic, dctcp, d2tcp, l2dct, pfabric, ideal, r2c2, hcc, rackcc, scc.")
+    cmd.add_argument("--seeds", type=_at_least(1, int, "an integer"), help="Seeds 1..N per cell (default 3; --quick 1).")
+    cmd.add_argument("--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786.")
+    cmd.add_argument("--workers", type=_at_least(1, int, "an integer"),
+                     help="Worker processes of the embedded cluster (default: one per CPU).")
 
     command(version, "Print corral's version.")
     return top
