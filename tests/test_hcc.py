@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_verdicts_pinned, corral_cli
 
 # Verdicts of the quick run other than met, by (figure, start of claim).
@@ -36,7 +35,6 @@ KNOWN = {
     ('Fig. 4g', 'no quantization: root received'): 'off_conditions',
     ('Fig. 4h', 'no quantization: root sent byt'): 'off_conditions',
     ('Fig. 5', "gRPC: HCC's mean response FCT below newr"): 'missed',
-    ('Fig. 5', "gRPC: HCC's p99 response FCT below newre"): 'direction',
     ('Fig. 5', "gRPC: HCC's mean response FCT below cubi"): 'missed',
     ('Fig. 5', "gRPC: HCC's p99 response FCT below cubic"): 'direction',
     ('Fig. 5', "gRPC: HCC's mean response FCT below dctc"): 'missed',
@@ -71,7 +69,6 @@ def test_convergence_is_the_start_of_the_first_window_that_stays_busy() -> None:
     """10 us samples: idle for 200 us after the step, then busy: converged at 200 us, and
     busy in every window after; a port that never stays busy for 1 ms has no time."""
     import polars as pl
-
     from corral.experiments import hcc
 
     times = [0.01 + 1e-5 * (k + 1) for k in range(1000)]
