@@ -8,7 +8,7 @@
 #   make release   the same, with profile-guided optimization (scripts/pgo.py), the fastest engine
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
 #   make bench     the speed benchmark (bench/README.md), on a profile-guided build
-#   make lint      clippy over every Rust crate and target, warnings as errors
+#   make lint      rustfmt --check, clippy (warnings as errors) and ruff
 #
 # `make test` compiles the Rust code once, in the `ci` profile (Cargo.toml: optimized, in
 # parallel codegen units, no LTO): the wheel the Python tests import and the Rust tests share
@@ -84,6 +84,10 @@ bench: release
 	CORRAL_PGO=1 $(PY) scripts/pgo.py run -- cargo build --release -p corral --example run_scenario
 	$(PY) bench/run.py --engine $(ENGINE)
 
-# Not part of `make test`: clippy checks the crates in a build of its own.
-lint:
-	cargo clippy --release --workspace --all-targets -- -D warnings
+# Formatting (rustfmt.toml), clippy with warnings as errors, and ruff over the Python code
+# (pyproject.toml's [tool.ruff]); .ci/run runs it after the tests.
+lint: $(PY)
+	cargo fmt --all -- --check
+	cargo clippy --profile ci --workspace --all-targets -- -D warnings
+	@$(PIP) 'ruff>=0.6,<1'
+	$(VENV)/bin/ruff check python tests bench scripts

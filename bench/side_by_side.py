@@ -21,7 +21,6 @@ events, ns per event, peak resident memory.
 from __future__ import annotations
 
 import json
-import resource
 import statistics
 import subprocess
 import sys

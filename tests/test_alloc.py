@@ -3,13 +3,13 @@ properties, incremental == from scratch, usage from topologies, and input errors
 
 import math
 
+import corral.alloc as ca
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
-
-import corral.alloc as ca
 
 
 def lp_reference(cap, A, w, prio, dem, headroom=0.0):

@@ -7,17 +7,12 @@ cluster (threads). The full arena is `corral arena`, never run here.
 
 from __future__ import annotations
 
-
-from pathlib import Path
-
 import polars as pl
 import pytest
-
-import corral
 from conftest import corral_cli
 from corral.arena import ArenaError, plan_cells, run_arena
 from corral.arena import plan as P
-from corral.arena.metrics import medians, ratios, run_metrics
+from corral.arena.metrics import medians, ratios
 from corral.arena.run import PARQUET, resolve_cells
 from corral.sweep import layout
 from corral.sweep.spec import tomllib
@@ -161,7 +156,9 @@ def test_ratios_to_ideal(tiny):
     ideal = table.filter(pl.col("contender") == "ideal")
     assert ideal.filter(pl.col("ratio").is_not_null())["ratio"].to_list() == pytest.approx([1.0] * ideal.filter(pl.col("ratio").is_not_null()).height)
     med = medians(pl.read_parquet(out / PARQUET))
-    row = lambda c: med.filter((pl.col("contender") == c) & (pl.col("metric") == "slowdown_p99_small")).row(0, named=True)
+    def row(c):
+        return med.filter((pl.col("contender") == c) & (pl.col("metric") == "slowdown_p99_small")).row(0, named=True)
+
     dctcp = table.filter((pl.col("contender") == "dctcp") & (pl.col("metric") == "slowdown_p99_small"))["ratio"][0]
     assert dctcp == pytest.approx(row("dctcp")["median"] / row("ideal")["median"])
     assert row("dctcp")["seeds"] == 2 and row("dctcp")["min"] <= row("dctcp")["median"] <= row("dctcp")["max"]

@@ -12,11 +12,10 @@ import os
 import re
 from pathlib import Path
 
-import pytest
-
 import corral
-from corral import plots
+import pytest
 from conftest import TINY, corral_cli
+from corral import plots
 
 VALID = """
 name = "bad-input"

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from corral.experiments import claims as cl
 from corral.experiments import claims_schema
 from corral.experiments import conditions as cond

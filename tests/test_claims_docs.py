@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from corral.experiments import claims_schema
 
 ROOT = Path(__file__).resolve().parent.parent

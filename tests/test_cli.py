@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from corral import cli
 from conftest import corral_cli
+from corral import cli
 from corral.compare.buckets import DEFAULT_BUCKETS
 
 

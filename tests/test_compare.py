@@ -6,11 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import corral
 import numpy as np
 import polars as pl
 import pytest
-
-import corral
 from conftest import corral_cli
 from corral.compare import CompareError, compare
 from corral.sweep import layout, run_sweep

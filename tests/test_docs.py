@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 import corral
+import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

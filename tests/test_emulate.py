@@ -14,10 +14,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from corral import api, tables
-from corral.emulate import EmulateError, emulate, requirements
-from corral.emulate import fabric
+from corral.emulate import EmulateError, emulate, fabric, requirements
 from corral.emulate.results import jain
 
 ROOT = pytest.mark.skipif(bool(requirements()), reason=f"corral emulate needs: {', '.join(requirements())}")

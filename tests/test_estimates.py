@@ -15,11 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import corral
-from corral import api, estimates
+import pytest
 from conftest import TINY, corral_cli
+from corral import api, estimates
 from test_fuzz import SEEDS
 
 ROOT = Path(__file__).resolve().parent.parent

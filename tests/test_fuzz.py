@@ -21,13 +21,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import corral
 import pytest
+from conftest import TINY, corral_cli
+from corral.scenario import dumps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import corral
-from corral.scenario import dumps
-from conftest import TINY, corral_cli
 
 try:
     import tomllib

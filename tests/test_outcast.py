@@ -14,7 +14,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from conftest import corral_cli
 from corral.experiments import outcast
 from corral.experiments.runner import run_jobs

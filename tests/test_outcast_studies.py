@@ -10,7 +10,6 @@ test, so a change names the claim and the numbers.
 from __future__ import annotations
 
 import pytest
-
 from corral.experiments import claims as cl
 from corral.experiments import outcast, outcast_report, outcast_studies
 from corral.experiments.runner import run_jobs

@@ -15,12 +15,10 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 import corral
-from corral.outdir import MARKER, OutputError, atomic_dir, owned_files
-
+import pytest
 from conftest import TINY, corral_cli
+from corral.outdir import MARKER, OutputError, owned_files
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

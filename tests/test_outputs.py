@@ -6,10 +6,9 @@ import json
 import sys
 from pathlib import Path
 
+import corral
 import polars as pl
 import pytest
-
-import corral
 from conftest import TINY, corral_cli
 from corral.tables import SCHEMAS, summary_fields, to_frame
 

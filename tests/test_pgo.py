@@ -14,9 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import corral
+import pytest
 from corral.api import simulation
 
 ROOT = Path(__file__).resolve().parent.parent

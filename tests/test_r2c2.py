@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_verdicts_pinned, corral_cli
 from corral.experiments import r2c2
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_verdicts_pinned, corral_cli
 
 # Verdicts of the quick run other than met, by (figure, start of claim).
@@ -37,7 +36,6 @@ def test_fig2_model_meets_the_papers_numbers() -> None:
 
 def test_tcp_time_counts_handshake_slow_start_rounds_and_the_fair_share() -> None:
     import numpy as np
-
     from corral.experiments.rackcc_model import rackcc_time, tcp_time
 
     rtt, w0 = 60e-6, 6e3 * 8

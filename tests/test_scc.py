@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_verdicts_pinned, corral_cli
 
 # Verdicts of the quick run other than met, by (figure, start of claim).

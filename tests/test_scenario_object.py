@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import corral
+import pytest
+from conftest import TINY, corral_cli
 from corral import api
 from corral.scenario import Scenario, dumps
-
-from conftest import TINY, corral_cli
 
 try:
     import tomllib

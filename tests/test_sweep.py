@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import corral
 import polars as pl
 import pytest
-
-import corral
 from conftest import corral_cli
 from corral.sweep import SweepError, layout, load, resolve, run_sweep
-from sweep_data import SIZED, SWEEP, write_sweep
+from sweep_data import write_sweep
 
 
 @pytest.fixture(scope="module")

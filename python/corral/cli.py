@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 from . import __version__
-from .compare.buckets import DEFAULT_BUCKETS
 from ._core import ScenarioError, SimulationError
+from .compare.buckets import DEFAULT_BUCKETS
 from .outdir import OutputError
 
 EXIT_USER_ERROR = 2

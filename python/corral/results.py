@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .tables import TABLES, to_frame
 from .outdir import atomic_dir
+from .tables import TABLES, to_frame
 
 if TYPE_CHECKING:
     import polars as pl

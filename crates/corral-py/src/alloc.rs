@@ -6,14 +6,14 @@
 //! writable numpy arrays without copying. Invalid input raises `ValueError` naming the
 //! argument.
 
+use crate::buffers::{f64_out, i64_out};
 use corral::alloc::problem::{CsrArray, CsrIndex};
+use corral::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
 use corral::route::usage::UsageBuilder;
 use corral::route::Routing;
-use corral::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyByteArray;
-use crate::buffers::{f64_out, i64_out};
 use std::marker::PhantomData;
 
 fn err(e: corral::Error) -> PyErr {
@@ -64,7 +64,11 @@ fn i64s(b: &[u8], what: &str) -> PyResult<Vec<i64>> {
 fn links_u32(v: Vec<i64>, what: &str) -> PyResult<Vec<u32>> {
     v.into_iter()
         .enumerate()
-        .map(|(i, x)| u32::try_from(x).map_err(|_| PyValueError::new_err(format!("{what}[{i}]: link index must be >= 0, got {x}"))))
+        .map(|(i, x)| {
+            u32::try_from(x).map_err(|_| {
+                PyValueError::new_err(format!("{what}[{i}]: link index must be >= 0, got {x}"))
+            })
+        })
         .collect()
 }
 
@@ -88,20 +92,33 @@ impl Csr<'_> {
     fn problem(&self) -> PyResult<Problem> {
         let (ip, ix) = (self.indptr, self.indices);
         match (self.indptr_width, self.indices_width) {
-            (8, 8) => self.build(&Le::<i64>::new(ip, "usage.indptr")?, &Le::<i64>::new(ix, "usage.indices")?),
-            (8, 4) => self.build(&Le::<i64>::new(ip, "usage.indptr")?, &Le::<i32>::new(ix, "usage.indices")?),
-            (4, 8) => self.build(&Le::<i32>::new(ip, "usage.indptr")?, &Le::<i64>::new(ix, "usage.indices")?),
-            (4, 4) => self.build(&Le::<i32>::new(ip, "usage.indptr")?, &Le::<i32>::new(ix, "usage.indices")?),
-            (a, b) => Err(PyValueError::new_err(format!("usage: index widths must be 4 or 8 bytes, got {a} (indptr) and {b} (indices)"))),
+            (8, 8) => self
+                .build(&Le::<i64>::new(ip, "usage.indptr")?, &Le::<i64>::new(ix, "usage.indices")?),
+            (8, 4) => self
+                .build(&Le::<i64>::new(ip, "usage.indptr")?, &Le::<i32>::new(ix, "usage.indices")?),
+            (4, 8) => self
+                .build(&Le::<i32>::new(ip, "usage.indptr")?, &Le::<i64>::new(ix, "usage.indices")?),
+            (4, 4) => self
+                .build(&Le::<i32>::new(ip, "usage.indptr")?, &Le::<i32>::new(ix, "usage.indices")?),
+            (a, b) => Err(PyValueError::new_err(format!(
+                "usage: index widths must be 4 or 8 bytes, got {a} (indptr) and {b} (indices)"
+            ))),
         }
     }
 
-    fn build<P: CsrIndex, I: CsrIndex>(&self, indptr: &impl CsrArray<P>, indices: &impl CsrArray<I>) -> PyResult<Problem> {
+    fn build<P: CsrIndex, I: CsrIndex>(
+        &self,
+        indptr: &impl CsrArray<P>,
+        indices: &impl CsrArray<I>,
+    ) -> PyResult<Problem> {
         let cap = f64s(self.capacity, "capacity")?;
         let data = Le::<f64>::new(self.data, "usage.data")?;
         let w = self.weight.map(|b| Le::<f64>::new(b, "weight")).transpose()?;
         let dm = self.demand.map(|b| Le::<f64>::new(b, "demand")).transpose()?;
-        let (w, dm) = (w.as_ref().map(|a| a as &dyn CsrArray<f64>), dm.as_ref().map(|a| a as &dyn CsrArray<f64>));
+        let (w, dm) = (
+            w.as_ref().map(|a| a as &dyn CsrArray<f64>),
+            dm.as_ref().map(|a| a as &dyn CsrArray<f64>),
+        );
         let pr = self.priority.as_ref().map(|a| a as &dyn CsrArray<u8>);
         Problem::from_csr_arrays(cap, indptr, indices, &data, w, pr, dm, self.headroom).map_err(err)
     }
@@ -129,7 +146,18 @@ fn alloc_maxmin<'py>(
     indptr_width: u8,
     indices_width: u8,
 ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
-    let csr = Csr { capacity, indptr, indices, data, weight, priority, demand, headroom, indptr_width, indices_width };
+    let csr = Csr {
+        capacity,
+        indptr,
+        indices,
+        data,
+        weight,
+        priority,
+        demand,
+        headroom,
+        indptr_width,
+        indices_width,
+    };
     let a = py.allow_threads(|| {
         crate::guarded("allocating", || -> PyResult<_> {
             let p = csr.problem()?;
@@ -154,20 +182,34 @@ fn alloc_usage<'py>(
     routing: &str,
     direct: f64,
     seed: u64,
-) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Vec<String>)> {
+) -> PyResult<(
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+    Vec<String>,
+)> {
     // Through the scenario's typed tables, so that errors name the key as a scenario's do.
-    let value: toml::Value = serde_json::from_str(topology_json).map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
-    let topo: corral::net::topo::TopologyConfig = corral::config::typed(value, "topology").map_err(err)?;
+    let value: toml::Value = serde_json::from_str(topology_json)
+        .map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
+    let topo: corral::net::topo::TopologyConfig =
+        corral::config::typed(value, "topology").map_err(err)?;
     topo.validate().map_err(err)?;
     let routing = Routing::parse(routing, direct).map_err(err)?;
     let (src, dst) = (i64s(src, "src")?, i64s(dst, "dst")?);
     if src.len() != dst.len() {
-        return Err(PyValueError::new_err(format!("dst: has {} entries but src has {}", dst.len(), src.len())));
+        return Err(PyValueError::new_err(format!(
+            "dst: has {} entries but src has {}",
+            dst.len(),
+            src.len()
+        )));
     }
     let out = py.allow_threads(|| {
         crate::guarded("computing usage", || -> Result<_, String> {
             let t = topo.build();
-            let net = corral::net::Network::build(&t, |_| corral::net::queue::QueueDisc::taildrop(corral::units::BufferSize::Packets(1)));
+            let net = corral::net::Network::build(&t, |_| {
+                corral::net::queue::QueueDisc::taildrop(corral::units::BufferSize::Packets(1))
+            });
             let rt = corral::route::RouteTable::build(&net, true);
             let nh = net.hosts.len() as i64;
             let mut ub = UsageBuilder::new(&net, &rt, seed);
@@ -175,7 +217,10 @@ fn alloc_usage<'py>(
             for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
                 for (key, h) in [("src", s), ("dst", d)] {
                     if h < 0 || h >= nh {
-                        return Err(format!("{key}[{i}]: host {h} out of range: the topology has hosts 0..{}", nh - 1));
+                        return Err(format!(
+                            "{key}[{i}]: host {h} out of range: the topology has hosts 0..{}",
+                            nh - 1
+                        ));
                     }
                 }
                 if s == d {
@@ -188,12 +233,22 @@ fn alloc_usage<'py>(
                 ip.push(ix.len() as i64);
             }
             let cap: Vec<f64> = net.ports.iter().map(|p| p.rate().bps() as f64).collect();
-            let names: Vec<String> = net.ports.iter().map(|p| format!("{}:{}", net.nodes[p.node.idx()].name, p.local)).collect();
+            let names: Vec<String> = net
+                .ports
+                .iter()
+                .map(|p| format!("{}:{}", net.nodes[p.node.idx()].name, p.local))
+                .collect();
             Ok((ip, ix, dt, cap, names))
         })
     })?;
     let (ip, ix, dt, cap, names) = out.map_err(PyValueError::new_err)?;
-    Ok((i64_out(py, ip.into_iter())?, i64_out(py, ix.into_iter())?, f64_out(py, &dt)?, f64_out(py, &cap)?, names))
+    Ok((
+        i64_out(py, ip.into_iter())?,
+        i64_out(py, ix.into_iter())?,
+        f64_out(py, &dt)?,
+        f64_out(py, &cap)?,
+        names,
+    ))
 }
 
 /// The incremental allocator (`corral.alloc.Allocator` wraps it).
@@ -220,17 +275,44 @@ impl AllocatorCore {
         indptr_width: u8,
         indices_width: u8,
     ) -> PyResult<Self> {
-        let csr = Csr { capacity, indptr, indices, data, weight, priority, demand, headroom, indptr_width, indices_width };
-        let inner = py.allow_threads(|| crate::guarded("allocating", || csr.problem().and_then(|p| Allocator::new(p).map_err(err))))??;
+        let csr = Csr {
+            capacity,
+            indptr,
+            indices,
+            data,
+            weight,
+            priority,
+            demand,
+            headroom,
+            indptr_width,
+            indices_width,
+        };
+        let inner = py.allow_threads(|| {
+            crate::guarded("allocating", || {
+                csr.problem().and_then(|p| Allocator::new(p).map_err(err))
+            })
+        })??;
         Ok(AllocatorCore { inner })
     }
 
     #[pyo3(signature = (links, fractions, weight=1.0, priority=0, demand=f64::INFINITY))]
-    fn add_flow(&mut self, py: Python<'_>, links: &[u8], fractions: &[u8], weight: f64, priority: u8, demand: f64) -> PyResult<u32> {
+    fn add_flow(
+        &mut self,
+        py: Python<'_>,
+        links: &[u8],
+        fractions: &[u8],
+        weight: f64,
+        priority: u8,
+        demand: f64,
+    ) -> PyResult<u32> {
         let l = links_u32(i64s(links, "links")?, "links")?;
         let a = f64s(fractions, "fractions")?;
         if l.len() != a.len() {
-            return Err(PyValueError::new_err(format!("fractions: has {} entries but links has {}", a.len(), l.len())));
+            return Err(PyValueError::new_err(format!(
+                "fractions: has {} entries but links has {}",
+                a.len(),
+                l.len()
+            )));
         }
         let spec = FlowSpec { weight, priority, demand, usage: l.into_iter().zip(a).collect() };
         let inner = &mut self.inner;
@@ -244,20 +326,29 @@ impl AllocatorCore {
 
     fn set_demand(&mut self, py: Python<'_>, flow: u32, demand: f64) -> PyResult<()> {
         let inner = &mut self.inner;
-        py.allow_threads(|| crate::guarded("allocating", || inner.set_demand(flow, demand)))?.map_err(err)
+        py.allow_threads(|| crate::guarded("allocating", || inner.set_demand(flow, demand)))?
+            .map_err(err)
     }
 
     fn set_capacity(&mut self, py: Python<'_>, link: u32, capacity: f64) -> PyResult<()> {
         let inner = &mut self.inner;
-        py.allow_threads(|| crate::guarded("allocating", || inner.set_capacity(link, capacity)))?.map_err(err)
+        py.allow_threads(|| crate::guarded("allocating", || inner.set_capacity(link, capacity)))?
+            .map_err(err)
     }
 
     /// (flow ids int64, rates float64, bottleneck int64) of the live flows, as bytearrays.
     #[allow(clippy::type_complexity)]
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+    fn state<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
         let ids = self.inner.flow_ids();
         let a = self.inner.allocation();
-        Ok((i64_out(py, ids.iter().map(|&f| f as i64))?, f64_out(py, &a.rate)?, i64_out(py, bottleneck_codes(&a.bottleneck))?))
+        Ok((
+            i64_out(py, ids.iter().map(|&f| f as i64))?,
+            f64_out(py, &a.rate)?,
+            i64_out(py, bottleneck_codes(&a.bottleneck))?,
+        ))
     }
 }
 

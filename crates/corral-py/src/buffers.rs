@@ -6,7 +6,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyByteArray;
 
 /// A `bytearray` of `v`'s items in little-endian order, written in place.
-pub fn le_bytes<'py, T, const N: usize>(py: Python<'py>, v: impl ExactSizeIterator<Item = T>, to_le: impl Fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyByteArray>> {
+pub fn le_bytes<'py, T, const N: usize>(
+    py: Python<'py>,
+    v: impl ExactSizeIterator<Item = T>,
+    to_le: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyByteArray>> {
     PyByteArray::new_with(py, v.len() * N, |buf| {
         for (c, x) in buf.chunks_exact_mut(N).zip(v) {
             c.copy_from_slice(&to_le(x));
@@ -19,6 +23,9 @@ pub fn f64_out<'py>(py: Python<'py>, v: &[f64]) -> PyResult<Bound<'py, PyByteArr
     le_bytes(py, v.iter().copied(), f64::to_le_bytes)
 }
 
-pub fn i64_out<'py>(py: Python<'py>, v: impl ExactSizeIterator<Item = i64>) -> PyResult<Bound<'py, PyByteArray>> {
+pub fn i64_out<'py>(
+    py: Python<'py>,
+    v: impl ExactSizeIterator<Item = i64>,
+) -> PyResult<Bound<'py, PyByteArray>> {
     le_bytes(py, v, i64::to_le_bytes)
 }

@@ -9,9 +9,9 @@ mod alloc;
 mod buffers;
 
 use corral::metrics::{Column, Table};
-use corral::workload::trace::Cell;
 use corral::run::Run;
 use corral::units::Time;
+use corral::workload::trace::Cell;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -19,7 +19,12 @@ use pyo3::types::{PyDict, PyList};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(_core, ScenarioError, PyValueError, "The scenario is invalid; the message names the key.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "The scenario is invalid; the message names the key."
+);
 create_exception!(_core, SimulationError, PyRuntimeError, "The simulation failed while running.");
 
 thread_local! {
@@ -41,7 +46,11 @@ fn quiet_panics() {
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".into());
+    let msg = p
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
     match PANIC_AT.with(|p| p.borrow_mut().take()) {
         Some(at) => format!("{msg} (at {at}; please report it)"),
         None => msg,
@@ -50,7 +59,9 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 
 /// Runs `f`, turning a panic into a `SimulationError`.
 fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| SimulationError::new_err(format!("internal error while {what}: {}", panic_message(p))))
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        SimulationError::new_err(format!("internal error while {what}: {}", panic_message(p)))
+    })
 }
 
 #[pyclass(module = "corral._core")]
@@ -81,7 +92,9 @@ impl<'py> FromPyObject<'py> for PyCell {
         } else if ob.is_instance_of::<PyBool>() {
             Cell::Text(ob.str()?.to_string())
         } else if ob.is_instance_of::<PyInt>() {
-            ob.extract::<i64>().map(Cell::Int).or_else(|_| ob.str().map(|s| Cell::Text(s.to_string())))?
+            ob.extract::<i64>()
+                .map(Cell::Int)
+                .or_else(|_| ob.str().map(|s| Cell::Text(s.to_string())))?
         } else if ob.is_instance_of::<PyFloat>() {
             Cell::Float(ob.extract::<f64>()?)
         } else if ob.is_instance_of::<PyString>() {
@@ -99,7 +112,13 @@ impl Simulation {
     /// `traces` are the cells of Parquet flow lists (`parquet_traces`): {block: (header, rows)}.
     #[new]
     #[pyo3(signature = (scenario_toml, overrides = Vec::new(), source = "<string>".to_string(), max_memory = None, traces = None))]
-    fn new(scenario_toml: &str, overrides: Vec<String>, source: String, max_memory: Option<String>, traces: Option<BTreeMap<usize, TraceCells>>) -> PyResult<Self> {
+    fn new(
+        scenario_toml: &str,
+        overrides: Vec<String>,
+        source: String,
+        max_memory: Option<String>,
+        traces: Option<BTreeMap<usize, TraceCells>>,
+    ) -> PyResult<Self> {
         let limit = match max_memory.as_deref().map(str::trim) {
             None => None,
             Some(s) => Some(
@@ -115,8 +134,12 @@ impl Simulation {
             sc.memory_limit = limit;
             for (i, (names, rows)) in traces.unwrap_or_default() {
                 if let Some(block) = sc.traffic.get_mut(i) {
-                    let rows = rows.into_iter().map(|r| r.into_iter().map(|c| c.0).collect()).collect();
-                    block.cells = Some(std::sync::Arc::new(corral::workload::spec::TraceCells { names, rows }));
+                    let rows =
+                        rows.into_iter().map(|r| r.into_iter().map(|c| c.0).collect()).collect();
+                    block.cells = Some(std::sync::Arc::new(corral::workload::spec::TraceCells {
+                        names,
+                        rows,
+                    }));
                 }
             }
             let json = serde_json::to_string(&sc).unwrap_or_default();
@@ -189,7 +212,10 @@ impl Simulation {
         let inner = &self.inner;
         let plan = guarded("exporting the run", || match inner {
             Run::Packet(sim) => sim.emulation_plan(),
-            Run::Fluid(_) => Err(corral::error::config_err("mode", "corral emulate needs a packet-mode scenario")),
+            Run::Fluid(_) => Err(corral::error::config_err(
+                "mode",
+                "corral emulate needs a packet-mode scenario",
+            )),
         })?;
         plan.map(|v| v.to_string()).map_err(|e| ScenarioError::new_err(e.to_string()))
     }
@@ -200,7 +226,9 @@ impl Simulation {
     /// values list, uint32 row codes bytes).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &self.inner;
-        let (tables, summary, timing) = guarded("collecting results", || (inner.tables(), inner.summary().to_json().to_string(), inner.timing().to_string()))?;
+        let (tables, summary, timing) = guarded("collecting results", || {
+            (inner.tables(), inner.summary().to_json().to_string(), inner.timing().to_string())
+        })?;
         let out = PyDict::new(py);
         for (name, t) in &tables {
             out.set_item(name, table_to_dict(py, t)?)?;
@@ -216,9 +244,19 @@ impl Simulation {
 /// file: [(block, path)], for the Python layer to read.
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, overrides = Vec::new(), source = "<string>".to_string()))]
-fn parquet_traces(scenario_toml: &str, overrides: Vec<String>, source: String) -> PyResult<Vec<(usize, String)>> {
-    let sc = guarded("loading the scenario", || corral::scenario::load(scenario_toml, &overrides, &source))?.map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    Ok(corral::scenario::parquet_traces(&sc).into_iter().map(|(i, p)| (i, p.display().to_string())).collect())
+fn parquet_traces(
+    scenario_toml: &str,
+    overrides: Vec<String>,
+    source: String,
+) -> PyResult<Vec<(usize, String)>> {
+    let sc = guarded("loading the scenario", || {
+        corral::scenario::load(scenario_toml, &overrides, &source)
+    })?
+    .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(corral::scenario::parquet_traces(&sc)
+        .into_iter()
+        .map(|(i, p)| (i, p.display().to_string()))
+        .collect())
 }
 
 /// Every list of kinds a scenario may name, each from its one declaration in the core:
@@ -250,16 +288,37 @@ fn summary_fields() -> Vec<(&'static str, &'static str, &'static str)> {
 
 fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let valid = |v: &mut dyn ExactSizeIterator<Item = bool>| buffers::le_bytes(py, v, |b| [b as u8]);
+    let valid =
+        |v: &mut dyn ExactSizeIterator<Item = bool>| buffers::le_bytes(py, v, |b| [b as u8]);
     for (name, col) in &t.columns {
         let data = match col {
-            Column::Int(v) => ("int", buffers::i64_out(py, v.iter().copied())?).into_pyobject(py)?.into_any(),
-            Column::OptInt(v) => ("int", buffers::i64_out(py, v.iter().map(|x| x.unwrap_or(0)))?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
+            Column::Int(v) => {
+                ("int", buffers::i64_out(py, v.iter().copied())?).into_pyobject(py)?.into_any()
+            }
+            Column::OptInt(v) => (
+                "int",
+                buffers::i64_out(py, v.iter().map(|x| x.unwrap_or(0)))?,
+                valid(&mut v.iter().map(Option::is_some))?,
+            )
+                .into_pyobject(py)?
+                .into_any(),
             Column::Float(v) => ("float", buffers::f64_out(py, v)?).into_pyobject(py)?.into_any(),
-            Column::OptFloat(v) => ("float", buffers::le_bytes(py, v.iter().map(|x| x.unwrap_or(0.0)), f64::to_le_bytes)?, valid(&mut v.iter().map(Option::is_some))?).into_pyobject(py)?.into_any(),
+            Column::OptFloat(v) => (
+                "float",
+                buffers::le_bytes(py, v.iter().map(|x| x.unwrap_or(0.0)), f64::to_le_bytes)?,
+                valid(&mut v.iter().map(Option::is_some))?,
+            )
+                .into_pyobject(py)?
+                .into_any(),
             Column::OptBool(v) => PyList::new(py, v)?.into_any(),
             Column::Str(v) => PyList::new(py, v)?.into_any(),
-            Column::Cat(names, rows) => ("cat", PyList::new(py, names)?, buffers::le_bytes(py, rows.iter().copied(), u32::to_le_bytes)?).into_pyobject(py)?.into_any(),
+            Column::Cat(names, rows) => (
+                "cat",
+                PyList::new(py, names)?,
+                buffers::le_bytes(py, rows.iter().copied(), u32::to_le_bytes)?,
+            )
+                .into_pyobject(py)?
+                .into_any(),
         };
         d.set_item(*name, data)?;
     }

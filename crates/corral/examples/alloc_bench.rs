@@ -9,14 +9,14 @@
 //! gave up on (`Allocator::ordered_refills`). `ecmp` routes each flow on one hashed shortest
 //! path instead of spraying, for comparison: far fewer links per flow, far less coupling.
 
-use corral::net::topo::TopologyKind as _;
-use corral::route::usage::UsageBuilder;
-use corral::route::Routing;
 use corral::alloc::{solve, Allocator, FlowSpec, Problem};
 use corral::net::queue::QueueDisc;
 use corral::net::topo::torus::TorusConfig;
+use corral::net::topo::TopologyKind as _;
 use corral::net::Network;
+use corral::route::usage::UsageBuilder;
 use corral::route::RouteTable;
+use corral::route::Routing;
 use corral::sim::rng::Rng;
 use corral::units::{BufferSize, Rate, Time};
 use std::time::Instant;
@@ -30,9 +30,19 @@ fn main() {
     let routing = if std::env::args().any(|a| a == "ecmp") { Routing::Ecmp } else { Routing::Rps };
     let sizes: Vec<usize> = {
         let a: Vec<usize> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
-        if a.is_empty() { vec![1_000, 10_000, 100_000] } else { a }
+        if a.is_empty() {
+            vec![1_000, 10_000, 100_000]
+        } else {
+            a
+        }
     };
-    let topo = TorusConfig { dims: vec![8, 8, 8], link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1), ..TorusConfig::default() }.build();
+    let topo = TorusConfig {
+        dims: vec![8, 8, 8],
+        link_rate: Rate(10_000_000_000),
+        link_delay: Time::from_us(1),
+        ..TorusConfig::default()
+    }
+    .build();
     let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
     let rt = RouteTable::build(&net, true);
     let mut ub = UsageBuilder::new(&net, &rt, 1);
@@ -47,22 +57,31 @@ fn main() {
     let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate().bps() as f64).collect();
     for n in sizes {
         let t0 = Instant::now();
-        let flows: Vec<FlowSpec> = (0..n).map(|i| {
-            let (s, d) = pair();
-            FlowSpec::new(ub.usage(routing, i as u32, s, d))
-        }).collect();
+        let flows: Vec<FlowSpec> = (0..n)
+            .map(|i| {
+                let (s, d) = pair();
+                FlowSpec::new(ub.usage(routing, i as u32, s, d))
+            })
+            .collect();
         let usage_s = t0.elapsed().as_secs_f64();
         let p = Problem { capacity: capacity.clone(), headroom: 0.0, flows };
         let nnz = p.nnz();
         let reps = if n >= 100_000 { 3 } else { 11 };
-        let full: Vec<f64> = (0..reps).map(|_| {
-            let t = Instant::now();
-            let a = solve(&p).unwrap();
-            std::hint::black_box(&a);
-            t.elapsed().as_secs_f64()
-        }).collect();
+        let full: Vec<f64> = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                let a = solve(&p).unwrap();
+                std::hint::black_box(&a);
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
         let mut al = Allocator::new(p.clone()).unwrap();
-        let extra: Vec<FlowSpec> = (0..50).map(|i| { let (s, d) = pair(); FlowSpec::new(ub.usage(routing, (n + i) as u32, s, d)) }).collect();
+        let extra: Vec<FlowSpec> = (0..50)
+            .map(|i| {
+                let (s, d) = pair();
+                FlowSpec::new(ub.usage(routing, (n + i) as u32, s, d))
+            })
+            .collect();
         let (mut add, mut rem, mut changed) = (Vec::new(), Vec::new(), Vec::new());
         for f in &extra {
             let t = Instant::now();
@@ -79,7 +98,11 @@ fn main() {
             let before = al.allocation().rate;
             let id = al.add_flow(f).unwrap();
             let after = al.allocation().rate;
-            changed.push((0..n).filter(|&g| (after[g] - before[g]).abs() > 1e-9 * before[g].abs().max(1.0)).count() as f64);
+            changed.push(
+                (0..n)
+                    .filter(|&g| (after[g] - before[g]).abs() > 1e-9 * before[g].abs().max(1.0))
+                    .count() as f64,
+            );
             al.remove_flow(id).unwrap();
         }
         println!(
@@ -89,4 +112,3 @@ fn main() {
         );
     }
 }
-

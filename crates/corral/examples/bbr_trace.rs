@@ -19,8 +19,11 @@ fn main() {
         eprintln!("error: {msg}");
         std::process::exit(2)
     };
-    let text = std::fs::read_to_string(&args[0]).unwrap_or_else(|e| fail(format!("{}: {e}", args[0])));
-    let every = Time::from_us(args[1].parse().unwrap_or_else(|_| fail(format!("EVERY_US: not a number: {}", args[1]))));
+    let text =
+        std::fs::read_to_string(&args[0]).unwrap_or_else(|e| fail(format!("{}: {e}", args[0])));
+    let every = Time::from_us(
+        args[1].parse().unwrap_or_else(|_| fail(format!("EVERY_US: not a number: {}", args[1]))),
+    );
     let run = Run::load(&text, &args[2..], &args[0]).unwrap_or_else(|e| fail(e.to_string()));
     let Run::Packet(mut sim) = run else { fail("a packet-mode scenario is needed".into()) };
     let duration = sim.scenario.duration;
@@ -33,7 +36,13 @@ fn main() {
             let AnyCc::Bbr(b) = f.sender.cc() else { continue };
             let rtt = b.min_rtt().map_or(f64::NAN, |r| r.0 as f64 / 1e6);
             let acked = f.sender.progress().1;
-            println!("{secs},{i},{:?},{},{},{rtt},{},{acked}", b.mode(), b.pacing_gain(), b.btl_bw() * 8.0, f.sender.cc_state.cwnd);
+            println!(
+                "{secs},{i},{:?},{},{},{rtt},{},{acked}",
+                b.mode(),
+                b.pacing_gain(),
+                b.btl_bw() * 8.0,
+                f.sender.cc_state.cwnd
+            );
         }
         t = t + every;
     }

@@ -19,12 +19,19 @@ fn main() {
         eprintln!("error: {msg}");
         std::process::exit(2)
     };
-    let text = std::fs::read_to_string(&args[0]).unwrap_or_else(|e| fail(format!("{}: {e}", args[0])));
-    let flow: usize = args[1].parse().unwrap_or_else(|_| fail(format!("FLOW: not a number: {}", args[1])));
-    let every = Time::from_us(args[3].parse().unwrap_or_else(|_| fail(format!("EVERY_US: not a number: {}", args[3]))));
+    let text =
+        std::fs::read_to_string(&args[0]).unwrap_or_else(|e| fail(format!("{}: {e}", args[0])));
+    let flow: usize =
+        args[1].parse().unwrap_or_else(|_| fail(format!("FLOW: not a number: {}", args[1])));
+    let every = Time::from_us(
+        args[3].parse().unwrap_or_else(|_| fail(format!("EVERY_US: not a number: {}", args[3]))),
+    );
     let run = Run::load(&text, &args[4..], &args[0]).unwrap_or_else(|e| fail(e.to_string()));
     let Run::Packet(mut sim) = run else { fail("a packet-mode scenario is needed".into()) };
-    let port = sim.net.port_by_name(&args[2]).unwrap_or_else(|| fail(format!("PORT: no port {}", args[2])));
+    let port = sim
+        .net
+        .port_by_name(&args[2])
+        .unwrap_or_else(|| fail(format!("PORT: no port {}", args[2])));
     if flow >= sim.flows.len() {
         fail(format!("FLOW: the run has {} flows", sim.flows.len()));
     }

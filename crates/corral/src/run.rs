@@ -4,8 +4,8 @@
 
 use crate::error::Result;
 use crate::fluid::FluidSim;
-use crate::metrics::schema;
 use crate::metrics::outcome::RunSummary;
+use crate::metrics::schema;
 use crate::metrics::Table;
 use crate::scenario::{Mode, Scenario};
 use crate::units::Time;

@@ -49,7 +49,8 @@ mod tests {
     #[test]
     fn names_are_indexed_in_order_of_first_use() {
         let mut n = super::Names::default();
-        let got: Vec<u32> = ["", "", "web", "", "query", "web", "web"].iter().map(|s| n.index(s)).collect();
+        let got: Vec<u32> =
+            ["", "", "web", "", "query", "web", "web"].iter().map(|s| n.index(s)).collect();
         assert_eq!(got, [0, 0, 1, 0, 2, 1, 1]);
         assert_eq!(n.list, ["", "web", "query"]);
     }

@@ -112,7 +112,9 @@ impl BufferSize {
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
+        })
         .unwrap_or(s.len());
     // 'e' may start a unit, not an exponent; back off until the number parses.
     let mut cut = end;
@@ -157,10 +159,17 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
 fn time_unit_meant(unit: &str) -> Option<&'static str> {
     let u = unit.to_ascii_lowercase();
     let (prefix, rest) = match u.chars().next() {
-        Some(c @ ('p' | 'n' | 'u' | 'm')) if u.len() > 1 && !u.starts_with("min") => (Some(c), &u[1..]),
+        Some(c @ ('p' | 'n' | 'u' | 'm')) if u.len() > 1 && !u.starts_with("min") => {
+            (Some(c), &u[1..])
+        }
         _ => (None, u.as_str()),
     };
-    let rest = rest.strip_prefix("illi").or_else(|| rest.strip_prefix("icro")).or_else(|| rest.strip_prefix("ano")).or_else(|| rest.strip_prefix("ico")).unwrap_or(rest);
+    let rest = rest
+        .strip_prefix("illi")
+        .or_else(|| rest.strip_prefix("icro"))
+        .or_else(|| rest.strip_prefix("ano"))
+        .or_else(|| rest.strip_prefix("ico"))
+        .unwrap_or(rest);
     if !matches!(rest, "s" | "sec" | "secs" | "second" | "seconds") {
         return None;
     }
@@ -247,14 +256,18 @@ fn size_unit_error(expected: &str, s: &str, v: f64, unit: &str) -> String {
     let upper = unit.to_ascii_uppercase().replace("IB", "iB");
     let meant = match unit.to_ascii_lowercase().as_str() {
         "b" | "byte" | "bytes" => Some("B".to_string()),
-        "kb" | "mb" | "gb" | "tb" | "kib" | "mib" | "gib" if byte_scale(&upper).is_some() => Some(upper),
+        "kb" | "mb" | "gb" | "tb" | "kib" | "mib" | "gib" if byte_scale(&upper).is_some() => {
+            Some(upper)
+        }
         "kbyte" | "kbytes" => Some("KB".into()),
         "mbyte" | "mbytes" => Some("MB".into()),
         "gbyte" | "gbytes" => Some("GB".into()),
         _ => None,
     };
     match meant {
-        Some(u) if unit.ends_with('b') && u != "B" => format!("\"{s}\": a lower-case b reads as bits; sizes are in bytes: write \"{v}{u}\""),
+        Some(u) if unit.ends_with('b') && u != "B" => {
+            format!("\"{s}\": a lower-case b reads as bits; sizes are in bytes: write \"{v}{u}\"")
+        }
         Some(u) => unit_error(expected, s, v, Some(&u)),
         None => format!("{expected}, got \"{s}\""),
     }
@@ -282,7 +295,12 @@ enum StrOrInt {
     Int(i64),
 }
 
-fn de_with<'de, D, T>(d: D, parse: fn(&str) -> Result<T, String>, int: Option<fn(u64) -> T>, what: &str) -> Result<T, D::Error>
+fn de_with<'de, D, T>(
+    d: D,
+    parse: fn(&str) -> Result<T, String>,
+    int: Option<fn(u64) -> T>,
+    what: &str,
+) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
 {
@@ -290,14 +308,20 @@ where
     let raw = StrOrInt::deserialize(d).map_err(|e| {
         let msg = e.to_string();
         // Keep serde's own "missing field" report; replace type errors with what is expected.
-        D::Error::custom(if msg.starts_with("missing field") { msg } else { format!("expected {what} as a string with a unit") })
+        D::Error::custom(if msg.starts_with("missing field") {
+            msg
+        } else {
+            format!("expected {what} as a string with a unit")
+        })
     })?;
     match raw {
         StrOrInt::Str(s) => parse(&s).map_err(D::Error::custom),
         StrOrInt::Int(i) => match int {
             Some(f) if i >= 0 => Ok(f(i as u64)),
             Some(_) => Err(D::Error::custom(format!("expected a non-negative {what}, got {i}"))),
-            None => Err(D::Error::custom(format!("expected {what} as a string with a unit (like \"5us\"), got the bare number {i}"))),
+            None => Err(D::Error::custom(format!(
+                "expected {what} as a string with a unit (like \"5us\"), got the bare number {i}"
+            ))),
         },
     }
 }
@@ -359,7 +383,14 @@ mod tests {
         assert!(parse_time("5 parsecs").is_err());
         assert!(parse_time("-1us").is_err());
         // one spelling per unit; near spellings name the one to write
-        for (bad, unit) in [("1sec", "\"1s\""), ("1secs", "\"1s\""), ("2 msec", "\"2ms\""), ("3usecs", "\"3us\""), ("1 second", "\"1s\""), ("4nanoseconds", "\"4ns\"")] {
+        for (bad, unit) in [
+            ("1sec", "\"1s\""),
+            ("1secs", "\"1s\""),
+            ("2 msec", "\"2ms\""),
+            ("3usecs", "\"3us\""),
+            ("1 second", "\"1s\""),
+            ("4nanoseconds", "\"4ns\""),
+        ] {
             let e = parse_time(bad).unwrap_err();
             assert!(e.contains(unit), "{bad}: {e}");
         }
@@ -407,7 +438,8 @@ mod tests {
     // stops fitting in 64 bits (about 2.3 MB).
     #[test]
     fn tx_time_is_the_same_on_either_path() {
-        let wide = |r: u64, b: u64| (b as u128 * 8 * Time::PS_PER_SEC as u128).div_ceil(r as u128) as u64;
+        let wide =
+            |r: u64, b: u64| (b as u128 * 8 * Time::PS_PER_SEC as u128).div_ceil(r as u128) as u64;
         let edge = u64::MAX / (8 * Time::PS_PER_SEC);
         for r in [1, 3, 999_999_937, 10_000_000_000, 400_000_000_000] {
             for b in [0, 1, 40, 1500, 9000, edge - 1, edge, edge + 1, 10 * edge] {

@@ -137,7 +137,7 @@ def leaderboard_md(table: pl.DataFrame, na: pl.DataFrame, findings: list[str]) -
             sign = -METRICS[metric][1]  # ascending when lower is better
 
             def key(c: str, metric: str = metric, sign: int = sign) -> tuple:
-                value = wide.get((c, metric), {}).get("median")
+                value = wide.get((c, metric), {}).get("median")  # noqa: B023 -- used within this iteration
                 return (value is None, sign * (value or 0.0), c)
 
             order = sorted(dict.fromkeys(cell["contender"].to_list()), key=key)
@@ -276,7 +276,7 @@ def slowdown_plots(table: pl.DataFrame, folder: Path) -> list[Path]:
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8)
         fig.suptitle(f"{workload}: p99 slowdown of flows < 100 KB against load ({REFERENCE} dashed)")
         fig.tight_layout(rect=(0, 0.12, 1, 0.95))
-        path = _replace(folder / f"slowdown_vs_load_{workload}.png", lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+        path = _replace(folder / f"slowdown_vs_load_{workload}.png", lambda tmp: fig.savefig(tmp, dpi=110, format="png"))  # noqa: B023
         plt.close(fig)
         paths.append(path)
     return paths

@@ -100,7 +100,7 @@ def run_arena(
     """Run the arena into `out` and write its report. `cells` replaces the plan (tests run a
     tiny arena this way); `seeds` is a count (1..N; default 3, quick 1)."""
     from ..outdir import adopt, check_target
-    from ..sweep.runner import locked_folder, dask_client
+    from ..sweep.runner import dask_client, locked_folder
     from . import plan as plan_mod
     from .report import write_report
 

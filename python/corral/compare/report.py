@@ -23,7 +23,7 @@ import polars as pl
 from ..outdir import atomic_dir, check_target
 from ..sweep import layout
 from . import stats
-from .sources import CATALOG_COLUMNS, Catalog, CompareError, load_catalog, read_table
+from .sources import Catalog, CompareError, load_catalog, read_table
 
 CARRY = ["group_i", "group", "run", "seed"]
 GROUP = ["group_i", "group"]
@@ -276,7 +276,7 @@ class _Report:
         )
         scale = 1e3 if metric == "fct_s" else 1.0  # FCT shown in ms
         rows = []
-        for (gi, g, bi, b), sub in spread.group_by(by, maintain_order=True):
+        for (_gi, g, _bi, b), sub in spread.group_by(by, maintain_order=True):
             cell = {r["stat"]: _pm(_scaled(r["run_mean"], scale), _scaled(r["run_std"], scale)) for r in sub.iter_rows(named=True)}
             first = sub.row(0, named=True)
             rows.append([g, b, first["samples"], first["unfinished"], *[cell.get(s, "–") for s in stats.STATS]])

@@ -16,7 +16,6 @@ import re
 import numpy as np
 import polars as pl
 
-from .buckets import DEFAULT_BUCKETS
 QUANTILES = (("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999))
 STATS = ("mean",) + tuple(name for name, _ in QUANTILES)
 CDF_POINTS = 2000  # a plotted CDF keeps at most this many points

@@ -33,11 +33,12 @@ from rich.table import Table
 
 from .. import ScenarioError
 from ..results import Results
-from . import outcast_figures as figures
 from . import claims as cl
 from . import conditions as cond
+from . import outcast_figures as figures
 from .outcast_report import SCENARIO_DIR, measure_study_run, study_claims, study_jobs, window_goodput, write_studies
 from .runner import Job, experiment, seed_range
+
 CASES = ("case1_2", "case1_6", "case1_12")
 SWEEP_CASE = "case1_12"
 SWEEP_BUFFERS = ("16KB", "32pkt", "64pkt", "128pkt")

@@ -38,9 +38,9 @@ import polars as pl
 from rich.table import Table
 
 from ..results import Results
-from . import r2c2_figures as figures
 from . import claims as cl
 from . import conditions as cond
+from . import r2c2_figures as figures
 from .claims import median_range, per_seed, ratio
 from .runner import Job, experiment, seed_range
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterator

@@ -25,9 +25,9 @@ import difflib
 import itertools
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 if sys.version_info >= (3, 11):

@@ -108,7 +108,13 @@ impl Candidates {
     /// Candidates from exact link loads `used` at the flows' `rate`s: links with
     /// `used >= base * (1 - slack)`. `usage_of(f)` is flow f's usage, `None` for a dead id.
     /// Every flow is accounted at its rate, and the lag is set.
-    pub fn rebuild<'u>(&mut self, base: &[f64], used: &[f64], usage_of: impl Fn(usize) -> Option<&'u [(u32, f64)]>, rate: &[f64]) {
+    pub fn rebuild<'u>(
+        &mut self,
+        base: &[f64],
+        used: &[f64],
+        usage_of: impl Fn(usize) -> Option<&'u [(u32, f64)]>,
+        rate: &[f64],
+    ) {
         if self.slack.is_infinite() {
             self.make_all();
             return;
@@ -151,7 +157,8 @@ impl Candidates {
             self.other.resize_with(f + 1, Vec::new);
             self.accounted.resize(f + 1, 0.0);
         }
-        let (mut mine, mut rest) = (std::mem::take(&mut self.usage[f]), std::mem::take(&mut self.other[f]));
+        let (mut mine, mut rest) =
+            (std::mem::take(&mut self.usage[f]), std::mem::take(&mut self.other[f]));
         mine.clear();
         rest.clear();
         for &(l, a) in usage {
@@ -228,7 +235,8 @@ impl Candidates {
     /// prefetched, and a link is noted without a branch: it is written at the next free
     /// place, which moves on only for a link not noted before.
     pub fn add_increases(&mut self, ups: &[(u32, f64)]) {
-        let (inc, noted, links, other) = (&mut self.inc[..], &mut self.noted[..], &mut self.inc_links[..], &self.other[..]);
+        let (inc, noted, links, other) =
+            (&mut self.inc[..], &mut self.noted[..], &mut self.inc_links[..], &self.other[..]);
         let mut n = self.inc_count;
         for (i, &(f, dr)) in ups.iter().enumerate() {
             debug_assert!(dr >= 0.0);
@@ -249,7 +257,8 @@ impl Candidates {
     /// Takes the noted links with their increases and fraction sums, and resets them.
     pub fn take_increases(&mut self) -> Vec<(u32, f64, f64)> {
         let links = &self.inc_links[..self.inc_count];
-        let out = links.iter().map(|&l| (l, self.inc[l as usize], self.frac_sum[l as usize])).collect();
+        let out =
+            links.iter().map(|&l| (l, self.inc[l as usize], self.frac_sum[l as usize])).collect();
         for &l in links {
             self.inc[l as usize] = 0.0;
             self.noted[l as usize] = false;
@@ -271,14 +280,22 @@ fn add_up(x: f64, y: f64) -> f64 {
     let s = x + y;
     let yy = s - x;
     let err = (x - (s - yy)) + (y - yy);
-    if err > 0.0 { s.next_up() } else { s }
+    if err > 0.0 {
+        s.next_up()
+    } else {
+        s
+    }
 }
 
 /// The smallest f32 at least `a` (for positive finite `a`), so sums of rounded fractions
 /// bound the exact ones from above.
 fn round_up(a: f64) -> f32 {
     let x = a as f32;
-    if (x as f64) < a { x.next_up() } else { x }
+    if (x as f64) < a {
+        x.next_up()
+    } else {
+        x
+    }
 }
 
 #[cfg(test)]

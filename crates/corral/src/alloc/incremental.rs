@@ -95,13 +95,18 @@ impl Allocator {
                 deg[l as usize] += 1;
             }
         }
-        let mut link_flows: Vec<Vec<(u32, f64)>> = deg.iter().map(|&d| Vec::with_capacity(d)).collect();
+        let mut link_flows: Vec<Vec<(u32, f64)>> =
+            deg.iter().map(|&d| Vec::with_capacity(d)).collect();
         let mut levels: BTreeMap<u8, Level> = BTreeMap::new();
         for (f, spec) in p.flows.iter().enumerate() {
             for &(l, a) in &spec.usage {
                 link_flows[l as usize].push((f as u32, a));
             }
-            levels.entry(spec.priority).or_insert_with(|| Level { flows: Vec::new(), base: Vec::new(), used: Vec::new() }).flows.push(f as u32);
+            levels
+                .entry(spec.priority)
+                .or_insert_with(|| Level { flows: Vec::new(), base: Vec::new(), used: Vec::new() })
+                .flows
+                .push(f as u32);
         }
         let mut al = Allocator {
             capacity: p.capacity,
@@ -142,7 +147,11 @@ impl Allocator {
 
     /// The load of priority `p` on link `l`, summed from its flows' current rates.
     fn exact_use(&self, l: usize, p: u8) -> f64 {
-        self.link_flows[l].iter().filter(|&&(g, _)| self.specs[g as usize].priority == p).map(|&(g, a)| a * self.rate[g as usize]).sum()
+        self.link_flows[l]
+            .iter()
+            .filter(|&&(g, _)| self.specs[g as usize].priority == p)
+            .map(|&(g, a)| a * self.rate[g as usize])
+            .sum()
     }
 
     /// Recomputes the candidates from exact loads: only with a single priority level.
@@ -192,12 +201,22 @@ impl Allocator {
     fn give_candidate(&mut self, f: u32) {
         let fi = f as usize;
         let spec = &self.specs[fi];
-        if self.cand.all || spec.demand.is_finite() || spec.usage.is_empty() || !self.cand.usage[fi].is_empty() {
+        if self.cand.all
+            || spec.demand.is_finite()
+            || spec.usage.is_empty()
+            || !self.cand.usage[fi].is_empty()
+        {
             return;
         }
         let p = spec.priority;
         let base = &self.levels[&p].base;
-        let l = spec.usage.iter().map(|&(l, _)| (base[l as usize] - self.exact_use(l as usize, p), l)).min_by(|x, y| x.0.total_cmp(&y.0)).unwrap().1;
+        let l = spec
+            .usage
+            .iter()
+            .map(|&(l, _)| (base[l as usize] - self.exact_use(l as usize, p), l))
+            .min_by(|x, y| x.0.total_cmp(&y.0))
+            .unwrap()
+            .1;
         self.promote(l, p, 0.0);
     }
 
@@ -224,8 +243,21 @@ impl Allocator {
         for p in keys {
             let lv = self.levels.get_mut(&p).unwrap();
             self.rem.copy_from_slice(&base);
-            let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
-            fill(&self.specs, &self.specs[..], &lv.flows, &mut self.rem, 0.0, false, &mut self.scratch, &mut out);
+            let mut out = Out {
+                rate: &mut self.rate,
+                level: &mut self.level,
+                bottleneck: &mut self.bottleneck,
+            };
+            fill(
+                &self.specs,
+                &self.specs[..],
+                &lv.flows,
+                &mut self.rem,
+                0.0,
+                false,
+                &mut self.scratch,
+                &mut out,
+            );
             lv.used = vec![0.0; nl];
             for &l in &self.scratch.touched {
                 lv.used[l as usize] = base[l as usize] - self.rem[l as usize];
@@ -241,7 +273,10 @@ impl Allocator {
 
     pub fn allocation(&self) -> Allocation {
         let ids = self.flow_ids();
-        Allocation { rate: ids.iter().map(|&f| self.rate[f as usize]).collect(), bottleneck: ids.iter().map(|&f| self.bottleneck[f as usize]).collect() }
+        Allocation {
+            rate: ids.iter().map(|&f| self.rate[f as usize]).collect(),
+            bottleneck: ids.iter().map(|&f| self.bottleneck[f as usize]).collect(),
+        }
     }
 
     /// Live flow ids, ascending.
@@ -252,7 +287,11 @@ impl Allocator {
     /// The problem the allocator holds now, live flows in id order (for checking against a
     /// from-scratch solve).
     pub fn problem(&self) -> Problem {
-        Problem { capacity: self.capacity.clone(), headroom: self.headroom, flows: self.flow_ids().iter().map(|&f| self.specs[f as usize].clone()).collect() }
+        Problem {
+            capacity: self.capacity.clone(),
+            headroom: self.headroom,
+            flows: self.flow_ids().iter().map(|&f| self.specs[f as usize].clone()).collect(),
+        }
     }
 
     /// Every link's capacity, by link id.
@@ -290,10 +329,14 @@ impl Allocator {
     /// given twice uses the sum of its fractions and zero fractions are dropped
     /// ([`FlowSpec::merge_usage`]).
     pub fn add_flow(&mut self, mut spec: FlowSpec) -> Result<u32> {
-        spec.merge_usage(0, self.capacity.len()).and_then(|_| spec.validate_merged(0, self.capacity.len())).map_err(|e| match e {
-            crate::Error::Config { path, msg } => config_err(path.replacen("flows[0]", "flow", 1), msg),
-            e => e,
-        })?;
+        spec.merge_usage(0, self.capacity.len())
+            .and_then(|_| spec.validate_merged(0, self.capacity.len()))
+            .map_err(|e| match e {
+                crate::Error::Config { path, msg } => {
+                    config_err(path.replacen("flows[0]", "flow", 1), msg)
+                }
+                e => e,
+            })?;
         let f = match self.free.pop() {
             Some(f) => {
                 self.specs[f as usize] = spec;
@@ -336,7 +379,12 @@ impl Allocator {
         let pos = lv.flows.binary_search(&f).unwrap_err();
         lv.flows.insert(pos, f);
         self.give_candidate(f);
-        self.reflow(Change { links: Vec::new(), flow: Some((f, None)), removed: None, priority: p });
+        self.reflow(Change {
+            links: Vec::new(),
+            flow: Some((f, None)),
+            removed: None,
+            priority: p,
+        });
         Ok(f)
     }
 
@@ -368,7 +416,12 @@ impl Allocator {
         }
         let (r, t) = (self.rate[fi], self.level[fi]);
         self.rate[fi] = 0.0;
-        self.reflow(Change { links: Vec::new(), flow: None, removed: Some((p, usage, r, t)), priority: p });
+        self.reflow(Change {
+            links: Vec::new(),
+            flow: None,
+            removed: Some((p, usage, r, t)),
+            priority: p,
+        });
         Ok(())
     }
 
@@ -376,7 +429,10 @@ impl Allocator {
     pub fn set_demand(&mut self, f: u32, demand: f64) -> Result<()> {
         self.check_flow(f, "flow")?;
         if demand.is_nan() || demand < 0.0 {
-            return Err(config_err("demand", format!("must be >= 0 (or infinite for none), got {demand}")));
+            return Err(config_err(
+                "demand",
+                format!("must be >= 0 (or infinite for none), got {demand}"),
+            ));
         }
         let fi = f as usize;
         if self.specs[fi].usage.is_empty() && demand.is_infinite() {
@@ -385,14 +441,22 @@ impl Allocator {
         self.specs[fi].demand = demand;
         let p = self.specs[fi].priority;
         self.give_candidate(f);
-        self.reflow(Change { links: Vec::new(), flow: Some((f, Some(self.level[fi]))), removed: None, priority: p });
+        self.reflow(Change {
+            links: Vec::new(),
+            flow: Some((f, Some(self.level[fi]))),
+            removed: None,
+            priority: p,
+        });
         Ok(())
     }
 
     /// Sets link `l`'s capacity.
     pub fn set_capacity(&mut self, l: u32, capacity: f64) -> Result<()> {
         if l as usize >= self.capacity.len() {
-            return Err(config_err("link", format!("link {l} out of range: there are {} links", self.capacity.len())));
+            return Err(config_err(
+                "link",
+                format!("link {l} out of range: there are {} links", self.capacity.len()),
+            ));
         }
         if !(capacity >= 0.0 && capacity.is_finite()) {
             return Err(config_err("capacity", format!("must be finite and >= 0, got {capacity}")));
@@ -475,7 +539,9 @@ impl Allocator {
             // About half of them pass, unpredictably.
             let changed = flow.map_or(u32::MAX, |x| x.0);
             let mut set = Vec::new();
-            select_into(&mut set, &lv.flows, |g| (self.level[g as usize] >= t_div) | (g == changed));
+            select_into(&mut set, &lv.flows, |g| {
+                (self.level[g as usize] >= t_div) | (g == changed)
+            });
             if self.tracking && !self.refilled_all {
                 self.refilled.extend_from_slice(&set);
             }
@@ -501,13 +567,21 @@ impl Allocator {
         }
         if single {
             let flows = self.levels.values().next().map_or(0, |lv| lv.flows.len());
-            self.ordered.fallback_done(self.capacity.len() + flows + 2 * (self.scratch.entries_read - read_before));
+            self.ordered.fallback_done(
+                self.capacity.len() + flows + 2 * (self.scratch.entries_read - read_before),
+            );
         }
     }
 
     /// The fill level below which the old and the new progressive filling of level `p` make
     /// the same freeze events (or a lower one), from the links `s_links` the change touches.
-    fn divergence(&mut self, p: u8, s_links: &[u32], flow: Option<(u32, Option<f64>)>, removed: Option<&Removed>) -> f64 {
+    fn divergence(
+        &mut self,
+        p: u8,
+        s_links: &[u32],
+        flow: Option<(u32, Option<f64>)>,
+        removed: Option<&Removed>,
+    ) -> f64 {
         let mut t_div = f64::INFINITY;
         if let Some((f, old)) = flow {
             let sp = &self.specs[f as usize];
@@ -549,7 +623,10 @@ impl Allocator {
             // The load only grows with the level: if it is clearly below capacity at the
             // lowest level found so far, this link saturates later, and its points need no
             // sorting.
-            if t_div.is_finite() && pts.iter().map(|&(_, ar, aw)| ar.min(aw * t_div)).sum::<f64>() <= cap * (1.0 - CROSSING_MARGIN) {
+            if t_div.is_finite()
+                && pts.iter().map(|&(_, ar, aw)| ar.min(aw * t_div)).sum::<f64>()
+                    <= cap * (1.0 - CROSSING_MARGIN)
+            {
                 continue;
             }
             t_div = t_div.min(crossing(&mut pts, cap));
@@ -581,10 +658,30 @@ impl Allocator {
     /// candidate mode the fill runs on candidate links; if it overloads another link, that
     /// link becomes a candidate and the fill is redone from the same start. `changed`: the
     /// flow that arrived or whose demand changed.
-    fn refill(&mut self, p: u8, set: &[u32], t0: f64, removed: Option<&Removed>, changed: Option<u32>) -> Vec<u32> {
+    fn refill(
+        &mut self,
+        p: u8,
+        set: &[u32],
+        t0: f64,
+        removed: Option<&Removed>,
+        changed: Option<u32>,
+    ) -> Vec<u32> {
         if self.cand.all {
-            let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
-            fill(&self.specs, &self.specs[..], set, &mut self.rem, t0, true, &mut self.scratch, &mut out);
+            let mut out = Out {
+                rate: &mut self.rate,
+                level: &mut self.level,
+                bottleneck: &mut self.bottleneck,
+            };
+            fill(
+                &self.specs,
+                &self.specs[..],
+                set,
+                &mut self.rem,
+                t0,
+                true,
+                &mut self.scratch,
+                &mut out,
+            );
             let mut changed = self.scratch.touched.clone();
             changed.extend(removed.iter().flat_map(|(_, u, _, _)| u.iter().map(|e| e.0)));
             let lv = self.levels.get_mut(&p).unwrap();
@@ -593,11 +690,27 @@ impl Allocator {
             }
             return changed;
         }
-        let old: Vec<(f64, f64, Bottleneck)> = set.iter().map(|&g| (self.rate[g as usize], self.level[g as usize], self.bottleneck[g as usize])).collect();
+        let old: Vec<(f64, f64, Bottleneck)> = set
+            .iter()
+            .map(|&g| (self.rate[g as usize], self.level[g as usize], self.bottleneck[g as usize]))
+            .collect();
         let mut rem = self.rem.clone();
         loop {
-            let mut out = Out { rate: &mut self.rate, level: &mut self.level, bottleneck: &mut self.bottleneck };
-            fill(&self.specs, &Lists(&self.cand.usage), set, &mut self.rem, t0, true, &mut self.scratch, &mut out);
+            let mut out = Out {
+                rate: &mut self.rate,
+                level: &mut self.level,
+                bottleneck: &mut self.bottleneck,
+            };
+            fill(
+                &self.specs,
+                &Lists(&self.cand.usage),
+                set,
+                &mut self.rem,
+                t0,
+                true,
+                &mut self.scratch,
+                &mut out,
+            );
             // Non-candidate links the refill may have overloaded: those of flows that rose more
             // than the lag above their accounted rate (and the changed flow's). On any other
             // link the load stays below its bound plus `lag_load`, below capacity.
@@ -624,7 +737,10 @@ impl Allocator {
             if over.is_empty() {
                 self.cand.account(set, &self.rate, &rises);
                 let lv = self.levels.get_mut(&p).unwrap();
-                let removed_cand = removed.iter().flat_map(|(_, u, _, _)| u.iter().map(|e| e.0)).filter(|&l| self.cand.is[l as usize]);
+                let removed_cand = removed
+                    .iter()
+                    .flat_map(|(_, u, _, _)| u.iter().map(|e| e.0))
+                    .filter(|&l| self.cand.is[l as usize]);
                 for l in self.scratch.touched.iter().copied().chain(removed_cand) {
                     lv.used[l as usize] = lv.base[l as usize] - self.rem[l as usize];
                 }
@@ -646,7 +762,9 @@ impl Allocator {
             }
             self.rem.copy_from_slice(&rem);
             for l in over {
-                let back = removed.and_then(|(_, u, r, _)| u.iter().find(|e| e.0 == l).map(|e| e.1 * r)).unwrap_or(0.0);
+                let back = removed
+                    .and_then(|(_, u, r, _)| u.iter().find(|e| e.0 == l).map(|e| e.1 * r))
+                    .unwrap_or(0.0);
                 self.promote(l, p, back);
                 let lv = &self.levels[&p];
                 self.rem[l as usize] = lv.base[l as usize] - lv.used[l as usize] + back;
@@ -705,7 +823,13 @@ mod tests {
         // (capacity - load) / slope gave the level 1.0, below the flows' own level: a link
         // taken to fill there froze them early (found by the candidate-links property test).
         let lv = 1.017071065223747;
-        let points = |cap: f64| crossing(&mut [0.5, 1.0, 0.5, 0.3333333333333333, 0.8210844119634493].map(|a| (lv, a * lv, a)), cap);
+        let points = |cap: f64| {
+            crossing(
+                &mut [0.5, 1.0, 0.5, 0.3333333333333333, 0.8210844119634493]
+                    .map(|a| (lv, a * lv, a)),
+                cap,
+            )
+        };
         assert_eq!(points(3.2082670163696894), f64::INFINITY);
         assert!((points(3.208267016369689) - lv).abs() < 1e-15);
         // A point that never stops rising (no demand) is met before the end.
@@ -714,7 +838,9 @@ mod tests {
 
     #[test]
     fn take_refilled_names_every_flow_whose_rate_moved() {
-        let mut al = Allocator::new(Problem { capacity: vec![10.0; 6], headroom: 0.0, flows: Vec::new() }).unwrap();
+        let mut al =
+            Allocator::new(Problem { capacity: vec![10.0; 6], headroom: 0.0, flows: Vec::new() })
+                .unwrap();
         assert_eq!(al.take_refilled(), None, "after the first solve: every flow");
         assert_eq!(al.take_refilled(), Some(Vec::new()), "nothing since");
         let mut rng = crate::sim::Rng::stream(7, 0, 0);
@@ -732,7 +858,10 @@ mod tests {
             let Some(named) = al.take_refilled() else { continue };
             for (f, old) in before {
                 if let Some(r) = al.rate(f).filter(|_| live.contains(&f)) {
-                    assert!(r == old || named.contains(&f), "step {step}: flow {f} moved {old} -> {r} unnamed");
+                    assert!(
+                        r == old || named.contains(&f),
+                        "step {step}: flow {f} moved {old} -> {r} unnamed"
+                    );
                 }
             }
         }
@@ -742,7 +871,12 @@ mod tests {
 
     #[test]
     fn add_flow_merges_repeated_links_and_names_bad_entries() {
-        let mut al = Allocator::new(Problem { capacity: vec![10.0, 10.0], headroom: 0.0, flows: Vec::new() }).unwrap();
+        let mut al = Allocator::new(Problem {
+            capacity: vec![10.0, 10.0],
+            headroom: 0.0,
+            flows: Vec::new(),
+        })
+        .unwrap();
         // A link given twice counts once with the summed fraction; a zero is no use.
         let f = al.add_flow(FlowSpec::new(vec![(0, 0.5), (1, 0.0), (0, 0.5)])).unwrap();
         assert_eq!(al.problem().flows[0].usage, vec![(0, 1.0)]);
@@ -751,7 +885,8 @@ mod tests {
         assert!(err(vec![(2, 1.0)]).starts_with("flow.usage[0]: link 2 out of range"));
         assert!(err(vec![(1, -1.0)]).starts_with("flow.usage[0]: fraction must be positive"));
         // Two finite fractions whose sum is not.
-        assert!(err(vec![(1, f64::MAX), (1, f64::MAX)]).starts_with("flow.usage[0]: fraction must be positive and finite, got inf"));
+        assert!(err(vec![(1, f64::MAX), (1, f64::MAX)])
+            .starts_with("flow.usage[0]: fraction must be positive and finite, got inf"));
         assert!(err(vec![]).starts_with("flow.usage: the flow uses no link and has no demand"));
         let mut bad = FlowSpec::new(vec![(0, 1.0)]);
         bad.weight = 0.0;
@@ -766,7 +901,12 @@ mod tests {
 
     #[test]
     fn an_empty_allocator_takes_capacity_changes_then_flows() {
-        let mut al = Allocator::new(Problem { capacity: vec![10.0, 10.0], headroom: 0.0, flows: Vec::new() }).unwrap();
+        let mut al = Allocator::new(Problem {
+            capacity: vec![10.0, 10.0],
+            headroom: 0.0,
+            flows: Vec::new(),
+        })
+        .unwrap();
         al.set_capacity(0, 4.0).unwrap();
         let a = al.add_flow(FlowSpec::new(vec![(0, 1.0), (1, 1.0)])).unwrap();
         let b = al.add_flow(FlowSpec::new(vec![(1, 1.0)])).unwrap();
@@ -783,9 +923,14 @@ mod tests {
         // its 5 and, with a candidate slack of 0, is no candidate. When flow 1 leaves, the
         // refill on link 0 alone would raise flow 0 to 4, overloading link 1 (6): link 1
         // becomes a candidate and the refill stops flow 0 at 3.
-        let mut flows = vec![FlowSpec::new(vec![(0, 1.0), (1, 1.0)]), FlowSpec::new(vec![(0, 1.0)]), FlowSpec::new(vec![(1, 1.0)])];
+        let mut flows = vec![
+            FlowSpec::new(vec![(0, 1.0), (1, 1.0)]),
+            FlowSpec::new(vec![(0, 1.0)]),
+            FlowSpec::new(vec![(1, 1.0)]),
+        ];
         flows[2].demand = 2.0;
-        let mut al = Allocator::new(Problem { capacity: vec![4.0, 5.0], headroom: 0.0, flows }).unwrap();
+        let mut al =
+            Allocator::new(Problem { capacity: vec![4.0, 5.0], headroom: 0.0, flows }).unwrap();
         al.set_candidate_slack(0.0).unwrap();
         assert!(!al.cand.is[1]);
         al.remove_flow(1).unwrap();
@@ -829,7 +974,11 @@ mod tests {
         let (mut acc_load, mut fracs) = (vec![0.0; al.links()], vec![0.0; al.links()]);
         for f in al.flow_ids() {
             let (r, acc) = (al.rate[f as usize], c.accounted[f as usize]);
-            assert!(acc <= r && r - acc <= c.lag, "{context}: flow {f} at {r}, accounted at {acc}, lag {}", c.lag);
+            assert!(
+                acc <= r && r - acc <= c.lag,
+                "{context}: flow {f} at {r}, accounted at {acc}, lag {}",
+                c.lag
+            );
             ahead += (acc < r) as usize;
             for &(l, a) in al.specs[f as usize].usage.iter().filter(|e| !c.is[e.0 as usize]) {
                 acc_load[l as usize] += a * acc;
@@ -837,11 +986,28 @@ mod tests {
             }
         }
         for l in (0..al.links()).filter(|&l| !c.is[l]) {
-            let (used, limit, tol) = (lv.used[l], lv.base[l] * (1.0 - SATURATED), 1e-12 * lv.base[l].max(1.0));
-            assert!(acc_load[l] <= used + tol, "{context}: link {l} bound {used} below its accounted load {}", acc_load[l]);
-            assert!(fracs[l] <= c.frac_sum[l] * (1.0 + 1e-12), "{context}: link {l} fraction sum {} below {}", c.frac_sum[l], fracs[l]);
-            assert!(used + c.lag_load(l) < limit, "{context}: link {l} bound {used} + lag {} reaches {limit}", c.lag_load(l));
-            assert!(al.exact_use(l, p) < limit, "{context}: link {l} saturated outside the candidates");
+            let (used, limit, tol) =
+                (lv.used[l], lv.base[l] * (1.0 - SATURATED), 1e-12 * lv.base[l].max(1.0));
+            assert!(
+                acc_load[l] <= used + tol,
+                "{context}: link {l} bound {used} below its accounted load {}",
+                acc_load[l]
+            );
+            assert!(
+                fracs[l] <= c.frac_sum[l] * (1.0 + 1e-12),
+                "{context}: link {l} fraction sum {} below {}",
+                c.frac_sum[l],
+                fracs[l]
+            );
+            assert!(
+                used + c.lag_load(l) < limit,
+                "{context}: link {l} bound {used} + lag {} reaches {limit}",
+                c.lag_load(l)
+            );
+            assert!(
+                al.exact_use(l, p) < limit,
+                "{context}: link {l} saturated outside the candidates"
+            );
         }
         ahead
     }
@@ -856,7 +1022,8 @@ mod tests {
         for seed in [338, 392] {
             let mut rng = crate::sim::Rng::stream(seed, 3, 0);
             let links = 6 + rng.below(14) as usize;
-            let capacity: Vec<f64> = (0..links).map(|_| 1.0 + rng.below(1000) as f64 / 50.0).collect();
+            let capacity: Vec<f64> =
+                (0..links).map(|_| 1.0 + rng.below(1000) as f64 / 50.0).collect();
             let flow = |rng: &mut crate::sim::Rng| {
                 let draws = 2 + rng.below(4);
                 FlowSpec::new(random_usage(rng, links, draws))
@@ -891,7 +1058,8 @@ mod tests {
         for seed in 0..300 {
             let mut rng = crate::sim::Rng::stream(seed, 5, 0);
             let links = 4 + rng.below(16) as usize;
-            let capacity: Vec<f64> = (0..links).map(|_| 1.0 + rng.below(1000) as f64 / 50.0).collect();
+            let capacity: Vec<f64> =
+                (0..links).map(|_| 1.0 + rng.below(1000) as f64 / 50.0).collect();
             let levels = 1 + rng.below(3);
             let flow = |rng: &mut crate::sim::Rng| {
                 let draws = 1 + rng.below(5);
@@ -918,11 +1086,19 @@ mod tests {
                     2 | 3 if ids.len() > 3 => al.remove_flow(pick(&mut rng)).unwrap(),
                     4 if !ids.is_empty() => {
                         let f = pick(&mut rng);
-                        let d = if rng.below(3) == 0 { f64::INFINITY } else { rng.below(500) as f64 / 100.0 };
+                        let d = if rng.below(3) == 0 {
+                            f64::INFINITY
+                        } else {
+                            rng.below(500) as f64 / 100.0
+                        };
                         al.set_demand(f, d).unwrap();
                     }
                     5 => {
-                        let c = if rng.below(5) == 0 { 0.0 } else { 1.0 + rng.below(1000) as f64 / 50.0 };
+                        let c = if rng.below(5) == 0 {
+                            0.0
+                        } else {
+                            1.0 + rng.below(1000) as f64 / 50.0
+                        };
                         al.set_capacity(rng.below(links as u64) as u32, c).unwrap();
                     }
                     _ => {
@@ -936,7 +1112,10 @@ mod tests {
             (resolved, gave_up) = (resolved + r, gave_up + g);
         }
         // (6,879 resolved and 473 given up when written.)
-        assert!(resolved > 5_000 && gave_up > 300, "level-ordered refill: resolved {resolved}, gave up {gave_up}");
+        assert!(
+            resolved > 5_000 && gave_up > 300,
+            "level-ordered refill: resolved {resolved}, gave up {gave_up}"
+        );
         // The lag is used: flows ran ahead of their accounted rates in 36,580 (flow, step)
         // pairs when written.
         assert!(ahead > 10_000, "flows ahead of their accounted rates: {ahead}");
@@ -950,7 +1129,12 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) % m
         };
-        let mut al = Allocator::new(Problem { capacity: vec![10.0, 8.0, 6.0, 12.0, 9.0, 7.0], headroom: 0.0, flows: Vec::new() }).unwrap();
+        let mut al = Allocator::new(Problem {
+            capacity: vec![10.0, 8.0, 6.0, 12.0, 9.0, 7.0],
+            headroom: 0.0,
+            flows: Vec::new(),
+        })
+        .unwrap();
         let mut live = Vec::new();
         for _ in 0..2500 {
             if live.len() < 20 || next(2) == 0 {

@@ -52,7 +52,12 @@ impl FlowSpec {
 
     /// [`FlowSpec::validate`] with a reusable per-link stamp array (flow index + 1 where
     /// flow `i` was seen), for duplicate detection in O(entries).
-    pub(crate) fn validate_with(&self, i: usize, links: usize, stamp: &mut Vec<usize>) -> Result<()> {
+    pub(crate) fn validate_with(
+        &self,
+        i: usize,
+        links: usize,
+        stamp: &mut Vec<usize>,
+    ) -> Result<()> {
         if stamp.len() < links {
             stamp.resize(links, 0);
         }
@@ -86,10 +91,16 @@ impl FlowSpec {
     fn validate_scalars(&self, i: usize) -> Result<()> {
         let p = |k: &str| format!("flows[{i}].{k}");
         if !(self.weight > 0.0 && self.weight.is_finite()) {
-            return Err(config_err(p("weight"), format!("must be a positive finite number, got {}", self.weight)));
+            return Err(config_err(
+                p("weight"),
+                format!("must be a positive finite number, got {}", self.weight),
+            ));
         }
         if self.demand.is_nan() || self.demand < 0.0 {
-            return Err(config_err(p("demand"), format!("must be >= 0 (or infinite for none), got {}", self.demand)));
+            return Err(config_err(
+                p("demand"),
+                format!("must be >= 0 (or infinite for none), got {}", self.demand),
+            ));
         }
         Ok(())
     }
@@ -97,7 +108,10 @@ impl FlowSpec {
     /// Checks that the rate is bounded: by a link or by a demand.
     fn validate_bounded(&self, i: usize) -> Result<()> {
         if self.usage.is_empty() && self.demand.is_infinite() {
-            return Err(config_err(format!("flows[{i}].usage"), "the flow uses no link and has no demand: its rate would be unbounded"));
+            return Err(config_err(
+                format!("flows[{i}].usage"),
+                "the flow uses no link and has no demand: its rate would be unbounded",
+            ));
         }
         Ok(())
     }
@@ -111,10 +125,16 @@ impl FlowSpec {
                 return Some(e);
             }
             if a <= 0.0 {
-                return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
+                return Some(config_err(
+                    format!("flows[{i}].usage[{j}]"),
+                    format!("fraction must be positive and finite, got {a}"),
+                ));
             }
             if !seen.insert(l) {
-                return Some(config_err(format!("flows[{i}].usage"), format!("link {l} appears twice")));
+                return Some(config_err(
+                    format!("flows[{i}].usage"),
+                    format!("link {l} appears twice"),
+                ));
             }
         }
         None
@@ -126,10 +146,17 @@ impl FlowSpec {
     pub fn merge_usage(&mut self, i: usize, links: usize) -> Result<()> {
         // A short list without a repeated link or a zero (a path's usage) stays as it is.
         let u = &self.usage;
-        if u.len() <= SHORT_USAGE && u.iter().enumerate().all(|(j, &(l, a))| entry_error(i, j, l, a, links).is_none() && a != 0.0 && u[..j].iter().all(|e| e.0 != l)) {
+        if u.len() <= SHORT_USAGE
+            && u.iter().enumerate().all(|(j, &(l, a))| {
+                entry_error(i, j, l, a, links).is_none()
+                    && a != 0.0
+                    && u[..j].iter().all(|e| e.0 != l)
+            })
+        {
             return Ok(());
         }
-        let mut at: std::collections::HashMap<u32, usize> = std::collections::HashMap::with_capacity(self.usage.len());
+        let mut at: std::collections::HashMap<u32, usize> =
+            std::collections::HashMap::with_capacity(self.usage.len());
         let mut merged: Vec<(u32, f64)> = Vec::with_capacity(self.usage.len());
         for (j, &(l, a)) in self.usage.iter().enumerate() {
             if let Some(e) = entry_error(i, j, l, a, links) {
@@ -156,10 +183,16 @@ const SHORT_USAGE: usize = 16;
 /// Entry `j` of flow `i`: a link out of range, or a negative or non-finite fraction.
 fn entry_error(i: usize, j: usize, l: u32, a: f64, links: usize) -> Option<crate::Error> {
     if l as usize >= links {
-        return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("link {l} out of range: there are {links} links")));
+        return Some(config_err(
+            format!("flows[{i}].usage[{j}]"),
+            format!("link {l} out of range: there are {links} links"),
+        ));
     }
     if !(a >= 0.0 && a.is_finite()) {
-        return Some(config_err(format!("flows[{i}].usage[{j}]"), format!("fraction must be positive and finite, got {a}")));
+        return Some(config_err(
+            format!("flows[{i}].usage[{j}]"),
+            format!("fraction must be positive and finite, got {a}"),
+        ));
     }
     None
 }
@@ -278,26 +311,46 @@ impl Problem {
         headroom: f64,
     ) -> Result<Problem> {
         if indptr.is_empty() {
-            return Err(config_err("usage.indptr", "must have at least one entry (number of flows + 1)"));
+            return Err(config_err(
+                "usage.indptr",
+                "must have at least one entry (number of flows + 1)",
+            ));
         }
         let n = indptr.len() - 1;
         let nnz = indices.len();
         if nnz != data.len() {
-            return Err(config_err("usage.indices", format!("has {nnz} entries but usage.data has {}", data.len())));
+            return Err(config_err(
+                "usage.indices",
+                format!("has {nnz} entries but usage.data has {}", data.len()),
+            ));
         }
         let mut ip = Vec::with_capacity(n + 1);
         for i in 0..=n {
             let x = indptr.get(i).to_i64();
-            let x = usize::try_from(x).map_err(|_| config_err("usage.indptr", format!("entries must be >= 0, got {x}")))?;
+            let x = usize::try_from(x).map_err(|_| {
+                config_err("usage.indptr", format!("entries must be >= 0, got {x}"))
+            })?;
             ip.push(x);
         }
         if ip[0] != 0 || ip[n] != nnz || ip.windows(2).any(|w| w[0] > w[1]) {
-            return Err(config_err("usage.indptr", format!("must start at 0, be non-decreasing and end at {nnz} (the number of entries)")));
+            return Err(config_err(
+                "usage.indptr",
+                format!(
+                    "must start at 0, be non-decreasing and end at {nnz} (the number of entries)"
+                ),
+            ));
         }
-        for (key, len) in [("weight", weight.map(|w| w.len())), ("priority", priority.map(|w| w.len())), ("demand", demand.map(|w| w.len()))] {
+        for (key, len) in [
+            ("weight", weight.map(|w| w.len())),
+            ("priority", priority.map(|w| w.len())),
+            ("demand", demand.map(|w| w.len())),
+        ] {
             if let Some(len) = len {
                 if len != n {
-                    return Err(config_err(key, format!("has {len} entries but there are {n} flows")));
+                    return Err(config_err(
+                        key,
+                        format!("has {len} entries but there are {n} flows"),
+                    ));
                 }
             }
         }
@@ -327,10 +380,16 @@ impl Problem {
                 for k in a..b {
                     let l = indices.get(k).to_i64();
                     if l < 0 {
-                        return Err(config_err(format!("usage.indices[{k}]"), format!("link index must be >= 0, got {l}")));
+                        return Err(config_err(
+                            format!("usage.indices[{k}]"),
+                            format!("link index must be >= 0, got {l}"),
+                        ));
                     }
                     if l > u32::MAX as i64 {
-                        return Err(config_err(format!("flows[{f}].usage[{}]", k - a), format!("link {l} out of range: there are {links} links")));
+                        return Err(config_err(
+                            format!("flows[{f}].usage[{}]", k - a),
+                            format!("link {l} out of range: there are {links} links"),
+                        ));
                     }
                 }
                 spec.merge_usage(f, links)?;
@@ -353,11 +412,17 @@ impl Problem {
     /// Checks the headroom and the capacities.
     fn validate_links(&self) -> Result<()> {
         if !(0.0..1.0).contains(&self.headroom) {
-            return Err(config_err("headroom", format!("must be in [0, 1), got {}", self.headroom)));
+            return Err(config_err(
+                "headroom",
+                format!("must be in [0, 1), got {}", self.headroom),
+            ));
         }
         for (l, &c) in self.capacity.iter().enumerate() {
             if !(c >= 0.0 && c.is_finite()) {
-                return Err(config_err(format!("capacity[{l}]"), format!("must be finite and >= 0, got {c}")));
+                return Err(config_err(
+                    format!("capacity[{l}]"),
+                    format!("must be finite and >= 0, got {c}"),
+                ));
             }
         }
         Ok(())
@@ -395,34 +460,71 @@ mod tests {
 
     #[test]
     fn csr_round_trip_and_errors_name_the_key() {
-        let p = Problem::from_csr(vec![1.0, 2.0], &[0, 2, 3], &[0, 1, 1], &[0.5, 0.5, 1.0], None, None, None, 0.0).unwrap();
+        let p = Problem::from_csr(
+            vec![1.0, 2.0],
+            &[0, 2, 3],
+            &[0, 1, 1],
+            &[0.5, 0.5, 1.0],
+            None,
+            None,
+            None,
+            0.0,
+        )
+        .unwrap();
         assert_eq!(p.flows[0].usage, vec![(0, 0.5), (1, 0.5)]);
         assert_eq!(p.nnz(), 3);
-        let e = Problem::from_csr(vec![1.0], &[0, 1], &[3], &[1.0], None, None, None, 0.0).unwrap_err();
+        let e =
+            Problem::from_csr(vec![1.0], &[0, 1], &[3], &[1.0], None, None, None, 0.0).unwrap_err();
         assert!(e.to_string().starts_with("flows[0].usage[0]: link 3 out of range"), "{e}");
-        let e = Problem::from_csr(vec![-1.0], &[0, 1], &[0], &[1.0], None, None, None, 0.0).unwrap_err();
+        let e = Problem::from_csr(vec![-1.0], &[0, 1], &[0], &[1.0], None, None, None, 0.0)
+            .unwrap_err();
         assert!(e.to_string().starts_with("capacity[0]:"), "{e}");
-        let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[1.0], Some(&[0.0]), None, None, 0.0).unwrap_err();
+        let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[1.0], Some(&[0.0]), None, None, 0.0)
+            .unwrap_err();
         assert!(e.to_string().starts_with("flows[0].weight:"), "{e}");
         let e = Problem::from_csr(vec![1.0], &[0, 0], &[], &[], None, None, None, 0.0).unwrap_err();
         assert!(e.to_string().contains("unbounded"), "{e}");
         // The sparse-matrix rule: duplicates are summed, stored zeros dropped (as scipy does).
-        let p = Problem::from_csr(vec![1.0, 1.0], &[0, 4], &[0, 1, 0, 1], &[0.25, 0.0, 0.5, 0.0], None, None, None, 0.0).unwrap();
+        let p = Problem::from_csr(
+            vec![1.0, 1.0],
+            &[0, 4],
+            &[0, 1, 0, 1],
+            &[0.25, 0.0, 0.5, 0.0],
+            None,
+            None,
+            None,
+            0.0,
+        )
+        .unwrap();
         assert_eq!(p.flows[0].usage, vec![(0, 0.75)]);
-        let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[0.0], None, None, None, 0.0).unwrap_err();
+        let e =
+            Problem::from_csr(vec![1.0], &[0, 1], &[0], &[0.0], None, None, None, 0.0).unwrap_err();
         assert!(e.to_string().contains("unbounded"), "{e}");
-        let e = Problem::from_csr(vec![1.0], &[0, 2], &[0, 0], &[0.5, -0.5], None, None, None, 0.0).unwrap_err();
+        let e = Problem::from_csr(vec![1.0], &[0, 2], &[0, 0], &[0.5, -0.5], None, None, None, 0.0)
+            .unwrap_err();
         assert!(e.to_string().starts_with("flows[0].usage[1]: fraction must be positive"), "{e}");
         // Problems built by hand keep the strict check.
-        let p = Problem { capacity: vec![1.0], headroom: 0.0, flows: vec![FlowSpec::new(vec![(0, 1.0), (0, 1.0)])] };
+        let p = Problem {
+            capacity: vec![1.0],
+            headroom: 0.0,
+            flows: vec![FlowSpec::new(vec![(0, 1.0), (0, 1.0)])],
+        };
         assert_eq!(p.validate().unwrap_err().to_string(), "flows[0].usage: link 0 appears twice");
-        let e = Problem::from_csr(vec![1.0], &[0, 1], &[0], &[1.0], None, None, None, 1.0).unwrap_err();
+        let e =
+            Problem::from_csr(vec![1.0], &[0, 1], &[0], &[1.0], None, None, None, 1.0).unwrap_err();
         assert!(e.to_string().starts_with("headroom:"), "{e}");
     }
 
     /// `from_csr` and a by-hand `Problem` + `merge_usage` + `validate` agree: same problem or
     /// same error.
-    fn same_as_validate(cap: &[f64], ip: &[usize], ix: &[u32], d: &[f64], w: Option<&[f64]>, dm: Option<&[f64]>) {
+    fn same_as_validate(
+        cap: &[f64],
+        ip: &[usize],
+        ix: &[u32],
+        d: &[f64],
+        w: Option<&[f64]>,
+        dm: Option<&[f64]>,
+    ) {
         let mut by_hand = Problem {
             capacity: cap.to_vec(),
             headroom: 0.0,
@@ -435,7 +537,8 @@ mod tests {
                 })
                 .collect(),
         };
-        let csr = Problem::from_csr(cap.to_vec(), ip, ix, d, w, None, dm, 0.0).map_err(|e| e.to_string());
+        let csr =
+            Problem::from_csr(cap.to_vec(), ip, ix, d, w, None, dm, 0.0).map_err(|e| e.to_string());
         let links = cap.len();
         let mut stamp = vec![0usize; links];
         let checked = by_hand.validate_links().and_then(|_| {
@@ -471,43 +574,99 @@ mod tests {
                 ip.push(ix.len());
             }
             let mut w: Vec<f64> = (0..n).map(|_| 0.5 + rng.unit()).collect();
-            let mut dm: Vec<f64> = (0..n).map(|_| if rng.below(2) == 0 { f64::INFINITY } else { rng.unit() }).collect();
+            let mut dm: Vec<f64> = (0..n)
+                .map(|_| if rng.below(2) == 0 { f64::INFINITY } else { rng.unit() })
+                .collect();
             let k = rng.below(ix.len().max(1) as u64) as usize;
             match rng.below(8) {
                 0 if !ix.is_empty() => ix[k] = links as u32 + rng.below(3) as u32,
-                1 if !d.is_empty() => d[k] = [0.0, -1.0, f64::NAN, f64::INFINITY][rng.below(4) as usize],
+                1 if !d.is_empty() => {
+                    d[k] = [0.0, -1.0, f64::NAN, f64::INFINITY][rng.below(4) as usize]
+                }
                 2 if k > 0 => ix[k] = ix[k - 1],
-                3 => w[rng.below(n as u64) as usize] = [0.0, f64::NAN, f64::INFINITY][rng.below(3) as usize],
+                3 => {
+                    w[rng.below(n as u64) as usize] =
+                        [0.0, f64::NAN, f64::INFINITY][rng.below(3) as usize]
+                }
                 4 => dm[rng.below(n as u64) as usize] = [-1.0, f64::NAN][rng.below(2) as usize],
                 _ => {}
             }
             same_as_validate(&cap, &ip, &ix, &d, Some(&w), Some(&dm));
-            bad += Problem::from_csr(cap.clone(), &ip, &ix, &d, Some(&w), None, Some(&dm), 0.0).is_err() as usize;
+            bad += Problem::from_csr(cap.clone(), &ip, &ix, &d, Some(&w), None, Some(&dm), 0.0)
+                .is_err() as usize;
         }
         assert!((300..1700).contains(&bad), "{bad} of 2000 invalid");
     }
 
     #[test]
     fn csr_arrays_take_int32_and_int64_and_name_bad_indices() {
-        let want = Problem::from_csr(vec![1.0, 2.0], &[0, 2, 3], &[0, 1, 1], &[0.5, 0.5, 1.0], None, None, None, 0.0).unwrap();
-        let i32s = Problem::from_csr_arrays(vec![1.0, 2.0], &&[0i32, 2, 3][..], &&[0i32, 1, 1][..], &&[0.5, 0.5, 1.0][..], None, None, None, 0.0);
+        let want = Problem::from_csr(
+            vec![1.0, 2.0],
+            &[0, 2, 3],
+            &[0, 1, 1],
+            &[0.5, 0.5, 1.0],
+            None,
+            None,
+            None,
+            0.0,
+        )
+        .unwrap();
+        let i32s = Problem::from_csr_arrays(
+            vec![1.0, 2.0],
+            &&[0i32, 2, 3][..],
+            &&[0i32, 1, 1][..],
+            &&[0.5, 0.5, 1.0][..],
+            None,
+            None,
+            None,
+            0.0,
+        );
         assert_eq!(i32s.unwrap(), want);
-        let mixed = Problem::from_csr_arrays(vec![1.0, 2.0], &&[0i64, 2, 3][..], &&[0i32, 1, 1][..], &&[0.5, 0.5, 1.0][..], None, None, None, 0.0);
+        let mixed = Problem::from_csr_arrays(
+            vec![1.0, 2.0],
+            &&[0i64, 2, 3][..],
+            &&[0i32, 1, 1][..],
+            &&[0.5, 0.5, 1.0][..],
+            None,
+            None,
+            None,
+            0.0,
+        );
         assert_eq!(mixed.unwrap(), want);
         let err = |ip: &[i64], ix: &[i64]| {
             let d = vec![1.0; ix.len()];
-            Problem::from_csr_arrays(vec![1.0, 1.0], &ip, &ix, &&d[..], None, None, None, 0.0).unwrap_err().to_string()
+            Problem::from_csr_arrays(vec![1.0, 1.0], &ip, &ix, &&d[..], None, None, None, 0.0)
+                .unwrap_err()
+                .to_string()
         };
         assert_eq!(err(&[0, 1, 2], &[0, -1]), "usage.indices[1]: link index must be >= 0, got -1");
-        assert_eq!(err(&[0, 1, 2], &[0, 1 << 32]), "flows[1].usage[0]: link 4294967296 out of range: there are 2 links");
-        assert_eq!(err(&[0, 2], &[5, 1]), "flows[0].usage[0]: link 5 out of range: there are 2 links");
+        assert_eq!(
+            err(&[0, 1, 2], &[0, 1 << 32]),
+            "flows[1].usage[0]: link 4294967296 out of range: there are 2 links"
+        );
+        assert_eq!(
+            err(&[0, 2], &[5, 1]),
+            "flows[0].usage[0]: link 5 out of range: there are 2 links"
+        );
         assert!(err(&[0, -1, 2], &[0, 1]).starts_with("usage.indptr: entries must be >= 0, got -1"));
-        assert!(err(&[0, 2, 1], &[0, 1]).starts_with("usage.indptr: must start at 0, be non-decreasing"));
+        assert!(err(&[0, 2, 1], &[0, 1])
+            .starts_with("usage.indptr: must start at 0, be non-decreasing"));
         assert!(err(&[], &[]).starts_with("usage.indptr: must have at least one entry"));
-        let e = Problem::from_csr_arrays(vec![1.0], &&[0i64, 1][..], &&[0i64][..], &&[1.0, 1.0][..], None, None, None, 0.0).unwrap_err();
+        let e = Problem::from_csr_arrays(
+            vec![1.0],
+            &&[0i64, 1][..],
+            &&[0i64][..],
+            &&[1.0, 1.0][..],
+            None,
+            None,
+            None,
+            0.0,
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "usage.indices: has 1 entries but usage.data has 2");
         // The weight is named before a bad entry of the same flow, as validate does.
-        let e = Problem::from_csr(vec![1.0], &[0, 1], &[3], &[1.0], Some(&[0.0]), None, None, 0.0).unwrap_err();
+        let e = Problem::from_csr(vec![1.0], &[0, 1], &[3], &[1.0], Some(&[0.0]), None, None, 0.0)
+            .unwrap_err();
         assert!(e.to_string().starts_with("flows[0].weight:"), "{e}");
     }
 

@@ -99,7 +99,11 @@ mod tests {
     #[test]
     fn algorithm_2_parking_lot() {
         let fl = |u: &[(u32, f64)]| FlowSpec::new(u.to_vec());
-        let p = Problem { capacity: vec![10.0, 4.0], headroom: 0.0, flows: vec![fl(&[(0, 1.0), (1, 1.0)]), fl(&[(0, 1.0)]), fl(&[(1, 1.0)])] };
+        let p = Problem {
+            capacity: vec![10.0, 4.0],
+            headroom: 0.0,
+            flows: vec![fl(&[(0, 1.0), (1, 1.0)]), fl(&[(0, 1.0)]), fl(&[(1, 1.0)])],
+        };
         let a = maxmin(&p);
         assert_eq!(a.rate, vec![2.0, 8.0, 2.0]);
     }

@@ -137,7 +137,16 @@ fn entry(k: f64, l: u32) -> u128 {
 /// increase: a popped entry whose link's current level is higher is pushed back with it,
 /// and no per-freeze heap update (or division) is needed.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], rem: &mut [f64], t0: f64, release: bool, s: &mut Scratch, out: &mut Out) {
+pub(crate) fn fill<U: Uses + ?Sized>(
+    specs: &[FlowSpec],
+    uses: &U,
+    set: &[u32],
+    rem: &mut [f64],
+    t0: f64,
+    release: bool,
+    s: &mut Scratch,
+    out: &mut Out,
+) {
     s.ensure(rem.len());
     s.demands.clear();
     // A small set notes the links as its first pass meets them: each is written at the next
@@ -262,7 +271,17 @@ pub(crate) fn fill<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], 
 
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn freeze<U: Uses + ?Sized>(specs: &[FlowSpec], uses: &U, set: &[u32], i: usize, r: f64, t: f64, b: Bottleneck, s: &mut Scratch, out: &mut Out) {
+fn freeze<U: Uses + ?Sized>(
+    specs: &[FlowSpec],
+    uses: &U,
+    set: &[u32],
+    i: usize,
+    r: f64,
+    t: f64,
+    b: Bottleneck,
+    s: &mut Scratch,
+    out: &mut Out,
+) {
     let fi = set[i] as usize;
     s.frozen[i] = true;
     out.rate[fi] = r;
@@ -290,7 +309,8 @@ pub fn solve_validated(p: &Problem) -> Allocation {
     let mut rate = vec![0.0; n];
     let mut level = vec![0.0; n];
     let mut bottleneck = vec![Bottleneck::Demand; n];
-    let mut by_prio: Vec<(u8, u32)> = p.flows.iter().enumerate().map(|(f, s)| (s.priority, f as u32)).collect();
+    let mut by_prio: Vec<(u8, u32)> =
+        p.flows.iter().enumerate().map(|(f, s)| (s.priority, f as u32)).collect();
     by_prio.sort_unstable();
     let mut rem: Vec<f64> = p.capacity.iter().map(|c| c * (1.0 - p.headroom)).collect();
     // Work arrays are kept per thread: repeated solves reuse their pages. They are taken out
@@ -304,7 +324,15 @@ pub fn solve_validated(p: &Problem) -> Allocation {
     Allocation { rate, bottleneck }
 }
 
-fn solve_with(p: &Problem, s: &mut Scratch, rate: &mut [f64], level: &mut [f64], bottleneck: &mut [Bottleneck], rem: &mut [f64], by_prio: &[(u8, u32)]) {
+fn solve_with(
+    p: &Problem,
+    s: &mut Scratch,
+    rate: &mut [f64],
+    level: &mut [f64],
+    bottleneck: &mut [Bottleneck],
+    rem: &mut [f64],
+    by_prio: &[(u8, u32)],
+) {
     let mut out = Out { rate, level, bottleneck };
     let mut i = 0;
     while i < by_prio.len() {
@@ -338,9 +366,15 @@ mod tests {
     #[test]
     fn classic_parking_lot() {
         // Flow 0 crosses links 0 and 1; flow 1 only link 0 (cap 10); flow 2 only link 1 (cap 4).
-        let a = run(&[10.0, 4.0], vec![flow(&[(0, 1.0), (1, 1.0)]), flow(&[(0, 1.0)]), flow(&[(1, 1.0)])]);
+        let a = run(
+            &[10.0, 4.0],
+            vec![flow(&[(0, 1.0), (1, 1.0)]), flow(&[(0, 1.0)]), flow(&[(1, 1.0)])],
+        );
         assert_eq!(a.rate, vec![2.0, 8.0, 2.0]);
-        assert_eq!(a.bottleneck, vec![Bottleneck::Link(1), Bottleneck::Link(0), Bottleneck::Link(1)]);
+        assert_eq!(
+            a.bottleneck,
+            vec![Bottleneck::Link(1), Bottleneck::Link(0), Bottleneck::Link(1)]
+        );
     }
 
     #[test]
@@ -365,7 +399,11 @@ mod tests {
         // Flow 1 splits 1/2 on links 0 and 1; flow 2 uses link 1 fully. Both links cap 1.
         // Link 1 carries r1/2 + r2: saturates at t = 1/1.5, both get 2/3 (R2C2 Fig. 4c).
         let a = run(&[1.0, 1.0], vec![flow(&[(0, 0.5), (1, 0.5)]), flow(&[(1, 1.0)])]);
-        assert!((a.rate[0] - 2.0 / 3.0).abs() < 1e-12 && (a.rate[1] - 2.0 / 3.0).abs() < 1e-12, "{:?}", a.rate);
+        assert!(
+            (a.rate[0] - 2.0 / 3.0).abs() < 1e-12 && (a.rate[1] - 2.0 / 3.0).abs() < 1e-12,
+            "{:?}",
+            a.rate
+        );
     }
 
     #[test]
@@ -378,7 +416,10 @@ mod tests {
         // Level 0 takes 4 on link 0; level 1's flow 1 is held to the 6 left there, flow 2
         // takes the rest of link 1.
         assert_eq!(a.rate, vec![4.0, 6.0, 14.0]);
-        assert_eq!(a.bottleneck, vec![Bottleneck::Demand, Bottleneck::Link(0), Bottleneck::Link(1)]);
+        assert_eq!(
+            a.bottleneck,
+            vec![Bottleneck::Demand, Bottleneck::Link(0), Bottleneck::Link(1)]
+        );
     }
 
     #[test]
@@ -391,7 +432,9 @@ mod tests {
 
     #[test]
     fn headroom_is_subtracted() {
-        let a = solve(&Problem { capacity: vec![10.0], headroom: 0.1, flows: vec![flow(&[(0, 1.0)])] }).unwrap();
+        let a =
+            solve(&Problem { capacity: vec![10.0], headroom: 0.1, flows: vec![flow(&[(0, 1.0)])] })
+                .unwrap();
         assert!((a.rate[0] - 9.0).abs() < 1e-12);
     }
 

@@ -87,7 +87,8 @@ fn clocked(sc: &Scenario, packet: bool, port: usize, nominal: Rate) -> Rate {
         return nominal;
     }
     let ppb = (sc.network.clock_ppm * 1000.0) as u64;
-    let offset = Rng::stream(sc.seed, stream::LINK_CLOCK, port as u64).below(2 * ppb + 1) as i128 - ppb as i128;
+    let offset = Rng::stream(sc.seed, stream::LINK_CLOCK, port as u64).below(2 * ppb + 1) as i128
+        - ppb as i128;
     let r = nominal.0 as i128;
     Rate((r + r * offset / 1_000_000_000) as u64)
 }
@@ -103,10 +104,17 @@ fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<LinkEvents>
         let peer = net.ports[p.idx()].peer_port;
         if let Some(rate) = e.rate {
             let ports = if both { vec![p, peer] } else { vec![p] };
-            out.push((e.at, LinkChange::Rate(ports.into_iter().map(|q| (q, clocked(sc, packet, q.idx(), rate))).collect())));
+            out.push((
+                e.at,
+                LinkChange::Rate(
+                    ports.into_iter().map(|q| (q, clocked(sc, packet, q.idx(), rate))).collect(),
+                ),
+            ));
         }
         if let Some(state) = e.state {
-            crate::error::ensure(packet, &format!("events[{i}].state"), || "link failures run in packet mode (mode = \"packet\")".into())?;
+            crate::error::ensure(packet, &format!("events[{i}].state"), || {
+                "link failures run in packet mode (mode = \"packet\")".into()
+            })?;
             let down = state == crate::scenario::events::LinkState::Down;
             out.push((e.at, LinkChange::State { ports: [p, peer], down }));
             out.push((e.at + e.detect.unwrap_or(Time::ZERO), LinkChange::Discover));
@@ -120,7 +128,15 @@ fn link_events(sc: &Scenario, net: &Network, packet: bool) -> Result<LinkEvents>
 /// was given, for the error.
 fn tenant_index(tenants: &mut Names, name: &str, key: impl FnOnce() -> String) -> Result<u16> {
     let i = tenants.index(name);
-    u16::try_from(i).map_err(|_| config_err(key(), format!("tenant \"{name}\" is the {}th distinct tenant; a run has at most 65536", i as u64 + 1)))
+    u16::try_from(i).map_err(|_| {
+        config_err(
+            key(),
+            format!(
+                "tenant \"{name}\" is the {}th distinct tenant; a run has at most 65536",
+                i as u64 + 1
+            ),
+        )
+    })
 }
 
 /// Builds the network and flows of `sc`; `packet` installs switch disciplines and the ports'
@@ -141,7 +157,15 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     let mut defs = expand(sc, &net, &routes)?;
     let explicit = defs.len();
     let budget = crate::scenario::budget::flow_budget(sc, sc.memory_limit);
-    let generated = crate::workload::generate::generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref(), budget)?;
+    let generated = crate::workload::generate::generate(
+        &sc.traffic,
+        sc.seed,
+        sc.duration,
+        &net,
+        &routes,
+        sc.base_dir.as_deref(),
+        budget,
+    )?;
     // Moved, not copied, when there are no `[[flows]]` entries.
     if defs.is_empty() {
         defs = generated;
@@ -149,7 +173,10 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         defs.extend(generated);
     }
     let needs_counts = |r: Option<Routing>| r.is_some_and(|r| r.needs_path_counts());
-    if sc.routing.routing.needs_path_counts() || defs.iter().any(|d| needs_counts(d.routing)) || sc.rpc.iter().any(|r| needs_counts(r.routing)) {
+    if sc.routing.routing.needs_path_counts()
+        || defs.iter().any(|d| needs_counts(d.routing))
+        || sc.rpc.iter().any(|r| needs_counts(r.routing))
+    {
         routes = RouteTable::build(&net, true);
     }
     let mut classes = Names::default();
@@ -158,11 +185,14 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
     for def in defs {
         let class = def.block.map(|_| classes.index(&def.class));
         let block = def.block;
-        let tenant = tenant_index(&mut tenants, &def.tenant, || block.map_or("flows.tenant".to_string(), |b| format!("traffic[{b}].tenant")))?;
+        let tenant = tenant_index(&mut tenants, &def.tenant, || {
+            block.map_or("flows.tenant".to_string(), |b| format!("traffic[{b}].tenant"))
+        })?;
         flows.push(plan(def, sc, &net, &routes, scheme, class, tenant)?);
     }
     let mut rpc = Vec::with_capacity(sc.rpc.len());
-    let mut room = crate::scenario::budget::flow_budget(sc, sc.memory_limit).saturating_sub(flows.len() as u64);
+    let mut room = crate::scenario::budget::flow_budget(sc, sc.memory_limit)
+        .saturating_sub(flows.len() as u64);
     for (i, spec) in sc.rpc.iter().enumerate() {
         crate::error::ensure(spec.max_flows <= room, &format!("rpc[{i}].max_flows"), || {
             format!("{} flows would not fit the memory limit (room for {room} more flows); lower max_flows or raise --max-memory", spec.max_flows)
@@ -174,16 +204,37 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         let base = sc.base_dir.as_deref();
         let request = spec.request.resolve(base, &format!("rpc[{i}].request"))?;
         let response = spec.response.resolve(base, &format!("rpc[{i}].response"))?;
-        rpc.push(crate::workload::rpc::RpcBlock { spec: spec.clone(), servers, clients, request, response, class, tenant, stop: spec.stop_or(sc.duration) });
+        rpc.push(crate::workload::rpc::RpcBlock {
+            spec: spec.clone(),
+            servers,
+            clients,
+            request,
+            response,
+            class,
+            tenant,
+            stop: spec.stop_or(sc.duration),
+        });
     }
     let (classes, tenants) = (classes.list, tenants.list);
-    let shared_buffers = if packet { queues::install(&mut net, &sc.switch, sc.host.buffer, sc.seed, &tenants) } else { (0..net.nodes.len()).map(|_| None).collect() };
+    let shared_buffers = if packet {
+        queues::install(&mut net, &sc.switch, sc.host.buffer, sc.seed, &tenants)
+    } else {
+        (0..net.nodes.len()).map(|_| None).collect()
+    };
     Ok(Built { net, routes, flows, explicit, classes, tenants, shared_buffers, link_events, rpc })
 }
 
 /// One flow ready to run: its routing and transport resolved, its path length and ideal
 /// completion time (`class`, `tenant`: indices into the run's lists).
-pub fn plan(def: FlowDef, sc: &Scenario, net: &Network, routes: &RouteTable, scheme: bool, class: Option<u32>, tenant: u16) -> Result<FlowPlan> {
+pub fn plan(
+    def: FlowDef,
+    sc: &Scenario,
+    net: &Network,
+    routes: &RouteTable,
+    scheme: bool,
+    class: Option<u32>,
+    tenant: u16,
+) -> Result<FlowPlan> {
     let tcp = &sc.transport;
     let routing = def.routing.unwrap_or(sc.routing.routing);
     let transport = match &def.transport {
@@ -191,11 +242,27 @@ pub fn plan(def: FlowDef, sc: &Scenario, net: &Network, routes: &RouteTable, sch
         FlowTransport::Default | FlowTransport::Tcp(None) => Transport::Tcp(tcp.cc.clone()),
         FlowTransport::Tcp(Some(cc)) => Transport::Tcp(cc.clone()),
         FlowTransport::Scheme if scheme => Transport::Scheme,
-        FlowTransport::Scheme => return Err(config_err("scheme", "flows with transport = \"scheme\" need a [scheme] section")),
+        FlowTransport::Scheme => {
+            return Err(config_err(
+                "scheme",
+                "flows with transport = \"scheme\" need a [scheme] section",
+            ))
+        }
     };
     let via_top = routing.via_top();
     let hops = routes.path_hops(net, net.hosts[def.src as usize], def.dst, via_top).unwrap_or(0);
-    let ideal = def.size.map(|size| crate::metrics::fct::ideal_fct(net, routes, via_top, def.src, def.dst, size, tcp.mss as u64, tcp.header as u64));
+    let ideal = def.size.map(|size| {
+        crate::metrics::fct::ideal_fct(
+            net,
+            routes,
+            via_top,
+            def.src,
+            def.dst,
+            size,
+            tcp.mss as u64,
+            tcp.header as u64,
+        )
+    });
     Ok(FlowPlan { def, routing, transport, hops, ideal, class, tenant })
 }
 
@@ -207,10 +274,16 @@ mod tests {
     fn a_tenant_past_the_16_bit_index_is_an_error_naming_where_it_was_given() {
         let mut n = Names::default();
         for i in 0..65536 {
-            assert_eq!(tenant_index(&mut n, &format!("t{i}"), || unreachable!()).unwrap(), i as u16);
+            assert_eq!(
+                tenant_index(&mut n, &format!("t{i}"), || unreachable!()).unwrap(),
+                i as u16
+            );
         }
         assert_eq!(tenant_index(&mut n, "t7", || unreachable!()).unwrap(), 7);
         let e = tenant_index(&mut n, "new", || "traffic[0].tenant".into()).unwrap_err().to_string();
-        assert!(e.contains("traffic[0].tenant") && e.contains("65537th") && e.contains("at most 65536"), "{e}");
+        assert!(
+            e.contains("traffic[0].tenant") && e.contains("65537th") && e.contains("at most 65536"),
+            "{e}"
+        );
     }
 }

@@ -43,7 +43,11 @@ pub fn work(sc: &Scenario, b: &Built, scheme: Option<&dyn Scheme>) -> Work {
     if let Some(s) = scheme {
         let (bytes, more) = s.estimate(&b.net, b.flows.len() as u64, active_flows(sc, b));
         events = events.saturating_add(more);
-        parts.push(Part { key: "scheme".into(), what: "the scheme's per-node state and control messages".into(), bytes });
+        parts.push(Part {
+            key: "scheme".into(),
+            what: "the scheme's per-node state and control messages".into(),
+            bytes,
+        });
     }
     let rpc_flows: u64 = cycles.iter().map(|c| (2.0 * c) as u64).sum();
     let traffic = (b.flows.len() - b.explicit) as u64 + rpc_flows;
@@ -53,8 +57,13 @@ pub fn work(sc: &Scenario, b: &Built, scheme: Option<&dyn Scheme>) -> Work {
         let series = (b.classes.len() as u64 + 1).saturating_mul(intervals);
         parts.push(Part {
             key: "traffic".into(),
-            what: format!("{traffic} [[traffic]] and [[rpc]] flows and {} class series", b.classes.len()),
-            bytes: traffic.saturating_mul(budget::BYTES_PER_FLOW + budget::BYTES_PER_FLOW_ROW).saturating_add(series.saturating_mul(budget::BYTES_PER_SAMPLE)),
+            what: format!(
+                "{traffic} [[traffic]] and [[rpc]] flows and {} class series",
+                b.classes.len()
+            ),
+            bytes: traffic
+                .saturating_mul(budget::BYTES_PER_FLOW + budget::BYTES_PER_FLOW_ROW)
+                .saturating_add(series.saturating_mul(budget::BYTES_PER_SAMPLE)),
         });
     }
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
@@ -65,10 +74,14 @@ pub fn work(sc: &Scenario, b: &Built, scheme: Option<&dyn Scheme>) -> Work {
 /// ideal completion time (the rest of the run if unbounded), cut at the run's end.
 fn active_flows(sc: &Scenario, b: &Built) -> f64 {
     let end = sc.duration.ps() as f64;
-    let lives: f64 = b.flows.iter().map(|f| {
-        let left = (end - f.def.start.ps() as f64).max(0.0);
-        f.ideal.map_or(left, |t| (3.0 * t.ps() as f64).min(left))
-    }).sum();
+    let lives: f64 = b
+        .flows
+        .iter()
+        .map(|f| {
+            let left = (end - f.def.start.ps() as f64).max(0.0);
+            f.ideal.map_or(left, |t| (3.0 * t.ps() as f64).min(left))
+        })
+        .sum();
     lives / end.max(1.0)
 }
 
@@ -76,7 +89,8 @@ fn active_flows(sc: &Scenario, b: &Built) -> f64 {
 /// cycles of each `[[rpc]]` block.
 fn events(sc: &Scenario, b: &Built, cycles: &[f64]) -> u64 {
     let every = |t: crate::units::Time| sc.duration.ps() / t.ps().max(1);
-    let samples = every(sc.metrics.interval) + if sc.metrics.queue_ports.is_empty() { 0 } else { every(sc.metrics.queue_interval) };
+    let samples = every(sc.metrics.interval)
+        + if sc.metrics.queue_ports.is_empty() { 0 } else { every(sc.metrics.queue_interval) };
     if sc.mode == Mode::Fluid {
         return 2 * b.flows.len() as u64 + samples;
     }
@@ -109,7 +123,9 @@ fn events(sc: &Scenario, b: &Built, cycles: &[f64]) -> u64 {
     if offered <= 0.0 {
         return samples;
     }
-    let cap = |v: &[f64]| v.iter().enumerate().map(|(h, &x)| x.min(host_rate(h as u32) * end)).sum::<f64>();
+    let cap = |v: &[f64]| {
+        v.iter().enumerate().map(|(h, &x)| x.min(host_rate(h as u32) * end)).sum::<f64>()
+    };
     let moved = cap(&sent).min(cap(&received));
     let segments_hops = hop_bytes * (moved / offered) / sc.transport.mss.max(1) as f64;
     (segments_hops * EVENTS_PER_PACKET_HOP) as u64 + samples
@@ -139,7 +155,8 @@ fn rpc_cycles(sc: &Scenario, b: &Built, r: &crate::workload::rpc::RpcBlock) -> f
         .collect();
     let capacity = b.net.ports.iter().map(|p| p.rate().bps() as f64 / 8.0).collect();
     let problem = crate::alloc::Problem { capacity, headroom: 0.0, flows };
-    let carried: f64 = crate::alloc::waterfill::solve(&problem).map_or(0.0, |a| a.rate.iter().sum());
+    let carried: f64 =
+        crate::alloc::waterfill::solve(&problem).map_or(0.0, |a| a.rate.iter().sum());
     (carried * span / answer).min(r.spec.max_flows as f64 / 2.0)
 }
 

@@ -25,21 +25,42 @@ pub fn typed<T: DeserializeOwned>(value: toml::Value, prefix: &str) -> Result<T>
 
 /// Deserializes a table tagged by `kind` with the typed config `build` picks, keeping key
 /// paths of errors inside it. Used for `topology`, `routing`, `transport.cc`, `scheme` and the workload distributions.
-pub fn by_kind<'de, D, T>(d: D, kinds: &[&str], build: impl FnOnce(&str, toml::Value) -> Result<T>) -> std::result::Result<T, D::Error>
+pub fn by_kind<'de, D, T>(
+    d: D,
+    kinds: &[&str],
+    build: impl FnOnce(&str, toml::Value) -> Result<T>,
+) -> std::result::Result<T, D::Error>
 where
     D: Deserializer<'de>,
 {
     use serde::de::Error as _;
     use serde::Deserialize;
-    let mut table = toml::Table::deserialize(d).map_err(|_| D::Error::custom(format!("expected a table with kind = one of {}", kinds.join(", "))))?;
+    let mut table = toml::Table::deserialize(d).map_err(|_| {
+        D::Error::custom(format!("expected a table with kind = one of {}", kinds.join(", ")))
+    })?;
     let kind = match table.remove("kind") {
         Some(toml::Value::String(k)) => k,
-        Some(other) => return Err(nested_err("kind", &format!("expected a string, one of {}, got {other}", kinds.join(", ")))),
-        None => return Err(nested_err("kind", &format!("required key is missing; expected one of {}", kinds.join(", ")))),
+        Some(other) => {
+            return Err(nested_err(
+                "kind",
+                &format!("expected a string, one of {}, got {other}", kinds.join(", ")),
+            ))
+        }
+        None => {
+            return Err(nested_err(
+                "kind",
+                &format!("required key is missing; expected one of {}", kinds.join(", ")),
+            ))
+        }
     };
     if !kinds.contains(&kind.as_str()) {
-        let hint = suggest::nearest(&kind, kinds.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
-        return Err(nested_err("kind", &format!("unknown kind \"{kind}\"; {hint}expected one of {}", kinds.join(", "))));
+        let hint = suggest::nearest(&kind, kinds.iter().copied())
+            .map(|s| format!("did you mean \"{s}\"? "))
+            .unwrap_or_default();
+        return Err(nested_err(
+            "kind",
+            &format!("unknown kind \"{kind}\"; {hint}expected one of {}", kinds.join(", ")),
+        ));
     }
     build(&kind, toml::Value::Table(table)).map_err(|e| match e {
         Error::Config { path, msg } => nested_err(&path, &msg),
@@ -50,7 +71,10 @@ where
 /// Deserializes `value` as `T` inside another type's `Deserialize`: a failure becomes that
 /// deserializer's error, carrying the key path `path` plus the path inside `value`, so the
 /// outer [`typed`] reports `<outer path>.<path>.<key>`.
-pub fn nested<T: DeserializeOwned, E: serde::de::Error>(value: toml::Value, path: &str) -> std::result::Result<T, E> {
+pub fn nested<T: DeserializeOwned, E: serde::de::Error>(
+    value: toml::Value,
+    path: &str,
+) -> std::result::Result<T, E> {
     typed(value, path).map_err(|e| match e {
         Error::Config { path, msg } => nested_err(&path, &msg),
         other => E::custom(other.to_string()),
@@ -92,9 +116,19 @@ fn describe(path: &str, msg: &str) -> Error {
     let names = quoted(msg);
     if msg.starts_with("unknown field") && !names.is_empty() {
         let (field, valid) = (names[0], &names[1..]);
-        let path = if path.rsplit('.').next() == Some(field) { path.to_string() } else { join(path, field) };
-        let hint = suggest::nearest(field, valid.iter().copied()).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
-        let valid_list = if valid.is_empty() { "this table takes no keys".to_string() } else { format!("valid keys: {}", valid.join(", ")) };
+        let path = if path.rsplit('.').next() == Some(field) {
+            path.to_string()
+        } else {
+            join(path, field)
+        };
+        let hint = suggest::nearest(field, valid.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        let valid_list = if valid.is_empty() {
+            "this table takes no keys".to_string()
+        } else {
+            format!("valid keys: {}", valid.join(", "))
+        };
         return config_err(path, format!("unknown key{hint} ({valid_list})"));
     }
     if msg.starts_with("missing field") && !names.is_empty() {
@@ -102,8 +136,13 @@ fn describe(path: &str, msg: &str) -> Error {
     }
     if msg.starts_with("unknown variant") && !names.is_empty() {
         let (given, valid) = (names[0], &names[1..]);
-        let hint = suggest::nearest(given, valid.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
-        return config_err(path, format!("unknown value \"{given}\"; {hint}expected one of {}", valid.join(", ")));
+        let hint = suggest::nearest(given, valid.iter().copied())
+            .map(|s| format!("did you mean \"{s}\"? "))
+            .unwrap_or_default();
+        return config_err(
+            path,
+            format!("unknown value \"{given}\"; {hint}expected one of {}", valid.join(", ")),
+        );
     }
     let path = if path.is_empty() { "scenario" } else { path };
     config_err(path, msg.replace("invalid type: ", "wrong type: "))

@@ -51,7 +51,9 @@ impl std::fmt::Debug for Message {
 pub enum Dest {
     Node(NodeId),
     /// Every switch, down broadcast tree `tree` of the sender.
-    Broadcast { tree: u32 },
+    Broadcast {
+        tree: u32,
+    },
 }
 
 /// A message in flight.
@@ -99,7 +101,16 @@ pub struct ControlPlane {
 
 impl ControlPlane {
     pub fn new(cfg: ControlConfig) -> ControlPlane {
-        ControlPlane { cfg, slots: Vec::new(), free: Vec::new(), kinds: Vec::new(), totals: Vec::new(), per_link: HashMap::new(), trees: Default::default(), next_hop: HashMap::new() }
+        ControlPlane {
+            cfg,
+            slots: Vec::new(),
+            free: Vec::new(),
+            kinds: Vec::new(),
+            totals: Vec::new(),
+            per_link: HashMap::new(),
+            trees: Default::default(),
+            next_hop: HashMap::new(),
+        }
     }
 
     fn kind_index(&mut self, kind: &'static str) -> u16 {
@@ -213,7 +224,10 @@ impl ControlPlane {
     /// The switches a broadcast from `src` reaches, besides `src` itself.
     pub fn tree_nodes(&mut self, net: &Network, src: NodeId, t: u32) -> Vec<NodeId> {
         let tree = self.trees.tree(net, src, t);
-        (0..net.nodes.len()).filter(|&i| tree.depth[i] != u32::MAX && tree.depth[i] > 0).map(|i| NodeId(i as u32)).collect()
+        (0..net.nodes.len())
+            .filter(|&i| tree.depth[i] != u32::MAX && tree.depth[i] > 0)
+            .map(|i| NodeId(i as u32))
+            .collect()
     }
 
     /// The next port from `node` toward node `dst` along a shortest path that transits no
@@ -261,15 +275,18 @@ fn toward(net: &Network, dst: NodeId) -> Vec<Option<PortId>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::fat_tree::FatTreeConfig;
+    use crate::net::topo::TopologyKind as _;
     use crate::units::{BufferSize, Rate, Time};
 
     #[test]
     fn unicast_paths_reach_switches_and_hosts_without_transiting_hosts() {
-        let net = Network::build(&FatTreeConfig { k: 4, link_rate: Rate(1), link_delay: Time::ZERO }.build(), |_| QueueDisc::taildrop(BufferSize::Packets(1)));
+        let net = Network::build(
+            &FatTreeConfig { k: 4, link_rate: Rate(1), link_delay: Time::ZERO }.build(),
+            |_| QueueDisc::taildrop(BufferSize::Packets(1)),
+        );
         let mut cp = ControlPlane::new(ControlConfig::default());
         let node = |s: &str| net.node_by_name(s).unwrap();
         assert_eq!(cp.hops(&net, net.hosts[0], node("agg0")), Some(2));

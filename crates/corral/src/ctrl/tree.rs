@@ -82,15 +82,17 @@ pub fn build(net: &Network, src: NodeId, t: u32) -> Tree {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::torus::TorusConfig;
+    use crate::net::topo::TopologyKind as _;
     use crate::units::BufferSize;
 
     #[test]
     fn every_8x8x8_tree_spans_511_links_within_12_hops() {
-        let net = Network::build(&TorusConfig::default().build(), |_| QueueDisc::taildrop(BufferSize::Packets(1)));
+        let net = Network::build(&TorusConfig::default().build(), |_| {
+            QueueDisc::taildrop(BufferSize::Packets(1))
+        });
         let src = net.node_by_name("sw0").unwrap();
         let mut trees = BroadcastTrees::default();
         let mut distinct = std::collections::BTreeSet::new();
@@ -98,7 +100,12 @@ mod tests {
             let tree = trees.tree(&net, src, t).clone();
             assert_eq!(tree.edges(), 511);
             assert_eq!(tree.height(), 12, "BFS trees are shortest-path trees: the torus diameter");
-            let reached = net.nodes.iter().enumerate().filter(|(i, n)| n.kind == NodeKind::Switch && tree.depth[*i] != u32::MAX).count();
+            let reached = net
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(i, n)| n.kind == NodeKind::Switch && tree.depth[*i] != u32::MAX)
+                .count();
             assert_eq!(reached, 512);
             distinct.insert(format!("{:?}", tree.children));
         }
@@ -107,9 +114,13 @@ mod tests {
 
     #[test]
     fn trees_go_around_a_down_link() {
-        let mut net = Network::build(&TorusConfig { dims: vec![4, 4], ..TorusConfig::default() }.build(), |_| QueueDisc::taildrop(BufferSize::Packets(1)));
+        let mut net = Network::build(
+            &TorusConfig { dims: vec![4, 4], ..TorusConfig::default() }.build(),
+            |_| QueueDisc::taildrop(BufferSize::Packets(1)),
+        );
         let (sw0, sw1) = (net.node_by_name("sw0").unwrap(), net.node_by_name("sw1").unwrap());
-        let p = *net.nodes[sw0.idx()].ports.iter().find(|p| net.ports[p.idx()].peer == sw1).unwrap();
+        let p =
+            *net.nodes[sw0.idx()].ports.iter().find(|p| net.ports[p.idx()].peer == sw1).unwrap();
         let q = net.ports[p.idx()].peer_port;
         net.ports[p.idx()].down = true;
         net.ports[q.idx()].down = true;

@@ -157,14 +157,31 @@ impl FluidSim {
         let routing: Vec<Routing> = b.flows.iter().map(|p| p.routing).collect();
         let hops = b.flows.iter().map(|p| p.hops).collect();
         let ideal = b.flows.iter().map(|p| p.ideal).collect();
-        let progress: Vec<Progress> = b.flows.iter().map(|p| Progress { delivered: 0.0, anchor: Time::ZERO, rate_bps: 0.0, queued: u64::MAX, size: p.def.size, slot: None, class: p.class }).collect();
+        let progress: Vec<Progress> = b
+            .flows
+            .iter()
+            .map(|p| Progress {
+                delivered: 0.0,
+                anchor: Time::ZERO,
+                rate_bps: 0.0,
+                queued: u64::MAX,
+                size: p.def.size,
+                slot: None,
+                class: p.class,
+            })
+            .collect();
         let classes = b.classes;
         let defs: Vec<FlowDef> = b.flows.into_iter().map(|p| p.def).collect();
         let mut ub = UsageBuilder::new(&net, &routes, scenario.seed);
-        let usage: Vec<Vec<(u32, f64)>> = defs.iter().enumerate().map(|(i, d)| ub.usage(routing[i], i as u32, d.src, d.dst)).collect();
+        let usage: Vec<Vec<(u32, f64)>> = defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| ub.usage(routing[i], i as u32, d.src, d.dst))
+            .collect();
         let tcp = &scenario.transport;
         let payload = tcp.mss as f64 / (tcp.mss + tcp.header) as f64;
-        let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate().bps() as f64 * payload).collect();
+        let capacity: Vec<f64> =
+            net.ports.iter().map(|p| p.rate().bps() as f64 * payload).collect();
         let alloc = Allocator::new(Problem { capacity, headroom: 0.0, flows: Vec::new() })?;
         let mut order: Vec<usize> = (0..defs.len()).collect();
         order.sort_by_key(|&i| (defs[i].start, i));
@@ -254,7 +271,8 @@ impl FluidSim {
 
     /// Brings class `c`'s bytes up to now.
     fn settle_class(&mut self, c: usize) {
-        self.class_bytes[c] += self.class_rate[c] * (self.now - self.class_anchor[c]).as_secs_f64() / 8.0;
+        self.class_bytes[c] +=
+            self.class_rate[c] * (self.now - self.class_anchor[c]).as_secs_f64() / 8.0;
         self.class_anchor[c] = self.now;
     }
 
@@ -289,7 +307,9 @@ impl FluidSim {
     /// cache. The live entries keep their order.
     fn drop_stale_completions(&mut self) {
         let progress = &self.progress;
-        self.completions.retain(|&Reverse((at, i))| at == progress[i as usize].queued && progress[i as usize].slot.is_some());
+        self.completions.retain(|&Reverse((at, i))| {
+            at == progress[i as usize].queued && progress[i as usize].slot.is_some()
+        });
     }
 
     /// When flow `i` finishes at its current rate, in ps: its anchor plus the time its bytes
@@ -362,7 +382,8 @@ impl FluidSim {
                 }
                 self.completions.pop();
                 self.set_rate(i, 0.0);
-                self.progress[i].delivered = self.progress[i].size.expect("only sized flows complete") as f64;
+                self.progress[i].delivered =
+                    self.progress[i].size.expect("only sized flows complete") as f64;
                 self.finish[i] = Some(t);
                 let id = self.progress[i].slot.take().expect("active");
                 self.alloc.remove_flow(id).expect("live flow");
@@ -385,7 +406,9 @@ impl FluidSim {
                 // The build refuses state changes in fluid mode.
                 if let crate::build::LinkChange::Rate(ports) = change {
                     for &(p, rate) in ports {
-                        self.alloc.set_capacity(p.0, rate.bps() as f64 * self.payload).expect("a port of the network");
+                        self.alloc
+                            .set_capacity(p.0, rate.bps() as f64 * self.payload)
+                            .expect("a port of the network");
                     }
                 }
                 self.next_link_event += 1;
@@ -398,7 +421,12 @@ impl FluidSim {
                 }
                 self.next_arrival += 1;
                 let d = &self.defs[i];
-                let spec = FlowSpec { weight: d.weight, priority: d.priority, demand: f64::INFINITY, usage: self.usage[i].clone() };
+                let spec = FlowSpec {
+                    weight: d.weight,
+                    priority: d.priority,
+                    demand: f64::INFINITY,
+                    usage: self.usage[i].clone(),
+                };
                 let id = self.alloc.add_flow(spec).expect("usage from the topology");
                 self.progress[i].slot = Some(id);
                 if self.flow_of_slot.len() <= id as usize {
@@ -445,7 +473,8 @@ impl FluidSim {
             }
             let delivered = self.delivered_at(i, now) as u64;
             let last = self.last_delivered[i];
-            let finished_earlier = self.finish[i].is_some_and(|t| t + interval < now) && delivered == last;
+            let finished_earlier =
+                self.finish[i].is_some_and(|t| t + interval < now) && delivered == last;
             if !finished_earlier {
                 self.tp_time.push(now);
                 self.tp_flow.push(i as u32);
@@ -488,7 +517,8 @@ impl FluidSim {
 
     /// flows.parquet, with packet counters 0.
     pub fn flows_table(&self) -> Table {
-        let hosts: Vec<String> = self.net.hosts.iter().map(|h| self.net.nodes[h.idx()].name.clone()).collect();
+        let hosts: Vec<String> =
+            self.net.hosts.iter().map(|h| self.net.nodes[h.idx()].name.clone()).collect();
         outcome::flows_table(&self.flow_results(), &hosts, self.now)
     }
 
@@ -497,7 +527,16 @@ impl FluidSim {
             .with("time_s", Column::Float(self.tp_time.iter().map(|t| t.as_secs_f64()).collect()))
             .with("flow_id", Column::Int(self.tp_flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(self.tp_bytes.iter().map(|&b| b as i64).collect()))
-            .with("goodput_bps", Column::Float(self.tp_bytes.iter().zip(&self.tp_width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
+            .with(
+                "goodput_bps",
+                Column::Float(
+                    self.tp_bytes
+                        .iter()
+                        .zip(&self.tp_width)
+                        .map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12))
+                        .collect(),
+                ),
+            )
             .check("throughput")
     }
 
@@ -505,12 +544,22 @@ impl FluidSim {
     /// packet mode's table.
     pub fn throughput_class_table(&self) -> Table {
         let s = &self.class_series;
-        let name = |c: u32| if c == ALL { "*".to_string() } else { self.classes[c as usize].clone() };
+        let name =
+            |c: u32| if c == ALL { "*".to_string() } else { self.classes[c as usize].clone() };
         Table::default()
             .with("time_s", Column::Float(s.time.iter().map(|t| t.as_secs_f64()).collect()))
             .with("class", Column::Str(s.class.iter().map(|&c| name(c)).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
-            .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12)).collect()))
+            .with(
+                "goodput_bps",
+                Column::Float(
+                    s.bytes
+                        .iter()
+                        .zip(&s.width)
+                        .map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12))
+                        .collect(),
+                ),
+            )
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
             .with("jain", Column::OptFloat(s.jain.clone()))
             .check("throughput_class")
@@ -534,12 +583,22 @@ impl FluidSim {
             sim_time_s: self.now.as_secs_f64(),
             events: self.events,
             flows: flows.len(),
-            totals: PacketTotals { bytes_sent: bytes, bytes_delivered: bytes, ..PacketTotals::default() },
+            totals: PacketTotals {
+                bytes_sent: bytes,
+                bytes_delivered: bytes,
+                ..PacketTotals::default()
+            },
             jain_index: outcome::jain(&flows, self.now),
             jain_index_windows: None,
             fct: outcome::fct_sections(&flows, &bounds, self.now),
             scheme: None,
-            scheme_ignored: self.scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()).map(str::to_string),
+            scheme_ignored: self
+                .scenario
+                .scheme
+                .as_ref()
+                .and_then(|s| s.get("kind"))
+                .and_then(|k| k.as_str())
+                .map(str::to_string),
             control: None,
             packets_lost_link_down: None,
             packets_lost_no_route: None,
@@ -579,7 +638,12 @@ load = 0.6
         while t < f.duration() {
             t = t + Time::from_ms(1);
             f.run_until(t);
-            assert!(f.completions.len() <= STALE_FACTOR * f.active.len() + STALE_FLOOR, "{} entries for {} active flows", f.completions.len(), f.active.len());
+            assert!(
+                f.completions.len() <= STALE_FACTOR * f.active.len() + STALE_FLOOR,
+                "{} entries for {} active flows",
+                f.completions.len(),
+                f.active.len()
+            );
             most = most.max(f.completions.len());
             if clear_each_step {
                 f.drop_stale_completions();
@@ -625,7 +689,18 @@ start = "1ms"
 
     #[test]
     fn completions_round_up_as_ceil_does() {
-        for ps in [0.0, 0.25, 1.0, 1.5, 2f64.powi(52) + 0.5, 2f64.powi(53), 2f64.powi(63) * 1.5, 1e30, f64::INFINITY, f64::NAN] {
+        for ps in [
+            0.0,
+            0.25,
+            1.0,
+            1.5,
+            2f64.powi(52) + 0.5,
+            2f64.powi(53),
+            2f64.powi(63) * 1.5,
+            1e30,
+            f64::INFINITY,
+            f64::NAN,
+        ] {
             assert_eq!(super::ceil_ps(ps), ps.ceil() as u64, "{ps}");
         }
     }

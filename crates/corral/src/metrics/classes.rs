@@ -37,7 +37,12 @@ pub const ALL: u32 = u32::MAX;
 
 impl ClassSeries {
     pub fn new(classes: usize) -> ClassSeries {
-        ClassSeries { delivered: vec![0; classes], last: vec![0; classes], active: vec![0; classes], ..Default::default() }
+        ClassSeries {
+            delivered: vec![0; classes],
+            last: vec![0; classes],
+            active: vec![0; classes],
+            ..Default::default()
+        }
     }
 
     /// A traffic flow started.
@@ -76,7 +81,15 @@ impl ClassSeries {
         self.push(now, ALL, bytes, width, active, (!whole.is_empty()).then(|| jain_index(&whole)));
     }
 
-    fn push(&mut self, now: Time, class: u32, bytes: u64, width: Time, active: u32, jain: Option<f64>) {
+    fn push(
+        &mut self,
+        now: Time,
+        class: u32,
+        bytes: u64,
+        width: Time,
+        active: u32,
+        jain: Option<f64>,
+    ) {
         self.jain.push(jain);
         self.time.push(now);
         self.class.push(class);
@@ -125,7 +138,8 @@ mod tests {
         s.sample(Time(30), Time(10), get);
         s.finished(1);
         s.sample(Time(40), Time(10), get);
-        let jain: Vec<Option<f64>> = s.jain.iter().zip(&s.class).filter(|(_, &c)| c == ALL).map(|(j, _)| *j).collect();
+        let jain: Vec<Option<f64>> =
+            s.jain.iter().zip(&s.class).filter(|(_, &c)| c == ALL).map(|(j, _)| *j).collect();
         assert_eq!(jain[0], None, "no flow was active through the first interval");
         assert_eq!(jain[1], Some(1.0), "only flow 1 was");
         assert!((jain[2].unwrap() - jain_index(&[100.0, 300.0])).abs() < 1e-12);

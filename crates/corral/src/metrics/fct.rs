@@ -15,12 +15,22 @@ use crate::units::Time;
 /// Ideal completion time of a `size`-byte flow from host `src` to host `dst`, on the path
 /// the router takes (`via_top`: equal-length routing climbs to the top tier first).
 #[allow(clippy::too_many_arguments)]
-pub fn ideal_fct(net: &Network, routes: &RouteTable, via_top: bool, src: u32, dst: u32, size: u64, mss: u64, header: u64) -> Time {
+pub fn ideal_fct(
+    net: &Network,
+    routes: &RouteTable,
+    via_top: bool,
+    src: u32,
+    dst: u32,
+    size: u64,
+    mss: u64,
+    header: u64,
+) -> Time {
     let packets = size.div_ceil(mss).max(1);
     let last = size - (packets - 1) * mss + header;
     let wire = size + packets * header;
     let access = net.ports[net.host_port(src).idx()].rate();
-    let path = routes.path(net, net.hosts[src as usize], dst, last, via_top).map_or(Time::ZERO, |p| p.1);
+    let path =
+        routes.path(net, net.hosts[src as usize], dst, last, via_top).map_or(Time::ZERO, |p| p.1);
     access.tx_time(wire) + path - access.tx_time(last)
 }
 
@@ -74,7 +84,8 @@ pub fn by_size(flows: &[FlowOutcome], bounds: &[u64]) -> serde_json::Value {
     for b in 0..=bounds.len() {
         let lo = if b == 0 { 0 } else { bounds[b - 1] };
         let hi = bounds.get(b).copied();
-        let inside: Vec<&FlowOutcome> = flows.iter().filter(|f| f.size >= lo && hi.is_none_or(|h| f.size < h)).collect();
+        let inside: Vec<&FlowOutcome> =
+            flows.iter().filter(|f| f.size >= lo && hi.is_none_or(|h| f.size < h)).collect();
         let label = match (b, hi) {
             (0, Some(h)) => format!("<{}", human(h)),
             (_, Some(h)) => format!("{}-{}", human(lo), human(h)),
@@ -152,7 +163,8 @@ pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::V
             all.push(o);
         }
     }
-    let mut classes: Vec<(String, Vec<FlowOutcome>)> = names.list.into_iter().zip(outcomes).collect();
+    let mut classes: Vec<(String, Vec<FlowOutcome>)> =
+        names.list.into_iter().zip(outcomes).collect();
     classes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut by_class = serde_json::Map::new();
     for (c, o) in classes {
@@ -166,8 +178,10 @@ pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::V
             }),
         );
     }
-    let decided: Vec<bool> = flows.iter().filter_map(|f| deadline_met(f.deadline, f.finish, end)).collect();
-    let miss = (!decided.is_empty()).then(|| decided.iter().filter(|&&m| !m).count() as f64 / decided.len() as f64);
+    let decided: Vec<bool> =
+        flows.iter().filter_map(|f| deadline_met(f.deadline, f.finish, end)).collect();
+    let miss = (!decided.is_empty())
+        .then(|| decided.iter().filter(|&&m| !m).count() as f64 / decided.len() as f64);
     serde_json::json!({
         "flows_finished": flows.iter().filter(|f| f.finish.is_some()).count(),
         "fct_by_size": by_size(&all, bounds),
@@ -178,15 +192,17 @@ pub fn summary(flows: &[FlowRecord], bounds: &[u64], end: Time) -> serde_json::V
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::fat_tree::FatTreeConfig;
+    use crate::net::topo::TopologyKind as _;
     use crate::units::{BufferSize, Rate};
 
     #[test]
     fn ideal_fct_of_one_packet_is_the_path_delay_and_grows_at_line_rate() {
-        let topo = FatTreeConfig { k: 4, link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1) }.build();
+        let topo =
+            FatTreeConfig { k: 4, link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1) }
+                .build();
         let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
         let rt = RouteTable::build(&net, false);
         // 1000 B + 40 B header over 6 hops: 6 x (832 ns + 1 us).
@@ -200,12 +216,26 @@ mod tests {
     #[test]
     fn floats_sort_as_total_cmp_sorts_them() {
         let mut rng = crate::sim::Rng::stream(3, 0, 0);
-        let mut v: Vec<f64> = (0..2000).map(|i| (rng.below(1000) as f64 - 500.0) * if i % 7 == 0 { 1e-300 } else { 0.37 }).collect();
-        v.extend([0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::MIN_POSITIVE, -f64::MIN_POSITIVE / 2.0]);
+        let mut v: Vec<f64> = (0..2000)
+            .map(|i| (rng.below(1000) as f64 - 500.0) * if i % 7 == 0 { 1e-300 } else { 0.37 })
+            .collect();
+        v.extend([
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE / 2.0,
+        ]);
         let mut want = v.clone();
         want.sort_by(f64::total_cmp);
         let got = sorted(v);
-        assert_eq!(got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -220,7 +250,8 @@ mod tests {
     #[test]
     fn buckets_split_at_bounds() {
         let f = |size, fct: Option<f64>| FlowOutcome { size, fct, slowdown: fct.map(|x| x * 2.0) };
-        let flows = [f(10, Some(1.0)), f(99_999, Some(3.0)), f(100_000, Some(5.0)), f(2_000_000, None)];
+        let flows =
+            [f(10, Some(1.0)), f(99_999, Some(3.0)), f(100_000, Some(5.0)), f(2_000_000, None)];
         let j = by_size(&flows, &[100_000, 1_000_000]);
         assert_eq!(j[0]["bucket"], "<100KB");
         assert_eq!(j[0]["flows"], 2);

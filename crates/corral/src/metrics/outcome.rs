@@ -63,7 +63,14 @@ impl FlowResult<'_> {
 
     fn record(&self) -> FlowRecord<'_> {
         let d = self.def;
-        FlowRecord { size: d.size, class: &d.class, start: d.start, finish: self.finish, ideal: self.ideal, deadline: d.deadline }
+        FlowRecord {
+            size: d.size,
+            class: &d.class,
+            start: d.start,
+            finish: self.finish,
+            ideal: self.ideal,
+            deadline: d.deadline,
+        }
     }
 }
 
@@ -72,7 +79,9 @@ impl FlowResult<'_> {
 pub fn flows_table<'a>(flows: &[FlowResult<'a>], hosts: &[String], end: Time) -> Table {
     let n = flows.len();
     let secs = |t: Time| t.as_secs_f64();
-    let counter = |get: fn(&PacketCounters) -> u64| Column::Int(flows.iter().map(|f| f.counters.as_ref().map_or(0, get) as i64).collect());
+    let counter = |get: fn(&PacketCounters) -> u64| {
+        Column::Int(flows.iter().map(|f| f.counters.as_ref().map_or(0, get) as i64).collect())
+    };
     let text = |get: for<'r> fn(&'r FlowResult<'a>) -> &'r str| Column::cat(flows.iter().map(get));
     Table::default()
         .with("flow_id", Column::Int((0..n as i64).collect()))
@@ -85,7 +94,10 @@ pub fn flows_table<'a>(flows: &[FlowResult<'a>], hosts: &[String], end: Time) ->
         .with("cc", text(|f| f.cc))
         .with("routing", text(|f| f.routing))
         .with("hops", Column::Int(flows.iter().map(|f| f.hops as i64).collect()))
-        .with("size_bytes", Column::OptInt(flows.iter().map(|f| f.def.size.map(|s| s as i64)).collect()))
+        .with(
+            "size_bytes",
+            Column::OptInt(flows.iter().map(|f| f.def.size.map(|s| s as i64)).collect()),
+        )
         .with("start_s", Column::Float(flows.iter().map(|f| secs(f.def.start)).collect()))
         .with("finish_s", Column::OptFloat(flows.iter().map(|f| f.finish.map(secs)).collect()))
         .with("fct_s", Column::OptFloat(flows.iter().map(|f| f.fct().map(secs)).collect()))
@@ -101,8 +113,16 @@ pub fn flows_table<'a>(flows: &[FlowResult<'a>], hosts: &[String], end: Time) ->
         .with("class", text(|f| &f.def.class))
         .with("ideal_fct_s", Column::OptFloat(flows.iter().map(|f| f.ideal.map(secs)).collect()))
         .with("slowdown", Column::OptFloat(flows.iter().map(FlowResult::slowdown).collect()))
-        .with("deadline_s", Column::OptFloat(flows.iter().map(|f| f.def.deadline.map(secs)).collect()))
-        .with("deadline_met", Column::OptBool(flows.iter().map(|f| deadline_met(f.def.deadline, f.finish, end)).collect()))
+        .with(
+            "deadline_s",
+            Column::OptFloat(flows.iter().map(|f| f.def.deadline.map(secs)).collect()),
+        )
+        .with(
+            "deadline_met",
+            Column::OptBool(
+                flows.iter().map(|f| deadline_met(f.def.deadline, f.finish, end)).collect(),
+            ),
+        )
         .check("flows")
 }
 
@@ -250,8 +270,28 @@ mod tests {
     fn derived_columns_come_from_the_outcome() {
         let (a, b) = (def(0, 1000), def(10, 1000));
         let flows = [
-            FlowResult { def: &a, transport: "tcp", cc: "newreno", routing: "ecmp", hops: 2, finish: Some(Time::from_us(8)), delivered: 1000, ideal: Some(Time::from_us(4)), counters: None },
-            FlowResult { def: &b, transport: "tcp", cc: "newreno", routing: "ecmp", hops: 2, finish: None, delivered: 500, ideal: None, counters: None },
+            FlowResult {
+                def: &a,
+                transport: "tcp",
+                cc: "newreno",
+                routing: "ecmp",
+                hops: 2,
+                finish: Some(Time::from_us(8)),
+                delivered: 1000,
+                ideal: Some(Time::from_us(4)),
+                counters: None,
+            },
+            FlowResult {
+                def: &b,
+                transport: "tcp",
+                cc: "newreno",
+                routing: "ecmp",
+                hops: 2,
+                finish: None,
+                delivered: 500,
+                ideal: None,
+                counters: None,
+            },
         ];
         let t = flows_table(&flows, &["h0".into()], Time::from_us(20));
         assert_eq!(t.column("slowdown"), Some(&Column::OptFloat(vec![Some(2.0), None])));
@@ -284,7 +324,11 @@ mod tests {
             rpc: Some(serde_json::json!({})),
         };
         let keys: Vec<String> = s.to_json().as_object().unwrap().keys().cloned().collect();
-        let mut listed: Vec<String> = SUMMARY_FIELDS.iter().filter(|f| f.2 != "corral emulate").map(|f| f.0.to_string()).collect();
+        let mut listed: Vec<String> = SUMMARY_FIELDS
+            .iter()
+            .filter(|f| f.2 != "corral emulate")
+            .map(|f| f.0.to_string())
+            .collect();
         listed.sort();
         let mut keys = keys;
         keys.sort();

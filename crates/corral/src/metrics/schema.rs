@@ -65,9 +65,40 @@ pub const TABLES: &[(&str, &[(&str, ColType)])] = &[
         ],
     ),
     ("throughput", &[("time_s", Float), ("flow_id", Int), ("bytes", Int), ("goodput_bps", Float)]),
-    ("queues", &[("time_s", Float), ("node", Str), ("port", Int), ("bytes", Int), ("packets", Int), ("tx_bytes", Int)]),
-    ("drops", &[("time_s", Float), ("node", Str), ("port", Int), ("in_node", Str), ("in_port", Int), ("flow_id", Int), ("seq", Int)]),
-    ("drop_runs", &[("node", Str), ("port", Int), ("in_port", Int), ("in_node", Str), ("run_length", Int), ("episodes", Int)]),
+    (
+        "queues",
+        &[
+            ("time_s", Float),
+            ("node", Str),
+            ("port", Int),
+            ("bytes", Int),
+            ("packets", Int),
+            ("tx_bytes", Int),
+        ],
+    ),
+    (
+        "drops",
+        &[
+            ("time_s", Float),
+            ("node", Str),
+            ("port", Int),
+            ("in_node", Str),
+            ("in_port", Int),
+            ("flow_id", Int),
+            ("seq", Int),
+        ],
+    ),
+    (
+        "drop_runs",
+        &[
+            ("node", Str),
+            ("port", Int),
+            ("in_port", Int),
+            ("in_node", Str),
+            ("run_length", Int),
+            ("episodes", Int),
+        ],
+    ),
     (
         "ports",
         &[
@@ -83,33 +114,66 @@ pub const TABLES: &[(&str, &[(&str, ColType)])] = &[
             ("utilization", Float),
         ],
     ),
-    ("throughput_class", &[("time_s", Float), ("class", Str), ("bytes", Int), ("goodput_bps", Float), ("active_flows", Int), ("jain", Float)]),
+    (
+        "throughput_class",
+        &[
+            ("time_s", Float),
+            ("class", Str),
+            ("bytes", Int),
+            ("goodput_bps", Float),
+            ("active_flows", Int),
+            ("jain", Float),
+        ],
+    ),
     ("latency", &[("time_s", Float), ("flow_id", Int), ("class", Str), ("latency_s", Float)]),
-    ("control", &[("node", Str), ("port", Int), ("peer", Str), ("kind", Str), ("packets", Int), ("bytes", Int)]),
+    (
+        "control",
+        &[
+            ("node", Str),
+            ("port", Int),
+            ("peer", Str),
+            ("kind", Str),
+            ("packets", Int),
+            ("bytes", Int),
+        ],
+    ),
 ];
 
 /// The columns of table `name`.
 pub fn columns(name: &str) -> &'static [(&'static str, ColType)] {
-    TABLES.iter().find(|(n, _)| *n == name).map(|(_, c)| *c).unwrap_or_else(|| panic!("no output table named {name}"))
+    TABLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, c)| *c)
+        .unwrap_or_else(|| panic!("no output table named {name}"))
 }
 
 /// Table `name` with its columns and no rows.
 pub fn empty(name: &str) -> Table {
     let mut t = Table::default();
     for &(col, ty) in columns(name) {
-        t = t.with(col, match ty {
-            Int => Column::Int(Vec::new()),
-            Float => Column::Float(Vec::new()),
-            Str => Column::Str(Vec::new()),
-            Bool => Column::OptBool(Vec::new()),
-        });
+        t = t.with(
+            col,
+            match ty {
+                Int => Column::Int(Vec::new()),
+                Float => Column::Float(Vec::new()),
+                Str => Column::Str(Vec::new()),
+                Bool => Column::OptBool(Vec::new()),
+            },
+        );
     }
     t
 }
 
 /// Whether `col` can hold values of type `ty` (optional columns hold nulls).
 fn fits(col: &Column, ty: ColType) -> bool {
-    matches!((col, ty), (Column::Int(_) | Column::OptInt(_), Int) | (Column::Float(_) | Column::OptFloat(_), Float) | (Column::Str(_) | Column::Cat(..), Str) | (Column::OptBool(_), Bool))
+    matches!(
+        (col, ty),
+        (Column::Int(_) | Column::OptInt(_), Int)
+            | (Column::Float(_) | Column::OptFloat(_), Float)
+            | (Column::Str(_) | Column::Cat(..), Str)
+            | (Column::OptBool(_), Bool)
+    )
 }
 
 impl Table {
@@ -118,7 +182,11 @@ impl Table {
     pub fn check(self, name: &str) -> Table {
         let want = columns(name);
         let got: Vec<&str> = self.columns.iter().map(|(n, _)| *n).collect();
-        assert_eq!(got, want.iter().map(|(n, _)| *n).collect::<Vec<_>>(), "table {name}: columns differ from the schema");
+        assert_eq!(
+            got,
+            want.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            "table {name}: columns differ from the schema"
+        );
         for ((n, col), (_, ty)) in self.columns.iter().zip(want) {
             assert!(fits(col, *ty), "table {name}: column {n} is not {}", ty.name());
         }

@@ -34,7 +34,9 @@ impl Column {
     pub fn texts(&self) -> Option<Vec<&str>> {
         match self {
             Column::Str(v) => Some(v.iter().map(String::as_str).collect()),
-            Column::Cat(names, rows) => Some(rows.iter().map(|&r| names[r as usize].as_str()).collect()),
+            Column::Cat(names, rows) => {
+                Some(rows.iter().map(|&r| names[r as usize].as_str()).collect())
+            }
             _ => None,
         }
     }
@@ -54,7 +56,10 @@ pub struct Table {
 
 impl Table {
     pub fn with(mut self, name: &'static str, col: Column) -> Table {
-        debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == col.len()), "column {name} has a different length");
+        debug_assert!(
+            self.columns.first().is_none_or(|(_, c)| c.len() == col.len()),
+            "column {name} has a different length"
+        );
         self.columns.push((name, col));
         self
     }

@@ -54,7 +54,13 @@ impl Network {
         let mut nodes: Vec<Node> = topo
             .nodes
             .iter()
-            .map(|n| Node { name: n.name.clone(), kind: n.kind, ports: Vec::new(), static_div: n.static_div, level: n.level })
+            .map(|n| Node {
+                name: n.name.clone(),
+                kind: n.kind,
+                ports: Vec::new(),
+                static_div: n.static_div,
+                level: n.level,
+            })
             .collect();
         let mut ports = Vec::with_capacity(topo.links.len() * 2);
         for l in &topo.links {
@@ -63,7 +69,8 @@ impl Network {
             for (me, peer, peer_port) in [(l.a, l.b, pb), (l.b, l.a, pa)] {
                 let local = nodes[me.idx()].ports.len() as u16;
                 let q = queue_for(nodes[me.idx()].kind);
-                let mut port = Port::new(me, local, peer, peer_port, l.rate, l.delay, q, degree[me.idx()]);
+                let mut port =
+                    Port::new(me, local, peer, peer_port, l.rate, l.delay, q, degree[me.idx()]);
                 port.dim = l.dim;
                 ports.push(port);
                 nodes[me.idx()].ports.push(PortId(ports.len() as u32 - 1));
@@ -73,9 +80,24 @@ impl Network {
         for (i, h) in topo.hosts.iter().enumerate() {
             host_index[h.idx()] = Some(i as u32);
         }
-        let ends = ports.iter().map(|p| PortEnd { node: p.node, local: p.local, host: nodes[p.node.idx()].kind == NodeKind::Host }).collect();
-        let attach = topo.hosts.iter().map(|h| nodes[h.idx()].ports.first().map_or(*h, |p| ports[p.idx()].peer)).collect();
-        let nics = topo.hosts.iter().map(|h| nodes[h.idx()].ports.first().copied().unwrap_or(PortId(u32::MAX))).collect();
+        let ends = ports
+            .iter()
+            .map(|p| PortEnd {
+                node: p.node,
+                local: p.local,
+                host: nodes[p.node.idx()].kind == NodeKind::Host,
+            })
+            .collect();
+        let attach = topo
+            .hosts
+            .iter()
+            .map(|h| nodes[h.idx()].ports.first().map_or(*h, |p| ports[p.idx()].peer))
+            .collect();
+        let nics = topo
+            .hosts
+            .iter()
+            .map(|h| nodes[h.idx()].ports.first().copied().unwrap_or(PortId(u32::MAX)))
+            .collect();
         Network { nodes, ports, ends, hosts: topo.hosts.clone(), nics, host_index, attach }
     }
 

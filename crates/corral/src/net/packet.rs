@@ -154,7 +154,11 @@ impl SackBlocks {
     /// Bytes the option adds to the TCP header: kind and length (2) plus 8 per block,
     /// padded to 4 bytes (none without blocks).
     pub fn option_bytes(&self) -> u32 {
-        if self.len == 0 { 0 } else { (2 + 8 * self.len as u32).next_multiple_of(4) }
+        if self.len == 0 {
+            0
+        } else {
+            (2 + 8 * self.len as u32).next_multiple_of(4)
+        }
     }
 }
 

@@ -63,7 +63,16 @@ impl Port {
     /// A port of `node` (its `local` index of `node_ports`) to `peer`'s `peer_port`: one
     /// argument per fixed property of the link, hence more than clippy's seven.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(node: NodeId, local: u16, peer: NodeId, peer_port: PortId, rate: Rate, delay: Time, queue: QueueDisc, node_ports: usize) -> Port {
+    pub fn new(
+        node: NodeId,
+        local: u16,
+        peer: NodeId,
+        peer_port: PortId,
+        rate: Rate,
+        delay: Time,
+        queue: QueueDisc,
+        node_ports: usize,
+    ) -> Port {
         Port {
             node,
             local,
@@ -160,7 +169,16 @@ mod tests {
     #[test]
     fn serialization_time_is_the_rate_s_either_way() {
         for bps in [1_000_000_000u64, 10_000_000_000, 3, 7_000_000_123, 100_000_000_000] {
-            let mut p = Port::new(NodeId(0), 0, NodeId(1), PortId(1), Rate(1), Time::ZERO, QueueDisc::taildrop(BufferSize::Packets(1)), 1);
+            let mut p = Port::new(
+                NodeId(0),
+                0,
+                NodeId(1),
+                PortId(1),
+                Rate(1),
+                Time::ZERO,
+                QueueDisc::taildrop(BufferSize::Packets(1)),
+                1,
+            );
             p.set_rate(Rate(bps));
             for bytes in [1, 40, 1500, 9000] {
                 assert_eq!(p.tx_time(bytes), Rate(bps).tx_time(bytes), "{bps} bps, {bytes} B");

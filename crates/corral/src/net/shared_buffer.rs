@@ -29,7 +29,12 @@ impl SharedBuffer {
     #[inline]
     pub fn update(&mut self, before: u64, after: u64) {
         self.used = self.used + after - before;
-        debug_assert!(self.used <= self.capacity, "shared buffer over capacity: {} > {}", self.used, self.capacity);
+        debug_assert!(
+            self.used <= self.capacity,
+            "shared buffer over capacity: {} > {}",
+            self.used,
+            self.capacity
+        );
     }
 
     pub fn used(&self) -> u64 {
@@ -72,7 +77,10 @@ mod tests {
                 b.update(q, q + 1000);
                 q += 1000;
             }
-            assert!(q.abs_diff(expect) <= 1000, "alpha {alpha}: queue {q}, expected about {expect}");
+            assert!(
+                q.abs_diff(expect) <= 1000,
+                "alpha {alpha}: queue {q}, expected about {expect}"
+            );
         }
     }
 

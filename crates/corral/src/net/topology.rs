@@ -47,7 +47,12 @@ pub struct Topology {
 impl Topology {
     pub fn add_host(&mut self) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(NodeSpec { name: format!("h{}", self.hosts.len()), kind: NodeKind::Host, static_div: 1, level: 0 });
+        self.nodes.push(NodeSpec {
+            name: format!("h{}", self.hosts.len()),
+            kind: NodeKind::Host,
+            static_div: 1,
+            level: 0,
+        });
         self.hosts.push(id);
         id
     }

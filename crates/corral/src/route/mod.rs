@@ -117,8 +117,16 @@ impl Routing {
             "wlb" => Routing::Wlb { direct: vlb::WlbSettings { direct }.checked("direct")? },
             "equal_length" => Routing::EqualLength { core: CoreChoice::Random },
             _ => {
-                let hint = crate::config::suggest::nearest(name, ROUTING_NAMES.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
-                return Err(crate::error::config_err("routing", format!("unknown routing \"{name}\"; {hint}expected one of {}", ROUTING_NAMES.join(", "))));
+                let hint = crate::config::suggest::nearest(name, ROUTING_NAMES.iter().copied())
+                    .map(|s| format!("did you mean \"{s}\"? "))
+                    .unwrap_or_default();
+                return Err(crate::error::config_err(
+                    "routing",
+                    format!(
+                        "unknown routing \"{name}\"; {hint}expected one of {}",
+                        ROUTING_NAMES.join(", ")
+                    ),
+                ));
             }
         })
     }
@@ -151,10 +159,14 @@ impl<'de> Deserialize<'de> for Routing {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let v = match toml::Value::deserialize(d)? {
-            toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
+            toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([(
+                "kind".to_string(),
+                toml::Value::String(name),
+            )])),
             other => other,
         };
-        crate::config::by_kind(v, ROUTING_NAMES, Routing::from_table).map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+        crate::config::by_kind(v, ROUTING_NAMES, Routing::from_table)
+            .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
     }
 }
 
@@ -188,13 +200,23 @@ impl Default for RoutingConfig {
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let mut table = toml::Table::deserialize(d).map_err(|_| D::Error::custom(format!("expected a table with kind = one of {}", ROUTING_NAMES.join(", "))))?;
+        let mut table = toml::Table::deserialize(d).map_err(|_| {
+            D::Error::custom(format!(
+                "expected a table with kind = one of {}",
+                ROUTING_NAMES.join(", ")
+            ))
+        })?;
         let source_routes = match table.remove("source_routes") {
             None => false,
             Some(toml::Value::Boolean(b)) => b,
-            Some(other) => return Err(D::Error::custom(format!("\u{1}source_routes\u{1}expected true or false, got {other}"))),
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "\u{1}source_routes\u{1}expected true or false, got {other}"
+                )))
+            }
         };
-        let routing = Routing::deserialize(toml::Value::Table(table)).map_err(|e| D::Error::custom(e.message()))?;
+        let routing = Routing::deserialize(toml::Value::Table(table))
+            .map_err(|e| D::Error::custom(e.message()))?;
         Ok(RoutingConfig { routing, source_routes })
     }
 }
@@ -257,7 +279,13 @@ impl Router {
     /// waypoint); `None` when its destination (or waypoint) cannot be reached from `node`
     /// (links are down). `node` must not be the destination host.
     #[inline]
-    pub fn next_port(&mut self, rt: &RouteTable, net: &Network, node: NodeId, hop: &mut Hop) -> Option<PortId> {
+    pub fn next_port(
+        &mut self,
+        rt: &RouteTable,
+        net: &Network,
+        node: NodeId,
+        hop: &mut Hop,
+    ) -> Option<PortId> {
         if hop.waypoint == CLIMB {
             let up = rt.uplinks(node);
             if !up.is_empty() {
@@ -268,7 +296,8 @@ impl Router {
         let mut target = hop.dst;
         if hop.waypoint != NO_WAYPOINT {
             // Reached the intermediate's switch (or the waypoint is the sender itself).
-            if node == net.attach[hop.waypoint as usize] || node == net.hosts[hop.waypoint as usize] {
+            if node == net.attach[hop.waypoint as usize] || node == net.hosts[hop.waypoint as usize]
+            {
                 hop.waypoint = NO_WAYPOINT;
             } else {
                 target = hop.waypoint;
@@ -279,7 +308,8 @@ impl Router {
             0 => None,
             1 => Some(cands[0]),
             _ => {
-                let paths = if hop.leg == Leg::Rps { rt.candidate_paths(node, target) } else { &[] };
+                let paths =
+                    if hop.leg == Leg::Rps { rt.candidate_paths(node, target) } else { &[] };
                 Some(cands[self.pick(net, node, cands, paths, hop)])
             }
         }
@@ -288,7 +318,14 @@ impl Router {
     /// One of `cands`, the (two or more) candidates at `node` toward the packet's
     /// destination, for a packet without a waypoint: [`Self::next_port`]'s common case.
     #[inline(always)]
-    pub fn pick_toward(&mut self, rt: &RouteTable, net: &Network, node: NodeId, cands: &[PortId], hop: &Hop) -> PortId {
+    pub fn pick_toward(
+        &mut self,
+        rt: &RouteTable,
+        net: &Network,
+        node: NodeId,
+        cands: &[PortId],
+        hop: &Hop,
+    ) -> PortId {
         let paths = if hop.leg == Leg::Rps { rt.candidate_paths(node, hop.dst) } else { &[] };
         cands[self.pick(net, node, cands, paths, hop)]
     }
@@ -296,13 +333,22 @@ impl Router {
     /// One of the candidates `cands` at `node` by the packet's rule; `paths` are the shortest
     /// paths behind each candidate (for `rps`; empty while climbing).
     #[inline(always)]
-    fn pick(&mut self, net: &Network, node: NodeId, cands: &[PortId], paths: &[f64], hop: &Hop) -> usize {
+    fn pick(
+        &mut self,
+        net: &Network,
+        node: NodeId,
+        cands: &[PortId],
+        paths: &[f64],
+        hop: &Hop,
+    ) -> usize {
         let n = cands.len();
         if n == 1 {
             return 0;
         }
         match hop.leg {
-            Leg::Static => static_bits::StaticBits.pick(net.nodes[node.idx()].static_div, n, hop.dst),
+            Leg::Static => {
+                static_bits::StaticBits.pick(net.nodes[node.idx()].static_div, n, hop.dst)
+            }
             Leg::Ecmp => self.ecmp.pick(node, n, hop.flow),
             Leg::Spray => self.spray.pick(node, n),
             Leg::EqualRandom => self.equal.pick(node, n),
@@ -315,7 +361,14 @@ impl Router {
     /// The whole path (output ports) a packet described by `hop` takes from `node` to its
     /// destination host, every hop chosen as the switches would choose it. Returns false,
     /// with the path up to where it ends, if the destination cannot be reached.
-    pub fn path(&mut self, rt: &RouteTable, net: &Network, mut node: NodeId, mut hop: Hop, out: &mut Vec<PortId>) -> bool {
+    pub fn path(
+        &mut self,
+        rt: &RouteTable,
+        net: &Network,
+        mut node: NodeId,
+        mut hop: Hop,
+        out: &mut Vec<PortId>,
+    ) -> bool {
         out.clear();
         let dst = net.hosts[hop.dst as usize];
         while node != dst {
@@ -332,19 +385,27 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<RoutingConfig, String> {
-        crate::config::typed::<RoutingConfig>(toml::from_str(text).unwrap(), "routing").map_err(|e| e.to_string())
+        crate::config::typed::<RoutingConfig>(toml::from_str(text).unwrap(), "routing")
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn routing_tables_parse_with_their_keys() {
         assert_eq!(parse("kind = \"vlb\"").unwrap().routing, Routing::Vlb);
-        assert_eq!(parse("kind = \"wlb\"\ndirect = 0.5").unwrap().routing, Routing::Wlb { direct: 0.5 });
+        assert_eq!(
+            parse("kind = \"wlb\"\ndirect = 0.5").unwrap().routing,
+            Routing::Wlb { direct: 0.5 }
+        );
         assert_eq!(parse("kind = \"wlb\"").unwrap().routing, Routing::Wlb { direct: 1.0 / 3.0 });
         let c = parse("kind = \"rps\"\nsource_routes = true").unwrap();
         assert!(c.source_routes && c.routing == Routing::Rps);
         assert!(parse("kind = \"wlb\"\ndirect = 2.0").unwrap_err().starts_with("routing.direct:"));
-        assert!(parse("kind = \"ecmp\"\ndirect = 0.5").unwrap_err().starts_with("routing.direct: unknown key"));
+        assert!(parse("kind = \"ecmp\"\ndirect = 0.5")
+            .unwrap_err()
+            .starts_with("routing.direct: unknown key"));
         assert!(parse("kind = \"vbl\"").unwrap_err().contains("did you mean \"vlb\""));
-        assert!(parse("kind = \"rps\"\nsource_routes = 1").unwrap_err().starts_with("routing.source_routes:"));
+        assert!(parse("kind = \"rps\"\nsource_routes = 1")
+            .unwrap_err()
+            .starts_with("routing.source_routes:"));
     }
 }

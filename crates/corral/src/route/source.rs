@@ -30,7 +30,9 @@ impl SourceRoutes {
         if path.len() > self.max_hops {
             return Err(config_err("routing.source_routes", format!("a path of {} hops does not fit the 128-bit route header ({} bits per hop: at most {} hops)", path.len(), self.bits, self.max_hops)));
         }
-        Ok(path.iter().enumerate().fold(0u128, |acc, (i, p)| acc | (net.ports[p.idx()].local as u128) << (i as u32 * self.bits)))
+        Ok(path.iter().enumerate().fold(0u128, |acc, (i, p)| {
+            acc | (net.ports[p.idx()].local as u128) << (i as u32 * self.bits)
+        }))
     }
 
     /// The output port at `node` for hop `ridx` of `route`.
@@ -43,9 +45,9 @@ impl SourceRoutes {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
+    use crate::net::topo::TopologyKind as _;
     use crate::net::topo::{fat_tree::FatTreeConfig, torus::TorusConfig};
     use crate::route::{Hop, Leg, RouteTable, Router, NO_WAYPOINT};
     use crate::units::BufferSize;
@@ -58,7 +60,14 @@ mod tests {
     fn a_torus_node_takes_three_bits_and_42_hops() {
         let sr = SourceRoutes::new(&build(TorusConfig::default().build()));
         assert_eq!((sr.bits, sr.max_hops), (3, 42));
-        let sr = SourceRoutes::new(&build(FatTreeConfig { k: 16, link_rate: crate::units::Rate(1), link_delay: crate::units::Time::ZERO }.build()));
+        let sr = SourceRoutes::new(&build(
+            FatTreeConfig {
+                k: 16,
+                link_rate: crate::units::Rate(1),
+                link_delay: crate::units::Time::ZERO,
+            }
+            .build(),
+        ));
         assert_eq!((sr.bits, sr.max_hops), (4, 32));
     }
 
@@ -70,7 +79,13 @@ mod tests {
         let mut router = Router::new(5, net.nodes.len(), net.hosts.len());
         let mut path = Vec::new();
         for (s, d) in [(0u32, 63u32), (5, 6), (17, 40)] {
-            assert!(router.path(&rt, &net, net.hosts[s as usize], Hop { flow: crate::ids::FlowId(0), dst: d, waypoint: 33, leg: Leg::Rps }, &mut path));
+            assert!(router.path(
+                &rt,
+                &net,
+                net.hosts[s as usize],
+                Hop { flow: crate::ids::FlowId(0), dst: d, waypoint: 33, leg: Leg::Rps },
+                &mut path
+            ));
             let route = sr.encode(&net, &path).unwrap();
             let mut node = net.hosts[s as usize];
             for (i, &p) in path.iter().enumerate() {
@@ -80,7 +95,11 @@ mod tests {
             assert_eq!(node, net.hosts[d as usize]);
         }
         let long: Vec<PortId> = std::iter::repeat_n(net.nodes[0].ports[0], 43).collect();
-        assert!(sr.encode(&net, &long).unwrap_err().to_string().starts_with("routing.source_routes:"));
+        assert!(sr
+            .encode(&net, &long)
+            .unwrap_err()
+            .to_string()
+            .starts_with("routing.source_routes:"));
         let _ = NO_WAYPOINT;
     }
 }

@@ -23,6 +23,9 @@ mod tests {
         // ToR (div 1): last bit.
         assert_eq!((r.pick(1, 2, 0), r.pick(1, 2, 1), r.pick(1, 2, 2)), (0, 1, 0));
         // Aggregation (div k/2 = 2): second-last bit.
-        assert_eq!((r.pick(2, 2, 0), r.pick(2, 2, 1), r.pick(2, 2, 2), r.pick(2, 2, 3)), (0, 0, 1, 1));
+        assert_eq!(
+            (r.pick(2, 2, 0), r.pick(2, 2, 1), r.pick(2, 2, 2), r.pick(2, 2, 3)),
+            (0, 0, 1, 1)
+        );
     }
 }

@@ -94,7 +94,12 @@ impl RouteTable {
                 }
                 None => {
                     targets.push(host);
-                    Dest { column: targets.len() as u32 - 1, host: host.0, switch: u32::MAX, down: PortId(u32::MAX) }
+                    Dest {
+                        column: targets.len() as u32 - 1,
+                        host: host.0,
+                        switch: u32::MAX,
+                        down: PortId(u32::MAX),
+                    }
                 }
             });
         }
@@ -157,10 +162,23 @@ impl RouteTable {
         let mut up_ports = Vec::new();
         for (u, node) in net.nodes.iter().enumerate() {
             up_offsets.push(up_ports.len() as u32);
-            up_ports.extend(net.live_ports(NodeId(u as u32)).filter(|p| net.nodes[net.ports[p.idx()].peer.idx()].level > node.level));
+            up_ports.extend(
+                net.live_ports(NodeId(u as u32))
+                    .filter(|p| net.nodes[net.ports[p.idx()].peer.idx()].level > node.level),
+            );
         }
         up_offsets.push(up_ports.len() as u32);
-        let mut rt = RouteTable { columns: h, dests, offsets, ports, dist, up_offsets, up_ports, paths: Vec::new(), counted: false };
+        let mut rt = RouteTable {
+            columns: h,
+            dests,
+            offsets,
+            ports,
+            dist,
+            up_offsets,
+            up_ports,
+            paths: Vec::new(),
+            counted: false,
+        };
         if path_counts {
             rt.count_paths(net);
         }
@@ -179,7 +197,8 @@ impl RouteTable {
             order.extend((0..n).filter(|&u| self.dist[u * h + d] != u32::MAX));
             order.sort_by_key(|&u| self.dist[u * h + d]);
             for &u in &order {
-                let (a, b) = (self.offsets[u * h + d] as usize, self.offsets[u * h + d + 1] as usize);
+                let (a, b) =
+                    (self.offsets[u * h + d] as usize, self.offsets[u * h + d + 1] as usize);
                 if self.dist[u * h + d] == 0 {
                     count[u] = 1.0;
                     continue;
@@ -230,13 +249,21 @@ impl RouteTable {
     /// Output ports at `node` leading to a node of a higher tier; empty at the top tier.
     #[inline]
     pub fn uplinks(&self, node: NodeId) -> &[PortId] {
-        &self.up_ports[self.up_offsets[node.idx()] as usize..self.up_offsets[node.idx() + 1] as usize]
+        &self.up_ports
+            [self.up_offsets[node.idx()] as usize..self.up_offsets[node.idx() + 1] as usize]
     }
 
     /// Hop count and unloaded one-way delay (for packets of `size` bytes) from `node` to host
     /// `dst` along the first candidate path; with `via_top`, the equal-length path: first
     /// uplinks up to a top-tier node, then the shortest path down from there.
-    pub fn path(&self, net: &Network, mut node: NodeId, dst: u32, size: u64, via_top: bool) -> Option<(u32, crate::units::Time)> {
+    pub fn path(
+        &self,
+        net: &Network,
+        mut node: NodeId,
+        dst: u32,
+        size: u64,
+        via_top: bool,
+    ) -> Option<(u32, crate::units::Time)> {
         let (mut hops, mut delay) = (0, crate::units::Time::ZERO);
         if via_top {
             for port in self.climb(net, node) {
@@ -249,7 +276,13 @@ impl RouteTable {
     }
 
     /// The hop count of [`RouteTable::path`], without walking down the path for its delay.
-    pub fn path_hops(&self, net: &Network, mut node: NodeId, dst: u32, via_top: bool) -> Option<u32> {
+    pub fn path_hops(
+        &self,
+        net: &Network,
+        mut node: NodeId,
+        dst: u32,
+        via_top: bool,
+    ) -> Option<u32> {
         let mut up = 0;
         if via_top {
             for port in self.climb(net, node) {
@@ -262,7 +295,11 @@ impl RouteTable {
 
     /// The ports equal-length routing climbs from `node` to the top tier: the first uplink
     /// at each tier.
-    fn climb<'a>(&'a self, net: &'a Network, mut node: NodeId) -> impl Iterator<Item = &'a Port> + 'a {
+    fn climb<'a>(
+        &'a self,
+        net: &'a Network,
+        mut node: NodeId,
+    ) -> impl Iterator<Item = &'a Port> + 'a {
         std::iter::from_fn(move || {
             let &p = self.uplinks(node).first()?;
             let port = &net.ports[p.idx()];
@@ -287,7 +324,13 @@ impl RouteTable {
 
     /// Unloaded one-way delay from `node` to host `dst` for a packet of `size` bytes along
     /// the first equal-cost path: serialization plus propagation at every hop.
-    pub fn base_delay(&self, net: &Network, mut node: NodeId, dst: u32, size: u64) -> crate::units::Time {
+    pub fn base_delay(
+        &self,
+        net: &Network,
+        mut node: NodeId,
+        dst: u32,
+        size: u64,
+    ) -> crate::units::Time {
         let mut total = crate::units::Time::ZERO;
         while let Some(&p) = self.candidates(node, dst).first() {
             let port = &net.ports[p.idx()];
@@ -311,14 +354,16 @@ impl RouteTable {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::fat_tree::FatTreeConfig;
+    use crate::net::topo::TopologyKind as _;
     use crate::units::{BufferSize, Rate, Time};
 
     fn k4() -> Network {
-        let topo = FatTreeConfig { k: 4, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) }.build();
+        let topo =
+            FatTreeConfig { k: 4, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) }
+                .build();
         Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)))
     }
 
@@ -341,7 +386,9 @@ mod tests {
         let net = k4();
         let rt = RouteTable::build(&net, false);
         let node = |s: &str| net.node_by_name(s).unwrap();
-        let ports = |s: &str, r: std::ops::Range<usize>| r.map(|i| net.port(node(s), i).unwrap()).collect::<Vec<_>>();
+        let ports = |s: &str, r: std::ops::Range<usize>| {
+            r.map(|i| net.port(node(s), i).unwrap()).collect::<Vec<_>>()
+        };
         assert_eq!(rt.uplinks(net.hosts[5]), &[net.port(net.hosts[5], 0).unwrap()]);
         assert_eq!(rt.uplinks(node("tor3")), ports("tor3", 2..4).as_slice());
         assert_eq!(rt.uplinks(node("agg5")), ports("agg5", 2..4).as_slice());
@@ -360,7 +407,13 @@ mod tests {
     #[test]
     fn path_counts_on_a_torus() {
         use crate::net::topo::torus::TorusConfig;
-        let topo = TorusConfig { dims: vec![5, 5], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build();
+        let topo = TorusConfig {
+            dims: vec![5, 5],
+            link_rate: Rate(1),
+            link_delay: Time::ZERO,
+            ..TorusConfig::default()
+        }
+        .build();
         let net = Network::build(&topo, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
         let rt = RouteTable::build(&net, true);
         let node = |s: &str| net.node_by_name(s).unwrap();
@@ -382,7 +435,9 @@ mod tests {
     #[test]
     fn the_blocked_searches_give_what_one_search_per_destination_gives() {
         use crate::net::topo::torus::TorusConfig;
-        let fat = FatTreeConfig { k: 6, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) }.build();
+        let fat =
+            FatTreeConfig { k: 6, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) }
+                .build();
         let mut fat = Network::build(&fat, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
         // An uplink of a rack switch, one of an aggregation switch, and a host's link.
         for (node, port) in [("tor0", 3), ("agg4", 4), ("tor5", 1)] {
@@ -390,7 +445,13 @@ mod tests {
             let peer = fat.ports[p.idx()].peer_port;
             (fat.ports[p.idx()].down, fat.ports[peer.idx()].down) = (true, true);
         }
-        let torus = TorusConfig { dims: vec![5, 5], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build();
+        let torus = TorusConfig {
+            dims: vec![5, 5],
+            link_rate: Rate(1),
+            link_delay: Time::ZERO,
+            ..TorusConfig::default()
+        }
+        .build();
         let torus = Network::build(&torus, |_| QueueDisc::taildrop(BufferSize::Packets(10)));
         for net in [fat, torus] {
             let rt = RouteTable::build(&net, true);
@@ -413,22 +474,48 @@ mod tests {
                 // A path may pass switches and end at the destination.
                 let via = |v: NodeId| net.nodes[v.idx()].kind == NodeKind::Switch || v == dst;
                 // Shortest paths from each node, nearest first.
-                let mut order: Vec<usize> = (0..net.nodes.len()).filter(|&u| dist[u] != u32::MAX).collect();
+                let mut order: Vec<usize> =
+                    (0..net.nodes.len()).filter(|&u| dist[u] != u32::MAX).collect();
                 order.sort_by_key(|&u| dist[u]);
                 let mut count = vec![0.0; net.nodes.len()];
                 for u in order {
                     let next = |p: &PortId| net.ports[p.idx()].peer;
-                    count[u] = if dist[u] == 0 { 1.0 } else { net.live_ports(NodeId(u as u32)).map(|p| next(&p)).filter(|&v| via(v) && dist[v.idx()] == dist[u] - 1).map(|v| count[v.idx()]).sum() };
+                    count[u] = if dist[u] == 0 {
+                        1.0
+                    } else {
+                        net.live_ports(NodeId(u as u32))
+                            .map(|p| next(&p))
+                            .filter(|&v| via(v) && dist[v.idx()] == dist[u] - 1)
+                            .map(|v| count[v.idx()])
+                            .sum()
+                    };
                 }
                 for u in 0..net.nodes.len() {
                     let node = NodeId(u as u32);
-                    assert_eq!(rt.hops(node, d as u32), (dist[u] != u32::MAX).then_some(dist[u]), "node {u}, host {d}");
-                    let behind: Vec<f64> = rt.candidates(node, d as u32).iter().map(|p| count[net.ports[p.idx()].peer.idx()]).collect();
-                    assert_eq!(rt.candidate_paths(node, d as u32), &behind[..], "node {u}, host {d}");
+                    assert_eq!(
+                        rt.hops(node, d as u32),
+                        (dist[u] != u32::MAX).then_some(dist[u]),
+                        "node {u}, host {d}"
+                    );
+                    let behind: Vec<f64> = rt
+                        .candidates(node, d as u32)
+                        .iter()
+                        .map(|p| count[net.ports[p.idx()].peer.idx()])
+                        .collect();
+                    assert_eq!(
+                        rt.candidate_paths(node, d as u32),
+                        &behind[..],
+                        "node {u}, host {d}"
+                    );
                     let next: Vec<PortId> = if dist[u] == 0 || dist[u] == u32::MAX {
                         Vec::new()
                     } else {
-                        net.live_ports(node).filter(|p| via(net.ports[p.idx()].peer) && dist[net.ports[p.idx()].peer.idx()] == dist[u] - 1).collect()
+                        net.live_ports(node)
+                            .filter(|p| {
+                                via(net.ports[p.idx()].peer)
+                                    && dist[net.ports[p.idx()].peer.idx()] == dist[u] - 1
+                            })
+                            .collect()
                     };
                     assert_eq!(rt.candidates(node, d as u32), &next[..], "node {u}, host {d}");
                 }

@@ -74,7 +74,8 @@ impl<'a> UsageBuilder<'a> {
         let s = self.net.hosts[src as usize];
         match routing {
             Routing::Static | Routing::Ecmp | Routing::DestTag => {
-                let hop = Hop { flow: FlowId(flow), dst, waypoint: NO_WAYPOINT, leg: routing.leg() };
+                let hop =
+                    Hop { flow: FlowId(flow), dst, waypoint: NO_WAYPOINT, leg: routing.leg() };
                 if !self.router.path(self.routes, self.net, s, hop, &mut self.path) {
                     return Vec::new();
                 }
@@ -100,7 +101,12 @@ impl<'a> UsageBuilder<'a> {
     /// Equal-length routing: mass climbs uplinks level by level (split evenly, or by
     /// destination bits), turns where a node has no uplink, then descends splitting evenly
     /// per hop (or by destination bits).
-    fn equal_length(&mut self, s: NodeId, dst: u32, core: super::equal_length::CoreChoice) -> Vec<(u32, f64)> {
+    fn equal_length(
+        &mut self,
+        s: NodeId,
+        dst: u32,
+        core: super::equal_length::CoreChoice,
+    ) -> Vec<(u32, f64)> {
         let bits = core == super::equal_length::CoreChoice::DestBits;
         let mut out = Vec::new();
         let mut level: Vec<(NodeId, f64)> = vec![(s, 1.0)];
@@ -109,14 +115,28 @@ impl<'a> UsageBuilder<'a> {
         while !level.is_empty() {
             let mut next: Vec<(NodeId, f64)> = Vec::new();
             for (node, mass) in level {
-                let ways = if climbing { self.routes.uplinks(node) } else { self.routes.candidates(node, dst) };
+                let ways = if climbing {
+                    self.routes.uplinks(node)
+                } else {
+                    self.routes.candidates(node, dst)
+                };
                 if ways.is_empty() {
                     if climbing {
                         top.push((node, mass));
                     }
                     continue;
                 }
-                let chosen: Vec<PortId> = if bits { vec![ways[super::static_bits::StaticBits.pick(self.net.nodes[node.idx()].static_div, ways.len(), dst)]] } else { ways.to_vec() };
+                let chosen: Vec<PortId> = if bits {
+                    vec![
+                        ways[super::static_bits::StaticBits.pick(
+                            self.net.nodes[node.idx()].static_div,
+                            ways.len(),
+                            dst,
+                        )],
+                    ]
+                } else {
+                    ways.to_vec()
+                };
                 let share = mass / chosen.len() as f64;
                 for p in chosen {
                     out.push((p.0, share));
@@ -179,7 +199,11 @@ impl<'a> UsageBuilder<'a> {
             // Paths to dst, nearest first; paths from s, farthest first.
             for &u in order.iter().rev() {
                 let c = self.routes.candidates(u, dst);
-                self.nd[u.idx()] = if c.is_empty() { 1.0 } else { c.iter().map(|p| self.nd[self.net.ports[p.idx()].peer.idx()]).sum() };
+                self.nd[u.idx()] = if c.is_empty() {
+                    1.0
+                } else {
+                    c.iter().map(|p| self.nd[self.net.ports[p.idx()].peer.idx()]).sum()
+                };
                 self.ns[u.idx()] = 0.0;
             }
             self.ns[s.idx()] = 1.0;
@@ -289,9 +313,9 @@ fn merge(a: Vec<(u32, f64)>, b: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
+    use crate::net::topo::TopologyKind as _;
     use crate::net::topo::{fat_tree::FatTreeConfig, torus::TorusConfig};
     use crate::units::{BufferSize, Rate, Time};
 
@@ -306,7 +330,15 @@ mod tests {
     #[test]
     fn spray_on_a_2d_torus_counts_paths() {
         // 5x5 torus, h0 at (0,0) to h6 at (1,1): two minimal paths, each link 1/2.
-        let net = build(TorusConfig { dims: vec![5, 5], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build());
+        let net = build(
+            TorusConfig {
+                dims: vec![5, 5],
+                link_rate: Rate(1),
+                link_delay: Time::ZERO,
+                ..TorusConfig::default()
+            }
+            .build(),
+        );
         let rt = RouteTable::build(&net, true);
         let mut b = UsageBuilder::new(&net, &rt, 1);
         let u = b.usage(Routing::Rps, 0, 0, 6);
@@ -316,32 +348,61 @@ mod tests {
         // (0,0) -> (2,1) = h7: 3 minimal paths of 3 torus hops; the first hop is x with 2/3.
         let u = b.usage(Routing::Rps, 0, 0, 7);
         let sw0 = net.node_by_name("sw0").unwrap();
-        let first: Vec<f64> = u.iter().filter(|e| net.ports[e.0 as usize].node == sw0).map(|e| e.1).collect();
+        let first: Vec<f64> =
+            u.iter().filter(|e| net.ports[e.0 as usize].node == sw0).map(|e| e.1).collect();
         let mut first = first;
         first.sort_by(f64::total_cmp);
-        assert!((first[0] - 1.0 / 3.0).abs() < 1e-12 && (first[1] - 2.0 / 3.0).abs() < 1e-12, "{first:?}");
+        assert!(
+            (first[0] - 1.0 / 3.0).abs() < 1e-12 && (first[1] - 2.0 / 3.0).abs() < 1e-12,
+            "{first:?}"
+        );
         // Per-hop spray splits 1/2 at the first hop instead.
         let u = b.usage(Routing::Spray, 0, 0, 7);
-        let first: Vec<f64> = u.iter().filter(|e| net.ports[e.0 as usize].node == sw0).map(|e| e.1).collect();
+        let first: Vec<f64> =
+            u.iter().filter(|e| net.ports[e.0 as usize].node == sw0).map(|e| e.1).collect();
         assert_eq!(first, vec![0.5, 0.5]);
     }
 
     #[test]
     fn flow_is_conserved_at_every_node() {
-        let net = build(TorusConfig { dims: vec![4, 3, 2], link_rate: Rate(1), link_delay: Time::ZERO, ..TorusConfig::default() }.build());
+        let net = build(
+            TorusConfig {
+                dims: vec![4, 3, 2],
+                link_rate: Rate(1),
+                link_delay: Time::ZERO,
+                ..TorusConfig::default()
+            }
+            .build(),
+        );
         let rt = RouteTable::build(&net, true);
         let mut b = UsageBuilder::new(&net, &rt, 1);
-        for r in [Routing::Spray, Routing::Rps, Routing::Ecmp, Routing::DestTag, Routing::Static, Routing::Vlb, Routing::Wlb { direct: 1.0 / 3.0 }] {
+        for r in [
+            Routing::Spray,
+            Routing::Rps,
+            Routing::Ecmp,
+            Routing::DestTag,
+            Routing::Static,
+            Routing::Vlb,
+            Routing::Wlb { direct: 1.0 / 3.0 },
+        ] {
             for (s, d) in [(0u32, 23u32), (5, 7), (11, 2)] {
                 let u = b.usage(r, 3, s, d);
                 // Out of the source host 1, into the destination 1, balanced in between.
                 assert!((net_out(&net, &u, net.hosts[s as usize]) - 1.0).abs() < 1e-12, "{r:?}");
-                let into = |node: NodeId| -> f64 { u.iter().filter(|e| net.ports[net.ports[e.0 as usize].peer_port.idx()].node == node).map(|e| e.1).sum() };
+                let into = |node: NodeId| -> f64 {
+                    u.iter()
+                        .filter(|e| net.ports[net.ports[e.0 as usize].peer_port.idx()].node == node)
+                        .map(|e| e.1)
+                        .sum()
+                };
                 assert!((into(net.hosts[d as usize]) - 1.0).abs() < 1e-12, "{r:?}");
                 for n in 0..net.nodes.len() {
                     let node = NodeId(n as u32);
                     if node != net.hosts[s as usize] && node != net.hosts[d as usize] {
-                        assert!((into(node) - net_out(&net, &u, node)).abs() < 1e-9, "{r:?} node {n}");
+                        assert!(
+                            (into(node) - net_out(&net, &u, node)).abs() < 1e-9,
+                            "{r:?} node {n}"
+                        );
                     }
                 }
             }
@@ -359,7 +420,8 @@ mod tests {
         let mut r = Router::new(7, net.nodes.len(), net.hosts.len());
         let mut node = net.hosts[0];
         let mut ports = Vec::new();
-        let mut hop = Hop { flow: FlowId(9), dst: 15, waypoint: NO_WAYPOINT, leg: Routing::Ecmp.leg() };
+        let mut hop =
+            Hop { flow: FlowId(9), dst: 15, waypoint: NO_WAYPOINT, leg: Routing::Ecmp.leg() };
         while node != net.hosts[15] {
             let p = r.next_port(&rt, &net, node, &mut hop).expect("reachable");
             ports.push(p.0);
@@ -372,8 +434,17 @@ mod tests {
         assert_eq!(u.iter().filter(|e| e.1 == 0.25).count(), 8);
         assert_eq!(u, b.usage(Routing::Spray, 0, 0, 15));
         // Equal length: every flow climbs to a core, the 2-hop pair h0 -> h1 too (6 hops).
-        let u = b.usage(Routing::EqualLength { core: super::super::equal_length::CoreChoice::Random }, 0, 0, 1);
-        let at_cores: f64 = u.iter().filter(|e| net.nodes[net.ports[e.0 as usize].node.idx()].name.starts_with("core")).map(|e| e.1).sum();
+        let u = b.usage(
+            Routing::EqualLength { core: super::super::equal_length::CoreChoice::Random },
+            0,
+            0,
+            1,
+        );
+        let at_cores: f64 = u
+            .iter()
+            .filter(|e| net.nodes[net.ports[e.0 as usize].node.idx()].name.starts_with("core"))
+            .map(|e| e.1)
+            .sum();
         assert!((at_cores - 1.0).abs() < 1e-12, "{u:?}");
         assert!((u.iter().map(|e| e.1).sum::<f64>() - 6.0).abs() < 1e-12, "six hops: {u:?}");
     }

@@ -32,7 +32,9 @@ impl WlbSettings {
 
     /// `direct` if it is a share; else an error naming `key`.
     pub fn checked(&self, key: &str) -> crate::Result<f64> {
-        crate::error::ensure((0.0..=1.0).contains(&self.direct), key, || format!("must be in [0, 1], got {}", self.direct))?;
+        crate::error::ensure((0.0..=1.0).contains(&self.direct), key, || {
+            format!("must be in [0, 1], got {}", self.direct)
+        })?;
         Ok(self.direct)
     }
 }

@@ -44,10 +44,21 @@ pub struct Part {
 pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let crate::net::topo::Size { nodes, ports, hosts, key: topo_key } = sc.topology.size();
     let mut parts = vec![
-        Part { key: "--max-memory".into(), what: "the corral process itself (Python, polars, the core)".into(), bytes: PROCESS_BYTES },
+        Part {
+            key: "--max-memory".into(),
+            what: "the corral process itself (Python, polars, the core)".into(),
+            bytes: PROCESS_BYTES,
+        },
         // Per node ~200 B, per port ~300 B (with its drop-run table), the route table 12 B per
         // (node, host) plus its candidates, twice with path counts.
-        Part { key: topo_key.into(), what: format!("a network of {nodes} nodes and {hosts} hosts with its route table"), bytes: nodes.saturating_mul(200).saturating_add(ports.saturating_mul(300)).saturating_add(nodes.saturating_mul(hosts).saturating_mul(24)) },
+        Part {
+            key: topo_key.into(),
+            what: format!("a network of {nodes} nodes and {hosts} hosts with its route table"),
+            bytes: nodes
+                .saturating_mul(200)
+                .saturating_add(ports.saturating_mul(300))
+                .saturating_add(nodes.saturating_mul(hosts).saturating_mul(24)),
+        },
     ];
     let duration = sc.duration.ps().max(1);
     let intervals = |every: Time| duration / every.ps().max(1) + 1;
@@ -56,7 +67,14 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let per_flow = intervals(sc.metrics.interval);
     let samples = per_flow.saturating_mul(BYTES_PER_SAMPLE);
     for (i, f) in sc.flows.iter().enumerate() {
-        let pairs = if f.pattern.is_some() { hosts } else { f.src.as_ref().map_or(1, |s| s.names().len()).max(f.dst.as_ref().map_or(1, |d| d.names().len())) as u64 };
+        let pairs = if f.pattern.is_some() {
+            hosts
+        } else {
+            f.src
+                .as_ref()
+                .map_or(1, |s| s.names().len())
+                .max(f.dst.as_ref().map_or(1, |d| d.names().len())) as u64
+        };
         let n = pairs.saturating_mul(f.count as u64);
         let key = if per_flow > 1_000_000 {
             "metrics.interval".to_string()
@@ -67,13 +85,19 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         } else {
             format!("flows[{i}].src")
         };
-        parts.push(Part { key, what: format!("{n} flows with a goodput sample every {}", sc.metrics.interval), bytes: n.saturating_mul(BYTES_PER_FLOW + BYTES_PER_FLOW_ROW + samples) });
+        parts.push(Part {
+            key,
+            what: format!("{n} flows with a goodput sample every {}", sc.metrics.interval),
+            bytes: n.saturating_mul(BYTES_PER_FLOW + BYTES_PER_FLOW_ROW + samples),
+        });
     }
     let qp = sc.metrics.queue_ports.len() as u64;
     parts.push(Part {
         key: "metrics.queue_interval".into(),
         what: format!("queue samples of {qp} ports every {}", sc.metrics.queue_interval),
-        bytes: qp.saturating_mul(intervals(sc.metrics.queue_interval)).saturating_mul(BYTES_PER_QUEUE_SAMPLE),
+        bytes: qp
+            .saturating_mul(intervals(sc.metrics.queue_interval))
+            .saturating_mul(BYTES_PER_QUEUE_SAMPLE),
     });
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     parts
@@ -83,7 +107,11 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
 pub fn machine_memory() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
         .map_or(8 << 30, |kb| kb * 1024)
 }
 
@@ -99,14 +127,20 @@ fn gb(bytes: u64) -> String {
 fn limit_text(limit: Option<u64>) -> String {
     match limit {
         Some(l) => format!("the limit is {} (--max-memory)", gb(l)),
-        None => format!("the limit is {}, half of this machine's memory; --max-memory raises it", gb(limit_or_default(None))),
+        None => format!(
+            "the limit is {}, half of this machine's memory; --max-memory raises it",
+            gb(limit_or_default(None))
+        ),
     }
 }
 
 /// Refuses a scenario whose estimate exceeds the limit, or that samples so often that the
 /// sampling alone is runaway work; the error names the key driving it.
 pub fn check(sc: &Scenario, limit: Option<u64>) -> Result<()> {
-    for (key, every, on) in [("metrics.interval", sc.metrics.interval, true), ("metrics.queue_interval", sc.metrics.queue_interval, !sc.metrics.queue_ports.is_empty())] {
+    for (key, every, on) in [
+        ("metrics.interval", sc.metrics.interval, true),
+        ("metrics.queue_interval", sc.metrics.queue_interval, !sc.metrics.queue_ports.is_empty()),
+    ] {
         let events = sc.duration.ps() / every.ps().max(1);
         if on && events > MAX_SAMPLE_EVENTS {
             return Err(config_err(key, format!("{every} over a run of {} is {events} samples, more than {MAX_SAMPLE_EVENTS}; sample less often", sc.duration)));
@@ -121,11 +155,27 @@ pub fn check_parts(parts: &[Part], limit: Option<u64>) -> Result<()> {
     let total: u64 = parts.iter().map(|p| p.bytes).fold(0, u64::saturating_add);
     let max = limit_or_default(limit);
     if let Some(l) = limit.filter(|&l| l < PROCESS_BYTES) {
-        return Err(config_err("--max-memory", format!("{} is less than any run needs: the corral process alone takes about {}", size_text(l), size_text(PROCESS_BYTES))));
+        return Err(config_err(
+            "--max-memory",
+            format!(
+                "{} is less than any run needs: the corral process alone takes about {}",
+                size_text(l),
+                size_text(PROCESS_BYTES)
+            ),
+        ));
     }
     if total > max {
         let top = parts.iter().max_by_key(|p| p.bytes).expect("parts are never empty");
-        return Err(config_err(&top.key, format!("the run would need about {} of memory, most of it ({}) for {}; {}", gb(total), gb(top.bytes), top.what, limit_text(limit))));
+        return Err(config_err(
+            &top.key,
+            format!(
+                "the run would need about {} of memory, most of it ({}) for {}; {}",
+                gb(total),
+                gb(top.bytes),
+                top.what,
+                limit_text(limit)
+            ),
+        ));
     }
     Ok(())
 }
@@ -159,13 +209,32 @@ mod tests {
     #[test]
     fn a_small_scenario_passes_and_huge_ones_name_their_key() {
         assert!(check(&sc(BASE), Some(1 << 30)).is_ok());
-        let e = check(&sc(&BASE.replace("senders = 2", "senders = 4000000000")), Some(1 << 34)).unwrap_err().to_string();
+        let e = check(&sc(&BASE.replace("senders = 2", "senders = 4000000000")), Some(1 << 34))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("topology.senders: the run would need about"), "{e}");
-        let e = check(&sc(&format!("{BASE}[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\ncount = 100000000\n")), Some(1 << 34)).unwrap_err().to_string();
+        let e = check(
+            &sc(&format!("{BASE}[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\ncount = 100000000\n")),
+            Some(1 << 34),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("flows[0].count:") && e.contains("100000000 flows"), "{e}");
-        let e = check(&sc(&format!("{BASE}[metrics]\nqueue_ports = [\"sw0:2\"]\nqueue_interval = \"1ps\"\n")), Some(1 << 34)).unwrap_err().to_string();
+        let e = check(
+            &sc(&format!("{BASE}[metrics]\nqueue_ports = [\"sw0:2\"]\nqueue_interval = \"1ps\"\n")),
+            Some(1 << 34),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("metrics.queue_interval:"), "{e}");
-        let e = check(&sc(&format!("{BASE}[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\n[metrics]\ninterval = \"1ns\"\n")), Some(1 << 34)).unwrap_err().to_string();
+        let e = check(
+            &sc(&format!(
+                "{BASE}[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\n[metrics]\ninterval = \"1ns\"\n"
+            )),
+            Some(1 << 34),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("metrics.interval:"), "{e}");
         // a limit below what the process alone needs is the limit's fault, not a key's
         let e = check(&sc(BASE), Some(1000)).unwrap_err().to_string();

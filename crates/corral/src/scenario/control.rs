@@ -36,7 +36,10 @@ impl Default for ControlConfig {
 
 impl ControlConfig {
     pub fn validate(&self) -> Result<()> {
-        ensure(self.mode == ControlMode::OutOfBand || self.delay == Time::ZERO, "control.delay", || "only used with control.mode = \"out_of_band\"".into())
+        ensure(
+            self.mode == ControlMode::OutOfBand || self.delay == Time::ZERO,
+            "control.delay",
+            || "only used with control.mode = \"out_of_band\"".into(),
+        )
     }
 }
-

@@ -48,12 +48,30 @@ pub enum LinkState {
 impl LinkEvent {
     pub fn validate(&self, i: usize, duration: Time) -> Result<()> {
         let at = |k: &str| format!("events[{i}].{k}");
-        ensure(self.at < duration, &at("at"), || format!("must be before the end of the run ({duration})"))?;
+        ensure(self.at < duration, &at("at"), || {
+            format!("must be before the end of the run ({duration})")
+        })?;
         match (self.rate, self.state) {
-            (Some(_), Some(_)) => return Err(config_err(at("state"), "give either rate (a new link rate) or state (\"down\" or \"up\"), not both")),
-            (None, None) => return Err(config_err(at("rate"), "required key is missing: the new rate, or state = \"down\" or \"up\"")),
-            (None, Some(_)) => ensure(self.link.is_some(), &at("link"), || "state changes a whole link: give link = \"node:port\" (both directions), not port".into())?,
-            (Some(_), None) => ensure(self.detect.is_none(), &at("detect"), || "only used with state (the delay until routing learns of a failure or recovery)".into())?,
+            (Some(_), Some(_)) => {
+                return Err(config_err(
+                    at("state"),
+                    "give either rate (a new link rate) or state (\"down\" or \"up\"), not both",
+                ))
+            }
+            (None, None) => {
+                return Err(config_err(
+                    at("rate"),
+                    "required key is missing: the new rate, or state = \"down\" or \"up\"",
+                ))
+            }
+            (None, Some(_)) => ensure(self.link.is_some(), &at("link"), || {
+                "state changes a whole link: give link = \"node:port\" (both directions), not port"
+                    .into()
+            })?,
+            (Some(_), None) => ensure(self.detect.is_none(), &at("detect"), || {
+                "only used with state (the delay until routing learns of a failure or recovery)"
+                    .into()
+            })?,
         }
         match (&self.link, &self.port) {
             (Some(_), None) | (None, Some(_)) => Ok(()),

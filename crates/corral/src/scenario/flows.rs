@@ -5,17 +5,20 @@
 
 use super::{FlowSize, FlowSpec, Pattern, Scenario};
 use crate::error::{config_err, Result};
-use crate::workload::flow::{resolve_host, FlowDef};
 use crate::net::Network;
 use crate::route::RouteTable;
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
+use crate::workload::flow::{resolve_host, FlowDef};
 
 fn pairs(net: &Network, spec: &FlowSpec, i: usize, seed: u64) -> Result<Vec<(u32, u32)>> {
     if let Some(Pattern::Permutation) = spec.pattern {
         let n = net.hosts.len() as u32;
         if n < 2 {
-            return Err(config_err(format!("flows[{i}].pattern"), "a permutation needs at least 2 hosts"));
+            return Err(config_err(
+                format!("flows[{i}].pattern"),
+                "a permutation needs at least 2 hosts",
+            ));
         }
         let mut order: Vec<u32> = (0..n).collect();
         Rng::stream(seed, stream::WORKLOAD, i as u64).shuffle(&mut order);
@@ -23,10 +26,18 @@ fn pairs(net: &Network, spec: &FlowSpec, i: usize, seed: u64) -> Result<Vec<(u32
         return Ok((0..n as usize).map(|k| (order[k], order[(k + 1) % n as usize])).collect());
     }
     let resolve = |names: Vec<&str>, key: &str| -> Result<Vec<u32>> {
-        names.iter().enumerate().map(|(j, name)| {
-            let path = if names.len() == 1 { format!("flows[{i}].{key}") } else { format!("flows[{i}].{key}[{j}]") };
-            resolve_host(net, name, &path)
-        }).collect()
+        names
+            .iter()
+            .enumerate()
+            .map(|(j, name)| {
+                let path = if names.len() == 1 {
+                    format!("flows[{i}].{key}")
+                } else {
+                    format!("flows[{i}].{key}[{j}]")
+                };
+                resolve_host(net, name, &path)
+            })
+            .collect()
     };
     let src = resolve(spec.src.as_ref().map(|h| h.names()).unwrap_or_default(), "src")?;
     let dst = resolve(spec.dst.as_ref().map(|h| h.names()).unwrap_or_default(), "dst")?;
@@ -34,7 +45,14 @@ fn pairs(net: &Network, spec: &FlowSpec, i: usize, seed: u64) -> Result<Vec<(u32
         (a, b) if a == b => src.into_iter().zip(dst).collect(),
         (_, 1) => src.into_iter().map(|s| (s, dst[0])).collect(),
         (1, _) => dst.into_iter().map(|d| (src[0], d)).collect(),
-        (a, b) => return Err(config_err(format!("flows[{i}].dst"), format!("{a} sources and {b} destinations: give equal-length lists, or one of either"))),
+        (a, b) => {
+            return Err(config_err(
+                format!("flows[{i}].dst"),
+                format!(
+                    "{a} sources and {b} destinations: give equal-length lists, or one of either"
+                ),
+            ))
+        }
     };
     if out.is_empty() {
         return Err(config_err(format!("flows[{i}].src"), "must name at least one host"));
@@ -48,17 +66,30 @@ pub fn expand(sc: &Scenario, net: &Network, routes: &RouteTable) -> Result<Vec<F
     for (i, spec) in sc.flows.iter().enumerate() {
         for (src, dst) in pairs(net, spec, i, sc.seed)? {
             if src == dst {
-                return Err(config_err(format!("flows[{i}]"), format!("src and dst are the same host h{src}")));
+                return Err(config_err(
+                    format!("flows[{i}]"),
+                    format!("src and dst are the same host h{src}"),
+                ));
             }
             if routes.hops(net.hosts[src as usize], dst).is_none() {
-                return Err(config_err(format!("flows[{i}]"), format!("no route from h{src} to h{dst}: the hosts are not connected")));
+                return Err(config_err(
+                    format!("flows[{i}]"),
+                    format!("no route from h{src} to h{dst}: the hosts are not connected"),
+                ));
             }
             if spec.deadline == Some(Time::ZERO) {
-                return Err(config_err(format!("flows[{i}].deadline"), "must be positive (a time after the flow's start)"));
+                return Err(config_err(
+                    format!("flows[{i}].deadline"),
+                    "must be positive (a time after the flow's start)",
+                ));
             }
             for _ in 0..spec.count {
                 let id = flows.len() as u64;
-                let jitter = if spec.jitter > Time::ZERO { Rng::stream(sc.seed, stream::FLOW_START, id).below(spec.jitter.0) } else { 0 };
+                let jitter = if spec.jitter > Time::ZERO {
+                    Rng::stream(sc.seed, stream::FLOW_START, id).below(spec.jitter.0)
+                } else {
+                    0
+                };
                 flows.push(FlowDef {
                     src,
                     dst,

@@ -7,12 +7,18 @@ use crate::config::typed;
 use crate::error::{Error, Result};
 
 pub fn load(text: &str, overrides: &[String], source: &str) -> Result<Scenario> {
-    let mut root: toml::Value = toml::from_str(text).map_err(|e| Error::Syntax { source_name: source.to_string(), msg: syntax_message(text, &e) })?;
+    let mut root: toml::Value = toml::from_str(text).map_err(|e| Error::Syntax {
+        source_name: source.to_string(),
+        msg: syntax_message(text, &e),
+    })?;
     for o in overrides {
         overrides::apply(&mut root, o)?;
     }
     let mut sc: Scenario = typed(root, "")?;
-    sc.base_dir = std::path::Path::new(source).parent().filter(|_| std::path::Path::new(source).is_file()).map(|p| p.to_path_buf());
+    sc.base_dir = std::path::Path::new(source)
+        .parent()
+        .filter(|_| std::path::Path::new(source).is_file())
+        .map(|p| p.to_path_buf());
     sc.validate()?;
     Ok(sc)
 }
@@ -46,7 +52,12 @@ mod tests {
     fn syntax_errors_are_one_short_line_naming_line_and_column() {
         let deep = format!("duration = \"1s\"\n[{}]\n", vec!["a"; 20_000].join("."));
         let e = load(&deep, &[], "s.toml").unwrap_err().to_string();
-        assert!(e.starts_with("s.toml: invalid TOML: line 2, column ") && e.len() < 300 && !e.contains('\n'), "{e}");
+        assert!(
+            e.starts_with("s.toml: invalid TOML: line 2, column ")
+                && e.len() < 300
+                && !e.contains('\n'),
+            "{e}"
+        );
         let nested = format!("x = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
         let e = load(&nested, &[], "s.toml").unwrap_err().to_string();
         assert!(e.contains("line 1, column") && e.len() < 300, "{e}");
@@ -85,7 +96,10 @@ dst = "h2"
     #[test]
     fn unknown_keys_suggest_the_nearest() {
         let e = err(&OK.replace("senders", "sendrs"));
-        assert!(e.starts_with("topology.sendrs: unknown key; did you mean `senders`? (valid keys"), "{e}");
+        assert!(
+            e.starts_with("topology.sendrs: unknown key; did you mean `senders`? (valid keys"),
+            "{e}"
+        );
         let e = err(&format!("{OK}\n[switch]\nbufer = \"1KB\"\n"));
         assert!(e.ends_with("(valid keys: buffer, queue, ecn_threshold, red, sfq, priority, drr, toy, buffer_model, shared_buffer, alpha, backpressure)"), "{e}"); // toy: the test-only discipline
         let e = err(&format!("duraton = \"1s\"\n{OK}"));

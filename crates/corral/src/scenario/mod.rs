@@ -5,9 +5,9 @@
 //! Parsing and validation are separate steps: serde checks types, units and unknown keys;
 //! `validate()` checks values and references (hosts, ports, routes).
 
-pub mod events;
 pub mod budget;
 pub mod control;
+pub mod events;
 pub mod flows;
 pub mod load;
 pub mod overrides;
@@ -143,7 +143,13 @@ struct SwitchRest {
 impl Default for SwitchRest {
     fn default() -> Self {
         let d = SwitchConfig::default();
-        SwitchRest { buffer: d.buffer, buffer_model: d.buffer_model, shared_buffer: d.shared_buffer, alpha: d.alpha, backpressure: d.backpressure }
+        SwitchRest {
+            buffer: d.buffer,
+            buffer_model: d.buffer_model,
+            shared_buffer: d.shared_buffer,
+            alpha: d.alpha,
+            backpressure: d.backpressure,
+        }
     }
 }
 
@@ -151,8 +157,13 @@ impl Default for SwitchRest {
 fn switch_keys() -> &'static [&'static str] {
     static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
-        let tables = crate::net::queue::QueueKind::ALL.iter().filter(|k| k.has_table()).map(|k| k.name());
-        ["buffer", "queue", "ecn_threshold"].into_iter().chain(tables).chain(["buffer_model", "shared_buffer", "alpha", "backpressure"]).collect()
+        let tables =
+            crate::net::queue::QueueKind::ALL.iter().filter(|k| k.has_table()).map(|k| k.name());
+        ["buffer", "queue", "ecn_threshold"]
+            .into_iter()
+            .chain(tables)
+            .chain(["buffer_model", "shared_buffer", "alpha", "backpressure"])
+            .collect()
     })
 }
 
@@ -164,7 +175,14 @@ impl<'de> Deserialize<'de> for SwitchConfig {
         }
         let queue = QueueSettings::take(&mut t)?;
         let rest: SwitchRest = crate::config::nested(toml::Value::Table(t), "")?;
-        Ok(SwitchConfig { buffer: rest.buffer, queue, buffer_model: rest.buffer_model, shared_buffer: rest.shared_buffer, alpha: rest.alpha, backpressure: rest.backpressure })
+        Ok(SwitchConfig {
+            buffer: rest.buffer,
+            queue,
+            buffer_model: rest.buffer_model,
+            shared_buffer: rest.shared_buffer,
+            alpha: rest.alpha,
+            backpressure: rest.backpressure,
+        })
     }
 }
 
@@ -251,7 +269,12 @@ pub enum HostScheduler {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { buffer: BufferSize::Packets(1000), send_jitter: Time::ZERO, small_queue: 2, scheduler: HostScheduler::RoundRobin }
+        HostConfig {
+            buffer: BufferSize::Packets(1000),
+            send_jitter: Time::ZERO,
+            small_queue: 2,
+            scheduler: HostScheduler::RoundRobin,
+        }
     }
 }
 
@@ -267,10 +290,13 @@ pub fn parquet_traces(sc: &Scenario) -> Vec<(usize, std::path::PathBuf)> {
             if !f.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
                 return None;
             }
-            Some((i, match &sc.base_dir {
-                Some(b) if f.is_relative() => b.join(f),
-                _ => f.to_path_buf(),
-            }))
+            Some((
+                i,
+                match &sc.base_dir {
+                    Some(b) if f.is_relative() => b.join(f),
+                    _ => f.to_path_buf(),
+                },
+            ))
         })
         .collect()
 }
@@ -291,11 +317,13 @@ impl<'de> Deserialize<'de> for FlowSize {
             Int(i64),
         }
         use serde::de::Error;
-        let raw = Raw::deserialize(d).map_err(|_| D::Error::custom("expected \"unbounded\" or a size like \"10MB\""))?;
+        let raw = Raw::deserialize(d)
+            .map_err(|_| D::Error::custom("expected \"unbounded\" or a size like \"10MB\""))?;
         match raw {
             Raw::Str(s) if s == "unbounded" => Ok(FlowSize::Unbounded),
             Raw::Str(s) => {
-                let b = crate::units::parse_bytes(&s).map_err(|e| D::Error::custom(format!("{e}, or \"unbounded\"")))?;
+                let b = crate::units::parse_bytes(&s)
+                    .map_err(|e| D::Error::custom(format!("{e}, or \"unbounded\"")))?;
                 if b.0 == 0 {
                     return Err(D::Error::custom("expected a positive size, got 0"));
                 }

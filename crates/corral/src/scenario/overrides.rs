@@ -8,7 +8,8 @@ use toml::Value;
 
 pub fn apply(root: &mut Value, spec: &str) -> Result<()> {
     let err = |msg: String| Error::Override { spec: spec.to_string(), msg };
-    let (path, raw) = spec.split_once('=').ok_or_else(|| err("expected key=value, e.g. topology.k=8".into()))?;
+    let (path, raw) =
+        spec.split_once('=').ok_or_else(|| err("expected key=value, e.g. topology.k=8".into()))?;
     let path = path.trim();
     if path.is_empty() || path.split('.').any(str::is_empty) {
         return Err(err("the key must be a dotted path like topology.k".into()));
@@ -27,9 +28,16 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<()> {
                 t.entry(part.to_string()).or_insert_with(|| Value::Table(Default::default()))
             }
             Value::Array(a) => {
-                let idx: usize = part.parse().map_err(|_| err(format!("`{}` is a list; expected an index, got `{part}`", parts[..i].join("."))))?;
+                let idx: usize = part.parse().map_err(|_| {
+                    err(format!(
+                        "`{}` is a list; expected an index, got `{part}`",
+                        parts[..i].join(".")
+                    ))
+                })?;
                 let len = a.len();
-                let slot = a.get_mut(idx).ok_or_else(|| err(format!("`{}` has {len} entries, no index {idx}", parts[..i].join("."))))?;
+                let slot = a.get_mut(idx).ok_or_else(|| {
+                    err(format!("`{}` has {len} entries, no index {idx}", parts[..i].join(".")))
+                })?;
                 if last {
                     *slot = value;
                     return Ok(());
@@ -56,7 +64,8 @@ mod tests {
 
     #[test]
     fn sets_nested_keys_and_list_entries() {
-        let mut v: Value = toml::from_str("[topology]\nk = 4\n[[flows]]\nsize = \"1MB\"\n").unwrap();
+        let mut v: Value =
+            toml::from_str("[topology]\nk = 4\n[[flows]]\nsize = \"1MB\"\n").unwrap();
         apply(&mut v, "topology.k=8").unwrap();
         apply(&mut v, "switch.buffer=32pkt").unwrap();
         apply(&mut v, "flows.0.size=2MB").unwrap();

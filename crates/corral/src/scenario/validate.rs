@@ -3,8 +3,8 @@
 //! network is built ([`super::flows`]).
 
 use super::{BufferModel, QueueKind, Scenario, SwitchConfig};
-use crate::net::queue::QueueConfig;
 use crate::error::{config_err, ensure, Result};
+use crate::net::queue::QueueConfig;
 use crate::units::Time;
 
 impl Scenario {
@@ -22,10 +22,14 @@ impl Scenario {
             format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
         })?;
         if let Some(b) = self.switch.shared_buffer {
-            ensure(b.0 >= packet, "switch.shared_buffer", || format!("must hold at least one full-size packet ({packet} bytes)"))?;
+            ensure(b.0 >= packet, "switch.shared_buffer", || {
+                format!("must hold at least one full-size packet ({packet} bytes)")
+            })?;
         }
         let ppm = self.network.clock_ppm;
-        ensure((0.0..=1000.0).contains(&ppm), "network.clock_ppm", || format!("must be between 0 and 1000, got {ppm}"))?;
+        ensure((0.0..=1000.0).contains(&ppm), "network.clock_ppm", || {
+            format!("must be between 0 and 1000, got {ppm}")
+        })?;
         ensure(holds_a_packet(self.host.buffer), "host.buffer", || {
             format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
         })?;
@@ -42,35 +46,76 @@ impl Scenario {
         }
         self.transport.validate()?;
         self.control.validate()?;
-        ensure(self.switch.backpressure == 0 || self.host.small_queue == 0, "host.small_queue", || {
-            "must be 0 with switch.backpressure: the NIC's per-flow queues hold each flow's window, and back-pressure from the first switch paces them".into()
-        })?;
-        ensure(self.host.scheduler == super::HostScheduler::RoundRobin || self.host.small_queue > 0, "host.scheduler", || "\"fair\" needs host.small_queue >= 1: without backpressure flows fill the NIC queue in arrival order".into())?;
+        ensure(
+            self.switch.backpressure == 0 || self.host.small_queue == 0,
+            "host.small_queue",
+            || {
+                "must be 0 with switch.backpressure: the NIC's per-flow queues hold each flow's window, and back-pressure from the first switch paces them".into()
+            },
+        )?;
+        ensure(
+            self.host.scheduler == super::HostScheduler::RoundRobin || self.host.small_queue > 0,
+            "host.scheduler",
+            || {
+                "\"fair\" needs host.small_queue >= 1: without backpressure flows fill the NIC queue in arrival order".into()
+            },
+        )?;
         if self.scheme.is_none() {
-            let needs = |t: &crate::transport::config::FlowTransport| *t == crate::transport::config::FlowTransport::Scheme;
+            let needs = |t: &crate::transport::config::FlowTransport| {
+                *t == crate::transport::config::FlowTransport::Scheme
+            };
             for (i, f) in self.flows.iter().enumerate() {
-                ensure(!needs(&f.transport), &format!("flows[{i}].transport"), || "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into())?;
+                ensure(!needs(&f.transport), &format!("flows[{i}].transport"), || {
+                    "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into()
+                })?;
             }
             for (i, t) in self.traffic.iter().enumerate() {
-                ensure(!needs(&t.transport), &format!("traffic[{i}].transport"), || "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into())?;
+                ensure(!needs(&t.transport), &format!("traffic[{i}].transport"), || {
+                    "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into()
+                })?;
             }
             for (i, r) in self.rpc.iter().enumerate() {
-                ensure(!needs(&r.transport), &format!("rpc[{i}].transport"), || "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into())?;
+                ensure(!needs(&r.transport), &format!("rpc[{i}].transport"), || {
+                    "\"scheme\" needs a [scheme] section (e.g. [scheme] kind = \"ideal\")".into()
+                })?;
             }
         }
-        ensure(self.metrics.interval > Time::ZERO, "metrics.interval", || "must be positive".into())?;
-        ensure(self.metrics.queue_interval > Time::ZERO, "metrics.queue_interval", || "must be positive".into())?;
+        ensure(self.metrics.interval > Time::ZERO, "metrics.interval", || {
+            "must be positive".into()
+        })?;
+        ensure(self.metrics.queue_interval > Time::ZERO, "metrics.queue_interval", || {
+            "must be positive".into()
+        })?;
         for (i, f) in self.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{i}].{k}");
             match (&f.pattern, &f.src, &f.dst) {
                 (Some(_), None, None) | (None, Some(_), Some(_)) => {}
-                (Some(_), _, _) => return Err(config_err(at("pattern"), "give either a pattern or src and dst, not both")),
-                (None, None, _) => return Err(config_err(at("src"), "required key is missing (or give a pattern)")),
-                (None, _, None) => return Err(config_err(at("dst"), "required key is missing (or give a pattern)")),
+                (Some(_), _, _) => {
+                    return Err(config_err(
+                        at("pattern"),
+                        "give either a pattern or src and dst, not both",
+                    ))
+                }
+                (None, None, _) => {
+                    return Err(config_err(
+                        at("src"),
+                        "required key is missing (or give a pattern)",
+                    ))
+                }
+                (None, _, None) => {
+                    return Err(config_err(
+                        at("dst"),
+                        "required key is missing (or give a pattern)",
+                    ))
+                }
             }
             ensure(f.count >= 1, &at("count"), || "must be at least 1".into())?;
-            ensure(f.weight.is_finite() && f.weight > 0.0, &at("weight"), || format!("must be a positive number, got {}", f.weight))?;
-            ensure(f.start < self.duration, &at("start"), || format!("must be before the end of the run ({})", self.duration))?;
+            ensure(f.weight.is_finite() && f.weight > 0.0, &at("weight"), || {
+                format!("must be a positive number, got {}", f.weight)
+            })?;
+            ensure(f.start < self.duration, &at("start"), || {
+                format!("must be before the end of the run ({})", self.duration)
+            })?;
             f.transport.validate(&at("transport"))?;
         }
         for (i, t) in self.traffic.iter().enumerate() {
@@ -78,13 +123,19 @@ impl Scenario {
         }
         for (i, r) in self.rpc.iter().enumerate() {
             r.validate(i, self.duration)?;
-            ensure(self.mode == super::Mode::Packet, &format!("rpc[{i}]"), || "closed-loop sessions run in packet mode only (mode = \"packet\")".into())?;
+            ensure(self.mode == super::Mode::Packet, &format!("rpc[{i}]"), || {
+                "closed-loop sessions run in packet mode only (mode = \"packet\")".into()
+            })?;
         }
         for (i, e) in self.events.iter().enumerate() {
             e.validate(i, self.duration)?;
         }
         let b = &self.metrics.size_buckets;
-        ensure(b.windows(2).all(|w| w[0] < w[1]) && b.iter().all(|x| x.0 > 0), "metrics.size_buckets", || "must be increasing positive sizes, like [\"100KB\", \"1MB\"]".into())?;
+        ensure(
+            b.windows(2).all(|w| w[0] < w[1]) && b.iter().all(|x| x.0 > 0),
+            "metrics.size_buckets",
+            || "must be increasing positive sizes, like [\"100KB\", \"1MB\"]".into(),
+        )?;
         Ok(())
     }
 }
@@ -99,15 +150,22 @@ impl SwitchConfig {
             Some(QueueConfig::Drr(d)) => d.key == crate::net::queue::drr::DrrKey::Flow,
             _ => true,
         };
-        ensure(self.backpressure == 0 || per_flow, "switch.backpressure", || "hop-by-hop back-pressure holds back single flows: it needs per-flow queues, queue = \"drr\" (with drr.key = \"flow\")".into())?;
+        ensure(self.backpressure == 0 || per_flow, "switch.backpressure", || {
+            "hop-by-hop back-pressure holds back single flows: it needs per-flow queues, queue = \"drr\" (with drr.key = \"flow\")".into()
+        })?;
         match self.buffer_model {
             BufferModel::Shared => {
                 let Some(b) = self.shared_buffer else {
-                    return Err(config_err("switch.shared_buffer", "required when switch.buffer_model = \"shared\" (e.g. \"1MB\")"));
+                    return Err(config_err(
+                        "switch.shared_buffer",
+                        "required when switch.buffer_model = \"shared\" (e.g. \"1MB\")",
+                    ));
                 };
                 ensure(b.0 > 0, "switch.shared_buffer", || "must be positive".into())?;
                 if let Some(a) = self.alpha {
-                    ensure(a.is_finite() && a > 0.0, "switch.alpha", || format!("must be a positive number, got {a}"))?;
+                    ensure(a.is_finite() && a > 0.0, "switch.alpha", || {
+                        format!("must be a positive number, got {a}")
+                    })?;
                 }
             }
             BufferModel::PerPort => {

@@ -12,8 +12,8 @@
 
 pub mod hcc;
 pub mod ideal;
-pub mod rackcc;
 pub mod r2c2;
+pub mod rackcc;
 pub mod scc;
 
 use crate::ctrl::Message;
@@ -40,7 +40,13 @@ pub enum SchemeTransport {
     /// counts marks (RackCC); otherwise `transport.ecn` decides. `cc` is the controller of the
     /// window (`None`: `transport.cc`), for a scheme that stacks its rate on a flow's own
     /// transport (SCC).
-    Rate { initial_bps: Option<f64>, window: Window, dupthresh: u32, ecn: bool, cc: Option<CcConfig> },
+    Rate {
+        initial_bps: Option<f64>,
+        window: Window,
+        dupthresh: u32,
+        ecn: bool,
+        cc: Option<CcConfig>,
+    },
     /// TCP with this controller; the scheme acts around it (tunnels, ECN rewriting).
     Tcp(CcConfig),
 }
@@ -105,7 +111,9 @@ impl FlowProgress {
     /// Bytes the window lets the flow send now that wait for its rate: its share of a
     /// rate-limited tunnel's queue (0 without a window).
     pub fn queued(&self) -> u64 {
-        self.window.map_or(0, |w| w.saturating_sub(self.next.saturating_sub(self.acked)).min(self.backlog()))
+        self.window.map_or(0, |w| {
+            w.saturating_sub(self.next.saturating_sub(self.acked)).min(self.backlog())
+        })
     }
 }
 
@@ -173,7 +181,13 @@ pub trait Scheme: Send + Sync {
     fn init(&mut self, _ctx: &mut dyn Ctx) {}
     /// How the scheme's flow `def` sends (fixed for the run).
     fn transport(&self, _def: &FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: Window::Off, dupthresh: 3, ecn: false, cc: None }
+        SchemeTransport::Rate {
+            initial_bps: None,
+            window: Window::Off,
+            dupthresh: 3,
+            ecn: false,
+            cc: None,
+        }
     }
     /// A managed flow starts; called before its sender sends anything.
     fn on_flow_start(&mut self, _ctx: &mut dyn Ctx, _flow: FlowId) {}
@@ -219,7 +233,13 @@ pub trait Scheme: Send + Sync {
 pub type Build = fn(toml::Value) -> Result<Box<dyn Scheme>>;
 
 /// Every scheme, by its `kind`.
-pub const REGISTRY: &[(&str, Build)] = &[("hcc", hcc::build), ("ideal", ideal::build), ("r2c2", r2c2::build), ("rackcc", rackcc::build), ("scc", scc::build)];
+pub const REGISTRY: &[(&str, Build)] = &[
+    ("hcc", hcc::build),
+    ("ideal", ideal::build),
+    ("r2c2", r2c2::build),
+    ("rackcc", rackcc::build),
+    ("scc", scc::build),
+];
 
 /// Each port's capacity for the rate computations, wire bit/s: its rate, 0 while its link is
 /// down.
@@ -229,7 +249,11 @@ pub fn link_capacities(net: &Network) -> Vec<f64> {
 
 /// Checks that setting `scheme.<key>` is a fraction in [0, 1) (a headroom, a threshold).
 pub fn check_fraction(key: &str, value: f64) -> Result<()> {
-    crate::error::ensure(value.is_finite() && (0.0..1.0).contains(&value), &format!("scheme.{key}"), || format!("must be in [0, 1), got {value}"))
+    crate::error::ensure(
+        value.is_finite() && (0.0..1.0).contains(&value),
+        &format!("scheme.{key}"),
+        || format!("must be in [0, 1), got {value}"),
+    )
 }
 
 /// The names of the registered schemes.
@@ -239,18 +263,36 @@ pub fn kinds() -> Vec<&'static str> {
 
 /// Builds the scheme a `[scheme]` table selects.
 pub fn build(table: &toml::Value) -> Result<Box<dyn Scheme>> {
-    let mut t = table.as_table().cloned().ok_or_else(|| config_err("scheme", "expected a table with kind = the scheme's name"))?;
+    let mut t = table
+        .as_table()
+        .cloned()
+        .ok_or_else(|| config_err("scheme", "expected a table with kind = the scheme's name"))?;
     let names = kinds();
     let kind = match t.remove("kind") {
         Some(toml::Value::String(k)) => k,
-        Some(other) => return Err(config_err("scheme.kind", format!("expected a string, one of {}, got {other}", names.join(", ")))),
-        None => return Err(config_err("scheme.kind", format!("required key is missing; expected one of {}", names.join(", ")))),
+        Some(other) => {
+            return Err(config_err(
+                "scheme.kind",
+                format!("expected a string, one of {}, got {other}", names.join(", ")),
+            ))
+        }
+        None => {
+            return Err(config_err(
+                "scheme.kind",
+                format!("required key is missing; expected one of {}", names.join(", ")),
+            ))
+        }
     };
     match REGISTRY.iter().find(|(k, _)| *k == kind) {
         Some((_, make)) => make(toml::Value::Table(t)),
         None => {
-            let hint = crate::config::suggest::nearest(&kind, names.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
-            Err(config_err("scheme.kind", format!("unknown scheme \"{kind}\"; {hint}expected one of {}", names.join(", "))))
+            let hint = crate::config::suggest::nearest(&kind, names.iter().copied())
+                .map(|s| format!("did you mean \"{s}\"? "))
+                .unwrap_or_default();
+            Err(config_err(
+                "scheme.kind",
+                format!("unknown scheme \"{kind}\"; {hint}expected one of {}", names.join(", ")),
+            ))
         }
     }
 }

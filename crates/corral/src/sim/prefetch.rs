@@ -11,7 +11,9 @@ pub fn prefetch<T>(value: &T) {
     // SAFETY: a prefetch reads nothing the program sees and cannot fault; the pointer comes
     // from a live reference.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(value as *const T as *const i8);
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            value as *const T as *const i8,
+        );
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;

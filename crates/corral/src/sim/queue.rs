@@ -76,7 +76,17 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1 << 12), lanes: Vec::new(), delays: Vec::new(), heads: Vec::new(), last_lane: usize::MAX, seq: 0, now: Time::ZERO, popped: 0, spent_root: false }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1 << 12),
+            lanes: Vec::new(),
+            delays: Vec::new(),
+            heads: Vec::new(),
+            last_lane: usize::MAX,
+            seq: 0,
+            now: Time::ZERO,
+            popped: 0,
+            spent_root: false,
+        }
     }
 
     /// Removes the popped event still at the root, if any.
@@ -99,7 +109,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() - self.spent_root as usize + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.heap.len() - self.spent_root as usize
+            + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -137,22 +137,46 @@ impl TcpConfig {
     /// SACK, no limited transmit, NewReno recovery, no RACK-TLP (`transport.sack = false`,
     /// `limited_transmit = false`, `recovery = "classic"`, `rack = false`).
     pub fn classic() -> TcpConfig {
-        TcpConfig { sack: false, limited_transmit: false, recovery: Recovery::Classic, rack: false, ..TcpConfig::default() }
+        TcpConfig {
+            sack: false,
+            limited_transmit: false,
+            recovery: Recovery::Classic,
+            rack: false,
+            ..TcpConfig::default()
+        }
     }
 
     pub fn validate(&self) -> Result<()> {
-        ensure(self.mss >= 64 && self.mss <= 65_000, "transport.mss", || format!("must be between 64 and 65000 bytes, got {}", self.mss))?;
-        ensure(self.initial_window >= 1, "transport.initial_window", || format!("must be at least 1 segment, got {}", self.initial_window))?;
-        ensure(self.delayed_ack >= 1, "transport.delayed_ack", || format!("must be at least 1 (1 = ACK every segment), got {}", self.delayed_ack))?;
-        ensure(self.min_rto > Time::ZERO, "transport.min_rto", || "must be positive".into())?;
-        ensure(self.max_rto >= self.min_rto, "transport.max_rto", || "must be at least transport.min_rto".into())?;
-        ensure(self.initial_rto > Time::ZERO, "transport.initial_rto", || "must be positive".into())?;
-        ensure(self.dupthresh >= 1, "transport.dupthresh", || "must be at least 1".into())?;
-        ensure(self.pacing_gain.is_finite() && self.pacing_gain > 0.0 && self.pacing_gain <= 100.0, "transport.pacing_gain", || {
-            format!("must be a number above 0 and at most 100, got {}", self.pacing_gain)
+        ensure(self.mss >= 64 && self.mss <= 65_000, "transport.mss", || {
+            format!("must be between 64 and 65000 bytes, got {}", self.mss)
         })?;
+        ensure(self.initial_window >= 1, "transport.initial_window", || {
+            format!("must be at least 1 segment, got {}", self.initial_window)
+        })?;
+        ensure(self.delayed_ack >= 1, "transport.delayed_ack", || {
+            format!("must be at least 1 (1 = ACK every segment), got {}", self.delayed_ack)
+        })?;
+        ensure(self.min_rto > Time::ZERO, "transport.min_rto", || "must be positive".into())?;
+        ensure(self.max_rto >= self.min_rto, "transport.max_rto", || {
+            "must be at least transport.min_rto".into()
+        })?;
+        ensure(self.initial_rto > Time::ZERO, "transport.initial_rto", || {
+            "must be positive".into()
+        })?;
+        ensure(self.dupthresh >= 1, "transport.dupthresh", || "must be at least 1".into())?;
+        ensure(
+            self.pacing_gain.is_finite() && self.pacing_gain > 0.0 && self.pacing_gain <= 100.0,
+            "transport.pacing_gain",
+            || format!("must be a number above 0 and at most 100, got {}", self.pacing_gain),
+        )?;
         if self.cc.needs_ecn() {
-            ensure(self.ecn, "transport.ecn", || format!("must be true when transport.cc is {} ({} needs ECN)", self.cc.name(), self.cc.name()))?;
+            ensure(self.ecn, "transport.ecn", || {
+                format!(
+                    "must be true when transport.cc is {} ({} needs ECN)",
+                    self.cc.name(),
+                    self.cc.name()
+                )
+            })?;
         }
         self.cc.validate().map_err(|m| crate::error::config_err("transport.cc", m))
     }

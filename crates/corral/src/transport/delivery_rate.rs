@@ -119,7 +119,9 @@ impl DeliveryRate {
         let mut take = |s: Sent, this: &mut Self| {
             this.delivered += s.end - s.seq;
             this.delivered_time = now;
-            if newest.is_none_or(|n| s.delivered > n.delivered || (s.delivered == n.delivered && s.sent > n.sent)) {
+            if newest.is_none_or(|n| {
+                s.delivered > n.delivered || (s.delivered == n.delivered && s.sent > n.sent)
+            }) {
                 newest = Some(s);
             }
         };
@@ -151,7 +153,8 @@ impl DeliveryRate {
         self.first_sent = p.sent;
         let rtt = now.saturating_sub(p.sent);
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
-        let interval = p.sent.saturating_sub(p.first_sent).max(now.saturating_sub(p.delivered_time));
+        let interval =
+            p.sent.saturating_sub(p.first_sent).max(now.saturating_sub(p.delivered_time));
         let delivered = self.delivered - p.delivered;
         let valid = interval > Time::ZERO && self.min_rtt.is_none_or(|m| interval >= m);
         Some(RateSample {

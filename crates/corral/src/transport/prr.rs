@@ -52,7 +52,8 @@ impl Prr {
         }
         self.delivered += delivered;
         let sndcnt = if pipe > self.ssthresh {
-            let target = (self.delivered as u128 * self.ssthresh as u128).div_ceil(self.recover_fs as u128);
+            let target =
+                (self.delivered as u128 * self.ssthresh as u128).div_ceil(self.recover_fs as u128);
             (target as u64).saturating_sub(self.out)
         } else {
             let conservative = self.delivered.saturating_sub(self.out).max(delivered);
@@ -91,7 +92,11 @@ mod tests {
         let mut p = Prr::start(5 * MSS, 20 * MSS, MSS);
         assert_eq!(p.on_ack(MSS, 18 * MSS, false), Some(MSS));
         p.on_sent(MSS);
-        assert_eq!(p.on_ack(MSS, 18 * MSS, false), Some(0), "ceil(2 * 5 / 20) = 1 segment, already sent");
+        assert_eq!(
+            p.on_ack(MSS, 18 * MSS, false),
+            Some(0),
+            "ceil(2 * 5 / 20) = 1 segment, already sent"
+        );
     }
 
     #[test]
@@ -108,7 +113,11 @@ mod tests {
                 sent += segments * MSS;
                 assert_eq!(sent / MSS, (k * 5).div_ceil(10), "after {k} delivered");
             }
-            assert_eq!(p.progress(), (10 * MSS, 5 * MSS), "a whole RecoverFS delivered: ssthresh sent");
+            assert_eq!(
+                p.progress(),
+                (10 * MSS, 5 * MSS),
+                "a whole RecoverFS delivered: ssthresh sent"
+            );
         }
     }
 

@@ -105,7 +105,15 @@ impl RackTlp {
     pub fn on_sent(&mut self, seq: u64, len: u64, now: Time) {
         let end = seq + len;
         if self.segs.back().is_none_or(|s| s.end <= seq) {
-            self.segs.push_back(Sent { seq, end, xmit: now, retransmitted: false, sacked: false, lost: false, retx_in_flight: false });
+            self.segs.push_back(Sent {
+                seq,
+                end,
+                xmit: now,
+                retransmitted: false,
+                sacked: false,
+                lost: false,
+                retx_in_flight: false,
+            });
             return;
         }
         let first = self.segs.partition_point(|s| s.end <= seq);
@@ -172,7 +180,8 @@ impl RackTlp {
     /// RFC 8985 `RACK_update` and `RACK_detect_reordering` for a segment newly delivered.
     fn delivered(&mut self, s: &Sent, now: Time, ts_echo: Time) {
         let rtt = now.saturating_sub(s.xmit);
-        let ambiguous = s.retransmitted && (ts_echo < s.xmit || self.min_rtt.is_some_and(|m| rtt < m));
+        let ambiguous =
+            s.retransmitted && (ts_echo < s.xmit || self.min_rtt.is_some_and(|m| rtt < m));
         if !ambiguous {
             self.rtt = Some(rtt);
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
@@ -201,7 +210,13 @@ impl RackTlp {
     /// recently delivered one whose `xmit_ts + RACK.rtt + reo_wnd` has passed. Returns whether
     /// it marked any, and when the earliest other candidate would be due (the reordering
     /// timer).
-    pub fn detect_loss(&mut self, now: Time, srtt: Time, in_recovery: bool, dupthresh: u32) -> (bool, Option<Time>) {
+    pub fn detect_loss(
+        &mut self,
+        now: Time,
+        srtt: Time,
+        in_recovery: bool,
+        dupthresh: u32,
+    ) -> (bool, Option<Time>) {
         let Some(rtt) = self.rtt else { return (false, None) };
         let reo = self.reo_wnd(srtt, in_recovery, dupthresh);
         let (mut marked, mut due) = (false, None::<Time>);
@@ -282,7 +297,11 @@ impl RackTlp {
         if new_data {
             return Some(NextSeg::New);
         }
-        if let Some(s) = self.segs.iter().find(|s| !s.sacked && !s.lost && !s.retx_in_flight && s.end <= self.fack) {
+        if let Some(s) = self
+            .segs
+            .iter()
+            .find(|s| !s.sacked && !s.lost && !s.retx_in_flight && s.end <= self.fack)
+        {
             return Some(retransmit(s));
         }
         let last = self.segs.iter().rev().find(|s| !s.sacked && !s.retx_in_flight)?;
@@ -362,7 +381,11 @@ mod tests {
         // Segments 0 and 1 were sent before 2: due at xmit + 98 + 24.5 us.
         let (marked, due) = r.detect_loss(us(100), us(100), false, 3);
         assert!(!marked);
-        assert_eq!(due, Some(us(98) + Time(24_500_000)), "segment 0's deadline: the reordering timer");
+        assert_eq!(
+            due,
+            Some(us(98) + Time(24_500_000)),
+            "segment 0's deadline: the reordering timer"
+        );
         let (marked, _) = r.detect_loss(us(123), us(100), false, 3);
         assert!(marked, "0 is due at 122.5 us");
         assert_eq!(r.lost_bytes(), MSS, "1 is due at 123.5 us");
@@ -448,7 +471,11 @@ mod tests {
         let r = sent(10);
         assert_eq!(r.pto(Some(us(100)), Time::ZERO, us(40)), us(200), "RFC 8985: 2 SRTT");
         assert_eq!(r.pto(Some(us(100)), Time::from_ms(2), us(40)), us(2200), "Linux adds 2 ms");
-        assert_eq!(sent(1).pto(Some(us(100)), Time::ZERO, us(40)), us(240), "one segment out: plus the ACK delay");
+        assert_eq!(
+            sent(1).pto(Some(us(100)), Time::ZERO, us(40)),
+            us(240),
+            "one segment out: plus the ACK delay"
+        );
         assert_eq!(r.pto(None, Time::ZERO, us(40)), Time::from_ms(1000));
         assert!(r.may_probe());
         // A probe of new data, acknowledged: the episode ends without a reduction.
@@ -475,7 +502,8 @@ mod tests {
         let recount = |r: &RackTlp| {
             let s: u64 = r.segs.iter().filter(|s| s.sacked).map(Sent::len).sum();
             let l: u64 = r.segs.iter().filter(|s| !s.sacked && s.lost).map(Sent::len).sum();
-            let x: u64 = r.segs.iter().filter(|s| !s.sacked && s.retx_in_flight).map(Sent::len).sum();
+            let x: u64 =
+                r.segs.iter().filter(|s| !s.sacked && s.retx_in_flight).map(Sent::len).sum();
             (s, l, x)
         };
         assert_eq!(recount(&r), (r.sacked_bytes, r.lost_bytes, r.retx_bytes));

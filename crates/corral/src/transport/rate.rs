@@ -55,7 +55,12 @@ fn to_rate(bps: f64) -> Option<Rate> {
 
 impl TokenBucket {
     pub fn new(bps: f64, depth: u64) -> TokenBucket {
-        TokenBucket { rate: to_rate(bps), basis: to_rate(bps), depth: depth.max(1), tat: Time::ZERO }
+        TokenBucket {
+            rate: to_rate(bps),
+            basis: to_rate(bps),
+            depth: depth.max(1),
+            tat: Time::ZERO,
+        }
     }
 
     /// The current rate in bit/s (0 when paused).
@@ -165,10 +170,18 @@ mod tests {
         b.set_rate(Time::ZERO, 10e9); // now 12 us owed
         assert_eq!(b.earliest(Time::ZERO), Some(Time::from_ns(10_800)));
         b.hold_until(Time::ZERO, Time::from_us(50));
-        assert_eq!(b.earliest(Time::ZERO), Some(Time::from_ns(10_800)), "a flow waiting for its slot keeps it");
+        assert_eq!(
+            b.earliest(Time::ZERO),
+            Some(Time::from_ns(10_800)),
+            "a flow waiting for its slot keeps it"
+        );
         let mut idle = TokenBucket::new(1e9, 1500);
         idle.hold_until(Time::ZERO, Time::from_us(50));
-        assert_eq!(idle.earliest(Time::ZERO), Some(Time::from_us(50)), "one that would send at once is held");
+        assert_eq!(
+            idle.earliest(Time::ZERO),
+            Some(Time::from_us(50)),
+            "one that would send at once is held"
+        );
     }
 
     // A packet sent at 1 kbit/s owes 12 s; paused, then set to 1 Gbps, the flow owes 12 us,
@@ -179,7 +192,11 @@ mod tests {
         b.consume(Time::ZERO, 1500);
         b.set_rate(Time::ZERO, 0.0);
         b.set_rate(Time::ZERO, 1e9);
-        assert_eq!(b.earliest(Time::ZERO), Some(Time::ZERO), "12 us owed minus one packet's tolerance");
+        assert_eq!(
+            b.earliest(Time::ZERO),
+            Some(Time::ZERO),
+            "12 us owed minus one packet's tolerance"
+        );
         b.consume(Time::ZERO, 1500);
         assert_eq!(b.earliest(Time::ZERO), Some(Time::from_us(12)));
     }
@@ -206,9 +223,15 @@ mod tests {
             b.hold_until(Time::ZERO, start);
         }
         let (mut next_change, mut flip) = (every, false);
-        let (mut link_free, mut queue_ends, mut seen, mut sent) = (Time::ZERO, std::collections::VecDeque::new(), Vec::new(), 0u64);
+        let (mut link_free, mut queue_ends, mut seen, mut sent) =
+            (Time::ZERO, std::collections::VecDeque::new(), Vec::new(), 0u64);
         loop {
-            let (i, at) = flows.iter().enumerate().map(|(i, b)| (i, b.earliest(Time::ZERO).expect("not paused"))).min_by_key(|&(i, t)| (t, i)).expect("flows");
+            let (i, at) = flows
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (i, b.earliest(Time::ZERO).expect("not paused")))
+                .min_by_key(|&(i, t)| (t, i))
+                .expect("flows");
             if at >= span {
                 break;
             }

@@ -151,7 +151,15 @@ impl TcpReceiver {
 
     /// A data segment arrived. ACKs to send now are pushed onto `out`; the return value says
     /// whether the delayed-ACK timer should be armed.
-    pub fn on_data(&mut self, seq: u64, len: u32, ce: bool, cwr: bool, ts: Time, out: &mut Vec<AckOut>) -> bool {
+    pub fn on_data(
+        &mut self,
+        seq: u64,
+        len: u32,
+        ce: bool,
+        cwr: bool,
+        ts: Time,
+        out: &mut Vec<AckOut>,
+    ) -> bool {
         if self.accurate_ecn {
             if ce != self.ce_state && self.pending > 0 {
                 let ts = self.pending_ts;
@@ -237,11 +245,18 @@ mod tests {
         assert_eq!(out[0].sack.as_slice(), &[(200, 400), (500, 600)]);
         data(&mut r, 800, false);
         let (out, _) = data(&mut r, 1000, false);
-        assert_eq!(out[0].sack.as_slice(), &[(1000, 1100), (800, 900), (200, 400)], "the oldest block is left out");
+        assert_eq!(
+            out[0].sack.as_slice(),
+            &[(1000, 1100), (800, 900), (200, 400)],
+            "the oldest block is left out"
+        );
         assert_eq!(out[0].sack.option_bytes(), 28);
         // The hole at 100 fills: the blocks above the new cumulative ACK remain.
         let (out, _) = data(&mut r, 100, false);
-        assert_eq!((out[0].ack, out[0].sack.as_slice()), (400, &[(1000, 1100), (800, 900), (500, 600)][..]));
+        assert_eq!(
+            (out[0].ack, out[0].sack.as_slice()),
+            (400, &[(1000, 1100), (800, 900), (500, 600)][..])
+        );
         // Without SACK no block is reported.
         let mut plain = TcpReceiver::new(1, false);
         let (out, _) = data(&mut plain, 200, false);
@@ -275,7 +290,10 @@ mod tests {
         assert!(data(&mut r, 0, false).0.is_empty());
         let (out, _) = data(&mut r, 100, true);
         // The held-back ACK for segment 0 goes out with ECE = 0 first...
-        assert_eq!(out[0], AckOut { ack: 100, ece: false, ts_echo: Time(0), sack: SackBlocks::default() });
+        assert_eq!(
+            out[0],
+            AckOut { ack: 100, ece: false, ts_echo: Time(0), sack: SackBlocks::default() }
+        );
         // ...and the CE segment is then held as the first of a new pair.
         assert_eq!(out.len(), 1);
         let (out, _) = data(&mut r, 200, true);

@@ -20,7 +20,15 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time) -> RttEstimator {
-        RttEstimator { srtt: None, rttvar: Time::ZERO, base_rto: initial_rto, backoff: 0, min_rto, max_rto, granularity: Time::from_us(1) }
+        RttEstimator {
+            srtt: None,
+            rttvar: Time::ZERO,
+            base_rto: initial_rto,
+            backoff: 0,
+            min_rto,
+            max_rto,
+            granularity: Time::from_us(1),
+        }
     }
 
     pub fn sample(&mut self, r: Time) {
@@ -44,7 +52,11 @@ impl RttEstimator {
     /// The current timeout, including exponential backoff.
     pub fn rto(&self) -> Time {
         let shifted = self.base_rto.0.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        Time(if shifted >> self.backoff != self.base_rto.0 { self.max_rto.0 } else { shifted.min(self.max_rto.0) })
+        Time(if shifted >> self.backoff != self.base_rto.0 {
+            self.max_rto.0
+        } else {
+            shifted.min(self.max_rto.0)
+        })
     }
 
     /// Doubles the timeout after it expired (RFC 6298 5.5).

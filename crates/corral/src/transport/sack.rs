@@ -103,7 +103,13 @@ impl Scoreboard {
     /// whether it counts as lost. Every octet of a hole has the same SACKed blocks above it
     /// (those from the next one on), so one backward pass over the blocks decides `IsLost`
     /// for all holes.
-    pub fn holes(&self, high_ack: u64, high_data: u64, dupthresh: u32, mss: u64) -> Vec<(u64, u64, bool)> {
+    pub fn holes(
+        &self,
+        high_ack: u64,
+        high_data: u64,
+        dupthresh: u32,
+        mss: u64,
+    ) -> Vec<(u64, u64, bool)> {
         // (start, end, index of the first block above it).
         let mut found = Vec::with_capacity(self.blocks.len() + 1);
         let mut at = high_ack;
@@ -134,7 +140,14 @@ impl Scoreboard {
     /// `[high_ack, high_data)` counts once unless it is lost, and once more if it was
     /// retransmitted in this recovery (below `high_rxt`; the rescue retransmission does not
     /// move `high_rxt` and is not counted).
-    pub fn pipe(&self, high_ack: u64, high_data: u64, high_rxt: u64, dupthresh: u32, mss: u64) -> u64 {
+    pub fn pipe(
+        &self,
+        high_ack: u64,
+        high_data: u64,
+        high_rxt: u64,
+        dupthresh: u32,
+        mss: u64,
+    ) -> u64 {
         pipe_over(&self.holes(high_ack, high_data, dupthresh, mss), high_rxt)
     }
 
@@ -142,16 +155,37 @@ impl Scoreboard {
     /// recovery (`high_rxt`, exclusive), whether new data could go (rule 2), and whether the
     /// rescue retransmission is still allowed (rule 4).
     #[allow(clippy::too_many_arguments)]
-    pub fn next_seg(&self, high_ack: u64, high_data: u64, high_rxt: u64, new_data: bool, rescue_allowed: bool, dupthresh: u32, mss: u64) -> Option<NextSeg> {
+    pub fn next_seg(
+        &self,
+        high_ack: u64,
+        high_data: u64,
+        high_rxt: u64,
+        new_data: bool,
+        rescue_allowed: bool,
+        dupthresh: u32,
+        mss: u64,
+    ) -> Option<NextSeg> {
         let top = self.highest().unwrap_or(high_ack);
-        next_seg_over(&self.holes(high_ack, high_data, dupthresh, mss), top, high_rxt, new_data, rescue_allowed, mss)
+        next_seg_over(
+            &self.holes(high_ack, high_data, dupthresh, mss),
+            top,
+            high_rxt,
+            new_data,
+            rescue_allowed,
+            mss,
+        )
     }
 }
 
 /// The indices of the segments that lie wholly inside the SACK block `[from, to)`, among `len`
 /// sorted, disjoint segments whose `[seq, end)` is `bounds(i)` (the per-segment records of
 /// [`super::rack`] and [`super::delivery_rate`]).
-pub fn covered(len: usize, bounds: impl Fn(usize) -> (u64, u64), from: u64, to: u64) -> std::ops::Range<usize> {
+pub fn covered(
+    len: usize,
+    bounds: impl Fn(usize) -> (u64, u64),
+    from: u64,
+    to: u64,
+) -> std::ops::Range<usize> {
     // The first index whose segment ends after `x`.
     let ending_after = |x: u64| {
         let (mut lo, mut hi) = (0, len);
@@ -174,12 +208,22 @@ pub fn covered(len: usize, bounds: impl Fn(usize) -> (u64, u64), from: u64, to: 
 
 /// [`Scoreboard::pipe`] over holes already found.
 pub fn pipe_over(holes: &[(u64, u64, bool)], high_rxt: u64) -> u64 {
-    holes.iter().map(|&(s, e, lost)| if lost { 0 } else { e - s } + e.min(high_rxt).saturating_sub(s)).sum()
+    holes
+        .iter()
+        .map(|&(s, e, lost)| if lost { 0 } else { e - s } + e.min(high_rxt).saturating_sub(s))
+        .sum()
 }
 
 /// [`Scoreboard::next_seg`] over holes already found; `top` is the end of the highest
 /// SACKed block (`high_ack` without one).
-pub fn next_seg_over(holes: &[(u64, u64, bool)], top: u64, high_rxt: u64, new_data: bool, rescue_allowed: bool, mss: u64) -> Option<NextSeg> {
+pub fn next_seg_over(
+    holes: &[(u64, u64, bool)],
+    top: u64,
+    high_rxt: u64,
+    new_data: bool,
+    rescue_allowed: bool,
+    mss: u64,
+) -> Option<NextSeg> {
     // Rule 1: the first lost, not yet retransmitted bytes below the highest SACKed byte.
     // Rule 3 (when no new data can go): the first such bytes even if not lost.
     let mut rule3 = None;
@@ -271,7 +315,11 @@ mod tests {
         sb.update(0, 5000, &[(300, 400), (500, 520), (700, 1000), (1200, 1210), (2000, 2100)]);
         for dupthresh in 1..5 {
             for h in sb.holes(100, 5000, dupthresh, MSS) {
-                assert_eq!(h.2, sb.is_lost(h.0, dupthresh, MSS), "hole {h:?}, dupthresh {dupthresh}");
+                assert_eq!(
+                    h.2,
+                    sb.is_lost(h.0, dupthresh, MSS),
+                    "hole {h:?}, dupthresh {dupthresh}"
+                );
             }
         }
     }
@@ -290,18 +338,33 @@ mod tests {
     #[test]
     fn next_seg_prefers_lost_holes_then_new_data_then_unlost_holes_then_the_rescue() {
         let sb = board();
-        assert_eq!(sb.next_seg(0, 1000, 0, true, true, 3, MSS), Some(NextSeg::Retransmit { seq: 0, len: 100 }));
-        assert_eq!(sb.next_seg(0, 1000, 250, true, true, 3, MSS), Some(NextSeg::Retransmit { seq: 250, len: 50 }));
+        assert_eq!(
+            sb.next_seg(0, 1000, 0, true, true, 3, MSS),
+            Some(NextSeg::Retransmit { seq: 0, len: 100 })
+        );
+        assert_eq!(
+            sb.next_seg(0, 1000, 250, true, true, 3, MSS),
+            Some(NextSeg::Retransmit { seq: 250, len: 50 })
+        );
         // The lost hole is done: new data goes before the hole at 400, which is not lost.
         assert_eq!(sb.next_seg(0, 1000, 300, true, true, 3, MSS), Some(NextSeg::New));
-        assert_eq!(sb.next_seg(0, 1000, 300, false, true, 3, MSS), Some(NextSeg::Retransmit { seq: 400, len: 100 }));
+        assert_eq!(
+            sb.next_seg(0, 1000, 300, false, true, 3, MSS),
+            Some(NextSeg::Retransmit { seq: 400, len: 100 })
+        );
         // Nothing below the highest SACKed byte is left: the rescue resends the last segment,
         // once.
-        assert_eq!(sb.next_seg(0, 1000, 700, false, true, 3, MSS), Some(NextSeg::Rescue { seq: 900, len: 100 }));
+        assert_eq!(
+            sb.next_seg(0, 1000, 700, false, true, 3, MSS),
+            Some(NextSeg::Rescue { seq: 900, len: 100 })
+        );
         assert_eq!(sb.next_seg(0, 1000, 700, false, false, 3, MSS), None);
         // The rescue holds the highest unSACKed byte: here below a SACKed tail.
         let mut tail = Scoreboard::default();
         tail.update(0, 1000, &[(950, 1000)]);
-        assert_eq!(tail.next_seg(0, 1000, 950, false, true, 3, MSS), Some(NextSeg::Rescue { seq: 850, len: 100 }));
+        assert_eq!(
+            tail.next_seg(0, 1000, 950, false, true, 3, MSS),
+            Some(NextSeg::Rescue { seq: 850, len: 100 })
+        );
     }
 }

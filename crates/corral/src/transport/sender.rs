@@ -39,8 +39,8 @@
 //! manages them sets the rate. Loss recovery is the same.
 
 use super::cc::{AckInfo, AnyCc, CcConfig, CcState, CongestionControl};
-use super::delivery_rate::DeliveryRate;
 use super::config::{Recovery, SsthreshRule};
+use super::delivery_rate::DeliveryRate;
 use super::prr::Prr;
 use super::rack::{RackTlp, TlpOutcome};
 use super::rate::{RateLimit, TokenBucket, Window};
@@ -159,7 +159,13 @@ impl TcpSender {
     }
 
     /// A sender with its own controller `cc` and ECN setting, optionally rate-limited.
-    pub fn with(cfg: &TcpConfig, cc: &CcConfig, ecn: bool, rate: Option<RateLimit>, size: Option<u64>) -> TcpSender {
+    pub fn with(
+        cfg: &TcpConfig,
+        cc: &CcConfig,
+        ecn: bool,
+        rate: Option<RateLimit>,
+        size: Option<u64>,
+    ) -> TcpSender {
         let mss = cfg.mss as u64;
         let built = cc.build();
         let cc_owns_window = built.owns_window();
@@ -206,7 +212,11 @@ impl TcpSender {
             rate_samples: cc.uses_rate_samples().then(Box::default),
             cc_owns_window,
             tlp_slack: cfg.tlp_slack,
-            tlp_single: if cfg.delayed_ack > 1 { cfg.delayed_ack_timeout.max(cfg.min_rto) } else { cfg.min_rto },
+            tlp_single: if cfg.delayed_ack > 1 {
+                cfg.delayed_ack_timeout.max(cfg.min_rto)
+            } else {
+                cfg.min_rto
+            },
             limited_bytes: 0,
             stats: SenderStats::default(),
         }
@@ -309,7 +319,14 @@ impl TcpSender {
             return None;
         }
         let top = self.scoreboard.highest().unwrap_or(self.snd_una);
-        sack::next_seg_over(&holes, top, self.high_rxt, self.new_data_fits(), self.rescue_allowed, self.mss)
+        sack::next_seg_over(
+            &holes,
+            top,
+            self.high_rxt,
+            self.new_data_fits(),
+            self.rescue_allowed,
+            self.mss,
+        )
     }
 
     /// Whether a new segment is left to send and fits in the receive window.
@@ -447,7 +464,12 @@ impl TcpSender {
             let (seq, len) = (self.snd_max, self.mss.min(self.limit() - self.snd_max));
             self.snd_max += len;
             self.snd_nxt = self.snd_max;
-            out.push(Segment { seq, len: len as u32, retransmit: false, cwr: std::mem::take(&mut self.send_cwr) });
+            out.push(Segment {
+                seq,
+                len: len as u32,
+                retransmit: false,
+                cwr: std::mem::take(&mut self.send_cwr),
+            });
             self.note_sent(seq, len, now);
             let end = self.snd_max;
             self.rack_mut().on_probe(end, false);
@@ -489,7 +511,13 @@ impl TcpSender {
     fn in_flight(&self) -> u64 {
         match (&self.rack, self.sack) {
             (Some(r), _) => r.pipe(self.snd_una, self.snd_max),
-            (None, true) => self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss),
+            (None, true) => self.scoreboard.pipe(
+                self.snd_una,
+                self.snd_max,
+                self.high_rxt,
+                self.dupthresh,
+                self.mss,
+            ),
             (None, false) => self.flight(),
         }
     }
@@ -620,7 +648,12 @@ impl TcpSender {
                     self.credit = self.credit.saturating_sub(1);
                     self.snd_max += len;
                     self.snd_nxt = self.snd_max;
-                    out.push(Segment { seq, len: len as u32, retransmit: false, cwr: std::mem::take(&mut self.send_cwr) });
+                    out.push(Segment {
+                        seq,
+                        len: len as u32,
+                        retransmit: false,
+                        cwr: std::mem::take(&mut self.send_cwr),
+                    });
                     self.note_sent(seq, len, now);
                     self.stats.segments_sent += 1;
                     self.note_recovery_sent(len);
@@ -665,7 +698,13 @@ impl TcpSender {
         }
         let pipe = match &self.rack {
             Some(r) => r.pipe(self.snd_una, self.snd_max),
-            None => self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss),
+            None => self.scoreboard.pipe(
+                self.snd_una,
+                self.snd_max,
+                self.high_rxt,
+                self.dupthresh,
+                self.mss,
+            ),
         };
         if let Some(p) = &mut self.prr {
             if let Some(sndcnt) = p.on_ack(delivered, pipe, safe) {
@@ -712,12 +751,27 @@ impl TcpSender {
 
     /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece` and the echoed send
     /// timestamp `ts_echo`; pushes any segments to send onto `out`.
-    pub fn on_ack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time, out: &mut Vec<Segment>) {
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        ece: bool,
+        ts_echo: Time,
+        out: &mut Vec<Segment>,
+    ) {
         self.on_ack_sack(now, ack, ece, ts_echo, &[], out);
     }
 
     /// [`Self::on_ack`] with the ACK's SACK blocks (ignored unless SACK is on).
-    pub fn on_ack_sack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+    pub fn on_ack_sack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        ece: bool,
+        ts_echo: Time,
+        sack: &[(u64, u64)],
+        out: &mut Vec<Segment>,
+    ) {
         let ece = ece && self.ecn;
         let ack = ack.min(self.snd_max);
         // What a controller that owns its window reads (BBR): the pipe before this ACK and
@@ -729,8 +783,10 @@ impl TcpSender {
         if self.sack {
             self.scoreboard.update(ack.max(self.snd_una), self.snd_max, sack);
         }
-        let delivered = (ack.saturating_sub(self.snd_una) + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
-        let rate = self.rate_samples.as_mut().and_then(|d| d.on_ack(ack.max(self.snd_una), sack, now));
+        let delivered = (ack.saturating_sub(self.snd_una) + self.scoreboard.sacked_bytes())
+            .saturating_sub(sacked_before);
+        let rate =
+            self.rate_samples.as_mut().and_then(|d| d.on_ack(ack.max(self.snd_una), sack, now));
         let mut tlp = TlpOutcome::None;
         if let Some(r) = &mut self.rack {
             r.on_ack(ack.max(self.snd_una), sack, now, ts_echo);
@@ -757,7 +813,8 @@ impl TcpSender {
                     } else if self.cc_owns_window {
                         st.cwnd
                     } else {
-                        st.ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss)
+                        st.ssthresh
+                            .min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss)
                     };
                     self.in_recovery = false;
                     self.retx_pending = false;
@@ -772,7 +829,8 @@ impl TcpSender {
                     self.retransmit_una(now, out);
                     if !self.cc_owns_window {
                         let st = &mut self.cc_state;
-                        st.cwnd = st.cwnd.saturating_sub(acked) + if acked >= st.mss { st.mss } else { 0 };
+                        st.cwnd = st.cwnd.saturating_sub(acked)
+                            + if acked >= st.mss { st.mss } else { 0 };
                         st.cwnd = st.cwnd.max(st.mss);
                     }
                     restart_timer = !std::mem::replace(&mut self.partial_ack_seen, true);
@@ -807,7 +865,9 @@ impl TcpSender {
                 }
             } else if self.rack.is_none()
                 && self.may_enter_recovery()
-                && (self.dupacks == self.dupthresh || (self.sack && self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss)))
+                && (self.dupacks == self.dupthresh
+                    || (self.sack
+                        && self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss)))
             {
                 self.enter_fast_recovery(now, delivered, out);
             }
@@ -825,7 +885,15 @@ impl TcpSender {
         }
         if self.cc_owns_window {
             let lost = newly_lost || (self.in_recovery && !was_in_recovery);
-            let info = AckInfo { now, in_flight: self.in_flight(), prior_in_flight, in_recovery: self.in_recovery, lost, srtt: self.rtt.srtt(), rate };
+            let info = AckInfo {
+                now,
+                in_flight: self.in_flight(),
+                prior_in_flight,
+                in_recovery: self.in_recovery,
+                lost,
+                srtt: self.rtt.srtt(),
+                rate,
+            };
             self.cc.on_rate_sample(&mut self.cc_state, &info);
         }
         self.send_available(now, out);
@@ -873,8 +941,15 @@ impl TcpSender {
         match (&self.rack, self.sack) {
             (Some(r), _) => r.pipe_head_lost(self.snd_una, self.snd_max),
             (None, true) => {
-                let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss);
-                let head_counted = !self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss) && self.high_rxt <= self.snd_una;
+                let pipe = self.scoreboard.pipe(
+                    self.snd_una,
+                    self.snd_max,
+                    self.high_rxt,
+                    self.dupthresh,
+                    self.mss,
+                );
+                let head_counted = !self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss)
+                    && self.high_rxt <= self.snd_una;
                 pipe.saturating_sub(if head_counted { head } else { 0 })
             }
             (None, false) => self.flight_for_ssthresh(),
@@ -909,7 +984,11 @@ impl TcpSender {
                 // The controller keeps the window (BBR's packet conservation).
             } else if self.use_prr {
                 // RFC 6937 RecoverFS: the FlightSize, or under the pipe rule the pipe (ns-3).
-                let recover_fs = if self.ssthresh_rule == SsthreshRule::Pipe { flight } else { self.snd_max - self.snd_una };
+                let recover_fs = if self.ssthresh_rule == SsthreshRule::Pipe {
+                    flight
+                } else {
+                    self.snd_max - self.snd_una
+                };
                 self.prr = Some(Prr::start(self.cc_state.ssthresh, recover_fs, self.mss));
                 self.prr_window(delivered, false);
             } else {
@@ -980,7 +1059,12 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn cfg() -> TcpConfig {
-        TcpConfig { mss: MSS as u32, initial_window: 10, min_rto: Time::from_ms(2), ..TcpConfig::classic() }
+        TcpConfig {
+            mss: MSS as u32,
+            initial_window: 10,
+            min_rto: Time::from_ms(2),
+            ..TcpConfig::classic()
+        }
     }
 
     fn t(us: u64) -> Time {
@@ -1002,7 +1086,13 @@ mod tests {
     #[test]
     fn window_limits_only_until_the_first_rate() {
         let limit = RateLimit { bps: 1e12, depth: 100 * (MSS + 40), window: Window::UntilRate };
-        let mut s = TcpSender::with(&cfg(), &CcConfig::Newreno(Default::default()), false, Some(limit), None);
+        let mut s = TcpSender::with(
+            &cfg(),
+            &CcConfig::Newreno(Default::default()),
+            false,
+            Some(limit),
+            None,
+        );
         let mut out = Vec::new();
         s.start(t(0), &mut out);
         assert_eq!(out.len(), 10, "the initial window");
@@ -1226,7 +1316,10 @@ mod tests {
         assert!(s.pacing_deadline(d + t(1)).is_some());
         let rto = s.rto_deadline().unwrap();
         s.on_rto(rto, &mut out);
-        assert_eq!(out, vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true, cwr: false }]);
+        assert_eq!(
+            out,
+            vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true, cwr: false }]
+        );
         assert!(!s.retx_pending);
         assert_eq!(s.stats.retransmits, 2);
     }
@@ -1314,7 +1407,14 @@ mod tests {
     /// 10 and 11 on the first two): the sender's ssthresh and PRR's RecoverFS once recovery
     /// starts at the third.
     fn ssthresh_at_recovery(rule: SsthreshRule, rack: bool) -> (u64, u64) {
-        let c = TcpConfig { sack: true, limited_transmit: true, recovery: Recovery::Prr, rack, ssthresh: rule, ..cfg() };
+        let c = TcpConfig {
+            sack: true,
+            limited_transmit: true,
+            recovery: Recovery::Prr,
+            rack,
+            ssthresh: rule,
+            ..cfg()
+        };
         let (mut s, mut out) = started(&c, None);
         for k in 1..4u64 {
             dup(&mut s, 100 + k, 0, MSS, (k + 1) * MSS, &mut out);
@@ -1450,7 +1550,10 @@ mod tests {
         // The ACK of 0 (cwnd 2): go-back-N resends 2, not the SACKed 1; the window ends
         // before 3.
         s.on_ack_sack(d + t(100), MSS, false, d, &[(MSS, 2 * MSS), (3 * MSS, 4 * MSS)], &mut out);
-        assert_eq!(out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(), vec![(2, true)]);
+        assert_eq!(
+            out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(),
+            vec![(2, true)]
+        );
         // The ACK of 1 (SACKed before, now cumulative): go-back-N passes over the SACKed 3;
         // the window (2 MSS after the timeout) holds 4 back.
         out.clear();
@@ -1467,7 +1570,10 @@ mod tests {
         let (mut s, mut out) = started(&c, None);
         // Segment 0 is lost: the duplicates of 1 and 2 each release one new segment.
         s.on_ack(t(100), 0, false, t(0), &mut out);
-        assert_eq!(out, vec![Segment { seq: 3 * MSS, len: MSS as u32, retransmit: false, cwr: false }]);
+        assert_eq!(
+            out,
+            vec![Segment { seq: 3 * MSS, len: MSS as u32, retransmit: false, cwr: false }]
+        );
         s.on_ack(t(101), 0, false, t(0), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(s.cc_state.cwnd, 3 * MSS, "cwnd is not changed");

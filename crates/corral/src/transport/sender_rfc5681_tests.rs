@@ -41,7 +41,10 @@ fn dupacks(s: &mut TcpSender, n: u64, out: &mut Vec<Segment>) {
 fn step_1_the_first_two_duplicates_each_send_one_new_segment_and_leave_cwnd() {
     let (mut s, mut out) = window_of_ten(true);
     dupacks(&mut s, 2, &mut out);
-    assert_eq!(out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(), vec![(10, false), (11, false)]);
+    assert_eq!(
+        out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(),
+        vec![(10, false), (11, false)]
+    );
     assert_eq!(s.cc_state.cwnd, 10 * MSS);
     assert!(!s.in_recovery());
 }
@@ -84,7 +87,10 @@ fn step_2_with_sack_too_the_limited_transmit_segments_are_left_out() {
 fn step_3_the_lost_segment_is_resent_and_cwnd_is_ssthresh_plus_three_segments() {
     let (mut s, mut out) = window_of_ten(true);
     dupacks(&mut s, 3, &mut out);
-    assert_eq!(out.last(), Some(&Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false }));
+    assert_eq!(
+        out.last(),
+        Some(&Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false })
+    );
     assert_eq!(s.cc_state.cwnd, 5 * MSS + 3 * MSS);
     assert_eq!(s.stats.fast_recoveries, 1);
 }
@@ -108,7 +114,10 @@ fn step_5_new_data_goes_when_the_inflated_window_allows_it() {
     dupacks(&mut s, 2, &mut out);
     assert!(out.is_empty());
     dupacks(&mut s, 1, &mut out);
-    assert_eq!(out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(), vec![(10, false)]);
+    assert_eq!(
+        out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(),
+        vec![(10, false)]
+    );
 }
 
 #[test]

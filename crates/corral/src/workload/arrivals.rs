@@ -70,7 +70,8 @@ mod tests {
         assert!(ts.windows(2).all(|w| w[1] > w[0]));
         // Exponential gaps: the fraction of gaps above the mean is e^-1.
         let mean = Time::from_us(10);
-        let above = ts.windows(2).filter(|w| w[1] - w[0] > mean).count() as f64 / (ts.len() - 1) as f64;
+        let above =
+            ts.windows(2).filter(|w| w[1] - w[0] > mean).count() as f64 / (ts.len() - 1) as f64;
         assert!((above - (-1.0f64).exp()).abs() < 0.01, "{above}");
     }
 
@@ -79,7 +80,10 @@ mod tests {
         let a = Arrivals::Periodic { interval: Time::from_us(10) };
         let mut r = Rng::stream(1, 5, 5);
         let ts = a.times(Time::from_us(5), Time::from_us(40), 100, &mut r).unwrap();
-        assert_eq!(ts, vec![Time::from_us(5), Time::from_us(15), Time::from_us(25), Time::from_us(35)]);
+        assert_eq!(
+            ts,
+            vec![Time::from_us(5), Time::from_us(15), Time::from_us(25), Time::from_us(35)]
+        );
         assert!(a.times(Time::ZERO, Time::from_ms(1), 10, &mut r).is_none());
     }
 

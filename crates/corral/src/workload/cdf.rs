@@ -41,12 +41,20 @@ impl EmpiricalCdf {
             let bad = |msg: String| config_err(path, format!("{source}, line {}: {msg}", n + 1));
             let fields: Vec<&str> = line.split_whitespace().collect();
             if fields.len() != 2 {
-                return Err(bad(format!("expected \"size_bytes cumulative_probability\", got \"{line}\"")));
+                return Err(bad(format!(
+                    "expected \"size_bytes cumulative_probability\", got \"{line}\""
+                )));
             }
-            let size: f64 = fields[0].parse().map_err(|_| bad(format!("size \"{}\" is not a number", fields[0])))?;
-            let p: f64 = fields[1].parse().map_err(|_| bad(format!("probability \"{}\" is not a number", fields[1])))?;
+            let size: f64 = fields[0]
+                .parse()
+                .map_err(|_| bad(format!("size \"{}\" is not a number", fields[0])))?;
+            let p: f64 = fields[1]
+                .parse()
+                .map_err(|_| bad(format!("probability \"{}\" is not a number", fields[1])))?;
             if !size.is_finite() || size < 0.0 {
-                return Err(bad(format!("size must be a non-negative number of bytes, got {size}")));
+                return Err(bad(format!(
+                    "size must be a non-negative number of bytes, got {size}"
+                )));
             }
             if !(0.0..=1.0).contains(&p) {
                 return Err(bad(format!("probability must be between 0 and 1, got {p}")));
@@ -62,10 +70,18 @@ impl EmpiricalCdf {
             points.push((size, p));
         }
         let Some(&(_, last)) = points.last() else {
-            return Err(config_err(path, format!("{source}: no points; expected lines \"size_bytes cumulative_probability\"")));
+            return Err(config_err(
+                path,
+                format!(
+                    "{source}: no points; expected lines \"size_bytes cumulative_probability\""
+                ),
+            ));
         };
         if (last - 1.0).abs() > 1e-9 {
-            return Err(config_err(path, format!("{source}: the last probability must be 1, got {last}")));
+            return Err(config_err(
+                path,
+                format!("{source}: the last probability must be 1, got {last}"),
+            ));
         }
         if points.iter().all(|&(s, _)| s < 1.0) {
             return Err(config_err(path, format!("{source}: every size is below 1 byte")));
@@ -90,10 +106,14 @@ impl EmpiricalCdf {
         };
         match std::fs::read_to_string(&file) {
             Ok(text) => EmpiricalCdf::parse(&text, &file.display().to_string(), path),
-            Err(e) if looks_like_path => Err(config_err(path, format!("cannot read CDF file {}: {e}", file.display()))),
+            Err(e) if looks_like_path => {
+                Err(config_err(path, format!("cannot read CDF file {}: {e}", file.display())))
+            }
             Err(_) => {
                 let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-                let hint = crate::config::suggest::nearest(spec, names.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
+                let hint = crate::config::suggest::nearest(spec, names.iter().copied())
+                    .map(|s| format!("did you mean \"{s}\"? "))
+                    .unwrap_or_default();
                 Err(config_err(path, format!("unknown workload \"{spec}\"; {hint}expected one of {} or a path to a .cdf file", names.join(", "))))
             }
         }
@@ -189,18 +209,26 @@ mod tests {
                 // Empirical CDF just below and at xs[i] against the model (rounded sizes: compare at x +- 0.5).
                 let f_hi = c.cdf(xs[i] as f64 + 0.5);
                 let f_lo = c.cdf(xs[i] as f64 - 0.5);
-                d = d.max((j as f64 / n as f64 - f_hi).abs()).max((i as f64 / n as f64 - f_lo).abs());
+                d = d
+                    .max((j as f64 / n as f64 - f_hi).abs())
+                    .max((i as f64 / n as f64 - f_lo).abs());
                 i = j;
             }
             assert!(d < 0.02, "{name}: KS distance {d}");
             let mean = xs.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
-            assert!((mean / c.mean() - 1.0).abs() < 0.05, "{name}: sample mean {mean} vs {}", c.mean());
+            assert!(
+                (mean / c.mean() - 1.0).abs() < 0.05,
+                "{name}: sample mean {mean} vs {}",
+                c.mean()
+            );
         }
     }
 
     #[test]
     fn malformed_files_name_the_line() {
-        let e = EmpiricalCdf::parse("0 0\n10 0.5\nabc 1\n", "my.cdf", "traffic[0].size.cdf").unwrap_err().to_string();
+        let e = EmpiricalCdf::parse("0 0\n10 0.5\nabc 1\n", "my.cdf", "traffic[0].size.cdf")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("traffic[0].size.cdf: my.cdf, line 3:"), "{e}");
         let e = EmpiricalCdf::parse("0 0\n10 0.5\n5 1\n", "f", "k").unwrap_err().to_string();
         assert!(e.contains("line 3") && e.contains("sizes must not decrease"), "{e}");
@@ -211,6 +239,9 @@ mod tests {
         let e = EmpiricalCdf::parse("0 0\n10 1.5\n", "f", "k").unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("between 0 and 1"), "{e}");
         let e = EmpiricalCdf::resolve("websearh", None, "k").unwrap_err().to_string();
-        assert!(e.contains("unknown workload \"websearh\"") && e.contains("did you mean \"websearch\""), "{e}");
+        assert!(
+            e.contains("unknown workload \"websearh\"") && e.contains("did you mean \"websearch\""),
+            "{e}"
+        );
     }
 }

@@ -43,10 +43,15 @@ pub(super) struct UniformKeys {
 /// A random time setting as written: `"2ms"` (a fixed time, `Ok`) or a `{ kind = ... }`
 /// table (`Err`, for the caller's `by_kind`); a bad time names `table_example` as the other
 /// form.
-pub(super) fn time_or_table<'de, D: serde::Deserializer<'de>>(d: D, table_example: &str) -> std::result::Result<std::result::Result<Time, toml::Value>, D::Error> {
+pub(super) fn time_or_table<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    table_example: &str,
+) -> std::result::Result<std::result::Result<Time, toml::Value>, D::Error> {
     use serde::de::Error;
     match toml::Value::deserialize(d)? {
-        toml::Value::String(s) => crate::units::parse_time(&s).map(Ok).map_err(|e| D::Error::custom(format!("{e}, or {table_example}"))),
+        toml::Value::String(s) => crate::units::parse_time(&s)
+            .map(Ok)
+            .map_err(|e| D::Error::custom(format!("{e}, or {table_example}"))),
         other => Ok(Err(other)),
     }
 }
@@ -81,9 +86,15 @@ impl<'de> Deserialize<'de> for DeadlineSpec {
 impl DeadlineSpec {
     pub fn validate(&self, path: &str) -> Result<()> {
         match self {
-            DeadlineSpec::Fixed { value } if *value == Time::ZERO => Err(config_err(path, "must be positive")),
-            DeadlineSpec::Exponential { mean } if *mean == Time::ZERO => Err(config_err(format!("{path}.mean"), "must be positive")),
-            DeadlineSpec::Uniform { min, max } if *min == Time::ZERO || max < min => Err(config_err(format!("{path}.min"), "must be positive and at most max")),
+            DeadlineSpec::Fixed { value } if *value == Time::ZERO => {
+                Err(config_err(path, "must be positive"))
+            }
+            DeadlineSpec::Exponential { mean } if *mean == Time::ZERO => {
+                Err(config_err(format!("{path}.mean"), "must be positive"))
+            }
+            DeadlineSpec::Uniform { min, max } if *min == Time::ZERO || max < min => {
+                Err(config_err(format!("{path}.min"), "must be positive and at most max"))
+            }
             _ => Ok(()),
         }
     }
@@ -92,8 +103,12 @@ impl DeadlineSpec {
     pub fn draw(&self, rng: &mut Rng) -> Time {
         match *self {
             DeadlineSpec::Fixed { value } => value,
-            DeadlineSpec::Exponential { mean } => Time((exponential_ps(mean, rng).round() as u64).max(1)),
-            DeadlineSpec::Uniform { min, max } => Time(min.0 + (rng.unit() * (max.0 - min.0) as f64) as u64),
+            DeadlineSpec::Exponential { mean } => {
+                Time((exponential_ps(mean, rng).round() as u64).max(1))
+            }
+            DeadlineSpec::Uniform { min, max } => {
+                Time(min.0 + (rng.unit() * (max.0 - min.0) as f64) as u64)
+            }
         }
     }
 }
@@ -123,11 +138,24 @@ mod tests {
         struct W {
             deadline: DeadlineSpec,
         }
-        let p = |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.deadline);
-        assert_eq!(p("deadline = \"3ms\"").unwrap(), DeadlineSpec::Fixed { value: Time::from_ms(3) });
-        assert_eq!(p("deadline = { kind = \"exponential\", mean = \"1ms\" }").unwrap(), DeadlineSpec::Exponential { mean: Time::from_ms(1) });
-        assert_eq!(p("deadline = { kind = \"uniform\", min = \"5ms\", max = \"25ms\" }").unwrap(), DeadlineSpec::Uniform { min: Time::from_ms(5), max: Time::from_ms(25) });
-        let e = p("deadline = { kind = \"exponential\", mean = \"1 parsec\" }").unwrap_err().to_string();
+        let p = |s: &str| {
+            crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.deadline)
+        };
+        assert_eq!(
+            p("deadline = \"3ms\"").unwrap(),
+            DeadlineSpec::Fixed { value: Time::from_ms(3) }
+        );
+        assert_eq!(
+            p("deadline = { kind = \"exponential\", mean = \"1ms\" }").unwrap(),
+            DeadlineSpec::Exponential { mean: Time::from_ms(1) }
+        );
+        assert_eq!(
+            p("deadline = { kind = \"uniform\", min = \"5ms\", max = \"25ms\" }").unwrap(),
+            DeadlineSpec::Uniform { min: Time::from_ms(5), max: Time::from_ms(25) }
+        );
+        let e = p("deadline = { kind = \"exponential\", mean = \"1 parsec\" }")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("t.deadline.mean:"), "{e}");
     }
 }

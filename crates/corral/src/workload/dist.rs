@@ -17,10 +17,18 @@ use serde::{Deserialize, Serialize, Serializer};
 #[derive(Clone, Debug, PartialEq)]
 pub enum SizeSpec {
     Fixed(u64),
-    Uniform { min: u64, max: u64 },
-    Exponential { mean: u64 },
+    Uniform {
+        min: u64,
+        max: u64,
+    },
+    Exponential {
+        mean: u64,
+    },
     /// Pareto with shape alpha > 1 and the given mean (scale = mean (alpha - 1) / alpha).
-    Pareto { shape: f64, mean: u64 },
+    Pareto {
+        shape: f64,
+        mean: u64,
+    },
     /// A built-in distribution name or a path to a CDF file.
     Cdf(String),
 }
@@ -129,13 +137,19 @@ impl SizeSpec {
     pub fn validate(&self, path: &str) -> Result<()> {
         match *self {
             SizeSpec::Fixed(0) => Err(config_err(path, "must be a positive size")),
-            SizeSpec::Uniform { min, max } if min == 0 || max < min => {
-                Err(config_err(path, format!("uniform sizes need 0 < min <= max, got min = {min}B, max = {max}B")))
+            SizeSpec::Uniform { min, max } if min == 0 || max < min => Err(config_err(
+                path,
+                format!("uniform sizes need 0 < min <= max, got min = {min}B, max = {max}B"),
+            )),
+            SizeSpec::Exponential { mean: 0 } => {
+                Err(config_err(format!("{path}.mean"), "must be a positive size"))
             }
-            SizeSpec::Exponential { mean: 0 } => Err(config_err(format!("{path}.mean"), "must be a positive size")),
             SizeSpec::Pareto { shape, mean } => {
                 if !(shape.is_finite() && shape > 1.0) {
-                    return Err(config_err(format!("{path}.shape"), format!("must be greater than 1 (a finite mean), got {shape}")));
+                    return Err(config_err(
+                        format!("{path}.shape"),
+                        format!("must be greater than 1 (a finite mean), got {shape}"),
+                    ));
                 }
                 if mean == 0 {
                     return Err(config_err(format!("{path}.mean"), "must be a positive size"));
@@ -153,8 +167,12 @@ impl SizeSpec {
             SizeSpec::Fixed(b) => SizeDist::Fixed(b),
             SizeSpec::Uniform { min, max } => SizeDist::Uniform { min, max },
             SizeSpec::Exponential { mean } => SizeDist::Exponential { mean: mean as f64 },
-            SizeSpec::Pareto { shape, mean } => SizeDist::Pareto { shape, scale: mean as f64 * (shape - 1.0) / shape },
-            SizeSpec::Cdf(ref name) => SizeDist::Cdf(Box::new(EmpiricalCdf::resolve(name, base, &format!("{path}.cdf"))?)),
+            SizeSpec::Pareto { shape, mean } => {
+                SizeDist::Pareto { shape, scale: mean as f64 * (shape - 1.0) / shape }
+            }
+            SizeSpec::Cdf(ref name) => {
+                SizeDist::Cdf(Box::new(EmpiricalCdf::resolve(name, base, &format!("{path}.cdf"))?))
+            }
         })
     }
 }
@@ -175,7 +193,9 @@ impl SizeDist {
         match self {
             SizeDist::Fixed(b) => *b,
             SizeDist::Uniform { min, max } => min + rng.below(max - min + 1),
-            SizeDist::Exponential { mean } => ((-mean * (1.0 - rng.unit()).ln()).round() as u64).max(1),
+            SizeDist::Exponential { mean } => {
+                ((-mean * (1.0 - rng.unit()).ln()).round() as u64).max(1)
+            }
             // Inverse transform: x = scale / U^(1/shape), U in (0, 1].
             SizeDist::Pareto { shape, scale } => {
                 let u = 1.0 - rng.unit();
@@ -209,7 +229,11 @@ mod tests {
 
     #[test]
     fn sample_means_match_parameters() {
-        for d in [SizeDist::Fixed(1000), SizeDist::Uniform { min: 100, max: 1900 }, SizeDist::Exponential { mean: 50_000.0 }] {
+        for d in [
+            SizeDist::Fixed(1000),
+            SizeDist::Uniform { min: 100, max: 1900 },
+            SizeDist::Exponential { mean: 50_000.0 },
+        ] {
             let m = sample_mean(&d, 200_000);
             assert!((m / d.mean() - 1.0).abs() < 0.01, "{d:?}: {m} vs {}", d.mean());
         }
@@ -229,11 +253,18 @@ mod tests {
         struct W {
             size: SizeSpec,
         }
-        let p = |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.size);
+        let p =
+            |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.size);
         assert_eq!(p("size = \"10KB\"").unwrap(), SizeSpec::Fixed(10_000));
         assert_eq!(p("size = { cdf = \"websearch\" }").unwrap(), SizeSpec::Cdf("websearch".into()));
-        assert_eq!(p("size = { kind = \"uniform\", min = \"1KB\", max = \"2KB\" }").unwrap(), SizeSpec::Uniform { min: 1000, max: 2000 });
-        assert_eq!(p("size = { kind = \"pareto\", shape = 1.5, mean = \"1MB\" }").unwrap(), SizeSpec::Pareto { shape: 1.5, mean: 1_000_000 });
+        assert_eq!(
+            p("size = { kind = \"uniform\", min = \"1KB\", max = \"2KB\" }").unwrap(),
+            SizeSpec::Uniform { min: 1000, max: 2000 }
+        );
+        assert_eq!(
+            p("size = { kind = \"pareto\", shape = 1.5, mean = \"1MB\" }").unwrap(),
+            SizeSpec::Pareto { shape: 1.5, mean: 1_000_000 }
+        );
         let e = p("size = { kind = \"exponential\", mea = \"1KB\" }").unwrap_err().to_string();
         assert!(e.starts_with("t.size.mea: unknown key"), "{e}");
         let e = p("size = { kind = \"lognormal\" }").unwrap_err().to_string();

@@ -53,10 +53,20 @@ pub struct FlowDef {
 /// The host index of host `name`; errors at `path` name the nearest host or say it is a switch.
 pub fn resolve_host(net: &Network, name: &str, path: &str) -> Result<u32> {
     let node = net.node_by_name(name).ok_or_else(|| {
-        let hint = crate::config::suggest::nearest(name, net.nodes.iter().filter(|n| n.kind == NodeKind::Host).map(|n| n.name.as_str()))
-            .map(|s| format!("did you mean \"{s}\"? "))
-            .unwrap_or_default();
-        config_err(path, format!("unknown host \"{name}\"; {hint}this topology has hosts h0..h{}", net.hosts.len().saturating_sub(1)))
+        let hint = crate::config::suggest::nearest(
+            name,
+            net.nodes.iter().filter(|n| n.kind == NodeKind::Host).map(|n| n.name.as_str()),
+        )
+        .map(|s| format!("did you mean \"{s}\"? "))
+        .unwrap_or_default();
+        config_err(
+            path,
+            format!(
+                "unknown host \"{name}\"; {hint}this topology has hosts h0..h{}",
+                net.hosts.len().saturating_sub(1)
+            ),
+        )
     })?;
-    net.host_index[node.idx()].ok_or_else(|| config_err(path, format!("\"{name}\" is a switch; flows run between hosts")))
+    net.host_index[node.idx()]
+        .ok_or_else(|| config_err(path, format!("\"{name}\" is a switch; flows run between hosts")))
 }

@@ -6,13 +6,13 @@
 //! offered load without simulating packets.
 
 use super::arrivals::{rate_for_load, Arrivals};
+use super::flow::{resolve_host, FlowDef};
 use super::patterns::{PairPicker, TrafficPattern};
 use super::spec::TrafficSpec;
 use crate::error::{config_err, Result};
 use crate::ids::NodeId;
 use crate::net::Network;
 use crate::route::RouteTable;
-use super::flow::{resolve_host, FlowDef};
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
 use std::path::Path;
@@ -54,7 +54,10 @@ pub fn match_ports(net: &Network, specs: &[String], path: &str) -> Result<Vec<bo
     let mut hit = vec![false; net.ports.len()];
     for (j, spec) in specs.iter().enumerate() {
         let Some((node, port)) = spec.rsplit_once(':') else {
-            return Err(config_err(format!("{path}[{j}]"), format!("expected \"node:port\" (\"*\" matches anything), got \"{spec}\"")));
+            return Err(config_err(
+                format!("{path}[{j}]"),
+                format!("expected \"node:port\" (\"*\" matches anything), got \"{spec}\""),
+            ));
         };
         let mut any = false;
         for (i, p) in net.ports.iter().enumerate() {
@@ -64,7 +67,10 @@ pub fn match_ports(net: &Network, specs: &[String], path: &str) -> Result<Vec<bo
             }
         }
         if !any {
-            return Err(config_err(format!("{path}[{j}]"), format!("\"{spec}\" matches no port of this topology")));
+            return Err(config_err(
+                format!("{path}[{j}]"),
+                format!("\"{spec}\" matches no port of this topology"),
+            ));
         }
     }
     Ok(hit)
@@ -105,8 +111,25 @@ fn crossings(net: &Network, routes: &RouteTable, marked: &[bool], src: u32, dst:
 /// pattern draws arrival times at the rate its load, rate or interval gives
 /// ([`Block::arrivals`]), then a pair and a size per arrival ([`Block::draw`]).
 #[allow(clippy::too_many_arguments)]
-pub fn generate_block(spec: &TrafficSpec, i: usize, seed: u64, duration: Time, net: &Network, routes: &RouteTable, base: Option<&Path>, budget: u64) -> Result<Vec<FlowDef>> {
-    let mut block = Block { spec, i, seed, stop: spec.stop_or(duration), net, routes, deadlines: Rng::stream(seed, stream::WORKLOAD, stream_index(i, DEADLINES)) };
+pub fn generate_block(
+    spec: &TrafficSpec,
+    i: usize,
+    seed: u64,
+    duration: Time,
+    net: &Network,
+    routes: &RouteTable,
+    base: Option<&Path>,
+    budget: u64,
+) -> Result<Vec<FlowDef>> {
+    let mut block = Block {
+        spec,
+        i,
+        seed,
+        stop: spec.stop_or(duration),
+        net,
+        routes,
+        deadlines: Rng::stream(seed, stream::WORKLOAD, stream_index(i, DEADLINES)),
+    };
     if spec.pattern == TrafficPattern::Trace {
         return block.replay(base);
     }
@@ -168,7 +191,9 @@ impl Block<'_> {
             weight: spec.weight,
             tenant: spec.tenant.clone(),
             class: spec.class.clone(),
-            deadline: spec.deadline.map(|d| Time(start.0.saturating_add(d.draw(&mut self.deadlines).0))),
+            deadline: spec
+                .deadline
+                .map(|d| Time(start.0.saturating_add(d.draw(&mut self.deadlines).0))),
             block: Some(self.i as u32),
             routing: spec.routing,
             transport: spec.transport.clone(),
@@ -177,7 +202,10 @@ impl Block<'_> {
 
     fn check_route(&self, src: u32, dst: u32, path: &str) -> Result<()> {
         if self.routes.hops(self.net.hosts[src as usize], dst).is_none() {
-            return Err(config_err(path, format!("no route from h{src} to h{dst}: the hosts are not connected")));
+            return Err(config_err(
+                path,
+                format!("no route from h{src} to h{dst}: the hosts are not connected"),
+            ));
         }
         Ok(())
     }
@@ -192,7 +220,13 @@ impl Block<'_> {
             _ => Path::new(file).to_path_buf(),
         };
         let rows = match &spec.cells {
-            Some(c) => super::trace::from_cells(&c.names, c.rows.iter().cloned().enumerate().map(|(k, r)| (k + 1, r)), file, "row", &self.at("file"))?,
+            Some(c) => super::trace::from_cells(
+                &c.names,
+                c.rows.iter().cloned().enumerate().map(|(k, r)| (k + 1, r)),
+                file,
+                "row",
+                &self.at("file"),
+            )?,
             None => super::trace::read(&full, &self.at("file"))?,
         };
         let mut out = Vec::with_capacity(rows.len());
@@ -236,7 +270,21 @@ impl Block<'_> {
             Some(h) => {
                 let names = h.names();
                 let many = names.len() > 1;
-                names.iter().enumerate().map(|(j, n)| resolve_host(self.net, n, &if many { format!("{}[{j}]", self.at("hosts")) } else { self.at("hosts") })).collect()
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(j, n)| {
+                        resolve_host(
+                            self.net,
+                            n,
+                            &if many {
+                                format!("{}[{j}]", self.at("hosts"))
+                            } else {
+                                self.at("hosts")
+                            },
+                        )
+                    })
+                    .collect()
             }
         }
     }
@@ -248,21 +296,35 @@ impl Block<'_> {
         // With no fixed dst, each arrival's receiver is one of the hosts: the senders are the rest.
         let others = n - dst.map_or(1, |d| picker.hosts().contains(&d) as usize);
         if n < 2 || others < 1 {
-            return Err(config_err(self.at("hosts"), format!("needs at least two distinct hosts (one besides dst), got {n}")));
+            return Err(config_err(
+                self.at("hosts"),
+                format!("needs at least two distinct hosts (one besides dst), got {n}"),
+            ));
         }
         if self.spec.pattern == TrafficPattern::InterRack && !picker.has_inter_rack_pairs() {
-            return Err(config_err(self.at("hosts"), "all hosts are in one rack: inter_rack has no pair"));
+            return Err(config_err(
+                self.at("hosts"),
+                "all hosts are in one rack: inter_rack has no pair",
+            ));
         }
         let fan_in = self.spec.senders.unwrap_or(1) as usize;
         if self.spec.pattern == TrafficPattern::Incast && fan_in > others {
-            return Err(config_err(self.at("senders"), format!("{fan_in} senders but only {others} hosts besides the receiver")));
+            return Err(config_err(
+                self.at("senders"),
+                format!("{fan_in} senders but only {others} hosts besides the receiver"),
+            ));
         }
         Ok(fan_in)
     }
 
     /// When arrivals come: every `interval`, or Poisson at `rate`, or at the rate that offers
     /// `load` of the capacity the load refers to (`per_arrival` bytes each).
-    fn arrivals(&self, picker: &PairPicker, dst: Option<u32>, per_arrival: f64) -> Result<Arrivals> {
+    fn arrivals(
+        &self,
+        picker: &PairPicker,
+        dst: Option<u32>,
+        per_arrival: f64,
+    ) -> Result<Arrivals> {
         let spec = self.spec;
         if let Some(interval) = spec.interval {
             return Ok(Arrivals::Periodic { interval });
@@ -274,10 +336,20 @@ impl Block<'_> {
         let per_s = match &spec.load_links {
             Some(links) => {
                 let marked = match_ports(self.net, links, &self.at("load_links"))?;
-                let cap: f64 = self.net.ports.iter().zip(&marked).filter(|(_, &m)| m).map(|(p, _)| p.rate().bps() as f64).sum();
+                let cap: f64 = self
+                    .net
+                    .ports
+                    .iter()
+                    .zip(&marked)
+                    .filter(|(_, &m)| m)
+                    .map(|(p, _)| p.rate().bps() as f64)
+                    .sum();
                 let per_flow = self.crossings_per_flow(picker, &marked);
                 if per_flow < 1e-9 {
-                    return Err(config_err(self.at("load_links"), "no flow of this pattern and host set crosses these links"));
+                    return Err(config_err(
+                        self.at("load_links"),
+                        "no flow of this pattern and host set crosses these links",
+                    ));
                 }
                 rate_for_load(load, cap, per_arrival * per_flow)
             }
@@ -285,10 +357,19 @@ impl Block<'_> {
                 // The senders' access links, or the receivers' if fewer (many-to-one, incast:
                 // the one receiver's link is the capacity the flows share).
                 let net = self.net;
-                let senders: f64 = picker.senders().iter().filter(|&&h| Some(h) != dst).map(|&h| access_bps(net, h)).sum();
+                let senders: f64 = picker
+                    .senders()
+                    .iter()
+                    .filter(|&&h| Some(h) != dst)
+                    .map(|&h| access_bps(net, h))
+                    .sum();
                 let receivers = match (spec.pattern, dst) {
-                    (TrafficPattern::ManyToOne | TrafficPattern::Incast, Some(d)) => access_bps(net, d),
-                    (TrafficPattern::Incast, None) => picker.hosts().iter().map(|&h| access_bps(net, h)).sum(),
+                    (TrafficPattern::ManyToOne | TrafficPattern::Incast, Some(d)) => {
+                        access_bps(net, d)
+                    }
+                    (TrafficPattern::Incast, None) => {
+                        picker.hosts().iter().map(|&h| access_bps(net, h)).sum()
+                    }
                     _ => senders,
                 };
                 rate_for_load(load, senders.min(receivers), per_arrival)
@@ -313,7 +394,9 @@ impl Block<'_> {
                 vec![picker.pick(&mut r)]
             };
             for (s, d) in pairs {
-                sum += *cache.entry((s, d)).or_insert_with(|| crossings(self.net, self.routes, marked, s, d));
+                sum += *cache
+                    .entry((s, d))
+                    .or_insert_with(|| crossings(self.net, self.routes, marked, s, d));
             }
         }
         sum / samples as f64
@@ -323,8 +406,12 @@ impl Block<'_> {
     fn check_budget(&self, arrivals: Arrivals, fan_in: usize, budget: u64) -> Result<()> {
         let window = (self.stop.saturating_sub(self.spec.start)).as_secs_f64();
         let (per_s, key) = match arrivals {
-            Arrivals::Poisson { per_s } => (per_s, if self.spec.rate.is_some() { "rate" } else { "load" }),
-            Arrivals::Periodic { interval } => (1.0 / interval.as_secs_f64().max(1e-12), "interval"),
+            Arrivals::Poisson { per_s } => {
+                (per_s, if self.spec.rate.is_some() { "rate" } else { "load" })
+            }
+            Arrivals::Periodic { interval } => {
+                (1.0 / interval.as_secs_f64().max(1e-12), "interval")
+            }
         };
         let expected = per_s * window * fan_in as f64;
         if expected > budget as f64 {
@@ -337,9 +424,17 @@ impl Block<'_> {
     }
 
     /// The arrival times, and a pair (or an incast's senders) and a size for each.
-    fn draw(&mut self, arrivals: Arrivals, picker: &PairPicker, sizes: &super::dist::SizeDist, fan_in: usize) -> Result<Vec<FlowDef>> {
+    fn draw(
+        &mut self,
+        arrivals: Arrivals,
+        picker: &PairPicker,
+        sizes: &super::dist::SizeDist,
+        fan_in: usize,
+    ) -> Result<Vec<FlowDef>> {
         let limit = self.spec.max_flows as usize;
-        let times = arrivals.times(self.spec.start, self.stop, limit / fan_in.max(1) + 1, &mut self.rng(ARRIVALS)).ok_or_else(|| self.too_many())?;
+        let times = arrivals
+            .times(self.spec.start, self.stop, limit / fan_in.max(1) + 1, &mut self.rng(ARRIVALS))
+            .ok_or_else(|| self.too_many())?;
         let mut pair_rng = self.rng(PAIRS);
         let mut size_rng = self.rng(SIZES);
         let mut out = Vec::with_capacity(times.len() * fan_in);
@@ -367,7 +462,15 @@ impl Block<'_> {
 /// The flows of every `[[traffic]]` block, merged in start order (ties: block order, then
 /// generation order). At most `budget` flows in all fit in the run's memory limit: a block
 /// expected to exceed what is left is refused before it generates anything.
-pub fn generate(blocks: &[TrafficSpec], seed: u64, duration: Time, net: &Network, routes: &RouteTable, base: Option<&Path>, budget: u64) -> Result<Vec<FlowDef>> {
+pub fn generate(
+    blocks: &[TrafficSpec],
+    seed: u64,
+    duration: Time,
+    net: &Network,
+    routes: &RouteTable,
+    base: Option<&Path>,
+    budget: u64,
+) -> Result<Vec<FlowDef>> {
     let mut all = Vec::new();
     for (i, spec) in blocks.iter().enumerate() {
         let left = budget.saturating_sub(all.len() as u64);

@@ -48,7 +48,13 @@ pub struct PairPicker {
 impl PairPicker {
     /// `rack[h]` is the rack of host `h`. `hosts` must hold at least 2 distinct hosts, and
     /// `dst` (when given) must be one of them or any other host.
-    pub fn new(kind: TrafficPattern, hosts: &[u32], rack: &[u32], dst: Option<u32>, rng: &mut Rng) -> PairPicker {
+    pub fn new(
+        kind: TrafficPattern,
+        hosts: &[u32],
+        rack: &[u32],
+        dst: Option<u32>,
+        rng: &mut Rng,
+    ) -> PairPicker {
         let mut hosts: Vec<u32> = hosts.to_vec();
         hosts.sort_by_key(|&h| (rack[h as usize], h));
         hosts.dedup();
@@ -89,12 +95,18 @@ impl PairPicker {
 
     /// The hosts that send: half_to_half's lower half, else all of them.
     pub fn senders(&self) -> &[u32] {
-        if self.kind == TrafficPattern::HalfToHalf { &self.halves.0 } else { &self.hosts }
+        if self.kind == TrafficPattern::HalfToHalf {
+            &self.halves.0
+        } else {
+            &self.hosts
+        }
     }
 
     /// Does every host have a destination in another rack?
     pub fn has_inter_rack_pairs(&self) -> bool {
-        self.rack_range.first().is_some_and(|&(lo, hi)| !(lo == 0 && hi as usize == self.hosts.len()))
+        self.rack_range
+            .first()
+            .is_some_and(|&(lo, hi)| !(lo == 0 && hi as usize == self.hosts.len()))
     }
 
     /// Hosts other than `dst` in the subset, as sources towards `dst`.
@@ -130,7 +142,10 @@ impl PairPicker {
             }
             TrafficPattern::HalfToHalf => {
                 let (left, right) = &self.halves;
-                (left[rng.below(left.len() as u64) as usize], right[rng.below(right.len() as u64) as usize])
+                (
+                    left[rng.below(left.len() as u64) as usize],
+                    right[rng.below(right.len() as u64) as usize],
+                )
             }
             TrafficPattern::AllToAll | TrafficPattern::Trace => {
                 let s = rng.below(n) as usize;
@@ -143,7 +158,8 @@ impl PairPicker {
     /// Incast: the receiver (the fixed `dst`, or a random host of the subset) and `n`
     /// distinct senders among the other hosts (partial Fisher-Yates).
     pub fn incast_senders(&self, n: usize, rng: &mut Rng, out: &mut Vec<u32>) -> u32 {
-        let dst = self.dst.unwrap_or_else(|| self.hosts[rng.below(self.hosts.len() as u64) as usize]);
+        let dst =
+            self.dst.unwrap_or_else(|| self.hosts[rng.below(self.hosts.len() as u64) as usize]);
         let mut pool: Vec<u32> = self.hosts.iter().copied().filter(|&h| h != dst).collect();
         out.clear();
         for i in 0..n.min(pool.len()) {
@@ -224,7 +240,10 @@ mod tests {
             for _ in 0..2000 {
                 let (s, d) = p.pick(&mut r);
                 assert_ne!(s, d);
-                assert!(partner[s as usize] == u32::MAX || partner[s as usize] == d, "h{s} has two partners");
+                assert!(
+                    partner[s as usize] == u32::MAX || partner[s as usize] == d,
+                    "h{s} has two partners"
+                );
                 partner[s as usize] = d;
             }
             let mut ds: Vec<u32> = partner.to_vec();
@@ -237,7 +256,8 @@ mod tests {
     fn half_to_half_sends_from_the_lower_half_to_the_upper_half() {
         let mut r = Rng::stream(1, 3, 5);
         let p = PairPicker::new(TrafficPattern::HalfToHalf, &all(), &racks(), None, &mut r);
-        let (mut srcs, mut dsts) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+        let (mut srcs, mut dsts) =
+            (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
         for _ in 0..5000 {
             let (s, d) = p.pick(&mut r);
             assert!(s < 8 && d >= 8, "h{s} -> h{d}");

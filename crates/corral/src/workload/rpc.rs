@@ -22,10 +22,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ThinkSpec {
-    Fixed { value: Time },
+    Fixed {
+        value: Time,
+    },
     /// Normal, truncated at 0 (a negative draw is 0).
-    Normal { mean: Time, std: Time },
-    Exponential { mean: Time },
+    Normal {
+        mean: Time,
+        std: Time,
+    },
+    Exponential {
+        mean: Time,
+    },
 }
 
 #[derive(Deserialize)]
@@ -75,7 +82,9 @@ impl ThinkSpec {
                 let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
                 Time((mean.0 as f64 + z * std.0 as f64).max(0.0).round() as u64)
             }
-            ThinkSpec::Exponential { mean } => Time(super::deadline::exponential_ps(mean, rng).round() as u64),
+            ThinkSpec::Exponential { mean } => {
+                Time(super::deadline::exponential_ps(mean, rng).round() as u64)
+            }
         }
     }
 }
@@ -139,10 +148,14 @@ impl RpcSpec {
         self.request.validate(&at("request"))?;
         self.response.validate(&at("response"))?;
         if let ThinkSpec::Normal { mean, std } = self.think {
-            ensure(mean > Time::ZERO || std > Time::ZERO, &at("think"), || "a normal think time needs a positive mean or std".into())?;
+            ensure(mean > Time::ZERO || std > Time::ZERO, &at("think"), || {
+                "a normal think time needs a positive mean or std".into()
+            })?;
         }
         super::spec::check_window_and_weight(&at, self.start, self.stop, self.weight, duration)?;
-        ensure(self.max_flows >= 2, &at("max_flows"), || "must be at least 2 (a request and its response)".into())?;
+        ensure(self.max_flows >= 2, &at("max_flows"), || {
+            "must be at least 2 (a request and its response)".into()
+        })?;
         self.transport.validate(&at("transport"))
     }
 }
@@ -165,16 +178,21 @@ pub struct RpcBlock {
 /// Servers and clients of block `i` as host indices: the lists given, or the two halves.
 pub fn sides(spec: &RpcSpec, i: usize, net: &crate::net::Network) -> Result<(Vec<u32>, Vec<u32>)> {
     let n = net.hosts.len() as u32;
-    let resolve = |h: &Option<Hosts>, key: &str, default: std::ops::Range<u32>| -> Result<Vec<u32>> {
-        let list = match h {
-            Some(h) => h.names().iter().map(|name| super::flow::resolve_host(net, name, &format!("rpc[{i}].{key}"))).collect::<Result<Vec<_>>>()?,
-            None => default.collect(),
+    let resolve =
+        |h: &Option<Hosts>, key: &str, default: std::ops::Range<u32>| -> Result<Vec<u32>> {
+            let list = match h {
+                Some(h) => h
+                    .names()
+                    .iter()
+                    .map(|name| super::flow::resolve_host(net, name, &format!("rpc[{i}].{key}")))
+                    .collect::<Result<Vec<_>>>()?,
+                None => default.collect(),
+            };
+            if list.is_empty() {
+                return Err(config_err(format!("rpc[{i}].{key}"), "needs at least one host"));
+            }
+            Ok(list)
         };
-        if list.is_empty() {
-            return Err(config_err(format!("rpc[{i}].{key}"), "needs at least one host"));
-        }
-        Ok(list)
-    };
     Ok((resolve(&spec.servers, "servers", 0..n / 2)?, resolve(&spec.clients, "clients", n / 2..n)?))
 }
 
@@ -206,9 +224,13 @@ mod tests {
         struct W {
             think: ThinkSpec,
         }
-        let p = |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.think);
+        let p =
+            |s: &str| crate::config::typed::<W>(toml::from_str(s).unwrap(), "t").map(|w| w.think);
         assert_eq!(p("think = \"3ms\"").unwrap(), ThinkSpec::Fixed { value: Time::from_ms(3) });
-        assert_eq!(p("think = { kind = \"normal\", mean = \"2ms\", std = \"1ms\" }").unwrap(), ThinkSpec::Normal { mean: Time::from_ms(2), std: Time::from_ms(1) });
+        assert_eq!(
+            p("think = { kind = \"normal\", mean = \"2ms\", std = \"1ms\" }").unwrap(),
+            ThinkSpec::Normal { mean: Time::from_ms(2), std: Time::from_ms(1) }
+        );
         let e = p("think = { kind = \"normal\", mean = \"2ms\" }").unwrap_err().to_string();
         assert!(e.contains("std"), "{e}");
     }

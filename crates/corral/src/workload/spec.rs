@@ -4,9 +4,9 @@
 
 use super::deadline::DeadlineSpec;
 use super::dist::SizeSpec;
+use super::flow::Hosts;
 use super::patterns::TrafficPattern;
 use crate::error::{config_err, ensure, Result};
-use super::flow::Hosts;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -88,12 +88,22 @@ fn default_max_flows() -> u64 {
 
 /// The checks every workload block shares: its window within the run, and a positive
 /// weight; `at` names a key of the block.
-pub(super) fn check_window_and_weight(at: &dyn Fn(&str) -> String, start: Time, stop: Option<Time>, weight: f64, duration: Time) -> Result<()> {
-    ensure(start < duration, &at("start"), || format!("must be before the end of the run ({duration})"))?;
+pub(super) fn check_window_and_weight(
+    at: &dyn Fn(&str) -> String,
+    start: Time,
+    stop: Option<Time>,
+    weight: f64,
+    duration: Time,
+) -> Result<()> {
+    ensure(start < duration, &at("start"), || {
+        format!("must be before the end of the run ({duration})")
+    })?;
     if let Some(s) = stop {
         ensure(s > start, &at("stop"), || format!("must be after start ({start})"))?;
     }
-    ensure(weight.is_finite() && weight > 0.0, &at("weight"), || format!("must be a positive number, got {weight}"))
+    ensure(weight.is_finite() && weight > 0.0, &at("weight"), || {
+        format!("must be a positive number, got {weight}")
+    })
 }
 
 impl TrafficSpec {
@@ -106,42 +116,82 @@ impl TrafficSpec {
         let at = |k: &str| format!("traffic[{i}].{k}");
         let p = self.pattern;
         let is = |x: TrafficPattern| p == x;
-        let only = |present: bool, key: &str, which: &str| ensure(!present, &at(key), || format!("only used with {which}; remove it"));
+        let only = |present: bool, key: &str, which: &str| {
+            ensure(!present, &at(key), || format!("only used with {which}; remove it"))
+        };
         if is(TrafficPattern::Trace) {
-            ensure(self.file.is_some(), &at("file"), || "required with pattern = \"trace\" (a CSV flow list)".into())?;
-            for (present, key) in [(self.size.is_some(), "size"), (self.load.is_some(), "load"), (self.rate.is_some(), "rate"), (self.load_links.is_some(), "load_links"), (self.hosts.is_some(), "hosts")] {
-                ensure(!present, &at(key), || "not used with pattern = \"trace\": the flow list gives every flow".into())?;
+            ensure(self.file.is_some(), &at("file"), || {
+                "required with pattern = \"trace\" (a CSV flow list)".into()
+            })?;
+            for (present, key) in [
+                (self.size.is_some(), "size"),
+                (self.load.is_some(), "load"),
+                (self.rate.is_some(), "rate"),
+                (self.load_links.is_some(), "load_links"),
+                (self.hosts.is_some(), "hosts"),
+            ] {
+                ensure(!present, &at(key), || {
+                    "not used with pattern = \"trace\": the flow list gives every flow".into()
+                })?;
             }
         } else {
             only(self.file.is_some(), "file", "pattern = \"trace\"")?;
-            let size = self.size.as_ref().ok_or_else(|| config_err(at("size"), "required key is missing (e.g. size = { cdf = \"websearch\" } or \"10KB\")"))?;
+            let size = self.size.as_ref().ok_or_else(|| {
+                config_err(
+                    at("size"),
+                    "required key is missing (e.g. size = { cdf = \"websearch\" } or \"10KB\")",
+                )
+            })?;
             size.validate(&at("size"))?;
-            let given = [self.load.is_some(), self.rate.is_some(), self.interval.is_some()].iter().filter(|&&b| b).count();
-            let choices = if is(TrafficPattern::Incast) { "load, rate or interval" } else { "load or rate" };
+            let given = [self.load.is_some(), self.rate.is_some(), self.interval.is_some()]
+                .iter()
+                .filter(|&&b| b)
+                .count();
+            let choices =
+                if is(TrafficPattern::Incast) { "load, rate or interval" } else { "load or rate" };
             ensure(given == 1, &at("load"), || format!("give exactly one of {choices}"))?;
         }
         if let Some(l) = self.load {
-            ensure(l.is_finite() && l > 0.0 && l <= 1.0, &at("load"), || format!("must be a fraction of capacity in (0, 1], got {l}"))?;
+            ensure(l.is_finite() && l > 0.0 && l <= 1.0, &at("load"), || {
+                format!("must be a fraction of capacity in (0, 1], got {l}")
+            })?;
         }
         if let Some(r) = self.rate {
-            ensure(r.is_finite() && r > 0.0, &at("rate"), || format!("must be a positive number of arrivals per second, got {r}"))?;
+            ensure(r.is_finite() && r > 0.0, &at("rate"), || {
+                format!("must be a positive number of arrivals per second, got {r}")
+            })?;
         }
         if self.load_links.is_some() {
             ensure(self.load.is_some(), &at("load_links"), || "only used with load".into())?;
-            ensure(self.load_links.as_ref().is_some_and(|l| !l.is_empty()), &at("load_links"), || "must name at least one \"node:port\"".into())?;
+            ensure(
+                self.load_links.as_ref().is_some_and(|l| !l.is_empty()),
+                &at("load_links"),
+                || "must name at least one \"node:port\"".into(),
+            )?;
         }
-        only(self.interval.is_some() && !is(TrafficPattern::Incast), "interval", "pattern = \"incast\"")?;
+        only(
+            self.interval.is_some() && !is(TrafficPattern::Incast),
+            "interval",
+            "pattern = \"incast\"",
+        )?;
         if let Some(iv) = self.interval {
             ensure(iv > Time::ZERO, &at("interval"), || "must be positive".into())?;
         }
         if is(TrafficPattern::Incast) {
-            let n = self.senders.ok_or_else(|| config_err(at("senders"), "required with pattern = \"incast\" (senders per request)"))?;
+            let n = self.senders.ok_or_else(|| {
+                config_err(
+                    at("senders"),
+                    "required with pattern = \"incast\" (senders per request)",
+                )
+            })?;
             ensure(n >= 1, &at("senders"), || "must be at least 1".into())?;
         } else {
             only(self.senders.is_some(), "senders", "pattern = \"incast\"")?;
         }
         if is(TrafficPattern::ManyToOne) {
-            ensure(self.dst.is_some(), &at("dst"), || "required with pattern = \"many_to_one\"".into())?;
+            ensure(self.dst.is_some(), &at("dst"), || {
+                "required with pattern = \"many_to_one\"".into()
+            })?;
         } else if !is(TrafficPattern::Incast) {
             only(self.dst.is_some(), "dst", "pattern = \"many_to_one\" or \"incast\"")?;
         }

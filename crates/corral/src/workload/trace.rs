@@ -68,7 +68,8 @@ impl Cell {
     /// A whole number of bytes, or a text cell's size (`15000`, `1,000`, `15KB`).
     fn bytes(&self) -> std::result::Result<u64, String> {
         match self {
-            Cell::Int(i) => u64::try_from(*i).map_err(|_| format!("expected a positive number of bytes, got {i}")),
+            Cell::Int(i) => u64::try_from(*i)
+                .map_err(|_| format!("expected a positive number of bytes, got {i}")),
             Cell::Float(f) if f.fract() == 0.0 && (0.0..1.8e19).contains(f) => Ok(*f as u64),
             Cell::Float(f) => Err(format!("expected a whole number of bytes, got {f}")),
             other => {
@@ -86,7 +87,12 @@ impl Cell {
             Cell::Text(s) => s.parse::<i64>().ok(),
             _ => None,
         };
-        whole.and_then(|i| u8::try_from(i).ok()).ok_or_else(|| format!("priority: expected an integer 0..255, got \"{}\"", self.text().unwrap_or_default()))
+        whole.and_then(|i| u8::try_from(i).ok()).ok_or_else(|| {
+            format!(
+                "priority: expected an integer 0..255, got \"{}\"",
+                self.text().unwrap_or_default()
+            )
+        })
     }
 
     fn weight(&self) -> std::result::Result<f64, String> {
@@ -96,7 +102,12 @@ impl Cell {
             Cell::Text(s) => s.parse::<f64>().ok(),
             Cell::Null => None,
         };
-        w.filter(|w| w.is_finite() && *w > 0.0).ok_or_else(|| format!("weight: expected a positive number, got \"{}\"", self.text().unwrap_or_default()))
+        w.filter(|w| w.is_finite() && *w > 0.0).ok_or_else(|| {
+            format!(
+                "weight: expected a positive number, got \"{}\"",
+                self.text().unwrap_or_default()
+            )
+        })
     }
 }
 
@@ -119,8 +130,14 @@ pub fn read(file: &std::path::Path, path: &str) -> Result<Vec<TraceRow>> {
     if file.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
         return Err(config_err(path, format!("{}: Parquet flow lists are read by the Python layer (corral.run, `corral run`); give a CSV file here", file.display())));
     }
-    let bytes = std::fs::read(file).map_err(|e| config_err(path, format!("cannot read flow list {}: {e}", file.display())))?;
-    let text = String::from_utf8(bytes).map_err(|_| config_err(path, format!("{}: not a UTF-8 text file; expected a CSV flow list", file.display())))?;
+    let bytes = std::fs::read(file)
+        .map_err(|e| config_err(path, format!("cannot read flow list {}: {e}", file.display())))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        config_err(
+            path,
+            format!("{}: not a UTF-8 text file; expected a CSV flow list", file.display()),
+        )
+    })?;
     parse(&text, &file.display().to_string(), path)
 }
 
@@ -131,7 +148,11 @@ fn records(text: &str) -> std::result::Result<Vec<(usize, Vec<String>)>, String>
     let (mut out, mut fields, mut field) = (Vec::new(), Vec::new(), String::new());
     let (mut line, mut start, mut quoted, mut was_quoted) = (1usize, 1usize, false, false);
     let mut chars = text.chars().peekable();
-    let end_record = |fields: &mut Vec<String>, field: &mut String, was_quoted: bool, start: usize, out: &mut Vec<(usize, Vec<String>)>| {
+    let end_record = |fields: &mut Vec<String>,
+                      field: &mut String,
+                      was_quoted: bool,
+                      start: usize,
+                      out: &mut Vec<(usize, Vec<String>)>| {
         let f = std::mem::take(field);
         fields.push(if was_quoted { f } else { f.trim().to_string() });
         let rec = std::mem::take(fields);
@@ -184,31 +205,65 @@ fn records(text: &str) -> std::result::Result<Vec<(usize, Vec<String>)>, String>
 
 /// Parses CSV text (see the module doc).
 pub fn parse(text: &str, source: &str, path: &str) -> Result<Vec<TraceRow>> {
-    let mut recs = records(text).map_err(|e| config_err(path, format!("{source}, {e}")))?.into_iter();
+    let mut recs =
+        records(text).map_err(|e| config_err(path, format!("{source}, {e}")))?.into_iter();
     let Some((_, names)) = recs.next() else {
-        return Err(config_err(path, format!("{source}: empty file; expected a header row with columns {}", REQUIRED.join(", "))));
+        return Err(config_err(
+            path,
+            format!(
+                "{source}: empty file; expected a header row with columns {}",
+                REQUIRED.join(", ")
+            ),
+        ));
     };
-    from_cells(&names, recs.map(|(n, r)| (n, r.into_iter().map(Cell::Text).collect())), source, "line", path)
+    from_cells(
+        &names,
+        recs.map(|(n, r)| (n, r.into_iter().map(Cell::Text).collect())),
+        source,
+        "line",
+        path,
+    )
 }
 
 /// Rows from a header and cells (the CSV reader's text, or a Parquet file's typed cells):
 /// each record carries the number that names it in errors (`unit` "line" or "row").
-pub fn from_cells(names: &[String], records: impl Iterator<Item = (usize, Vec<Cell>)>, source: &str, unit: &str, path: &str) -> Result<Vec<TraceRow>> {
+pub fn from_cells(
+    names: &[String],
+    records: impl Iterator<Item = (usize, Vec<Cell>)>,
+    source: &str,
+    unit: &str,
+    path: &str,
+) -> Result<Vec<TraceRow>> {
     let col = |n: &str| names.iter().position(|c| c == n);
     let missing: Vec<&str> = REQUIRED.iter().copied().filter(|n| col(n).is_none()).collect();
     if !missing.is_empty() {
-        return Err(config_err(path, format!("{source}: missing column{} {} (the header row must name src, dst, size, start)", if missing.len() > 1 { "s" } else { "" }, missing.join(", "))));
+        return Err(config_err(
+            path,
+            format!(
+                "{source}: missing column{} {} (the header row must name src, dst, size, start)",
+                if missing.len() > 1 { "s" } else { "" },
+                missing.join(", ")
+            ),
+        ));
     }
-    if let Some(unknown) = names.iter().find(|n| !REQUIRED.contains(&n.as_str()) && !OPTIONAL.contains(&n.as_str())) {
+    if let Some(unknown) =
+        names.iter().find(|n| !REQUIRED.contains(&n.as_str()) && !OPTIONAL.contains(&n.as_str()))
+    {
         let all: Vec<&str> = REQUIRED.iter().chain(OPTIONAL.iter()).copied().collect();
-        let hint = crate::config::suggest::nearest(unknown, all.iter().copied()).map(|s| format!("did you mean \"{s}\"? ")).unwrap_or_default();
+        let hint = crate::config::suggest::nearest(unknown, all.iter().copied())
+            .map(|s| format!("did you mean \"{s}\"? "))
+            .unwrap_or_default();
         let shown: String = unknown.chars().take(60).collect();
-        return Err(config_err(path, format!("{source}: unknown column \"{shown}\"; {hint}expected {}", all.join(", "))));
+        return Err(config_err(
+            path,
+            format!("{source}: unknown column \"{shown}\"; {hint}expected {}", all.join(", ")),
+        ));
     }
     let idx: Vec<Option<usize>> = REQUIRED.iter().chain(OPTIONAL.iter()).map(|n| col(n)).collect();
     let mut rows = Vec::new();
     for (n, c) in records {
-        let bad = |msg: String| -> Error { config_err(path, format!("{source}, {unit} {n}: {msg}")) };
+        let bad =
+            |msg: String| -> Error { config_err(path, format!("{source}, {unit} {n}: {msg}")) };
         if c.len() != names.len() {
             return Err(bad(format!("{} fields, the header has {}", c.len(), names.len())));
         }
@@ -227,7 +282,9 @@ pub fn from_cells(names: &[String], records: impl Iterator<Item = (usize, Vec<Ce
             class: get(5).and_then(Cell::text),
             priority: get(6).map(|x| x.priority().map_err(bad)).transpose()?,
             weight: get(7).map(|x| x.weight().map_err(bad)).transpose()?,
-            deadline: get(8).map(|x| x.seconds().map_err(|e| bad(format!("deadline: {e}")))).transpose()?,
+            deadline: get(8)
+                .map(|x| x.seconds().map_err(|e| bad(format!("deadline: {e}"))))
+                .transpose()?,
         });
     }
     Ok(rows)
@@ -260,23 +317,57 @@ mod tests {
 
     #[test]
     fn typed_cells_read_as_their_text_does_and_say_what_is_wrong() {
-        let names: Vec<String> = ["src", "dst", "size", "start", "priority", "weight", "deadline"].map(String::from).to_vec();
-        let typed = vec![Cell::Text("h1".into()), Cell::Text("h2".into()), Cell::Int(1500), Cell::Float(0.25), Cell::Int(3), Cell::Int(2), Cell::Null];
-        let text = ["h1", "h2", "1500", "0.25", "3", "2", ""].map(|s| Cell::Text(s.into())).to_vec();
-        let a = from_cells(&names, [(1, typed)].into_iter(), "f", "row", "traffic[0].file").unwrap();
+        let names: Vec<String> = ["src", "dst", "size", "start", "priority", "weight", "deadline"]
+            .map(String::from)
+            .to_vec();
+        let typed = vec![
+            Cell::Text("h1".into()),
+            Cell::Text("h2".into()),
+            Cell::Int(1500),
+            Cell::Float(0.25),
+            Cell::Int(3),
+            Cell::Int(2),
+            Cell::Null,
+        ];
+        let text =
+            ["h1", "h2", "1500", "0.25", "3", "2", ""].map(|s| Cell::Text(s.into())).to_vec();
+        let a =
+            from_cells(&names, [(1, typed)].into_iter(), "f", "row", "traffic[0].file").unwrap();
         let b = from_cells(&names, [(1, text)].into_iter(), "f", "row", "traffic[0].file").unwrap();
         assert_eq!(a, b);
-        assert_eq!((a[0].size, a[0].start, a[0].priority, a[0].weight, a[0].deadline), (1500, Time::from_ms(250), Some(3), Some(2.0), None));
-        let bad = |cells: Vec<Cell>| from_cells(&names, [(4, cells)].into_iter(), "f", "row", "traffic[0].file").unwrap_err().to_string();
-        let row = |size: Cell, priority: Cell| vec![Cell::Text("h1".into()), Cell::Text("h2".into()), size, Cell::Int(0), priority, Cell::Null, Cell::Null];
-        assert!(bad(row(Cell::Float(1.5), Cell::Null)).contains("row 4: size: expected a whole number of bytes, got 1.5"));
-        assert!(bad(row(Cell::Int(-3), Cell::Null)).contains("size: expected a positive number of bytes, got -3"));
-        assert!(bad(row(Cell::Int(10), Cell::Int(300))).contains("priority: expected an integer 0..255, got \"300\""));
+        assert_eq!(
+            (a[0].size, a[0].start, a[0].priority, a[0].weight, a[0].deadline),
+            (1500, Time::from_ms(250), Some(3), Some(2.0), None)
+        );
+        let bad = |cells: Vec<Cell>| {
+            from_cells(&names, [(4, cells)].into_iter(), "f", "row", "traffic[0].file")
+                .unwrap_err()
+                .to_string()
+        };
+        let row = |size: Cell, priority: Cell| {
+            vec![
+                Cell::Text("h1".into()),
+                Cell::Text("h2".into()),
+                size,
+                Cell::Int(0),
+                priority,
+                Cell::Null,
+                Cell::Null,
+            ]
+        };
+        assert!(bad(row(Cell::Float(1.5), Cell::Null))
+            .contains("row 4: size: expected a whole number of bytes, got 1.5"));
+        assert!(bad(row(Cell::Int(-3), Cell::Null))
+            .contains("size: expected a positive number of bytes, got -3"));
+        assert!(bad(row(Cell::Int(10), Cell::Int(300)))
+            .contains("priority: expected an integer 0..255, got \"300\""));
     }
 
     #[test]
     fn reads_required_and_optional_columns_in_any_order() {
-        let rows = parse("start,src,dst,size,class\n0.001,h1,h2,15KB,web\n2ms,h3,h0,100,\n", "f.csv", "k").unwrap();
+        let rows =
+            parse("start,src,dst,size,class\n0.001,h1,h2,15KB,web\n2ms,h3,h0,100,\n", "f.csv", "k")
+                .unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].start, Time::from_ms(1));
         assert_eq!(rows[0].size, 15_000);
@@ -288,8 +379,28 @@ mod tests {
     #[test]
     fn round_trips() {
         let rows = vec![
-            TraceRow { src: "h0".into(), dst: "h5".into(), size: 1234, start: Time(17), tenant: Some("a".into()), class: Some("x".into()), priority: Some(2), weight: Some(1.5), deadline: Some(Time::from_us(300)) },
-            TraceRow { src: "h5".into(), dst: "h0".into(), size: 1, start: Time::from_ms(3), tenant: None, class: None, priority: None, weight: None, deadline: None },
+            TraceRow {
+                src: "h0".into(),
+                dst: "h5".into(),
+                size: 1234,
+                start: Time(17),
+                tenant: Some("a".into()),
+                class: Some("x".into()),
+                priority: Some(2),
+                weight: Some(1.5),
+                deadline: Some(Time::from_us(300)),
+            },
+            TraceRow {
+                src: "h5".into(),
+                dst: "h0".into(),
+                size: 1,
+                start: Time::from_ms(3),
+                tenant: None,
+                class: None,
+                priority: None,
+                weight: None,
+                deadline: None,
+            },
         ];
         assert_eq!(parse(&write(&rows), "f", "k").unwrap(), rows);
     }
@@ -308,11 +419,17 @@ mod tests {
 
     #[test]
     fn errors_name_the_column_or_line() {
-        let e = parse("src,dst,start\nh0,h1,0\n", "f.csv", "traffic[0].file").unwrap_err().to_string();
+        let e =
+            parse("src,dst,start\nh0,h1,0\n", "f.csv", "traffic[0].file").unwrap_err().to_string();
         assert!(e.starts_with("traffic[0].file: f.csv: missing column size"), "{e}");
         let e = parse("src,dst,size,start,clas\n", "f.csv", "k").unwrap_err().to_string();
-        assert!(e.contains("unknown column \"clas\"") && e.contains("did you mean \"class\""), "{e}");
-        let e = parse("src,dst,size,start\nh0,h1,10,0\nh0,h1,ten,0\n", "f.csv", "k").unwrap_err().to_string();
+        assert!(
+            e.contains("unknown column \"clas\"") && e.contains("did you mean \"class\""),
+            "{e}"
+        );
+        let e = parse("src,dst,size,start\nh0,h1,10,0\nh0,h1,ten,0\n", "f.csv", "k")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("f.csv, line 3: size:"), "{e}");
         let e = parse("src,dst,size,start\nh0,h1,10\n", "f.csv", "k").unwrap_err().to_string();
         assert!(e.contains("line 2: 3 fields"), "{e}");

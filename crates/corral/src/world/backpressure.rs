@@ -61,7 +61,9 @@ impl Simulation {
         let to = port.peer;
         let got = if self.net.nodes[to.idx()].kind == NodeKind::Switch {
             let (bp, arena): (&Backpressure, _) = (bp, &self.arena);
-            port.queue.dequeue_where(now, &|pkt| arena.get(pkt).kind == PacketKind::Control || bp.may_send(to, key(arena.get(pkt))))
+            port.queue.dequeue_where(now, &|pkt| {
+                arena.get(pkt).kind == PacketKind::Control || bp.may_send(to, key(arena.get(pkt)))
+            })
         } else {
             port.queue.dequeue(now)
         };

@@ -33,13 +33,22 @@ impl Simulation {
 
     /// Runs one sender step with the NIC room as its credit, sends what it emits, re-arms
     /// its timer and queues it for NIC room if it was held back.
-    pub(super) fn drive_sender(&mut self, flow: FlowId, step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>)) {
+    pub(super) fn drive_sender(
+        &mut self,
+        flow: FlowId,
+        step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>),
+    ) {
         let room = self.nic_room(self.hot[flow.idx()].src);
         self.drive_sender_with_credit(flow, room, step);
     }
 
     /// [`Self::drive_sender`] with at most `room` new segments.
-    pub(super) fn drive_sender_with_credit(&mut self, flow: FlowId, room: u64, step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>)) {
+    pub(super) fn drive_sender_with_credit(
+        &mut self,
+        flow: FlowId,
+        room: u64,
+        step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>),
+    ) {
         let now = self.events.now();
         let mut segs = std::mem::take(&mut self.seg_buf);
         let s = &mut self.flows[flow.idx()].sender;
@@ -68,20 +77,61 @@ impl Simulation {
     /// and the whole route when senders route at the source.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn flow_packet(&mut self, flow: FlowId, kind: PacketKind, from: u32, to: u32, seq: u64, payload: u32, size: u32, ts: Time, ece: bool, cwr: bool) -> PktId {
+    fn flow_packet(
+        &mut self,
+        flow: FlowId,
+        kind: PacketKind,
+        from: u32,
+        to: u32,
+        seq: u64,
+        payload: u32,
+        size: u32,
+        ts: Time,
+        ece: bool,
+        cwr: bool,
+    ) -> PktId {
         let h = &self.hot[flow.idx()];
         let (routing, leg, mut prio, agg) = (h.routing, h.leg, h.priority, h.agg);
         if h.size_priority {
             let def = &self.flows[flow.idx()].def;
-            prio = if kind == PacketKind::Data { pfabric_priority(def.size.map_or(u64::MAX, |s| s.saturating_sub(seq)), def.deadline.is_some()) } else { 0 };
+            prio = if kind == PacketKind::Data {
+                pfabric_priority(
+                    def.size.map_or(u64::MAX, |s| s.saturating_sub(seq)),
+                    def.deadline.is_some(),
+                )
+            } else {
+                0
+            };
         }
         let ect = kind == PacketKind::Data && h.ect;
         let waypoint = self.router.waypoint(routing, from, self.net.hosts.len());
-        let pkt = self.arena.alloc(Packet { flow, kind, seq, payload, size, dst: to, waypoint, agg, leg, ridx: 0, rlen: 0, ecn: Ecn::new(ect, ece, cwr), prio, in_slot: 0, ts });
+        let pkt = self.arena.alloc(Packet {
+            flow,
+            kind,
+            seq,
+            payload,
+            size,
+            dst: to,
+            waypoint,
+            agg,
+            leg,
+            ridx: 0,
+            rlen: 0,
+            ecn: Ecn::new(ect, ece, cwr),
+            prio,
+            in_slot: 0,
+            ts,
+        });
         if let Some(sr) = self.source_routes {
             let hop = Hop { flow, dst: to, waypoint, leg };
             let mut path = std::mem::take(&mut self.path_buf);
-            let whole = self.router.path(&self.routes, &self.net, self.net.hosts[from as usize], hop, &mut path);
+            let whole = self.router.path(
+                &self.routes,
+                &self.net,
+                self.net.hosts[from as usize],
+                hop,
+                &mut path,
+            );
             // Path lengths were checked when the run was built; a detour around a failed link
             // may not fit, and an unreachable destination has no path: such packets are
             // routed hop by hop instead.
@@ -102,7 +152,18 @@ impl Simulation {
         let now = self.events.now();
         let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
         for s in segs.drain(..) {
-            let pkt = self.flow_packet(flow, PacketKind::Data, src, dst, s.seq, s.len, s.len + self.header, now, false, s.cwr);
+            let pkt = self.flow_packet(
+                flow,
+                PacketKind::Data,
+                src,
+                dst,
+                s.seq,
+                s.len,
+                s.len + self.header,
+                now,
+                false,
+                s.cwr,
+            );
             self.emit(src, pkt);
         }
     }
@@ -110,7 +171,18 @@ impl Simulation {
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
         let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
         let size = self.header + a.sack.option_bytes();
-        let pkt = self.flow_packet(flow, PacketKind::Ack, dst, src, a.ack, 0, size, a.ts_echo, a.ece, false);
+        let pkt = self.flow_packet(
+            flow,
+            PacketKind::Ack,
+            dst,
+            src,
+            a.ack,
+            0,
+            size,
+            a.ts_echo,
+            a.ece,
+            false,
+        );
         if self.scenario.transport.sack {
             self.arena.set_sack(pkt, a.sack);
         }
@@ -123,12 +195,17 @@ impl Simulation {
         debug_assert_eq!(self.net.host_index[node.idx()], Some(self.arena.get(pkt).dst));
         if self.hosts_tapped {
             let host = self.arena.get(pkt).dst;
-            if self.tapped_hosts[host as usize] && self.hot[self.arena.get(pkt).flow.idx()].managed {
+            if self.tapped_hosts[host as usize] && self.hot[self.arena.get(pkt).flow.idx()].managed
+            {
                 self.tap_host(host, pkt);
             }
         }
         let p = self.arena.get(pkt).clone();
-        let sack = if p.kind == PacketKind::Ack && self.scenario.transport.sack { self.arena.sack(pkt) } else { SackBlocks::default() };
+        let sack = if p.kind == PacketKind::Ack && self.scenario.transport.sack {
+            self.arena.sack(pkt)
+        } else {
+            SackBlocks::default()
+        };
         self.arena.free(pkt);
         self.counts.delivered += 1;
         self.counts.delivered_bytes += p.size as u64;
@@ -139,10 +216,12 @@ impl Simulation {
                 let mut acks = std::mem::take(&mut self.ack_buf);
                 let f = &mut self.flows[flow.idx()];
                 let before = f.receiver.delivered();
-                let arm = f.receiver.on_data(p.seq, p.payload, p.ecn.ce(), p.ecn.cwr(), p.ts, &mut acks);
+                let arm =
+                    f.receiver.on_data(p.seq, p.payload, p.ecn.ce(), p.ecn.cwr(), p.ts, &mut acks);
                 let traffic = flow.idx() >= self.explicit;
                 if traffic {
-                    self.metrics.classes.delivered[f.class_idx as usize] += f.receiver.delivered() - before;
+                    self.metrics.classes.delivered[f.class_idx as usize] +=
+                        f.receiver.delivered() - before;
                 }
                 let mut arrived = false;
                 if f.finish.is_none() && f.def.size.is_some_and(|s| f.receiver.delivered() >= s) {
@@ -168,14 +247,18 @@ impl Simulation {
                 }
             }
             PacketKind::Ack => {
-                self.drive_sender(flow, |s, now, out| s.on_ack_sack(now, p.seq, p.ecn.ece(), p.ts, sack.as_slice(), out));
+                self.drive_sender(flow, |s, now, out| {
+                    s.on_ack_sack(now, p.seq, p.ecn.ece(), p.ts, sack.as_slice(), out)
+                });
                 let f = &mut self.flows[flow.idx()];
                 if self.hot[flow.idx()].managed && !f.ended && f.sender.finished() {
                     f.ended = true;
                     self.call_scheme(|s, ctx| s.on_flow_end(ctx, flow));
                 }
             }
-            PacketKind::Control => unreachable!("control packets are delivered by the control plane"),
+            PacketKind::Control => {
+                unreachable!("control packets are delivered by the control plane")
+            }
         }
     }
 

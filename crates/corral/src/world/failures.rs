@@ -70,7 +70,12 @@ impl Simulation {
     }
 
     /// No route leads from `node`, where `pkt` is, to its destination (links are down).
-    pub(super) fn lose_without_route(&mut self, node: crate::ids::NodeId, pkt: PktId, in_slot: u16) {
+    pub(super) fn lose_without_route(
+        &mut self,
+        node: crate::ids::NodeId,
+        pkt: PktId,
+        in_slot: u16,
+    ) {
         self.release(node, pkt);
         self.counts.lost_no_route += 1;
         self.discard(None, pkt, in_slot);

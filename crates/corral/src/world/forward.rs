@@ -18,7 +18,8 @@ impl Simulation {
         let (node, in_slot) = (end.node, end.local);
         if self.links_failed && self.net.ports[ingress.idx()].down {
             // On the wire when the link failed.
-            let (out, slot) = (self.net.ports[ingress.idx()].peer_port, self.arena.get(pkt).in_slot);
+            let (out, slot) =
+                (self.net.ports[ingress.idx()].peer_port, self.arena.get(pkt).in_slot);
             self.lose_on_down_link(out, pkt, slot);
             return;
         }
@@ -46,7 +47,11 @@ impl Simulation {
             let (flow, dst, leg, hop) = (p.flow, p.dst, p.leg, p.ridx);
             let cached = path_cache::cacheable(leg);
             let data = cached && dst == self.hot[flow.idx()].dst;
-            let learned = if cached { self.paths.get(flow.idx()).and_then(|path| path.get(leg, data, hop)) } else { None };
+            let learned = if cached {
+                self.paths.get(flow.idx()).and_then(|path| path.get(leg, data, hop))
+            } else {
+                None
+            };
             if let Some(out) = learned {
                 self.arena.get_mut(pkt).ridx += 1;
                 out
@@ -63,7 +68,8 @@ impl Simulation {
                 };
                 if cached {
                     if self.paths.len() <= flow.idx() {
-                        self.paths.resize_with(self.hot.len().max(flow.idx() + 1), Default::default);
+                        self.paths
+                            .resize_with(self.hot.len().max(flow.idx() + 1), Default::default);
                     }
                     self.paths[flow.idx()].learn(leg, data, hop, out);
                     self.arena.get_mut(pkt).ridx += 1;
@@ -103,7 +109,11 @@ impl Simulation {
             p.in_slot = in_slot;
             (p.size, p.ecn.ect(), p.flow, p.prio, p.agg, p.kind == PacketKind::Control)
         };
-        let (weight, tenant) = if control { (1.0, 0) } else { (self.hot[flow.idx()].weight, self.hot[flow.idx()].tenant) };
+        let (weight, tenant) = if control {
+            (1.0, 0)
+        } else {
+            (self.hot[flow.idx()].weight, self.hot[flow.idx()].tenant)
+        };
         let port = &mut self.net.ports[out.idx()];
         let mut shared = self.shared_buffers.get_mut(port.node.idx()).and_then(Option::as_mut);
         let was_empty = port.queue.is_empty();
@@ -113,12 +123,17 @@ impl Simulation {
         let arrival = Arrival { pkt, size, ect, flow, prio, weight, tenant, agg, now };
         // At an idle port with an empty FIFO and its own buffer, the packet goes straight
         // onto the wire without passing through the queue.
-        let passed = if idle && was_empty && shared.is_none() && !stalled { port.queue.pass_idle(&arrival) } else { None };
+        let passed = if idle && was_empty && shared.is_none() && !stalled {
+            port.queue.pass_idle(&arrival)
+        } else {
+            None
+        };
         let admit = match (passed, &mut shared) {
             (Some(admit), _) => admit,
             (None, Some(sb)) => {
                 let before = port.queue.bytes();
-                let admit = if sb.admits(before, size) { port.queue.enqueue(arrival) } else { Admit::Drop };
+                let admit =
+                    if sb.admits(before, size) { port.queue.enqueue(arrival) } else { Admit::Drop };
                 sb.update(before, port.queue.bytes());
                 admit
             }

@@ -27,7 +27,12 @@ pub struct HostState {
 
 impl HostState {
     pub fn new(seed: u64, host: u64) -> HostState {
-        HostState { jitter_rng: Rng::stream(seed, stream::HOST_JITTER, host), last_ready: Time::ZERO, pending: 0, blocked: VecDeque::new() }
+        HostState {
+            jitter_rng: Rng::stream(seed, stream::HOST_JITTER, host),
+            last_ready: Time::ZERO,
+            pending: 0,
+            blocked: VecDeque::new(),
+        }
     }
 }
 
@@ -39,7 +44,8 @@ impl Simulation {
             return u64::MAX;
         }
         let nic = self.net.host_port(host);
-        let waiting = self.net.ports[nic.idx()].queue.packets() + self.hosts[host as usize].pending as u64;
+        let waiting =
+            self.net.ports[nic.idx()].queue.packets() + self.hosts[host as usize].pending as u64;
         limit.saturating_sub(waiting)
     }
 

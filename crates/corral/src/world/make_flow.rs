@@ -14,30 +14,47 @@ use crate::transport::{TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Time;
 
 /// `cc_rng` is the flow's own random stream for its controller.
-pub(super) fn make_flow(plan: FlowPlan, net: &Network, routes: &RouteTable, tcp: &TcpConfig, scheme: Option<&dyn Scheme>, cc_rng: Rng) -> (Flow, FlowHot) {
+pub(super) fn make_flow(
+    plan: FlowPlan,
+    net: &Network,
+    routes: &RouteTable,
+    tcp: &TcpConfig,
+    scheme: Option<&dyn Scheme>,
+    cc_rng: Rng,
+) -> (Flow, FlowHot) {
     let managed = plan.transport == Transport::Scheme;
     let src_rate = net.ports[net.host_port(plan.def.src).idx()].rate().bps() as f64;
     let (cc, ecn, accurate_echo, limit, dupthresh) = match &plan.transport {
         Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), cc.accurate_ecn(), None, tcp.dupthresh),
-        Transport::Scheme => match scheme.expect("managed flows have a scheme").transport(&plan.def) {
-            SchemeTransport::Tcp(cc) => (cc.clone(), tcp.ecn_for(&cc), cc.accurate_ecn(), None, tcp.dupthresh),
-            SchemeTransport::Rate { initial_bps, window, dupthresh, ecn, cc } => {
-                let depth = (tcp.mss + tcp.header) as u64;
-                let limit = Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window });
-                let cc = cc.unwrap_or_else(|| tcp.cc.clone());
-                let accurate = ecn || cc.accurate_ecn();
-                (cc, ecn || tcp.ecn, accurate, limit, dupthresh)
+        Transport::Scheme => {
+            match scheme.expect("managed flows have a scheme").transport(&plan.def) {
+                SchemeTransport::Tcp(cc) => {
+                    (cc.clone(), tcp.ecn_for(&cc), cc.accurate_ecn(), None, tcp.dupthresh)
+                }
+                SchemeTransport::Rate { initial_bps, window, dupthresh, ecn, cc } => {
+                    let depth = (tcp.mss + tcp.header) as u64;
+                    let limit =
+                        Some(RateLimit { bps: initial_bps.unwrap_or(src_rate), depth, window });
+                    let cc = cc.unwrap_or_else(|| tcp.cc.clone());
+                    let accurate = ecn || cc.accurate_ecn();
+                    (cc, ecn || tcp.ecn, accurate, limit, dupthresh)
+                }
             }
-        },
+        }
     };
-    let cc_name = if limit.is_some_and(|l: RateLimit| l.window != Window::On) { "rate" } else { cc.name() };
+    let cc_name =
+        if limit.is_some_and(|l: RateLimit| l.window != Window::On) { "rate" } else { cc.name() };
     let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
     sender.set_dupthresh(dupthresh);
     sender.set_deadline(plan.def.deadline);
     sender.seed_cc(cc_rng);
     if tcp.handshake_rtt {
         let via_top = plan.routing.via_top();
-        let one_way = |s: u32, d: u32| routes.path(net, net.hosts[s as usize], d, tcp.header as u64, via_top).map_or(Time::ZERO, |p| p.1);
+        let one_way = |s: u32, d: u32| {
+            routes
+                .path(net, net.hosts[s as usize], d, tcp.header as u64, via_top)
+                .map_or(Time::ZERO, |p| p.1)
+        };
         sender.seed_rtt(one_way(plan.def.src, plan.def.dst) + one_way(plan.def.dst, plan.def.src));
     }
     let hot = FlowHot {

@@ -13,13 +13,12 @@ mod hosts;
 mod make_flow;
 mod path_cache;
 mod plan;
-mod rpc;
 pub mod results;
+mod rpc;
 mod sampling;
 mod scheme;
 
 use crate::build;
-use make_flow::make_flow;
 use crate::ctrl::ControlPlane;
 use crate::error::Result;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
@@ -35,35 +34,62 @@ use crate::sim::EventQueue;
 use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
 use crate::units::Time;
 use crate::workload::flow::FlowDef;
+use make_flow::make_flow;
 use std::collections::BTreeMap;
 
 /// Everything that can happen.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// A packet has fully arrived (store-and-forward) at the node owning `port`, through it.
-    Arrive { port: PortId, pkt: PktId },
+    Arrive {
+        port: PortId,
+        pkt: PktId,
+    },
     /// `port` finished serializing; it starts on the next queued packet.
-    Dequeue { port: PortId },
-    FlowStart { flow: FlowId },
+    Dequeue {
+        port: PortId,
+    },
+    FlowStart {
+        flow: FlowId,
+    },
     /// A flow's retransmission timer may have expired.
-    Rto { flow: FlowId },
+    Rto {
+        flow: FlowId,
+    },
     /// A flow's pacing clock or token bucket lets its next segment leave.
-    Pace { flow: FlowId },
+    Pace {
+        flow: FlowId,
+    },
     /// A flow's delayed-ACK timer expired.
-    DelAck { flow: FlowId },
+    DelAck {
+        flow: FlowId,
+    },
     /// A host's packet reaches its NIC queue after the host's processing jitter.
-    NicEnqueue { port: PortId, pkt: PktId },
+    NicEnqueue {
+        port: PortId,
+        pkt: PktId,
+    },
     SampleThroughput,
     SampleQueues,
     /// A scheme's timer.
-    Timer { agent: u32, tag: u32 },
+    Timer {
+        agent: u32,
+        tag: u32,
+    },
     /// An out-of-band control message (slot) reaches `node`.
-    CtrlDeliver { slot: u32, node: NodeId },
+    CtrlDeliver {
+        slot: u32,
+        node: NodeId,
+    },
     /// `[[events]]` change `index` (in time order): link rates, a link's state, or its
     /// discovery.
-    LinkChange { index: u32 },
+    LinkChange {
+        index: u32,
+    },
     /// An `[[rpc]]` session's next request is due.
-    RpcRequest { session: u32 },
+    RpcRequest {
+        session: u32,
+    },
 }
 
 /// One connection: its definition, both endpoints and timer bookkeeping.
@@ -210,17 +236,30 @@ impl Simulation {
     /// ports, unroutable pairs, scheme settings) are reported here, before any event runs.
     pub fn new(scenario: Scenario) -> Result<Simulation> {
         let scheme = scenario.scheme.as_ref().map(crate::schemes::build).transpose()?;
-        let name = scenario.scheme.as_ref().and_then(|s| s.get("kind")).and_then(|k| k.as_str()).unwrap_or("").to_string();
+        let name = scenario
+            .scheme
+            .as_ref()
+            .and_then(|s| s.get("kind"))
+            .and_then(|k| k.as_str())
+            .unwrap_or("")
+            .to_string();
         Self::assemble(scenario, scheme.map(|s| (s, name)))
     }
 
     /// A run under a scheme that is not in the registry (a user's own, or a test's): flows
     /// whose `transport` is left at its default belong to it, as with a `[scheme]` section.
-    pub fn with_scheme(scenario: Scenario, scheme: Box<dyn Scheme>, name: &str) -> Result<Simulation> {
+    pub fn with_scheme(
+        scenario: Scenario,
+        scheme: Box<dyn Scheme>,
+        name: &str,
+    ) -> Result<Simulation> {
         Self::assemble(scenario, Some((scheme, name.to_string())))
     }
 
-    fn assemble(scenario: Scenario, scheme: Option<(Box<dyn Scheme>, String)>) -> Result<Simulation> {
+    fn assemble(
+        scenario: Scenario,
+        scheme: Option<(Box<dyn Scheme>, String)>,
+    ) -> Result<Simulation> {
         if scenario.mode == crate::scenario::Mode::Fluid {
             return Err(crate::error::config_err("mode", "\"fluid\" scenarios run in crate::fluid::FluidSim; Simulation is the packet-level engine"));
         }
@@ -248,14 +287,28 @@ impl Simulation {
         let source_routes = scenario.routing.source_routes.then(|| SourceRoutes::new(&b.net));
         if let Some(sr) = &source_routes {
             // The longest path a packet can take: to a waypoint and on (VLB), or up and down.
-            let worst = b.flows.iter().map(|f| if matches!(f.routing, Routing::Vlb | Routing::Wlb { .. }) { 2 * diameter(&b.routes, &b.net) } else { f.hops }).max().unwrap_or(0);
-            crate::error::ensure(worst as usize <= sr.max_hops, "routing.source_routes", || format!("paths of up to {worst} hops do not fit the 128-bit route header ({} bits per hop: at most {} hops)", sr.bits, sr.max_hops))?;
+            let worst = b
+                .flows
+                .iter()
+                .map(|f| {
+                    if matches!(f.routing, Routing::Vlb | Routing::Wlb { .. }) {
+                        2 * diameter(&b.routes, &b.net)
+                    } else {
+                        f.hops
+                    }
+                })
+                .max()
+                .unwrap_or(0);
+            crate::error::ensure(worst as usize <= sr.max_hops, "routing.source_routes", || {
+                format!("paths of up to {worst} hops do not fit the 128-bit route header ({} bits per hop: at most {} hops)", sr.bits, sr.max_hops)
+            })?;
         }
         let mut hot = Vec::with_capacity(b.flows.len());
         let mut flows = Vec::with_capacity(b.flows.len());
         for (i, plan) in b.flows.into_iter().enumerate() {
             let cc_rng = Rng::stream(scenario.seed, stream::CONTROLLER, i as u64);
-            let (flow, h) = make_flow(plan, &b.net, &b.routes, &scenario.transport, scheme.as_deref(), cc_rng);
+            let (flow, h) =
+                make_flow(plan, &b.net, &b.routes, &scenario.transport, scheme.as_deref(), cc_rng);
             flows.push(flow);
             hot.push(h);
         }
@@ -277,9 +330,18 @@ impl Simulation {
             events.schedule(e.0, Event::LinkChange { index: i as u32 });
         }
         let open_loop_end = flows.len();
-        let rpc = rpc::Rpc::new(b.rpc, scenario.seed, &mut |at, session| events.schedule(at, Event::RpcRequest { session }));
-        let metrics = Metrics::new(explicit, b.classes.len(), scenario.metrics.record_drops, scenario.metrics.latency_sample_every);
-        let hosts = (0..b.net.hosts.len() as u64).map(|h| hosts::HostState::new(scenario.seed, h)).collect();
+        let rpc = rpc::Rpc::new(b.rpc, scenario.seed, &mut |at, session| {
+            events.schedule(at, Event::RpcRequest { session })
+        });
+        let metrics = Metrics::new(
+            explicit,
+            b.classes.len(),
+            scenario.metrics.record_drops,
+            scenario.metrics.latency_sample_every,
+        );
+        let hosts = (0..b.net.hosts.len() as u64)
+            .map(|h| hosts::HostState::new(scenario.seed, h))
+            .collect();
         let n_hosts = b.net.hosts.len();
         let n_ports = b.net.ports.len();
         let mut sim = Simulation {
@@ -296,7 +358,11 @@ impl Simulation {
             metrics,
             counts: PacketCounts::default(),
             queue_ports,
-            shared_buffers: if b.shared_buffers.iter().all(Option::is_none) { Vec::new() } else { b.shared_buffers },
+            shared_buffers: if b.shared_buffers.iter().all(Option::is_none) {
+                Vec::new()
+            } else {
+                b.shared_buffers
+            },
             link_events: b.link_events,
             links_failed: false,
             prefetch: n_ports * std::mem::size_of::<crate::net::Port>() > PREFETCH_ABOVE_BYTES,
@@ -320,7 +386,8 @@ impl Simulation {
             tapped_hosts: vec![false; n_hosts],
             hosts_tapped: false,
             pending: Vec::new(),
-            backpressure: (scenario.switch.backpressure > 0).then(|| backpressure::Backpressure::new(scenario.switch.backpressure, n_ports)),
+            backpressure: (scenario.switch.backpressure > 0)
+                .then(|| backpressure::Backpressure::new(scenario.switch.backpressure, n_ports)),
             scenario,
         };
         sim.call_scheme(|s, ctx| s.init(ctx));
@@ -382,7 +449,9 @@ impl Simulation {
         if let Some(&Event::Arrive { pkt, .. }) = self.events.lane_ahead(0) {
             let p = self.arena.get(pkt);
             if p.rlen == 0 && path_cache::cacheable(p.leg) {
-                let out = self.paths.get(p.flow.idx()).and_then(|path| path.get(p.leg, p.kind == crate::net::PacketKind::Data, p.ridx));
+                let out = self.paths.get(p.flow.idx()).and_then(|path| {
+                    path.get(p.leg, p.kind == crate::net::PacketKind::Data, p.ridx)
+                });
                 if let Some(out) = out {
                     crate::sim::prefetch(&self.net.ports[out.idx()]);
                 }
@@ -434,5 +503,8 @@ const PREFETCH_ABOVE_BYTES: usize = 512 * 1024;
 
 /// The largest hop count between a node and a host (the longest minimal path).
 fn diameter(rt: &RouteTable, net: &Network) -> u32 {
-    (0..net.hosts.len() as u32).flat_map(|d| net.hosts.iter().filter_map(move |&h| rt.hops(h, d))).max().unwrap_or(0)
+    (0..net.hosts.len() as u32)
+        .flat_map(|d| net.hosts.iter().filter_map(move |&h| rt.hops(h, d)))
+        .max()
+        .unwrap_or(0)
 }

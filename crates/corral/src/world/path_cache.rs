@@ -84,19 +84,36 @@ mod tests {
         p.learn(Leg::Ecmp, true, 2, PortId(9)); // hop 1 not known yet: not kept
         p.learn(Leg::Ecmp, true, 1, PortId(7));
         p.learn(Leg::Ecmp, false, 0, PortId(3));
-        assert_eq!((p.get(Leg::Ecmp, true, 0), p.get(Leg::Ecmp, true, 1), p.get(Leg::Ecmp, true, 2)), (Some(PortId(4)), Some(PortId(7)), None));
+        assert_eq!(
+            (p.get(Leg::Ecmp, true, 0), p.get(Leg::Ecmp, true, 1), p.get(Leg::Ecmp, true, 2)),
+            (Some(PortId(4)), Some(PortId(7)), None)
+        );
         assert_eq!(p.get(Leg::Ecmp, false, 0), Some(PortId(3)));
         assert_eq!(p.get(Leg::Static, true, 0), None, "another rule's packets ask the table");
         p.learn(Leg::Static, true, 1, PortId(1));
-        assert_eq!(p.get(Leg::Ecmp, true, 0), Some(PortId(4)), "a mid-path packet of a new rule does not reset");
+        assert_eq!(
+            p.get(Leg::Ecmp, true, 0),
+            Some(PortId(4)),
+            "a mid-path packet of a new rule does not reset"
+        );
         p.learn(Leg::Static, true, 0, PortId(2));
-        assert_eq!((p.get(Leg::Static, true, 0), p.get(Leg::Ecmp, true, 0), p.get(Leg::Static, false, 0)), (Some(PortId(2)), None, None));
+        assert_eq!(
+            (p.get(Leg::Static, true, 0), p.get(Leg::Ecmp, true, 0), p.get(Leg::Static, false, 0)),
+            (Some(PortId(2)), None, None)
+        );
         let mut long = FlowPath::default();
         for hop in 0..KEPT_HOPS as u8 + 2 {
             long.learn(Leg::Static, true, hop, PortId(hop as u32));
         }
-        assert_eq!(long.get(Leg::Static, true, KEPT_HOPS as u8 - 1), Some(PortId(KEPT_HOPS as u32 - 1)));
-        assert_eq!(long.get(Leg::Static, true, KEPT_HOPS as u8), None, "hops past the kept ones ask the table");
+        assert_eq!(
+            long.get(Leg::Static, true, KEPT_HOPS as u8 - 1),
+            Some(PortId(KEPT_HOPS as u32 - 1))
+        );
+        assert_eq!(
+            long.get(Leg::Static, true, KEPT_HOPS as u8),
+            None,
+            "hops past the kept ones ask the table"
+        );
         assert!(cacheable(Leg::Ecmp) && cacheable(Leg::Static) && cacheable(Leg::DestTag));
         assert!(!cacheable(Leg::Spray) && !cacheable(Leg::Rps) && !cacheable(Leg::EqualRandom));
     }

@@ -7,10 +7,10 @@
 use super::Simulation;
 use crate::error::{config_err, Result};
 use crate::net::queue::red::RedMode;
+use crate::net::queue::QueueConfig;
 use crate::net::NodeKind;
 use crate::route::static_bits::StaticBits;
 use crate::route::Routing;
-use crate::net::queue::QueueConfig;
 use crate::scenario::{BufferModel, QueueKind};
 use crate::transport::config::FlowTransport;
 use crate::units::BufferSize;
@@ -30,10 +30,16 @@ impl Simulation {
     pub fn emulation_plan(&self) -> Result<Value> {
         let sc = &self.scenario;
         if sc.scheme.is_some() {
-            return Err(config_err("scheme", "corral emulate runs kernel TCP only: remove [scheme]"));
+            return Err(config_err(
+                "scheme",
+                "corral emulate runs kernel TCP only: remove [scheme]",
+            ));
         }
         if !sc.rpc.is_empty() {
-            return Err(config_err("rpc", "corral emulate runs open-loop flows only: remove [[rpc]]"));
+            return Err(config_err(
+                "rpc",
+                "corral emulate runs open-loop flows only: remove [[rpc]]",
+            ));
         }
         if !sc.events.is_empty() {
             return Err(config_err("events", "corral emulate does not replay [[events]] (link rate changes and failures): remove them"));
@@ -41,16 +47,29 @@ impl Simulation {
         let routing = match sc.routing.routing {
             Routing::Static => "static",
             Routing::Ecmp => "ecmp",
-            other => return Err(config_err("routing.kind", format!("corral emulate maps \"static\" and \"ecmp\" to IP routes, got \"{}\"", other.name()))),
+            other => {
+                return Err(config_err(
+                    "routing.kind",
+                    format!(
+                        "corral emulate maps \"static\" and \"ecmp\" to IP routes, got \"{}\"",
+                        other.name()
+                    ),
+                ))
+            }
         };
         let sw = &sc.switch;
         if sw.buffer_model != BufferModel::PerPort {
-            return Err(config_err("switch.buffer_model", "corral emulate gives each port its own queue: use \"per_port\""));
+            return Err(config_err(
+                "switch.buffer_model",
+                "corral emulate gives each port its own queue: use \"per_port\"",
+            ));
         }
         let switch_queue = match sw.queue.kind {
             QueueKind::Taildrop => json!({ "kind": "taildrop", "buffer": buffer(sw.buffer) }),
             QueueKind::Ecn => {
-                let k = sw.queue.ecn_threshold.ok_or_else(|| config_err("switch.ecn_threshold", "queue \"ecn\" needs a threshold"))?;
+                let k = sw.queue.ecn_threshold.ok_or_else(|| {
+                    config_err("switch.ecn_threshold", "queue \"ecn\" needs a threshold")
+                })?;
                 json!({ "kind": "ecn", "buffer": buffer(sw.buffer), "threshold": buffer(k) })
             }
             QueueKind::Red => {
@@ -63,11 +82,24 @@ impl Simulation {
                     "w_q": r.w_q, "max_p": r.max_p, "gentle": r.gentle, "mark": r.mode == RedMode::Mark, "mean_packet": r.mean_packet.0,
                 })
             }
-            other => return Err(config_err("switch.queue", format!("corral emulate maps taildrop, ecn and red to Linux qdiscs, got \"{}\"", other.name()))),
+            other => {
+                return Err(config_err(
+                    "switch.queue",
+                    format!(
+                        "corral emulate maps taildrop, ecn and red to Linux qdiscs, got \"{}\"",
+                        other.name()
+                    ),
+                ))
+            }
         };
         let host_queue = json!({ "kind": "taildrop", "buffer": buffer(sc.host.buffer) });
         let net = &self.net;
-        let nodes: Vec<Value> = net.nodes.iter().enumerate().map(|(i, n)| json!({ "name": n.name, "host": net.host_index[i] })).collect();
+        let nodes: Vec<Value> = net
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| json!({ "name": n.name, "host": net.host_index[i] }))
+            .collect();
         let ports: Vec<Value> = net
             .ports
             .iter()
@@ -103,7 +135,10 @@ impl Simulation {
         for (i, f) in self.flows.iter().enumerate() {
             let d = &f.def;
             if d.routing.is_some_and(|r| r != sc.routing.routing) {
-                return Err(config_err(format!("flows[{i}].routing"), "corral emulate routes every flow by the run's [routing]"));
+                return Err(config_err(
+                    format!("flows[{i}].routing"),
+                    "corral emulate routes every flow by the run's [routing]",
+                ));
             }
             let cc = match &d.transport {
                 FlowTransport::Tcp(Some(cc)) => cc.name(),

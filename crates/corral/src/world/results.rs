@@ -56,18 +56,34 @@ impl Simulation {
     }
 
     pub fn flows_table(&self) -> Table {
-        let hosts: Vec<String> = (0..self.net.hosts.len() as u32).map(|h| self.host_name(h)).collect();
+        let hosts: Vec<String> =
+            (0..self.net.hosts.len() as u32).map(|h| self.host_name(h)).collect();
         outcome::flows_table(&self.flow_results(), &hosts, self.reached())
     }
 
     pub fn throughput_class_table(&self) -> Table {
         let s = &self.metrics.classes;
-        let name = |c: u32| if c == crate::metrics::classes::ALL { "*".to_string() } else { self.classes[c as usize].clone() };
+        let name = |c: u32| {
+            if c == crate::metrics::classes::ALL {
+                "*".to_string()
+            } else {
+                self.classes[c as usize].clone()
+            }
+        };
         Table::default()
             .with("time_s", Column::Float(s.time.iter().map(|&t| secs(t)).collect()))
             .with("class", Column::Str(s.class.iter().map(|&c| name(c)).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
-            .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12)).collect()))
+            .with(
+                "goodput_bps",
+                Column::Float(
+                    s.bytes
+                        .iter()
+                        .zip(&s.width)
+                        .map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12))
+                        .collect(),
+                ),
+            )
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
             .with("jain", Column::OptFloat(s.jain.clone()))
             .check("throughput_class")
@@ -79,7 +95,10 @@ impl Simulation {
         Table::default()
             .with("time_s", Column::Float(l.time.iter().map(|&t| secs(t)).collect()))
             .with("flow_id", Column::Int(l.flow.iter().map(|f| f.0 as i64).collect()))
-            .with("class", Column::Str(l.flow.iter().map(|f| self.flows[f.idx()].def.class.clone()).collect()))
+            .with(
+                "class",
+                Column::Str(l.flow.iter().map(|f| self.flows[f.idx()].def.class.clone()).collect()),
+            )
             .with("latency_s", Column::Float(l.delay.iter().map(|&d| secs(d)).collect()))
             .check("latency")
     }
@@ -113,7 +132,16 @@ impl Simulation {
             .with("time_s", Column::Float(s.time.iter().map(|&t| secs(t)).collect()))
             .with("flow_id", Column::Int(s.flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
-            .with("goodput_bps", Column::Float(s.bytes.iter().zip(&s.width).map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12)).collect()))
+            .with(
+                "goodput_bps",
+                Column::Float(
+                    s.bytes
+                        .iter()
+                        .zip(&s.width)
+                        .map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12))
+                        .collect(),
+                ),
+            )
             .check("throughput")
     }
 
@@ -142,20 +170,34 @@ impl Simulation {
     pub fn drops_table(&self) -> Table {
         let d = &self.metrics.drops;
         let names: Vec<(String, i64)> = d.port.iter().map(|&p| self.port_name(p)).collect();
-        let in_nodes = d.port.iter().zip(&d.in_port).map(|(&p, &s)| self.input_peer(self.net.ports[p.idx()].node, s)).collect();
+        let in_nodes = d
+            .port
+            .iter()
+            .zip(&d.in_port)
+            .map(|(&p, &s)| self.input_peer(self.net.ports[p.idx()].node, s))
+            .collect();
         Table::default()
             .with("time_s", Column::Float(d.time.iter().map(|&t| secs(t)).collect()))
             .with("node", Column::Str(names.iter().map(|n| n.0.clone()).collect()))
             .with("port", Column::Int(names.iter().map(|n| n.1).collect()))
             .with("in_node", Column::Str(in_nodes))
-            .with("in_port", Column::Int(d.in_port.iter().map(|s| s.map_or(-1, |v| v as i64)).collect()))
+            .with(
+                "in_port",
+                Column::Int(d.in_port.iter().map(|s| s.map_or(-1, |v| v as i64)).collect()),
+            )
             .with("flow_id", Column::Int(d.flow.iter().map(|f| f.0 as i64).collect()))
-            .with("seq", Column::OptInt(d.seq.iter().map(|&s| (s != u64::MAX).then_some(s as i64)).collect()))
+            .with(
+                "seq",
+                Column::OptInt(
+                    d.seq.iter().map(|&s| (s != u64::MAX).then_some(s as i64)).collect(),
+                ),
+            )
             .check("drops")
     }
 
     pub fn drop_runs_table(&self) -> Table {
-        let (mut node, mut port, mut in_port, mut in_node, mut len, mut episodes) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+        let (mut node, mut port, mut in_port, mut in_node, mut len, mut episodes) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
         for (pi, p) in self.net.ports.iter().enumerate() {
             for (&(slot, run), &count) in &p.run_histogram {
                 let slot = (slot != p.local_slot()).then_some(slot);
@@ -182,16 +224,32 @@ impl Simulation {
         let ps = &self.net.ports;
         let dur = secs(self.reached()).max(1e-12);
         Table::default()
-            .with("node", Column::Str(ps.iter().map(|p| self.net.nodes[p.node.idx()].name.clone()).collect()))
+            .with(
+                "node",
+                Column::Str(ps.iter().map(|p| self.net.nodes[p.node.idx()].name.clone()).collect()),
+            )
             .with("port", Column::Int(ps.iter().map(|p| p.local as i64).collect()))
-            .with("peer", Column::Str(ps.iter().map(|p| self.net.nodes[p.peer.idx()].name.clone()).collect()))
+            .with(
+                "peer",
+                Column::Str(ps.iter().map(|p| self.net.nodes[p.peer.idx()].name.clone()).collect()),
+            )
             .with("rate_bps", Column::Int(ps.iter().map(|p| p.rate().bps() as i64).collect()))
             .with("tx_packets", Column::Int(ps.iter().map(|p| p.stats.tx_packets as i64).collect()))
             .with("tx_bytes", Column::Int(ps.iter().map(|p| p.stats.tx_bytes as i64).collect()))
             .with("drops", Column::Int(ps.iter().map(|p| p.stats.drops as i64).collect()))
             .with("ecn_marks", Column::Int(ps.iter().map(|p| p.stats.ecn_marks as i64).collect()))
-            .with("max_queue_bytes", Column::Int(ps.iter().map(|p| p.stats.max_queue_bytes as i64).collect()))
-            .with("utilization", Column::Float(ps.iter().map(|p| p.stats.tx_bytes as f64 * 8.0 / (p.rate().bps() as f64 * dur)).collect()))
+            .with(
+                "max_queue_bytes",
+                Column::Int(ps.iter().map(|p| p.stats.max_queue_bytes as i64).collect()),
+            )
+            .with(
+                "utilization",
+                Column::Float(
+                    ps.iter()
+                        .map(|p| p.stats.tx_bytes as f64 * 8.0 / (p.rate().bps() as f64 * dur))
+                        .collect(),
+                ),
+            )
             .check("ports")
     }
 
@@ -199,9 +257,11 @@ impl Simulation {
     /// with no link (node "", port -1).
     pub fn control_table(&self) -> Table {
         let c = &self.ctrl;
-        let mut rows: Vec<(u32, u16, u64, u64)> = c.per_link.iter().map(|(&(p, k), &(n, b))| (p, k, n, b)).collect();
+        let mut rows: Vec<(u32, u16, u64, u64)> =
+            c.per_link.iter().map(|(&(p, k), &(n, b))| (p, k, n, b)).collect();
         rows.sort_unstable();
-        let (mut node, mut port, mut peer, mut kind, mut packets, mut bytes) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+        let (mut node, mut port, mut peer, mut kind, mut packets, mut bytes) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
         for (p, k, n, b) in rows {
             let (nm, l) = self.port_name(crate::ids::PortId(p));
             node.push(nm);
@@ -248,7 +308,8 @@ impl Simulation {
         let link_bytes: u64 = c.per_link.values().map(|v| v.1).sum();
         let offered: u64 = c.totals.iter().map(|t| t.offered).sum();
         let all_tx: u64 = self.net.ports.iter().map(|p| p.stats.tx_bytes).sum();
-        let capacity_bits: f64 = self.net.ports.iter().map(|p| p.rate().bps() as f64).sum::<f64>() * secs(self.reached()).max(1e-12);
+        let capacity_bits: f64 = self.net.ports.iter().map(|p| p.rate().bps() as f64).sum::<f64>()
+            * secs(self.reached()).max(1e-12);
         let data_bytes = all_tx.saturating_sub(link_bytes);
         serde_json::json!({
             "mode": match c.cfg.mode { crate::ctrl::ControlMode::Inband => "inband", crate::ctrl::ControlMode::OutOfBand => "out_of_band" },

@@ -44,7 +44,8 @@ impl Rpc {
                 let mut rng = Rng::stream(seed, stream::RPC, ((b as u64) << 32) | s as u64);
                 let server = block.servers[rng.below(block.servers.len() as u64) as usize];
                 let client = block.clients[rng.below(block.clients.len() as u64) as usize];
-                let at = block.spec.start + Time((rng.unit() * block.spec.think.mean().0 as f64) as u64);
+                let at =
+                    block.spec.start + Time((rng.unit() * block.spec.think.mean().0 as f64) as u64);
                 if at < block.stop {
                     first(at, sessions.len() as u32);
                 }
@@ -114,11 +115,26 @@ impl Simulation {
             transport: spec.transport.clone(),
         };
         let (class, tenant) = (block.class, block.tenant);
-        let plan = crate::build::plan(def, &self.scenario, &self.net, &self.routes, self.scheme.is_some(), Some(class), tenant)
-            .expect("the block's transport was checked when the run was built");
+        let plan = crate::build::plan(
+            def,
+            &self.scenario,
+            &self.net,
+            &self.routes,
+            self.scheme.is_some(),
+            Some(class),
+            tenant,
+        )
+        .expect("the block's transport was checked when the run was built");
         let id = FlowId(self.flows.len() as u32);
         let cc_rng = Rng::stream(self.scenario.seed, stream::CONTROLLER, id.0 as u64);
-        let (flow, hot) = super::make_flow(plan, &self.net, &self.routes, &self.scenario.transport, self.scheme.as_deref(), cc_rng);
+        let (flow, hot) = super::make_flow(
+            plan,
+            &self.net,
+            &self.routes,
+            &self.scenario.transport,
+            self.scheme.as_deref(),
+            cc_rng,
+        );
         self.flows.push(flow);
         self.hot.push(hot);
         self.rpc.of_flow.insert(id.0, (session, request));

@@ -23,7 +23,8 @@ impl Simulation {
             }
             let delivered = f.receiver.delivered();
             let last = &mut m.last_delivered[i as usize];
-            let finished_earlier = f.finish.is_some_and(|t| t + interval < now) && delivered == *last;
+            let finished_earlier =
+                f.finish.is_some_and(|t| t + interval < now) && delivered == *last;
             if !finished_earlier {
                 m.throughput.push(now, i, delivered - *last, width);
             }
@@ -43,7 +44,13 @@ impl Simulation {
         let now = self.events.now();
         for &p in &self.queue_ports {
             let port = &self.net.ports[p.idx()];
-            self.metrics.queues.push(now, p, port.queue.bytes(), port.queue.packets(), port.stats.tx_bytes);
+            self.metrics.queues.push(
+                now,
+                p,
+                port.queue.bytes(),
+                port.queue.packets(),
+                port.stats.tx_bytes,
+            );
         }
         let next = now + self.scenario.metrics.queue_interval;
         if next <= self.scenario.duration {

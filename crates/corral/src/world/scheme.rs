@@ -27,7 +27,11 @@ use crate::workload::flow::FlowDef;
 pub enum Action {
     /// A flow's rate changed: let it send what the new rate allows.
     Resume(FlowId),
-    Send { from: NodeId, dest: Dest, msg: Message },
+    Send {
+        from: NodeId,
+        dest: Dest,
+        msg: Message,
+    },
 }
 
 impl Simulation {
@@ -45,7 +49,9 @@ impl Simulation {
             for action in std::mem::take(&mut self.pending) {
                 match action {
                     Action::Resume(f) => {
-                        if self.flows[f.idx()].def.start <= self.events.now() && !self.flows[f.idx()].blocked {
+                        if self.flows[f.idx()].def.start <= self.events.now()
+                            && !self.flows[f.idx()].blocked
+                        {
                             self.drive_sender(f, |s, now, out| s.resume(now, out));
                         }
                     }
@@ -270,7 +276,11 @@ impl Ctx for SchemeCtx<'_> {
 
     fn usage(&mut self, f: FlowId) -> Vec<(u32, f64)> {
         let h = &self.sim.hot[f.idx()];
-        let mut ub = crate::route::usage::UsageBuilder::new(&self.sim.net, &self.sim.routes, self.sim.scenario.seed);
+        let mut ub = crate::route::usage::UsageBuilder::new(
+            &self.sim.net,
+            &self.sim.routes,
+            self.sim.scenario.seed,
+        );
         ub.usage(h.routing, f.0, h.src, h.dst)
     }
 

@@ -11,18 +11,30 @@ const TOL: f64 = 1e-9;
 
 fn flow_strategy(links: usize) -> impl Strategy<Value = FlowSpec> {
     (
-        proptest::collection::btree_map(0..links as u32, prop_oneof![Just(1.0), Just(0.5), Just(0.25), 0.05f64..1.0], 1..=links.min(4)),
+        proptest::collection::btree_map(
+            0..links as u32,
+            prop_oneof![Just(1.0), Just(0.5), Just(0.25), 0.05f64..1.0],
+            1..=links.min(4),
+        ),
         prop_oneof![Just(1.0), Just(2.0), Just(0.5), 0.1f64..4.0],
         prop_oneof![3 => Just(0u8), 1 => 1u8..3],
         prop_oneof![3 => Just(f64::INFINITY), 1 => 0.0f64..6.0],
     )
-        .prop_map(|(u, weight, priority, demand)| FlowSpec { weight, priority, demand, usage: u.into_iter().collect() })
+        .prop_map(|(u, weight, priority, demand)| FlowSpec {
+            weight,
+            priority,
+            demand,
+            usage: u.into_iter().collect(),
+        })
 }
 
 fn problem_strategy() -> impl Strategy<Value = Problem> {
     (1usize..7).prop_flat_map(|links| {
         (
-            proptest::collection::vec(prop_oneof![1 => Just(0.0), 6 => 0.5f64..12.0, 2 => Just(10.0)], links),
+            proptest::collection::vec(
+                prop_oneof![1 => Just(0.0), 6 => 0.5f64..12.0, 2 => Just(10.0)],
+                links,
+            ),
             prop_oneof![Just(0.0), Just(0.05)],
             proptest::collection::vec(flow_strategy(links), 1..14),
         )
@@ -71,7 +83,9 @@ fn check_maxmin(p: &Problem, a: &Allocation) -> Result<(), String> {
             upto >= eff[li] - eps && r / s.weight >= max_lev - eps / s.weight
         });
         if !ok {
-            return Err(format!("flow {f} (rate {r}) is below its demand but has no bottleneck link"));
+            return Err(format!(
+                "flow {f} (rate {r}) is below its demand but has no bottleneck link"
+            ));
         }
     }
     // The reported bottleneck is consistent.
@@ -79,7 +93,10 @@ fn check_maxmin(p: &Problem, a: &Allocation) -> Result<(), String> {
         match *b {
             Bottleneck::Demand => {
                 if (a.rate[f] - p.flows[f].demand).abs() > eps {
-                    return Err(format!("flow {f} reports its demand as bottleneck at rate {}", a.rate[f]));
+                    return Err(format!(
+                        "flow {f} reports its demand as bottleneck at rate {}",
+                        a.rate[f]
+                    ));
                 }
             }
             Bottleneck::Link(l) => {
@@ -115,8 +132,10 @@ fn ops_strategy(links: usize) -> impl Strategy<Value = Vec<Op>> {
         prop_oneof![
             flow_strategy(links).prop_map(Op::Add),
             any::<usize>().prop_map(Op::Remove),
-            (any::<usize>(), prop_oneof![Just(f64::INFINITY), 0.0f64..8.0]).prop_map(|(i, d)| Op::Demand(i, d)),
-            (any::<usize>(), prop_oneof![Just(0.0), 0.5f64..12.0]).prop_map(|(i, c)| Op::Capacity(i, c)),
+            (any::<usize>(), prop_oneof![Just(f64::INFINITY), 0.0f64..8.0])
+                .prop_map(|(i, d)| Op::Demand(i, d)),
+            (any::<usize>(), prop_oneof![Just(0.0), 0.5f64..12.0])
+                .prop_map(|(i, c)| Op::Capacity(i, c)),
         ],
         1..10,
     )
@@ -175,12 +194,21 @@ proptest! {
 /// above the divergence level), so the partial path, not a full refill, is what is checked.
 fn wide_flow(links: usize) -> impl Strategy<Value = FlowSpec> {
     (
-        proptest::collection::btree_map(0..links as u32, prop_oneof![Just(1.0), Just(0.5), Just(1.0 / 3.0), 0.05f64..1.0], 1..=6),
+        proptest::collection::btree_map(
+            0..links as u32,
+            prop_oneof![Just(1.0), Just(0.5), Just(1.0 / 3.0), 0.05f64..1.0],
+            1..=6,
+        ),
         prop_oneof![4 => Just(1.0), 1 => 0.25f64..4.0],
         prop_oneof![6 => Just(0u8), 1 => Just(1u8)],
         prop_oneof![5 => Just(f64::INFINITY), 1 => 0.0f64..3.0],
     )
-        .prop_map(|(u, weight, priority, demand)| FlowSpec { weight, priority, demand, usage: u.into_iter().collect() })
+        .prop_map(|(u, weight, priority, demand)| FlowSpec {
+            weight,
+            priority,
+            demand,
+            usage: u.into_iter().collect(),
+        })
 }
 
 fn wide_ops(links: usize) -> impl Strategy<Value = Vec<Op>> {

@@ -9,7 +9,8 @@ use crate::common;
 /// queues with buffers nothing fills, and `extra` lines.
 fn torus(extra: &str) -> String {
     let pairs = [(0, 5), (1, 5), (2, 10), (3, 10), (4, 9), (8, 13)];
-    let flows: String = pairs.iter().map(|(s, d)| format!("[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\n")).collect();
+    let flows: String =
+        pairs.iter().map(|(s, d)| format!("[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\n")).collect();
     format!(
         "duration = \"5ms\"\n[topology]\nkind = \"torus\"\ndims = [4, 4]\nlink_rate = \"10Gbps\"\nlink_delay = \"100ns\"\nhost_rate = \"40Gbps\"\n\
          [switch]\nqueue = \"drr\"\nbuffer = \"100000pkt\"\n{extra}\n[host]\nbuffer = \"100000pkt\"\nsmall_queue = 0\n\
@@ -18,7 +19,9 @@ fn torus(extra: &str) -> String {
 }
 
 fn largest_switch_queue(sim: &corral::Simulation) -> u64 {
-    let switch = |p: &corral::net::port::Port| sim.net.nodes[p.node.idx()].kind == corral::net::NodeKind::Switch;
+    let switch = |p: &corral::net::port::Port| {
+        sim.net.nodes[p.node.idx()].kind == corral::net::NodeKind::Switch
+    };
     sim.net.ports.iter().filter(|p| switch(p)).map(|p| p.stats.max_queue_bytes).max().unwrap()
 }
 
@@ -41,7 +44,12 @@ fn switches_hold_at_most_the_limit_per_flow_and_the_links_still_run_full() {
 
 fn switch_queued(sim: &corral::Simulation) -> u64 {
     use corral::net::queue::Discipline;
-    sim.net.ports.iter().filter(|p| sim.net.nodes[p.node.idx()].kind == corral::net::NodeKind::Switch).map(|p| p.queue.packets()).sum()
+    sim.net
+        .ports
+        .iter()
+        .filter(|p| sim.net.nodes[p.node.idx()].kind == corral::net::NodeKind::Switch)
+        .map(|p| p.queue.packets())
+        .sum()
 }
 
 // The counts match the queues at every step of a run (sampled every 100 us), not only at
@@ -57,8 +65,17 @@ fn the_switches_counts_equal_their_queued_packets_throughout() {
 
 #[test]
 fn back_pressure_needs_per_flow_queues_and_no_small_queue() {
-    let err = |text: String| corral::scenario::load(&text, &[], "t").and_then(corral::Simulation::new).err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(err(torus("backpressure = 4").replace("queue = \"drr\"", "queue = \"taildrop\"")).starts_with("switch.backpressure: hop-by-hop back-pressure holds back single flows"));
-    assert!(err(torus("backpressure = 4\n[switch.drr]\nkey = \"class\"")).starts_with("switch.backpressure:"));
-    assert!(err(torus("backpressure = 4").replace("small_queue = 0", "small_queue = 2")).starts_with("host.small_queue: must be 0 with switch.backpressure"));
+    let err = |text: String| {
+        corral::scenario::load(&text, &[], "t")
+            .and_then(corral::Simulation::new)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert!(err(torus("backpressure = 4").replace("queue = \"drr\"", "queue = \"taildrop\""))
+        .starts_with("switch.backpressure: hop-by-hop back-pressure holds back single flows"));
+    assert!(err(torus("backpressure = 4\n[switch.drr]\nkey = \"class\""))
+        .starts_with("switch.backpressure:"));
+    assert!(err(torus("backpressure = 4").replace("small_queue = 0", "small_queue = 2"))
+        .starts_with("host.small_queue: must be 0 with switch.backpressure"));
 }

@@ -32,18 +32,36 @@ fn assert_books_balance(sim: &Simulation) {
             .sum();
         assert_eq!(nic, c.sent - c.switch_sent, "host NIC accounting vs packets hosts sent");
     }
-    let to_hosts: u64 = sim.net.ports.iter().filter(|p| !is_host(p.node) && is_host(p.peer)).map(|p| p.stats.tx_packets).sum();
+    let to_hosts: u64 = sim
+        .net
+        .ports
+        .iter()
+        .filter(|p| !is_host(p.node) && is_host(p.peer))
+        .map(|p| p.stats.tx_packets)
+        .sum();
     let to_host_delivered = c.delivered - c.switch_delivered;
-    assert!(to_host_delivered <= to_hosts, "delivered to hosts {to_host_delivered} > transmitted toward hosts {to_hosts}");
+    assert!(
+        to_host_delivered <= to_hosts,
+        "delivered to hosts {to_host_delivered} > transmitted toward hosts {to_hosts}"
+    );
     for (i, node) in sim.net.nodes.iter().enumerate() {
         let id = corral::ids::NodeId(i as u32);
         if let Some(used) = sim.shared_buffer_used(id) {
-            let queued: u64 = sim.net.ports.iter().filter(|p| p.node == id).map(|p| p.queue.bytes()).sum();
-            assert_eq!(used, queued, "shared buffer of {} counts {used} bytes, its queues hold {queued}", node.name);
+            let queued: u64 =
+                sim.net.ports.iter().filter(|p| p.node == id).map(|p| p.queue.bytes()).sum();
+            assert_eq!(
+                used, queued,
+                "shared buffer of {} counts {used} bytes, its queues hold {queued}",
+                node.name
+            );
         }
     }
     let goodput_bytes: u64 = sim.flows.iter().map(|f| f.receiver.delivered()).sum();
-    assert!(goodput_bytes <= c.delivered_bytes, "in-order payload {goodput_bytes} > bytes delivered {}", c.delivered_bytes);
+    assert!(
+        goodput_bytes <= c.delivered_bytes,
+        "in-order payload {goodput_bytes} > bytes delivered {}",
+        c.delivered_bytes
+    );
 }
 
 const TOPOLOGIES: [(&str, &str); 4] = [
@@ -76,7 +94,10 @@ const ROUTINGS: [(&str, &str); 10] = [
 fn matrix_scenario(topology: &str, routing: &str, cc: &str) -> String {
     let (queue, transport) = match cc {
         "dctcp" => ("queue = \"ecn\"\necn_threshold = \"20pkt\"", "cc = \"dctcp\"\necn = true"),
-        other => ("queue = \"taildrop\"", if other == "cubic" { "cc = \"cubic\"" } else { "cc = \"newreno\"" }),
+        other => (
+            "queue = \"taildrop\"",
+            if other == "cubic" { "cc = \"cubic\"" } else { "cc = \"newreno\"" },
+        ),
     };
     format!(
         r#"
@@ -132,7 +153,11 @@ fn conservation_on_every_topology_routing_and_cc() {
                 // 9 ms; when it has finished, every byte arrived.
                 let last = sim.flows.last().unwrap();
                 if last.finish.is_some() {
-                    assert_eq!(last.receiver.delivered(), 200_000, "{what}: the finished 200 KB flow");
+                    assert_eq!(
+                        last.receiver.delivered(),
+                        200_000,
+                        "{what}: the finished 200 KB flow"
+                    );
                     finished += 1;
                 }
                 // Per-packet random equal-length routing reorders every flow (about 30 spurious
@@ -142,12 +167,22 @@ fn conservation_on_every_topology_routing_and_cc() {
                 // spraying (spray, rps, rps with source routes) on the fat-tree for RACK-TLP
                 // (on by default), whose reordering window is a quarter of the minimum RTT:
                 // spurious recoveries (about 50 per flow in 10 ms) keep windows small there too.
-                if cc == "dctcp" && !["equal_length/random", "vlb", "wlb"].contains(&routing_name) && !(["spray", "rps", "rps/source_routes"].contains(&routing_name) && name == "fat_tree") {
+                if cc == "dctcp"
+                    && !["equal_length/random", "vlb", "wlb"].contains(&routing_name)
+                    && !(["spray", "rps", "rps/source_routes"].contains(&routing_name)
+                        && name == "fat_tree")
+                {
                     let marks: u64 = sim.net.ports.iter().map(|p| p.stats.ecn_marks).sum();
                     assert!(marks > 0, "{what}: no ECN marks");
                 }
                 total_drops += sim.counts.dropped;
-                eprintln!("{what}: sent {} delivered {} dropped {} in flight {}", sim.counts.sent, sim.counts.delivered, sim.counts.dropped, sim.packets_in_flight());
+                eprintln!(
+                    "{what}: sent {} delivered {} dropped {} in flight {}",
+                    sim.counts.sent,
+                    sim.counts.delivered,
+                    sim.counts.dropped,
+                    sim.packets_in_flight()
+                );
             }
         }
     }
@@ -183,7 +218,8 @@ fn conservation_with_hcc_on_every_topology_and_routing() {
 fn conservation_with_rackcc_on_every_topology_and_routing() {
     for (name, topology) in TOPOLOGIES {
         for (routing_name, routing) in ROUTINGS {
-            let text = matrix_scenario(topology, routing, "dctcp") + "[host]\nscheduler = \"fair\"\n[scheme]\nkind = \"rackcc\"\n";
+            let text = matrix_scenario(topology, routing, "dctcp")
+                + "[host]\nscheduler = \"fair\"\n[scheme]\nkind = \"rackcc\"\n";
             let sim = common::run(&text, &[]);
             let what = format!("rackcc {name}/{routing_name}");
             assert_books_balance(&sim);
@@ -245,9 +281,15 @@ fn conservation_with_every_queue_discipline_and_buffer_model() {
             let what = format!("{queue} {table:?} {model:?}");
             assert!(sim.counts.dropped > 0, "{what}: no drops");
             if table.contains("mark") {
-                assert!(sim.net.ports.iter().map(|p| p.stats.ecn_marks).sum::<u64>() > 0, "{what}: no marks");
+                assert!(
+                    sim.net.ports.iter().map(|p| p.stats.ecn_marks).sum::<u64>() > 0,
+                    "{what}: no marks"
+                );
             }
-            eprintln!("{what}: sent {} delivered {} dropped {}", sim.counts.sent, sim.counts.delivered, sim.counts.dropped);
+            eprintln!(
+                "{what}: sent {} delivered {} dropped {}",
+                sim.counts.sent, sim.counts.delivered, sim.counts.dropped
+            );
         }
     }
 }
@@ -284,7 +326,9 @@ impl Case {
             self.seed, self.duration_us, self.topology, self.switch_buffer
         );
         // The threshold must be below the buffer (a scenario rule): clamp it.
-        let ecn = self.ecn.map(|k| (k as u64).min((limit_bytes(&self.switch_buffer) - 1) / MAX_PACKET) as u32);
+        let ecn = self
+            .ecn
+            .map(|k| (k as u64).min((limit_bytes(&self.switch_buffer) - 1) / MAX_PACKET) as u32);
         s += &match (self.qdisc, ecn) {
             ("taildrop", Some(k)) => format!("queue = \"ecn\"\necn_threshold = \"{k}pkt\"\n"),
             ("taildrop", None) => "queue = \"taildrop\"\n".to_string(),
@@ -305,14 +349,20 @@ impl Case {
             ("drr", _) => "[switch.drr]\nquantum = \"1000B\"\n".to_string(),
             _ => String::new(),
         };
-        s += &format!("[host]\nbuffer = \"{}\"\nsend_jitter = \"{}ns\"\n", self.host_buffer, self.send_jitter_ns);
+        s += &format!(
+            "[host]\nbuffer = \"{}\"\nsend_jitter = \"{}ns\"\n",
+            self.host_buffer, self.send_jitter_ns
+        );
         if self.qdisc == "drr_backpressure" {
             s += "small_queue = 0\n";
         }
         s += &format!("[network]\nclock_ppm = {}\n", self.clock_ppm);
         s += &format!("[routing]\nkind = \"{}\"\n", self.routing);
         let ecn = self.ecn.is_some() || self.cc == "dctcp" || self.qdisc == "red_mark";
-        s += &format!("[transport]\ncc = \"{}\"\necn = {ecn}\nmin_rto = \"1ms\"\npacing = {}\n", self.cc, self.pacing);
+        s += &format!(
+            "[transport]\ncc = \"{}\"\necn = {ecn}\nmin_rto = \"1ms\"\npacing = {}\n",
+            self.cc, self.pacing
+        );
         s += &format!("sack = {}\nlimited_transmit = {}\n", self.sack, self.limited_transmit);
         if self.permutation {
             s += "[[flows]]\npattern = \"permutation\"\njitter = \"20us\"\n";
@@ -327,7 +377,10 @@ impl Case {
 }
 
 fn buffer_strategy() -> impl Strategy<Value = String> {
-    prop_oneof![(2u32..120).prop_map(|p| format!("{p}pkt")), (1600u32..150_000).prop_map(|b| format!("{b}B"))]
+    prop_oneof![
+        (2u32..120).prop_map(|p| format!("{p}pkt")),
+        (1600u32..150_000).prop_map(|b| format!("{b}B"))
+    ]
 }
 
 fn case_strategy() -> impl Strategy<Value = Case> {
@@ -335,7 +388,9 @@ fn case_strategy() -> impl Strategy<Value = Case> {
     let dumbbell = (1u32..6, 1u32..4, rate.clone(), rate.clone()).prop_map(|(s, r, a, b)| {
         (format!("kind = \"dumbbell\"\nsenders = {s}\nreceivers = {r}\nlink_rate = \"{a}\"\nbottleneck_rate = \"{b}\""), s + r)
     });
-    let fat_tree = (prop::sample::select(vec![2u32, 4]), rate).prop_map(|(k, a)| (format!("kind = \"fat_tree\"\nk = {k}\nlink_rate = \"{a}\""), k * k * k / 4));
+    let fat_tree = (prop::sample::select(vec![2u32, 4]), rate).prop_map(|(k, a)| {
+        (format!("kind = \"fat_tree\"\nk = {k}\nlink_rate = \"{a}\""), k * k * k / 4)
+    });
     let topo = prop_oneof![dumbbell, fat_tree];
     (
         topo,
@@ -343,27 +398,90 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         buffer_strategy(),
         prop::option::of(1u32..40),
         prop::sample::select(vec!["newreno", "cubic", "dctcp"]),
-        (prop::sample::select(vec!["static", "ecmp", "spray", "equal_length", "rps", "dest_tag", "vlb", "wlb"]), any::<bool>(), any::<(bool, bool)>()),
-        prop::collection::vec((any::<u32>(), any::<u32>(), prop::option::of(1000u32..300_000)), 1..8),
+        (
+            prop::sample::select(vec![
+                "static",
+                "ecmp",
+                "spray",
+                "equal_length",
+                "rps",
+                "dest_tag",
+                "vlb",
+                "wlb",
+            ]),
+            any::<bool>(),
+            any::<(bool, bool)>(),
+        ),
+        prop::collection::vec(
+            (any::<u32>(), any::<u32>(), prop::option::of(1000u32..300_000)),
+            1..8,
+        ),
         any::<bool>(),
         prop::sample::select(vec![0u32, 500, 3000]),
         prop::sample::select(vec![0u32, 100]),
         0u64..(1 << 40),
-        (1000u32..4000, prop::sample::select(vec!["taildrop", "taildrop", "red", "red_mark", "sfq", "priority", "drr", "drr_backpressure", "pfabric"]), prop::option::of(3000u32..200_000)),
+        (
+            1000u32..4000,
+            prop::sample::select(vec![
+                "taildrop",
+                "taildrop",
+                "red",
+                "red_mark",
+                "sfq",
+                "priority",
+                "drr",
+                "drr_backpressure",
+                "pfabric",
+            ]),
+            prop::option::of(3000u32..200_000),
+        ),
     )
-        .prop_map(|((topology, hosts), switch_buffer, host_buffer, ecn, cc, (routing, pacing, (sack, limited_transmit)), raw_flows, permutation, send_jitter_ns, clock_ppm, seed, (duration_us, qdisc, shared))| {
-            // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.
-            let ecn = if cc == "dctcp" { Some(ecn.unwrap_or(10)) } else { ecn };
-            let flows = raw_flows
-                .into_iter()
-                .map(|(a, b, size)| {
-                    let src = a % hosts;
-                    let dst = (src + 1 + b % (hosts - 1)) % hosts;
-                    (src, dst, size)
-                })
-                .collect();
-            Case { topology, switch_buffer, host_buffer, ecn, qdisc, shared, cc, routing, pacing, sack, limited_transmit, flows, permutation, send_jitter_ns, clock_ppm, seed, duration_us }
-        })
+        .prop_map(
+            |(
+                (topology, hosts),
+                switch_buffer,
+                host_buffer,
+                ecn,
+                cc,
+                (routing, pacing, (sack, limited_transmit)),
+                raw_flows,
+                permutation,
+                send_jitter_ns,
+                clock_ppm,
+                seed,
+                (duration_us, qdisc, shared),
+            )| {
+                // DCTCP needs ECN marking queues to make sense; give it one when none was drawn.
+                let ecn = if cc == "dctcp" { Some(ecn.unwrap_or(10)) } else { ecn };
+                let flows = raw_flows
+                    .into_iter()
+                    .map(|(a, b, size)| {
+                        let src = a % hosts;
+                        let dst = (src + 1 + b % (hosts - 1)) % hosts;
+                        (src, dst, size)
+                    })
+                    .collect();
+                Case {
+                    topology,
+                    switch_buffer,
+                    host_buffer,
+                    ecn,
+                    qdisc,
+                    shared,
+                    cc,
+                    routing,
+                    pacing,
+                    sack,
+                    limited_transmit,
+                    flows,
+                    permutation,
+                    send_jitter_ns,
+                    clock_ppm,
+                    seed,
+                    duration_us,
+                }
+            },
+        )
 }
 
 /// Largest packet the scenario can put on the wire: mss (default 1460) + header (40).

@@ -61,7 +61,8 @@ queue_ports = ["sw0:{flows}"]
 queue_interval = "10us"
 "#,
         srcs = srcs.join(", "),
-        threshold = if queue == "ecn" { format!("ecn_threshold = \"{K}pkt\"") } else { String::new() },
+        threshold =
+            if queue == "ecn" { format!("ecn_threshold = \"{K}pkt\"") } else { String::new() },
     );
     let sim = common::run(&text, &[]);
     let port = format!("sw0:{flows}");
@@ -93,7 +94,11 @@ queue_interval = "10us"
 fn check_dctcp(flows: u32) {
     let o = run(flows, "dctcp", "ecn");
     assert!(o.util >= 0.95, "utilization {}", o.util);
-    assert!(o.mean_q_pkts >= K / 2.0 && o.mean_q_pkts <= 2.0 * K, "mean queue {} pkt outside [K/2, 2K]", o.mean_q_pkts);
+    assert!(
+        o.mean_q_pkts >= K / 2.0 && o.mean_q_pkts <= 2.0 * K,
+        "mean queue {} pkt outside [K/2, 2K]",
+        o.mean_q_pkts
+    );
     assert!(o.marks > 0, "no ECN marks");
 }
 
@@ -124,7 +129,11 @@ fn dctcp_ten_flows_hold_queue_near_k() {
 fn newreno_fills_taildrop_buffer() {
     for flows in [2, 10] {
         let o = run(flows, "newreno", "taildrop");
-        assert!(o.mean_q_pkts >= 0.6 * BUFFER_PKTS, "{flows} flows: mean queue {} pkt", o.mean_q_pkts);
+        assert!(
+            o.mean_q_pkts >= 0.6 * BUFFER_PKTS,
+            "{flows} flows: mean queue {} pkt",
+            o.mean_q_pkts
+        );
         assert!(o.drops > 0, "{flows} flows: no drops");
         assert!(o.util >= 0.95, "{flows} flows: utilization {}", o.util);
     }

@@ -10,7 +10,12 @@ use crate::common;
 /// deadline 10 s after each start.
 fn websearch(cc: &str, deadline: &str) -> String {
     let switch = "buffer = \"200pkt\"\nqueue = \"ecn\"\necn_threshold = \"65pkt\"";
-    common::websearch_into_h8(0.7, switch, &format!("cc = {cc}\necn = true\nmin_rto = \"1ms\""), deadline)
+    common::websearch_into_h8(
+        0.7,
+        switch,
+        &format!("cc = {cc}\necn = true\nmin_rto = \"1ms\""),
+        deadline,
+    )
 }
 
 fn fcts(sim: &corral::Simulation) -> Vec<Option<corral::units::Time>> {
@@ -25,7 +30,10 @@ fn d2tcp_is_dctcp_without_deadline_pressure() {
     assert!(dctcp.iter().filter(|f| f.is_some()).count() > 150, "the run finishes many flows");
     let none = fcts(&common::run(&websearch("\"d2tcp\"", ""), &[]));
     assert_eq!(none, dctcp, "no deadlines");
-    let far = fcts(&common::run(&websearch("{ kind = \"d2tcp\", d_min = 1.0 }", "deadline = \"10s\""), &[]));
+    let far = fcts(&common::run(
+        &websearch("{ kind = \"d2tcp\", d_min = 1.0 }", "deadline = \"10s\""),
+        &[],
+    ));
     assert_eq!(far, dctcp, "far deadlines, d_min = 1");
 }
 
@@ -36,7 +44,8 @@ fn far_deadlines_back_off_more_than_dctcp() {
     let dctcp = common::run(&websearch("\"dctcp\"", ""), &[]);
     let far = common::run(&websearch("\"d2tcp\"", "deadline = \"10s\""), &[]);
     assert_ne!(fcts(&far), fcts(&dctcp));
-    let finished = |s: &corral::Simulation| s.flows.iter().filter(|f| f.finish.is_some()).count() as f64;
+    let finished =
+        |s: &corral::Simulation| s.flows.iter().filter(|f| f.finish.is_some()).count() as f64;
     assert!(finished(&far) >= 0.97 * finished(&dctcp));
 }
 
@@ -81,8 +90,15 @@ deadline = "100ms"
 fn d2tcp_gives_the_near_deadline_more() {
     let dctcp = common::run(&two_deadlines("dctcp"), &[]);
     let d2tcp = common::run(&two_deadlines("d2tcp"), &[]);
-    let end = |s: &corral::Simulation, i: usize| (s.flows[i].finish.expect("finished") - s.flows[i].def.start).as_secs_f64();
-    assert!(end(&d2tcp, 0) < 0.92 * end(&dctcp, 0), "near flow: D2TCP {:.3} ms, DCTCP {:.3} ms", end(&d2tcp, 0) * 1e3, end(&dctcp, 0) * 1e3);
+    let end = |s: &corral::Simulation, i: usize| {
+        (s.flows[i].finish.expect("finished") - s.flows[i].def.start).as_secs_f64()
+    };
+    assert!(
+        end(&d2tcp, 0) < 0.92 * end(&dctcp, 0),
+        "near flow: D2TCP {:.3} ms, DCTCP {:.3} ms",
+        end(&d2tcp, 0) * 1e3,
+        end(&dctcp, 0) * 1e3
+    );
     assert!(end(&d2tcp, 0) < 0.92 * end(&d2tcp, 1));
     assert!(end(&dctcp, 0) > 0.95 * end(&dctcp, 1), "DCTCP shares equally");
 }
@@ -92,12 +108,27 @@ fn d2tcp_gives_the_near_deadline_more() {
 #[test]
 fn l2dct_finishes_short_flows_sooner() {
     let mean_short = |s: &corral::Simulation| {
-        let v: Vec<f64> = s.flows.iter().filter(|f| f.def.size.is_some_and(|b| b < 100_000)).filter_map(|f| f.finish.map(|t| (t - f.def.start).as_secs_f64())).collect();
+        let v: Vec<f64> = s
+            .flows
+            .iter()
+            .filter(|f| f.def.size.is_some_and(|b| b < 100_000))
+            .filter_map(|f| f.finish.map(|t| (t - f.def.start).as_secs_f64()))
+            .collect();
         v.iter().sum::<f64>() / v.len() as f64
     };
     let dctcp = common::run(&websearch("\"dctcp\"", ""), &[]);
     let l2dct = common::run(&websearch("\"l2dct\"", ""), &[]);
-    assert!(mean_short(&l2dct) < 0.8 * mean_short(&dctcp), "L2DCT {:.3e} s vs DCTCP {:.3e} s", mean_short(&l2dct), mean_short(&dctcp));
-    let long_done = |s: &corral::Simulation| s.flows.iter().filter(|f| f.def.size.is_some_and(|b| b >= 1_000_000) && f.finish.is_some()).count();
+    assert!(
+        mean_short(&l2dct) < 0.8 * mean_short(&dctcp),
+        "L2DCT {:.3e} s vs DCTCP {:.3e} s",
+        mean_short(&l2dct),
+        mean_short(&dctcp)
+    );
+    let long_done = |s: &corral::Simulation| {
+        s.flows
+            .iter()
+            .filter(|f| f.def.size.is_some_and(|b| b >= 1_000_000) && f.finish.is_some())
+            .count()
+    };
     assert!(long_done(&l2dct) as f64 >= 0.9 * long_done(&dctcp) as f64);
 }

@@ -148,9 +148,17 @@ fn seeds_reach_spray_and_jitter_only() {
         let sim = common::run(&fixed_flows(routing, jitter), &[seed]);
         (sim.flows_table(), sim.drops_table())
     };
-    assert_eq!(tables("static", "0s", "seed=1"), tables("static", "0s", "seed=2"), "static routing, no jitter");
+    assert_eq!(
+        tables("static", "0s", "seed=1"),
+        tables("static", "0s", "seed=2"),
+        "static routing, no jitter"
+    );
     assert_ne!(tables("spray", "0s", "seed=1"), tables("spray", "0s", "seed=2"), "spray");
-    assert_ne!(tables("static", "50us", "seed=1"), tables("static", "50us", "seed=2"), "start jitter");
+    assert_ne!(
+        tables("static", "50us", "seed=1"),
+        tables("static", "50us", "seed=2"),
+        "start jitter"
+    );
 }
 
 // Equal-length routing and pacing keep runs deterministic. Tolerance: exact (in)equality:
@@ -163,7 +171,10 @@ fn equal_length_and_pacing_are_deterministic_and_seeded() {
     assert_eq!(run(RANDOM, &ov), run(RANDOM, &ov), "equal_length + pacing, same seed");
     let tables = |core: &str, seed: &str| {
         let core = format!("routing.core={core}");
-        let sim = common::run(&fixed_flows("equal_length", "0s"), &[seed, &core, "transport.pacing=true"]);
+        let sim = common::run(
+            &fixed_flows("equal_length", "0s"),
+            &[seed, &core, "transport.pacing=true"],
+        );
         (sim.flows_table(), sim.drops_table())
     };
     assert_eq!(tables("dest_bits", "seed=1"), tables("dest_bits", "seed=2"), "dest_bits");

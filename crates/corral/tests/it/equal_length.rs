@@ -7,7 +7,6 @@ use crate::common;
 
 use corral::Simulation;
 
-
 fn fat_tree_to_h0(routing: &str, srcs: &[u32]) -> String {
     let srcs: Vec<String> = srcs.iter().map(|h| format!("\"h{h}\"")).collect();
     format!(
@@ -40,7 +39,11 @@ fn core_tx(sim: &Simulation) -> Vec<Vec<u64>> {
     (0..4)
         .map(|c| {
             let node = sim.net.node_by_name(&format!("core{c}")).unwrap();
-            sim.net.nodes[node.idx()].ports.iter().map(|p| sim.net.ports[p.idx()].stats.tx_packets).collect()
+            sim.net.nodes[node.idx()]
+                .ports
+                .iter()
+                .map(|p| sim.net.ports[p.idx()].stats.tx_packets)
+                .collect()
         })
         .collect()
 }
@@ -51,7 +54,10 @@ fn core_tx(sim: &Simulation) -> Vec<Vec<u64>> {
 #[test]
 fn every_path_climbs_to_the_top_tier() {
     for core in ["random", "dest_bits"] {
-        let sim = common::run(&fat_tree_to_h0(&format!("kind = \"equal_length\"\ncore = \"{core}\""), &[1, 2, 4, 9]), &[]);
+        let sim = common::run(
+            &fat_tree_to_h0(&format!("kind = \"equal_length\"\ncore = \"{core}\""), &[1, 2, 4, 9]),
+            &[],
+        );
         for (i, f) in sim.flows.iter().enumerate() {
             assert_eq!(f.hops, 6, "{core}: flow {i} h{} -> h{}", f.def.src, f.def.dst);
             assert!(f.finish.is_some(), "{core}: flow {i} did not finish");
@@ -80,7 +86,13 @@ fn every_path_climbs_to_the_top_tier() {
 // Equal-length random: packets of the one flow cross all four cores.
 #[test]
 fn dest_bits_path_depends_only_on_the_destination_and_random_uses_every_core() {
-    let one = |routing: &str| common::run(&fat_tree_to_h0(routing, &[1]).replace("[[flows]]\npattern = \"permutation\"\nsize = \"20KB\"\n", ""), &[]);
+    let one = |routing: &str| {
+        common::run(
+            &fat_tree_to_h0(routing, &[1])
+                .replace("[[flows]]\npattern = \"permutation\"\nsize = \"20KB\"\n", ""),
+            &[],
+        )
+    };
     let sim = one("kind = \"static\"");
     assert!(core_tx(&sim).iter().flatten().all(|&n| n == 0));
     let sim = one("kind = \"equal_length\"\ncore = \"dest_bits\"");
@@ -102,12 +114,25 @@ fn dest_bits_path_depends_only_on_the_destination_and_random_uses_every_core() {
 #[test]
 fn core_key_is_checked() {
     let base = fat_tree_to_h0("kind = \"equal_length\"", &[1]);
-    let err = corral::scenario::load(&base, &["routing.core=middle".into()], "t").unwrap_err().to_string();
+    let err = corral::scenario::load(&base, &["routing.core=middle".into()], "t")
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("routing.core:") && err.contains("dest_bits"), "{err}");
-    let err = corral::scenario::load(&base, &["routing.kind=ecmp".into(), "routing.core=random".into()], "t").unwrap_err().to_string();
+    let err = corral::scenario::load(
+        &base,
+        &["routing.kind=ecmp".into(), "routing.core=random".into()],
+        "t",
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.starts_with("routing.core:") || err.starts_with("routing:"), "{err}");
     let sc = corral::scenario::load(&base, &[], "t").unwrap();
-    assert_eq!(sc.routing.routing, corral::route::Routing::EqualLength { core: corral::route::equal_length::CoreChoice::Random });
+    assert_eq!(
+        sc.routing.routing,
+        corral::route::Routing::EqualLength {
+            core: corral::route::equal_length::CoreChoice::Random
+        }
+    );
 }
 
 /// Warm-up excluded from the drop-run statistics: all 13 flows start within 100 us with
@@ -164,7 +189,10 @@ fn five_seeds(overrides: &[&str]) -> (f64, Vec<f64>, Vec<(u16, u32)>) {
             }
         }
         let t: u64 = c.sim.flows.iter().map(|f| f.sender.stats.timeouts).sum();
-        eprintln!("{overrides:?} seed {seed}: ratio {:.3}, timeouts {t}", c.two_hop / c.six_hop_mean);
+        eprintln!(
+            "{overrides:?} seed {seed}: ratio {:.3}, timeouts {t}",
+            c.two_hop / c.six_hop_mean
+        );
     }
     runs.sort();
     eprintln!("{overrides:?}: pooled ratio {:.3}, per seed {ratios:.3?}, longest runs after {WARMUP_MS} ms by input slot {runs:?}", two / six);
@@ -180,7 +208,11 @@ fn five_seeds(overrides: &[&str]) -> (f64, Vec<f64>, Vec<(u16, u32)>) {
 fn equal_length_random_makes_case1_fair() {
     let (ratio, _, runs) = five_seeds(&["routing.kind=equal_length", "routing.core=random"]);
     assert!((0.75..=1.33).contains(&ratio), "pooled 2-hop / 6-hop ratio {ratio}");
-    assert_eq!(runs.iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 3], "drops must come from both uplinks only: {runs:?}");
+    assert_eq!(
+        runs.iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![2, 3],
+        "drops must come from both uplinks only: {runs:?}"
+    );
     assert!(runs.iter().all(|r| r.1 <= 16), "long drop run: {runs:?}");
 }
 
@@ -193,7 +225,8 @@ fn pacing_reduces_case1_unfairness() {
     // Measured with the classic TCP. With the defaults (SACK, PRR, RACK-TLP) the 2-hop flow
     // is shut out far more (ratio 0.16 plain) and pacing does not lift it (0.13).
     let (plain, _, _) = five_seeds(&common::CLASSIC_TCP);
-    let paced_ov: Vec<&str> = common::CLASSIC_TCP.iter().copied().chain(["transport.pacing=true"]).collect();
+    let paced_ov: Vec<&str> =
+        common::CLASSIC_TCP.iter().copied().chain(["transport.pacing=true"]).collect();
     let (paced, _, _) = five_seeds(&paced_ov);
     assert!(paced > plain, "paced ratio {paced} vs taildrop {plain}");
 }

@@ -34,7 +34,8 @@ interval = "1ms"
 "#;
 
 fn window_bps(bytes: &[(f64, u64)], from: f64, to: f64) -> f64 {
-    let sum: u64 = bytes.iter().filter(|(t, _)| *t > from + 1e-9 && *t <= to + 1e-9).map(|b| b.1).sum();
+    let sum: u64 =
+        bytes.iter().filter(|(t, _)| *t > from + 1e-9 && *t <= to + 1e-9).map(|b| b.1).sum();
     sum as f64 * 8.0 / (to - from)
 }
 
@@ -46,16 +47,26 @@ fn link_rates_step_at_their_times_in_packet_and_fluid_mode() {
     let sim = common::run(STEPS, &[]);
     assert_eq!(sim.counts.dropped, 0);
     let tp = &sim.metrics.throughput;
-    let series: Vec<(f64, u64)> = (0..tp.time.len()).map(|k| (tp.time[k].as_secs_f64(), tp.bytes[k])).collect();
+    let series: Vec<(f64, u64)> =
+        (0..tp.time.len()).map(|k| (tp.time[k].as_secs_f64(), tp.bytes[k])).collect();
     for (from, to, rate) in [(0.004, 0.010, 1e9), (0.013, 0.020, 1e8), (0.023, 0.030, 5e8)] {
         let g = window_bps(&series, from, to) / (rate * payload);
-        assert!((0.98..=1.02).contains(&g), "packet: {from}-{to} s at {rate:e}: {g:.3} of the link");
+        assert!(
+            (0.98..=1.02).contains(&g),
+            "packet: {from}-{to} s at {rate:e}: {g:.3} of the link"
+        );
     }
-    let sc = corral::scenario::load(&STEPS.replace("duration", "mode = \"fluid\"\nduration"), &[], "t").unwrap();
+    let sc =
+        corral::scenario::load(&STEPS.replace("duration", "mode = \"fluid\"\nduration"), &[], "t")
+            .unwrap();
     let mut fluid = FluidSim::new(sc).unwrap();
     fluid.run();
     let t = fluid.throughput_table();
-    let (Some(corral::metrics::Column::Float(time)), Some(corral::metrics::Column::Int(bytes))) = (t.column("time_s"), t.column("bytes")) else { panic!() };
+    let (Some(corral::metrics::Column::Float(time)), Some(corral::metrics::Column::Int(bytes))) =
+        (t.column("time_s"), t.column("bytes"))
+    else {
+        panic!()
+    };
     let series: Vec<(f64, u64)> = time.iter().zip(bytes).map(|(&t, &b)| (t, b as u64)).collect();
     for (from, to, rate) in [(0.0, 0.010, 1e9), (0.010, 0.020, 1e8), (0.020, 0.030, 5e8)] {
         let g = window_bps(&series, from, to) / (rate * payload);
@@ -65,10 +76,25 @@ fn link_rates_step_at_their_times_in_packet_and_fluid_mode() {
 
 #[test]
 fn bad_events_name_their_key() {
-    let err = |text: String| corral::scenario::load(&text, &[], "t").and_then(corral::Simulation::new).err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(err(STEPS.replace("link = \"sw0:1\"\nrate = \"100Mbps\"", "link = \"sw9:1\"\nrate = \"100Mbps\"")).starts_with("events[0].link: unknown port \"sw9:1\""));
-    assert!(err(STEPS.replace("at = \"20ms\"", "at = \"40ms\"")).starts_with("events[1].at: must be before the end"));
-    assert!(err(STEPS.replace("link = \"sw0:1\"\nrate = \"500Mbps\"", "rate = \"500Mbps\"")).starts_with("events[1].link: required key"));
-    assert!(err(STEPS.replace("link = \"sw0:1\"\nrate = \"500Mbps\"", "link = \"sw0:1\"\nport = \"sw0:1\"\nrate = \"500Mbps\"")).starts_with("events[1].port: give either"));
-    assert!(err(STEPS.replace("rate = \"100Mbps\"", "rate = \"100MBps\"")).starts_with("events[0].rate:"));
+    let err = |text: String| {
+        corral::scenario::load(&text, &[], "t")
+            .and_then(corral::Simulation::new)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert!(err(STEPS
+        .replace("link = \"sw0:1\"\nrate = \"100Mbps\"", "link = \"sw9:1\"\nrate = \"100Mbps\""))
+    .starts_with("events[0].link: unknown port \"sw9:1\""));
+    assert!(err(STEPS.replace("at = \"20ms\"", "at = \"40ms\""))
+        .starts_with("events[1].at: must be before the end"));
+    assert!(err(STEPS.replace("link = \"sw0:1\"\nrate = \"500Mbps\"", "rate = \"500Mbps\""))
+        .starts_with("events[1].link: required key"));
+    assert!(err(STEPS.replace(
+        "link = \"sw0:1\"\nrate = \"500Mbps\"",
+        "link = \"sw0:1\"\nport = \"sw0:1\"\nrate = \"500Mbps\""
+    ))
+    .starts_with("events[1].port: give either"));
+    assert!(err(STEPS.replace("rate = \"100Mbps\"", "rate = \"100MBps\""))
+        .starts_with("events[0].rate:"));
 }

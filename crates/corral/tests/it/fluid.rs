@@ -78,7 +78,8 @@ fn fluid_matches_packet_level_dctcp_long_flow_fct_within_10_percent() {
     );
     for seed in 1..=5 {
         let (fluid, packet, _) = both(&text, seed);
-        let (ff, pf, size) = (col(&fluid, "fct_s"), col(&packet, "fct_s"), col(&fluid, "size_bytes"));
+        let (ff, pf, size) =
+            (col(&fluid, "fct_s"), col(&packet, "fct_s"), col(&fluid, "size_bytes"));
         // Mean FCT over the flows of a size range that finished in both modes.
         let mean = |lo: f64, hi: f64| {
             let both: Vec<(f64, f64)> = (0..ff.len())
@@ -86,13 +87,20 @@ fn fluid_matches_packet_level_dctcp_long_flow_fct_within_10_percent() {
                 .filter_map(|i| Some((ff[i]?, pf[i]?)))
                 .collect();
             let n = both.len() as f64;
-            (both.iter().map(|x| x.0).sum::<f64>() / n, both.iter().map(|x| x.1).sum::<f64>() / n, both.len())
+            (
+                both.iter().map(|x| x.0).sum::<f64>() / n,
+                both.iter().map(|x| x.1).sum::<f64>() / n,
+                both.len(),
+            )
         };
         let (lf, lp, ln) = mean(1e6, f64::INFINITY);
         let (sf, sp, sn) = mean(0.0, 1e5);
         eprintln!("seed {seed}: long flows ({ln}) fluid {:.3} ms, packet {:.3} ms, ratio {:.3}; short flows ({sn}) ratio {:.2}", lf * 1e3, lp * 1e3, lp / lf, sp / sf);
         assert!(ln >= 200, "seed {seed}: only {ln} long flows finished in both modes");
-        assert!((lp - lf).abs() / lf < 0.10, "seed {seed}: long-flow mean FCT packet {lp} s vs fluid {lf} s");
+        assert!(
+            (lp - lf).abs() / lf < 0.10,
+            "seed {seed}: long-flow mean FCT packet {lp} s vs fluid {lf} s"
+        );
         // Where they diverge, as the README says: short flows wait RTTs and queues.
         assert!(sp / sf > 1.5, "seed {seed}: short-flow mean FCT packet {sp} s vs fluid {sf} s");
     }
@@ -100,7 +108,8 @@ fn fluid_matches_packet_level_dctcp_long_flow_fct_within_10_percent() {
 
 #[test]
 fn simultaneous_long_flows_agree_alone_and_diverge_when_coupled() {
-    let text = scenario("duration = \"60ms\"", "[[flows]]\npattern = \"permutation\"\nsize = \"10MB\"");
+    let text =
+        scenario("duration = \"60ms\"", "[[flows]]\npattern = \"permutation\"\nsize = \"10MB\"");
     let (mut alone, mut sum_f, mut sum_p) = (0, 0.0, 0.0);
     for seed in 1..=5 {
         let (fluid, packet, sim) = both(&text, seed);
@@ -108,16 +117,26 @@ fn simultaneous_long_flows_agree_alone_and_diverge_when_coupled() {
         assert_eq!(ff.len(), 16);
         let links = |i: usize| sim.debug_usage(i).iter().map(|e| e.0).collect::<Vec<_>>();
         for i in 0..16 {
-            let (f, p) = (ff[i].expect("fluid flow finished"), pf[i].unwrap_or_else(|| panic!("seed {seed}: packet flow {i} did not finish")));
+            let (f, p) = (
+                ff[i].expect("fluid flow finished"),
+                pf[i].unwrap_or_else(|| panic!("seed {seed}: packet flow {i} did not finish")),
+            );
             (sum_f, sum_p) = (sum_f + f, sum_p + p);
-            let shares_a_link = (0..16).any(|j| j != i && links(j).iter().any(|l| links(i).contains(l)));
+            let shares_a_link =
+                (0..16).any(|j| j != i && links(j).iter().any(|l| links(i).contains(l)));
             if !shares_a_link {
                 alone += 1;
-                assert!(f <= p && p < 1.15 * f, "seed {seed}, flow {i} alone on its path: packet {p} s vs fluid {f} s");
+                assert!(
+                    f <= p && p < 1.15 * f,
+                    "seed {seed}, flow {i} alone on its path: packet {p} s vs fluid {f} s"
+                );
             }
         }
     }
-    eprintln!("{alone} of 80 flows alone on their path; mean FCT packet / fluid = {:.3}", sum_p / sum_f);
+    eprintln!(
+        "{alone} of 80 flows alone on their path; mean FCT packet / fluid = {:.3}",
+        sum_p / sum_f
+    );
     assert!(alone >= 8, "only {alone} flows alone on their path");
     assert!((0.8..1.0).contains(&(sum_p / sum_f)), "mean FCT packet / fluid = {}", sum_p / sum_f);
 }
@@ -146,8 +165,8 @@ size = "500KB"
     f.run();
     let fct = col(&f.flows_table(), "fct_s");
     let c = 1e9 * 1460.0 / 1500.0 / 8.0; // payload bytes/s
-    // Three flows on the bottleneck: 0.5 MB flow ends at 3 * 0.5e6 / c; the two 1 MB flows
-    // then share it and end at (3 * 0.5e6 + 2 * 0.5e6) / c.
+                                         // Three flows on the bottleneck: 0.5 MB flow ends at 3 * 0.5e6 / c; the two 1 MB flows
+                                         // then share it and end at (3 * 0.5e6 + 2 * 0.5e6) / c.
     let t1 = 1.5e6 / c;
     let t2 = 2.5e6 / c;
     assert!((fct[2].unwrap() - t1).abs() < 1e-9, "{fct:?}");
@@ -186,7 +205,10 @@ interval = "1ms"
     f.run();
     let delivered = ints(&f.flows_table(), "bytes_delivered");
     let tp_flows = ints(&f.throughput_table(), "flow_id");
-    assert!(!tp_flows.is_empty() && tp_flows.iter().all(|&i| i == 0), "only the [[flows]] flow has per-flow rows");
+    assert!(
+        !tp_flows.is_empty() && tp_flows.iter().all(|&i| i == 0),
+        "only the [[flows]] flow has per-flow rows"
+    );
     let tc = f.throughput_class_table();
     let bytes = ints(&tc, "bytes");
     let class = match tc.column("class").unwrap() {
@@ -194,12 +216,18 @@ interval = "1ms"
         _ => unreachable!(),
     };
     assert_eq!(class.len(), 3 * 20, "20 samples x (web, small, *)");
-    let sum = |name: &str| class.iter().zip(&bytes).filter(|(c, _)| *c == name).map(|(_, &b)| b).sum::<i64>();
+    let sum = |name: &str| {
+        class.iter().zip(&bytes).filter(|(c, _)| *c == name).map(|(_, &b)| b).sum::<i64>()
+    };
     let traffic: i64 = delivered[1..].iter().sum();
     assert!(sum("web") > 0 && sum("small") > 0);
     // Fractional bytes are floored per flow in flows.parquet and per class in the series:
     // they differ by less than a byte per traffic flow.
-    assert!((sum("*") - traffic).abs() < delivered.len() as i64, "class total {} vs delivered {traffic}", sum("*"));
+    assert!(
+        (sum("*") - traffic).abs() < delivered.len() as i64,
+        "class total {} vs delivered {traffic}",
+        sum("*")
+    );
     assert_eq!(sum("web") + sum("small"), sum("*"));
 }
 
@@ -232,15 +260,26 @@ fn incast_diverges_packet_level_times_out() {
     // The incast with the classic TCP (no SACK, no RACK-TLP). Fluid mode divides h0's link:
     // all finish together after 15 x 64 KB at the payload rate. At packet level the burst overflows the buffer, some
     // flows lose their whole window and wait a retransmission timeout.
-    let text = incast(&crate::common::CLASSIC_TCP.iter().map(|kv| kv.trim_start_matches("transport.")).collect::<Vec<_>>().join("\n"));
+    let text = incast(
+        &crate::common::CLASSIC_TCP
+            .iter()
+            .map(|kv| kv.trim_start_matches("transport."))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
     let (fluid, packet, _) = both(&text, 1);
     let ff: Vec<f64> = col(&fluid, "fct_s").into_iter().map(Option::unwrap).collect();
-    let pf: Vec<f64> = col(&packet, "fct_s").into_iter().map(|x| x.expect("packet flow finished")).collect();
+    let pf: Vec<f64> =
+        col(&packet, "fct_s").into_iter().map(|x| x.expect("packet flow finished")).collect();
     let together = 15.0 * 64e3 * 8.0 / (10e9 * 1460.0 / 1500.0);
     assert!(ff.iter().all(|&f| (f - together).abs() < 1e-9), "{ff:?}");
     let last = pf.iter().copied().fold(0.0, f64::max);
     let timeouts: i64 = ints(&packet, "timeouts").iter().sum();
-    eprintln!("incast: fluid {:.3} ms for all; packet last {:.3} ms, {timeouts} timeouts", together * 1e3, last * 1e3);
+    eprintln!(
+        "incast: fluid {:.3} ms for all; packet last {:.3} ms, {timeouts} timeouts",
+        together * 1e3,
+        last * 1e3
+    );
     assert!(timeouts > 0 && last > 5.0 * together, "packet last {last} s, {timeouts} timeouts");
 }
 
@@ -249,7 +288,10 @@ fn incast_with_rack_tlp_probes_instead_of_timing_out() {
     // The incast with the default TCP: the tail loss probe (2 SRTT + 2 ms, before the 5 ms RTO) repairs the lost windows without a timeout,
     // and the packet-level run still finishes well after fluid mode's instant.
     let (_, packet, _) = both(&incast(""), 1);
-    let last = col(&packet, "fct_s").into_iter().map(|x| x.expect("packet flow finished")).fold(0.0, f64::max);
+    let last = col(&packet, "fct_s")
+        .into_iter()
+        .map(|x| x.expect("packet flow finished"))
+        .fold(0.0, f64::max);
     let timeouts: i64 = ints(&packet, "timeouts").iter().sum();
     let together = 15.0 * 64e3 * 8.0 / (10e9 * 1460.0 / 1500.0);
     assert!(timeouts == 0 && last > 2.0 * together, "packet last {last} s, {timeouts} timeouts");

@@ -73,10 +73,21 @@ fn hierarchy_rates_equal_the_central_max_min() {
 #[test]
 fn lost_messages_are_sent_again() {
     let (src, dst) = (["h0", "h0", "h1", "h4", "h5"], ["h8", "h9", "h10", "h12", "h13"]);
-    let staggered: String = (0..5).map(|i| format!("[[flows]]\nsrc = \"{}\"\ndst = \"{}\"\nstart = \"{}ms\"\n", src[i], dst[i], i + 1)).collect();
+    let staggered: String = (0..5)
+        .map(|i| {
+            format!(
+                "[[flows]]\nsrc = \"{}\"\ndst = \"{}\"\nstart = \"{}ms\"\n",
+                src[i],
+                dst[i],
+                i + 1
+            )
+        })
+        .collect();
     let tcp = "[[flows]]\nsrc = [\"h2\", \"h3\", \"h2\", \"h3\"]\ndst = [\"h14\", \"h15\", \"h15\", \"h14\"]\ntransport = \"newreno\"\n";
     let text = |scheme: &str| {
-        let base = tree("20ms", scheme).replace("buffer = 1000", "buffer = 1").replace("seed = 3", "seed = 2");
+        let base = tree("20ms", scheme)
+            .replace("buffer = 1000", "buffer = 1")
+            .replace("seed = 3", "seed = 2");
         let cut = base.find("[[flows]]").unwrap();
         format!("{}{staggered}{tcp}", &base[..cut])
     };
@@ -85,9 +96,19 @@ fn lost_messages_are_sent_again() {
     // paced HCC flows keep their phases across rate changes (they no longer bunch after
     // each), losses are rarer: four TCP flows, and a seed (2) in which some report is lost;
     // the assertion below guards that the run still exercises recovery.
-    let hcc = common::run(&text("kind = \"hcc\"\nbins = 0\nprune = 0.0\nheadroom = 0.02"), &common::CLASSIC_TCP);
+    let hcc = common::run(
+        &text("kind = \"hcc\"\nbins = 0\nprune = 0.0\nheadroom = 0.02"),
+        &common::CLASSIC_TCP,
+    );
     let ideal = common::run(&text("kind = \"ideal\"\nheadroom = 0.02"), &common::CLASSIC_TCP);
-    let lost: u64 = hcc.ctrl.kinds.iter().zip(&hcc.ctrl.totals).filter(|(k, _)| k.starts_with("hcc_")).map(|(_, t)| t.dropped).sum();
+    let lost: u64 = hcc
+        .ctrl
+        .kinds
+        .iter()
+        .zip(&hcc.ctrl.totals)
+        .filter(|(k, _)| k.starts_with("hcc_"))
+        .map(|(_, t)| t.dropped)
+        .sum();
     assert!(lost > 0, "no control message was lost: the test does not exercise recovery");
     assert_eq!(hcc.summary()["scheme"]["state"]["consistent"], true);
     for (i, (a, b)) in hcc.flows.iter().zip(&ideal.flows).take(5).enumerate() {
@@ -99,12 +120,21 @@ fn lost_messages_are_sent_again() {
 // A bad setting names its key.
 #[test]
 fn bad_settings_name_their_key() {
-    for (setting, key) in [("levels = 9", "scheme.levels"), ("child_cycle = 0", "scheme.child_cycle"), ("prune = 1.5", "scheme.prune"), ("first_rate = \"soon\"", "scheme.first_rate")] {
-        let err = corral::scenario::load(&tree("1ms", &format!("kind = \"hcc\"\n{setting}")), &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
+    for (setting, key) in [
+        ("levels = 9", "scheme.levels"),
+        ("child_cycle = 0", "scheme.child_cycle"),
+        ("prune = 1.5", "scheme.prune"),
+        ("first_rate = \"soon\"", "scheme.first_rate"),
+    ] {
+        let err =
+            corral::scenario::load(&tree("1ms", &format!("kind = \"hcc\"\n{setting}")), &[], "t")
+                .and_then(corral::Simulation::new)
+                .err()
+                .unwrap()
+                .to_string();
         assert!(err.starts_with(key), "{setting}: {err}");
     }
 }
-
 
 // A busy core: with no headroom the leaves' rates sum to the core's 18 Gbps (edge1's two
 // flows take what edge0's three leave), and the core link carries that much: at least 95 %

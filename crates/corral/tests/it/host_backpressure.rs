@@ -7,7 +7,8 @@ use crate::common;
 fn nic_drops(small_queue: u32) -> (u64, f64) {
     // Host links and bottleneck at the same rate: the sender's NIC is the first bottleneck.
     let text = common::dumbbell(1, "1Gbps", 1, "");
-    let sim = common::run(&text, &["host.buffer=50pkt", &format!("host.small_queue={small_queue}")]);
+    let sim =
+        common::run(&text, &["host.buffer=50pkt", &format!("host.small_queue={small_queue}")]);
     let nic = common::port_stats(&sim, "h0:0");
     (nic.drops, common::utilization(&sim, "sw0:1"))
 }
@@ -47,5 +48,9 @@ dst = "h1"
 start = "1us"
 "#;
     let sim = common::run(text, &[]);
-    assert!(sim.flows[1].receiver.delivered() > 1_000_000, "delivered {}", sim.flows[1].receiver.delivered());
+    assert!(
+        sim.flows[1].receiver.delivered() > 1_000_000,
+        "delivered {}",
+        sim.flows[1].receiver.delivered()
+    );
 }

@@ -3,26 +3,34 @@
 //! The full study (seeds 1-5, 0.3 s) is ignored by default; run it with
 //! `cargo test --release -p corral --test ideal_workload -- --ignored --nocapture`.
 
-
-use corral::run::Run;
 use corral::metrics::Column;
+use corral::run::Run;
 use std::collections::BTreeMap;
 
 const SCENARIO: &str = include_str!("../../../../python/corral/scenarios/ideal/websearch.toml");
 
 /// (flow id, size, fct) of every sized flow that finished.
 fn finished(overrides: &[String]) -> Vec<(i64, i64, f64)> {
-    let mut run = Run::load(SCENARIO, overrides, "websearch.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mut run =
+        Run::load(SCENARIO, overrides, "websearch.toml").unwrap_or_else(|e| panic!("{e}"));
     run.run();
     let flows = run.tables().into_iter().find(|(n, _)| *n == "flows").unwrap().1;
-    let (Some(Column::Int(id)), Some(Column::OptInt(size)), Some(Column::OptFloat(fct))) = (flows.column("flow_id"), flows.column("size_bytes"), flows.column("fct_s")) else { panic!() };
+    let (Some(Column::Int(id)), Some(Column::OptInt(size)), Some(Column::OptFloat(fct))) =
+        (flows.column("flow_id"), flows.column("size_bytes"), flows.column("fct_s"))
+    else {
+        panic!()
+    };
     (0..id.len()).filter_map(|i| Some((id[i], size[i]?, fct[i]?))).collect()
 }
 
 /// Mean FCT of flows of at least 1 MB that finished in both runs: (packet, fluid).
 fn big_means(packet: &[(i64, i64, f64)], fluid: &[(i64, i64, f64)]) -> (f64, f64) {
     let f: BTreeMap<i64, f64> = fluid.iter().map(|&(i, _, t)| (i, t)).collect();
-    let pairs: Vec<(f64, f64)> = packet.iter().filter(|&&(i, s, _)| s >= 1_000_000 && f.contains_key(&i)).map(|&(i, _, t)| (t, f[&i])).collect();
+    let pairs: Vec<(f64, f64)> = packet
+        .iter()
+        .filter(|&&(i, s, _)| s >= 1_000_000 && f.contains_key(&i))
+        .map(|&(i, _, t)| (t, f[&i]))
+        .collect();
     assert!(pairs.len() > 50, "too few large flows: {}", pairs.len());
     let n = pairs.len() as f64;
     (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n)
@@ -33,7 +41,13 @@ fn buckets(flows: &[(i64, i64, f64)]) -> [f64; 3] {
     let mut sum = [0.0; 3];
     let mut n = [0.0; 3];
     for &(_, s, t) in flows {
-        let b = if s < 100_000 { 0 } else if s < 1_000_000 { 1 } else { 2 };
+        let b = if s < 100_000 {
+            0
+        } else if s < 1_000_000 {
+            1
+        } else {
+            2
+        };
         sum[b] += t;
         n[b] += 1.0;
     }
@@ -41,7 +55,9 @@ fn buckets(flows: &[(i64, i64, f64)]) -> [f64; 3] {
 }
 
 fn ratio(seed: u64, duration: &str) -> f64 {
-    let ov = |extra: &str| vec![format!("seed={seed}"), format!("duration={duration}"), extra.to_string()];
+    let ov = |extra: &str| {
+        vec![format!("seed={seed}"), format!("duration={duration}"), extra.to_string()]
+    };
     let (p, f) = big_means(&finished(&ov("scheme.headroom=0.05")), &finished(&ov("mode=fluid")));
     p / f
 }

@@ -1,9 +1,9 @@
 //! corral's scenario and property tests, one binary: a module per topic (`cargo test -p
 //! corral --test it <name>` runs a topic or a test). Shared helpers live in `common`.
 
-mod common;
-mod backpressure;
 mod alloc_props;
+mod backpressure;
+mod common;
 mod conservation;
 mod dctcp;
 mod deadline_cc;
@@ -23,8 +23,8 @@ mod qdisc;
 mod r2c2;
 mod rackcc;
 mod routing;
-mod scc;
 mod rpc;
+mod scc;
 mod schemes;
 mod single_flow;
 mod tcp_recovery;

@@ -9,11 +9,16 @@ use corral::metrics::Column;
 // bytes add up to each flow's delivered total; the last row's goodput uses a 0.5 ms width.
 #[test]
 fn throughput_series_covers_the_tail_of_the_run() {
-    let text = common::dumbbell(2, "1Gbps", 2, "").replace("duration = \"100ms\"", "duration = \"10.5ms\"");
+    let text = common::dumbbell(2, "1Gbps", 2, "")
+        .replace("duration = \"100ms\"", "duration = \"10.5ms\"");
     let sim = common::run(&text, &[]);
     let t = sim.throughput_table();
-    let (Some(Column::Float(time)), Some(Column::Int(flow)), Some(Column::Int(bytes)), Some(Column::Float(gp))) =
-        (t.column("time_s"), t.column("flow_id"), t.column("bytes"), t.column("goodput_bps"))
+    let (
+        Some(Column::Float(time)),
+        Some(Column::Int(flow)),
+        Some(Column::Int(bytes)),
+        Some(Column::Float(gp)),
+    ) = (t.column("time_s"), t.column("flow_id"), t.column("bytes"), t.column("goodput_bps"))
     else {
         panic!("columns")
     };

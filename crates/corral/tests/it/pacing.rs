@@ -26,7 +26,12 @@ src = "h0"
 dst = "h1"
 "#;
     let transport = match cc {
-        "dctcp" => vec!["transport.cc=dctcp".to_string(), "transport.ecn=true".into(), "switch.queue=ecn".into(), "switch.ecn_threshold=20pkt".into()],
+        "dctcp" => vec![
+            "transport.cc=dctcp".to_string(),
+            "transport.ecn=true".into(),
+            "switch.queue=ecn".into(),
+            "switch.ecn_threshold=20pkt".into(),
+        ],
         other => vec![format!("transport.cc={other}")],
     };
     let mut ov: Vec<String> = transport;
@@ -36,7 +41,11 @@ dst = "h1"
     ov.extend_from_slice(extra);
     let sim = common::run(text, &ov);
     let nic = common::port_stats(&sim, "h0:0");
-    eprintln!("{cc} pacing={pacing}: {:?}, bottleneck drops {}", sim.flows[0].sender.stats, common::port_stats(&sim, "sw0:1").drops);
+    eprintln!(
+        "{cc} pacing={pacing}: {:?}, bottleneck drops {}",
+        sim.flows[0].sender.stats,
+        common::port_stats(&sim, "sw0:1").drops
+    );
     (nic.max_queue_bytes, common::utilization(&sim, "sw0:1"), sim.flows[0].sender.stats.timeouts)
 }
 
@@ -49,11 +58,16 @@ dst = "h1"
 #[test]
 fn paced_flow_is_spaced_at_the_nic_and_fills_the_bottleneck() {
     for cc in ["newreno", "cubic", "dctcp"] {
-        let (q_paced, util, rtos) = one_flow(cc, true, &["switch.buffer=30pkt", "transport.receive_window=146000"]);
-        let (q_burst, util_unpaced, _) = one_flow(cc, false, &["switch.buffer=30pkt", "transport.receive_window=146000"]);
+        let (q_paced, util, rtos) =
+            one_flow(cc, true, &["switch.buffer=30pkt", "transport.receive_window=146000"]);
+        let (q_burst, util_unpaced, _) =
+            one_flow(cc, false, &["switch.buffer=30pkt", "transport.receive_window=146000"]);
         eprintln!("{cc}: NIC max queue paced {q_paced} B, unpaced {q_burst} B; utilization paced {util:.4} unpaced {util_unpaced:.4}; paced RTOs {rtos}");
         assert!(q_paced <= 3000, "{cc}: paced flow queued {q_paced} B at its NIC");
-        assert!(q_burst >= 4 * 1500, "{cc}: unpaced flow queued only {q_burst} B: the comparison is void");
+        assert!(
+            q_burst >= 4 * 1500,
+            "{cc}: unpaced flow queued only {q_burst} B: the comparison is void"
+        );
         assert!(util > 0.95, "{cc}: paced utilization {util}");
     }
 }

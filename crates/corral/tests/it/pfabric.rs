@@ -7,7 +7,12 @@ use crate::common;
 /// RTT about 65 us, one BDP about 50 packets). pFabric: 100-packet (2 BDP) buffers serving
 /// and dropping by priority, initial window 50 packets, RTO 200 us (about 3 RTTs).
 fn pfabric_scenario() -> String {
-    common::websearch_into_h8(0.6, "buffer = \"100pkt\"\nqueue = \"pfabric\"", "cc = \"pfabric\"\ninitial_window = 50\nmin_rto = \"200us\"", "")
+    common::websearch_into_h8(
+        0.6,
+        "buffer = \"100pkt\"\nqueue = \"pfabric\"",
+        "cc = \"pfabric\"\ninitial_window = 50\nmin_rto = \"200us\"",
+        "",
+    )
 }
 
 fn short_slowdown(sim: &corral::Simulation) -> (f64, f64) {
@@ -25,7 +30,18 @@ fn short_flows_finish_near_their_ideal() {
     let pfabric = common::run(&pfabric_scenario(), &[]);
     let (mean, p99) = short_slowdown(&pfabric);
     assert!(mean <= 1.2 && p99 <= 2.0, "pFabric: mean {mean:.2}, p99 {p99:.2}");
-    let dctcp = common::run(&pfabric_scenario(), &["switch.queue=ecn", "switch.ecn_threshold=65pkt", "switch.buffer=200pkt", "transport.cc=dctcp", "transport.ecn=true", "transport.initial_window=10", "transport.min_rto=1ms"]);
+    let dctcp = common::run(
+        &pfabric_scenario(),
+        &[
+            "switch.queue=ecn",
+            "switch.ecn_threshold=65pkt",
+            "switch.buffer=200pkt",
+            "transport.cc=dctcp",
+            "transport.ecn=true",
+            "transport.initial_window=10",
+            "transport.min_rto=1ms",
+        ],
+    );
     let (dmean, _) = short_slowdown(&dctcp);
     assert!(dmean >= 2.0 * mean, "DCTCP {dmean:.2} vs pFabric {mean:.2}");
 }

@@ -33,7 +33,9 @@ fn runs(sim: &Simulation) -> std::collections::BTreeMap<u32, u64> {
 /// At tor0:0 (SFQ): the 2-hop flow's bucket and the number of flows hashed to each bucket.
 fn bucket_load(sim: &Simulation) -> (u32, Vec<u32>) {
     let p = sim.net.port_by_name("tor0:0").unwrap();
-    let corral::net::queue::QueueDisc::Sfq(q) = &sim.net.ports[p.idx()].queue else { panic!("not sfq") };
+    let corral::net::queue::QueueDisc::Sfq(q) = &sim.net.ports[p.idx()].queue else {
+        panic!("not sfq")
+    };
     let mut load = vec![0; 4];
     for f in 0..sim.flows.len() as u32 {
         load[q.bucket(f) as usize] += 1;
@@ -70,7 +72,11 @@ fn mean(v: &[f64]) -> f64 {
 fn sfq_with_head_drop_removes_the_outcast_effect() {
     let r = sfq_ratios("drop = \"head\"\nperturb = \"10ms\"");
     eprintln!("sfq head drop, perturb 10ms: mean ratio {:.3}: {r:.3?}", mean(&r));
-    assert!((0.75..=1.33).contains(&mean(&r)), "sfq (head drop) mean ratio {:.3} outside 0.75..1.33: {r:?}", mean(&r));
+    assert!(
+        (0.75..=1.33).contains(&mean(&r)),
+        "sfq (head drop) mean ratio {:.3} outside 0.75..1.33: {r:?}",
+        mean(&r)
+    );
 }
 
 // SFQ with tail drop (Linux's default) does not reach the band in this setup; the Outcast
@@ -84,12 +90,21 @@ fn red_in_the_outcast_setup() {
     let mut ratios = Vec::new();
     let (mut single, mut all) = (0u64, 0u64);
     for seed in SEEDS {
-        let sim = common::run(&outcast(seed, "queue = \"red\"\n[switch.red]\nmin_th = \"5pkt\"\nmax_th = \"15pkt\"\nw_q = 0.002"), &[]);
+        let sim = common::run(
+            &outcast(
+                seed,
+                "queue = \"red\"\n[switch.red]\nmin_th = \"5pkt\"\nmax_th = \"15pkt\"\nw_q = 0.002",
+            ),
+            &[],
+        );
         let r = ratio(&sim);
         let h = runs(&sim);
         single += h.get(&1).copied().unwrap_or(0);
         all += h.values().sum::<u64>();
-        eprintln!("red seed {seed}: 2-hop/6-hop-mean = {r:.3}, drops {}, runs at tor0:0 {h:?}", sim.counts.dropped);
+        eprintln!(
+            "red seed {seed}: 2-hop/6-hop-mean = {r:.3}, drops {}, runs at tor0:0 {h:?}",
+            sim.counts.dropped
+        );
         ratios.push(r);
     }
     let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
@@ -141,15 +156,25 @@ interval = "1ms"
 #[test]
 fn one_congested_port_cannot_take_the_whole_shared_buffer() {
     let per_port = common::run(&shared_scenario("buffer_model = \"per_port\""), &[]);
-    let shared = common::run(&shared_scenario("buffer_model = \"shared\"\nshared_buffer = \"100KB\"\nalpha = 1.0"), &[]);
+    let shared = common::run(
+        &shared_scenario("buffer_model = \"shared\"\nshared_buffer = \"100KB\"\nalpha = 1.0"),
+        &[],
+    );
     let q_per_port = common::port_stats(&per_port, "sw0:4").max_queue_bytes;
     let q_shared = common::port_stats(&shared, "sw0:4").max_queue_bytes;
     eprintln!("bottleneck max queue: per-port {q_per_port} B, shared {q_shared} B; drops per-port {} shared {}", per_port.counts.dropped, shared.counts.dropped);
     assert!(q_per_port > 100_000, "per-port bottleneck queue only reached {q_per_port} B");
-    assert!(q_shared <= 51_500, "shared: congested queue reached {q_shared} B > alpha/(1+alpha) of 100 KB");
+    assert!(
+        q_shared <= 51_500,
+        "shared: congested queue reached {q_shared} B > alpha/(1+alpha) of 100 KB"
+    );
     assert!(q_shared > 20_000, "shared: congested queue stayed at {q_shared} B");
     let late = &shared.flows[3];
-    assert!(late.finish.is_some(), "the flow through the other port did not finish: {} B", late.receiver.delivered());
+    assert!(
+        late.finish.is_some(),
+        "the flow through the other port did not finish: {} B",
+        late.receiver.delivered()
+    );
 }
 
 // Same seed, same numbers: RED's early-drop draws and SFQ's salts come from seeded per-port
@@ -160,7 +185,8 @@ fn red_and_sfq_runs_are_deterministic() {
         let a = common::run(&outcast(7, switch), &["duration=\"50ms\""]);
         let b = common::run(&outcast(7, switch), &["duration=\"50ms\""]);
         assert_eq!(a.counts, b.counts, "{switch}");
-        let bytes = |s: &Simulation| s.flows.iter().map(|f| f.receiver.delivered()).collect::<Vec<_>>();
+        let bytes =
+            |s: &Simulation| s.flows.iter().map(|f| f.receiver.delivered()).collect::<Vec<_>>();
         assert_eq!(bytes(&a), bytes(&b), "{switch}");
         let c = common::run(&outcast(8, switch), &["duration=\"50ms\""]);
         assert_ne!(bytes(&a), bytes(&c), "{switch}: another seed should change something");

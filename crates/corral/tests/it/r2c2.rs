@@ -17,7 +17,12 @@ fn torus_flows(scheme: &str, late: &str) -> String {
     let flows: String = pairs
         .iter()
         .enumerate()
-        .map(|(i, (s, d))| format!("[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\nstart = \"{}\"\n", if i < 3 { "0s" } else { late }))
+        .map(|(i, (s, d))| {
+            format!(
+                "[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\nstart = \"{}\"\n",
+                if i < 3 { "0s" } else { late }
+            )
+        })
         .collect();
     format!(
         r#"
@@ -53,7 +58,12 @@ fn global_rates(sim: &Simulation, headroom: f64) -> Vec<f64> {
         .flows
         .iter()
         .enumerate()
-        .map(|(i, f)| FlowSpec { weight: 1.0, priority: 0, demand: f64::INFINITY, usage: ub.usage(corral::route::Routing::Rps, i as u32, f.def.src, f.def.dst) })
+        .map(|(i, f)| FlowSpec {
+            weight: 1.0,
+            priority: 0,
+            demand: f64::INFINITY,
+            usage: ub.usage(corral::route::Routing::Rps, i as u32, f.def.src, f.def.dst),
+        })
         .collect();
     let capacity = sim.net.ports.iter().map(|p| p.rate().bps() as f64).collect();
     solve_validated(&Problem { capacity, headroom, flows }).rate
@@ -80,13 +90,23 @@ fn goodput_after(sim: &Simulation, flow: usize, after_s: f64) -> f64 {
 // overshoot drops packets that take the first few milliseconds to recover.
 #[test]
 fn every_node_sets_the_rack_wide_max_min_rates_and_senders_hold_them() {
-    let sim = common::run(&torus_flows("", "0s").replace("duration = \"6ms\"", "duration = \"12ms\""), &[]);
+    let sim = common::run(
+        &torus_flows("", "0s").replace("duration = \"6ms\"", "duration = \"12ms\""),
+        &[],
+    );
     let want = global_rates(&sim, 0.05);
     for (i, f) in sim.flows.iter().enumerate() {
         let rate = f.sender.rate_bps().expect("rate-limited after the first epoch") as f64;
-        assert!((rate / want[i] - 1.0).abs() < 1e-6, "flow {i}: rate {rate:.4e}, max-min {:.4e}", want[i]);
+        assert!(
+            (rate / want[i] - 1.0).abs() < 1e-6,
+            "flow {i}: rate {rate:.4e}, max-min {:.4e}",
+            want[i]
+        );
         let g = goodput_after(&sim, i, 0.008);
-        assert!((g / (rate * 1460.0 / 1500.0) - 1.0).abs() < 0.03, "flow {i}: goodput {g:.4e} at rate {rate:.4e}");
+        assert!(
+            (g / (rate * 1460.0 / 1500.0) - 1.0).abs() < 0.03,
+            "flow {i}: goodput {g:.4e} at rate {rate:.4e}"
+        );
     }
     let s = sim.summary();
     let state = &s["scheme"]["state"];
@@ -109,8 +129,16 @@ fn a_broadcast_costs_n_minus_one_times_16_bytes() {
         let sim = common::run(&text, &[]);
         let kinds = &sim.ctrl.kinds;
         let bytes = |k: &str| sim.ctrl.totals[kinds.iter().position(|x| *x == k).unwrap()].bytes;
-        assert_eq!((bytes("r2c2_start"), bytes("r2c2_finish")), ((n - 1) * 16, (n - 1) * 16), "{dims}");
-        assert!(sim.flows[0].sender.rate_bps().is_none() || sim.summary()["scheme"]["state"]["rate_changes"] == 0, "{dims}: never limited");
+        assert_eq!(
+            (bytes("r2c2_start"), bytes("r2c2_finish")),
+            ((n - 1) * 16, (n - 1) * 16),
+            "{dims}"
+        );
+        assert!(
+            sim.flows[0].sender.rate_bps().is_none()
+                || sim.summary()["scheme"]["state"]["rate_changes"] == 0,
+            "{dims}: never limited"
+        );
         assert!(sim.flows[0].sender.finished());
     }
 }
@@ -126,14 +154,20 @@ fn a_broadcast_costs_n_minus_one_times_16_bytes() {
 fn lost_broadcasts_are_resent_and_the_views_still_agree() {
     let mut resent = 0;
     for late in ["0.5ms", "1ms", "2ms"] {
-        let text = torus_flows("", late).replace("buffer = \"200pkt\"", "buffer = \"6pkt\"").replace("duration = \"6ms\"", "duration = \"10ms\"");
+        let text = torus_flows("", late)
+            .replace("buffer = \"200pkt\"", "buffer = \"6pkt\"")
+            .replace("duration = \"6ms\"", "duration = \"10ms\"");
         let sim = common::run(&text, &[]);
         let s = sim.summary();
         resent += s["scheme"]["state"]["events_resent"].as_u64().unwrap();
         let want = global_rates(&sim, 0.05);
         for (i, f) in sim.flows.iter().enumerate() {
             let rate = f.sender.rate_bps().unwrap() as f64;
-            assert!((rate / want[i] - 1.0).abs() < 1e-6, "start {late}, flow {i}: rate {rate:.4e}, max-min {:.4e}", want[i]);
+            assert!(
+                (rate / want[i] - 1.0).abs() < 1e-6,
+                "start {late}, flow {i}: rate {rate:.4e}, max-min {:.4e}",
+                want[i]
+            );
         }
     }
     assert!(resent > 0, "no broadcast was lost: make the buffers smaller");
@@ -143,7 +177,8 @@ fn lost_broadcasts_are_resent_and_the_views_still_agree() {
 // rates; its control bytes are per-hop unicast bytes, counted per message type.
 #[test]
 fn centralized_control_reaches_the_same_rates() {
-    let sim = common::run(&torus_flows("control = \"centralized\"\ncontroller = \"sw6\"", "0s"), &[]);
+    let sim =
+        common::run(&torus_flows("control = \"centralized\"\ncontroller = \"sw6\"", "0s"), &[]);
     let want = global_rates(&sim, 0.05);
     for (i, f) in sim.flows.iter().enumerate() {
         let rate = f.sender.rate_bps().unwrap() as f64;
@@ -156,10 +191,18 @@ fn centralized_control_reaches_the_same_rates() {
     // node with active flows (the six sources, here one flow each, sw6 not among them) a
     // message of 6 + 6 B: 1 + 2 + ... + 6 = 21 messages of 12 B. Sending only changed rates
     // sends fewer messages, 16 B each.
-    let totals = |sim: &Simulation| sim.ctrl.totals[sim.ctrl.kinds.iter().position(|k| *k == "r2c2_rate").unwrap()].clone();
+    let totals = |sim: &Simulation| {
+        sim.ctrl.totals[sim.ctrl.kinds.iter().position(|k| *k == "r2c2_rate").unwrap()].clone()
+    };
     let per_node = totals(&sim);
     assert_eq!((per_node.sent, per_node.bytes / per_node.packets.max(1)), (21, 12), "{per_node:?}");
-    let changed = common::run(&torus_flows("control = \"centralized\"\ncontroller = \"sw6\"\nrate_messages = \"changed\"", "0s"), &[]);
+    let changed = common::run(
+        &torus_flows(
+            "control = \"centralized\"\ncontroller = \"sw6\"\nrate_messages = \"changed\"",
+            "0s",
+        ),
+        &[],
+    );
     let only_changed = totals(&changed);
     assert!(only_changed.sent < 21, "{only_changed:?}");
 }
@@ -167,13 +210,21 @@ fn centralized_control_reaches_the_same_rates() {
 // Settings are checked with their key; r2c2 needs a torus.
 #[test]
 fn bad_settings_name_their_key() {
-    let err = |text: String| corral::scenario::load(&text, &[], "t").and_then(Simulation::new).err().map(|e| e.to_string()).unwrap_or_default();
+    let err = |text: String| {
+        corral::scenario::load(&text, &[], "t")
+            .and_then(Simulation::new)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
     assert!(err(torus_flows("interval = \"0s\"", "0s")).starts_with("scheme.interval:"));
     assert!(err(torus_flows("trees = 0", "0s")).starts_with("scheme.trees:"));
     assert!(err(torus_flows("controller = \"sw1\"", "0s")).starts_with("scheme.controller:"));
-    assert!(err(torus_flows("control = \"centralized\"\ncontroller = \"h1\"", "0s")).starts_with("scheme.controller:"));
+    assert!(err(torus_flows("control = \"centralized\"\ncontroller = \"h1\"", "0s"))
+        .starts_with("scheme.controller:"));
     assert!(err(torus_flows("intervall = \"1ms\"", "0s")).contains("did you mean"));
-    let fat = common::dumbbell(2, "1Gbps", 2, "").replace("[[flows]]", "[scheme]\nkind = \"r2c2\"\n[[flows]]");
+    let fat = common::dumbbell(2, "1Gbps", 2, "")
+        .replace("[[flows]]", "[scheme]\nkind = \"r2c2\"\n[[flows]]");
     assert!(err(fat).starts_with("scheme.kind: r2c2 runs on a rack"), "");
 }
 
@@ -183,7 +234,10 @@ fn bad_settings_name_their_key() {
 // broadcast, and every source switches the routing of its flows.
 #[test]
 fn the_routing_search_moves_long_flows_to_vlb_when_the_rack_is_idle() {
-    let flows: String = [(0, 21), (5, 42), (17, 60), (33, 2)].iter().map(|(s, d)| format!("[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\n")).collect();
+    let flows: String = [(0, 21), (5, 42), (17, 60), (33, 2)]
+        .iter()
+        .map(|(s, d)| format!("[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\n"))
+        .collect();
     let text = format!(
         "duration = \"2ms\"\n[topology]\nkind = \"torus\"\ndims = [4, 4, 4]\nlink_rate = \"10Gbps\"\nlink_delay = \"100ns\"\nhost_rate = \"40Gbps\"\n[switch]\nbuffer = \"1MB\"\n[transport]\nmin_rto = \"1ms\"\n[routing]\nkind = \"rps\"\nsource_routes = true\n[scheme]\nkind = \"r2c2\"\nrouting_search = true\nsearch_every = \"1ms\"\n{flows}"
     );
@@ -191,11 +245,17 @@ fn the_routing_search_moves_long_flows_to_vlb_when_the_rack_is_idle() {
     let state = &sim.summary()["scheme"]["state"];
     let changed = state["routing_changes"].as_u64().unwrap();
     assert!(changed >= 1, "{state}");
-    let on_vlb = (0..sim.flows.len()).filter(|&i| matches!(sim.hot[i].routing, corral::route::Routing::Vlb)).count() as u64;
+    let on_vlb = (0..sim.flows.len())
+        .filter(|&i| matches!(sim.hot[i].routing, corral::route::Routing::Vlb))
+        .count() as u64;
     assert_eq!(on_vlb, changed, "every decision reached its source");
     let kinds = &sim.ctrl.kinds;
     let route = &sim.ctrl.totals[kinds.iter().position(|k| *k == "r2c2_route").unwrap()];
-    assert_eq!(route.bytes, 63 * 5 * changed, "5 B per changed flow, to each of the 63 other switches");
+    assert_eq!(
+        route.bytes,
+        63 * 5 * changed,
+        "5 B per changed flow, to each of the 63 other switches"
+    );
 }
 
 // Figs. 15-16's metric (`rate_error`): with three flows from the start and three more at
@@ -204,14 +264,24 @@ fn the_routing_search_moves_long_flows_to_vlb_when_the_rack_is_idle() {
 // the first three still at the rates the late flows now take from them.
 #[test]
 fn the_rate_error_is_zero_while_nothing_changes_and_positive_right_after_new_flows() {
-    let quiet = common::run(&torus_flows("rate_error = true", "0s").replace("duration = \"6ms\"", "duration = \"3ms\""), &[]);
+    let quiet = common::run(
+        &torus_flows("rate_error = true", "0s").replace("duration = \"6ms\"", "duration = \"3ms\""),
+        &[],
+    );
     let e = &quiet.summary()["scheme"]["state"]["assigned_rate_error"];
     assert!(e["samples"].as_u64().unwrap() >= 6 * 4, "{e}");
     assert!(e["p95"].as_f64().unwrap() < 1e-6, "{e}");
-    let late = common::run(&torus_flows("rate_error = true", "2.2ms").replace("duration = \"6ms\"", "duration = \"3ms\""), &[]);
+    let late = common::run(
+        &torus_flows("rate_error = true", "2.2ms")
+            .replace("duration = \"6ms\"", "duration = \"3ms\""),
+        &[],
+    );
     let e = &late.summary()["scheme"]["state"]["assigned_rate_error"];
     assert!(e["p95"].as_f64().unwrap() > 0.05, "{e}");
     // Off by default: no samples (and no timers: runs without it are unchanged).
-    let off = common::run(&torus_flows("", "2.2ms").replace("duration = \"6ms\"", "duration = \"3ms\""), &[]);
+    let off = common::run(
+        &torus_flows("", "2.2ms").replace("duration = \"6ms\"", "duration = \"3ms\""),
+        &[],
+    );
     assert_eq!(off.summary()["scheme"]["state"]["assigned_rate_error"]["samples"], 0);
 }

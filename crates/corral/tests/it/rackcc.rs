@@ -42,7 +42,9 @@ queue_interval = "100us"
 }
 
 fn destination_rate(sim: &corral::Simulation, host: &str) -> f64 {
-    sim.summary()["scheme"]["state"]["destination_rate_bps"][host].as_f64().expect("a receiving server's D")
+    sim.summary()["scheme"]["state"]["destination_rate_bps"][host]
+        .as_f64()
+        .expect("a receiving server's D")
 }
 
 // Acceptance 7: four long senders into one receiver. D (interval d = 100 us) is within 10 %
@@ -59,16 +61,25 @@ fn destination_rate_settles_at_a_quarter_of_the_link() {
     let d = destination_rate(&sim, "0");
     assert!((d / (c / 4.0) - 1.0).abs() < 0.1, "D at 10 ms: {d:.4e}");
     let q = &sim.metrics.queues;
-    let mut late: Vec<u64> = (0..q.time.len()).filter(|&i| q.time[i].as_secs_f64() > 0.005).map(|i| q.packets[i]).collect();
+    let mut late: Vec<u64> = (0..q.time.len())
+        .filter(|&i| q.time[i].as_secs_f64() > 0.005)
+        .map(|i| q.packets[i])
+        .collect();
     late.sort_unstable();
     assert!(late[late.len() / 2] < 10, "median queue {} packets", late[late.len() / 2]);
     let tp = &sim.metrics.throughput;
-    let bytes: u64 = (0..tp.time.len()).filter(|&k| tp.time[k].as_secs_f64() > 0.005 + 1e-9).map(|k| tp.bytes[k]).sum();
+    let bytes: u64 = (0..tp.time.len())
+        .filter(|&k| tp.time[k].as_secs_f64() > 0.005 + 1e-9)
+        .map(|k| tp.bytes[k])
+        .sum();
     let goodput = bytes as f64 * 8.0 / 0.005;
     assert!(goodput >= 0.9 * c, "goodput {goodput:.4e}");
     let last_hop = common::port_stats(&sim, "tor0:0");
     assert_eq!(last_hop.ecn_marks, 0, "the last hop marks nothing");
-    assert!(last_hop.max_queue_bytes > 50 * 1500, "its queue passed K (the test exercises the switch-off)");
+    assert!(
+        last_hop.max_queue_bytes > 50 * 1500,
+        "its queue passed K (the test exercises the switch-off)"
+    );
 }
 
 // Fast Start and Fast End: 25 subflows of one rack pair register (N reaches 25), each
@@ -76,13 +87,21 @@ fn destination_rate_settles_at_a_quarter_of_the_link() {
 // Without Fast Start the same subflows register too, and finish.
 #[test]
 fn subflows_register_and_unregister() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/rackcc/fig3.toml")).expect("the Fig. 3 scenario");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/rackcc/fig3.toml"
+    ))
+    .expect("the Fig. 3 scenario");
     for fast_start in ["true", "false"] {
-        let sim = common::run(&text, &[&format!("scheme.fast_start={fast_start}"), "duration=20ms"]);
+        let sim =
+            common::run(&text, &[&format!("scheme.fast_start={fast_start}"), "duration=20ms"]);
         let state = &sim.summary()["scheme"]["state"];
         assert_eq!(state["jumboflows"], 1);
         assert_eq!(state["max_registered"], 25, "fast_start = {fast_start}");
-        assert_eq!(state["registered"][0], 0, "fast_start = {fast_start}: every subflow unregistered");
+        assert_eq!(
+            state["registered"][0], 0,
+            "fast_start = {fast_start}: every subflow unregistered"
+        );
         assert!(sim.flows.iter().all(|f| f.sender.finished()), "fast_start = {fast_start}");
     }
 }
@@ -93,17 +112,39 @@ fn subflows_register_and_unregister() {
 // recursed until the stack overflowed), and flows finish.
 #[test]
 fn lost_messages_are_sent_again_at_the_next_period() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fct/websearch_fattree.toml")).expect("the web-search scenario");
-    let sim = common::run(&text, &["duration=50ms", "scheme.kind=rackcc", "scheme.destination=false", "host.scheduler=fair"]);
-    assert!(sim.scheme_counters.get("resent_messages").copied().unwrap_or(0) > 0, "{:?}", sim.scheme_counters);
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/fct/websearch_fattree.toml"
+    ))
+    .expect("the web-search scenario");
+    let sim = common::run(
+        &text,
+        &["duration=50ms", "scheme.kind=rackcc", "scheme.destination=false", "host.scheduler=fair"],
+    );
+    assert!(
+        sim.scheme_counters.get("resent_messages").copied().unwrap_or(0) > 0,
+        "{:?}",
+        sim.scheme_counters
+    );
     assert!(sim.flows.iter().filter(|f| f.finish.is_some()).count() > 200);
 }
 
 // A bad setting names its key.
 #[test]
 fn bad_settings_name_their_key() {
-    for (setting, key) in [("g = 0", "scheme.g"), ("period = \"0us\"", "scheme.period"), ("k = -1", "scheme.k"), ("d_floor = 1.5", "scheme.d_floor"), ("initial_alpha = 2", "scheme.initial_alpha"), ("fast_start = 1", "scheme.fast_start")] {
-        let err = corral::scenario::load(&incast("1ms", setting), &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
+    for (setting, key) in [
+        ("g = 0", "scheme.g"),
+        ("period = \"0us\"", "scheme.period"),
+        ("k = -1", "scheme.k"),
+        ("d_floor = 1.5", "scheme.d_floor"),
+        ("initial_alpha = 2", "scheme.initial_alpha"),
+        ("fast_start = 1", "scheme.fast_start"),
+    ] {
+        let err = corral::scenario::load(&incast("1ms", setting), &[], "t")
+            .and_then(corral::Simulation::new)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.starts_with(key), "{setting}: {err}");
     }
 }

@@ -52,18 +52,25 @@ receive_window = 2000000
 
 /// Packet-level share of the flow's data packets on each link, and the usage fractions.
 fn shares(routing: &str, dst: u32) -> (Vec<f64>, Vec<(u32, f64)>, Simulation) {
-    let text = TORUS.replace("ROUTING", routing).replace("dst = \"h42\"", &format!("dst = \"h{dst}\""));
+    let text =
+        TORUS.replace("ROUTING", routing).replace("dst = \"h42\"", &format!("dst = \"h{dst}\""));
     let sc = corral::scenario::load(&text, &[], "test").unwrap_or_else(|e| panic!("{e}"));
     let counts = Arc::new(Mutex::new(Vec::new()));
     // A scheme with no flows of its own: the TCP flow is outside it, the taps see everything.
-    let mut sim = Simulation::with_scheme(sc, Box::new(CountData(counts.clone())), "count").unwrap();
+    let mut sim =
+        Simulation::with_scheme(sc, Box::new(CountData(counts.clone())), "count").unwrap();
     sim.run();
     common::assert_conserved(&sim);
     let counts = counts.lock().unwrap().clone();
     let sent = sim.flows[0].sender.stats.segments_sent as f64;
     let measured: Vec<f64> = counts.iter().map(|&c| c as f64 / sent).collect();
     let r = sim.hot[0].routing;
-    let usage = UsageBuilder::new(&sim.net, &corral::route::RouteTable::build(&sim.net, true), sim.scenario.seed).usage(r, 0, 0, dst);
+    let usage = UsageBuilder::new(
+        &sim.net,
+        &corral::route::RouteTable::build(&sim.net, true),
+        sim.scenario.seed,
+    )
+    .usage(r, 0, 0, dst);
     (measured, usage, sim)
 }
 
@@ -72,7 +79,16 @@ fn shares(routing: &str, dst: u32) -> (Vec<f64>, Vec<(u32, f64)>, Simulation) {
 // does not list.
 #[test]
 fn packets_follow_the_usage_fractions_of_every_routing() {
-    for routing in ["kind = \"ecmp\"", "kind = \"spray\"", "kind = \"rps\"", "kind = \"dest_tag\"", "kind = \"vlb\"", "kind = \"wlb\"\ndirect = 0.5", "kind = \"rps\"\nsource_routes = true", "kind = \"vlb\"\nsource_routes = true"] {
+    for routing in [
+        "kind = \"ecmp\"",
+        "kind = \"spray\"",
+        "kind = \"rps\"",
+        "kind = \"dest_tag\"",
+        "kind = \"vlb\"",
+        "kind = \"wlb\"\ndirect = 0.5",
+        "kind = \"rps\"\nsource_routes = true",
+        "kind = \"vlb\"\nsource_routes = true",
+    ] {
         let (measured, usage, sim) = shares(routing, 42);
         assert!(sim.flows[0].sender.stats.segments_sent > 4000, "{routing}: too few packets");
         let mut expected = vec![0.0; measured.len()];
@@ -81,7 +97,12 @@ fn packets_follow_the_usage_fractions_of_every_routing() {
         }
         for (l, (&m, &e)) in measured.iter().zip(&expected).enumerate() {
             let p = &sim.net.ports[l];
-            assert!((m - e).abs() < 0.02, "{routing}: {}:{} carried {m:.4} of the packets, usage {e:.4}", sim.net.nodes[p.node.idx()].name, p.local);
+            assert!(
+                (m - e).abs() < 0.02,
+                "{routing}: {}:{} carried {m:.4} of the packets, usage {e:.4}",
+                sim.net.nodes[p.node.idx()].name,
+                p.local
+            );
             if e == 0.0 {
                 assert_eq!(m, 0.0, "{routing}: packets on a link outside the usage");
             }
@@ -94,7 +115,10 @@ fn packets_follow_the_usage_fractions_of_every_routing() {
 #[test]
 fn dest_tag_corrects_the_lowest_dimension_first() {
     let (_, usage, sim) = shares("kind = \"dest_tag\"", 42);
-    let nodes: Vec<&str> = usage.iter().map(|&(l, _)| sim.net.nodes[sim.net.ports[l as usize].peer.idx()].name.as_str()).collect();
+    let nodes: Vec<&str> = usage
+        .iter()
+        .map(|&(l, _)| sim.net.nodes[sim.net.ports[l as usize].peer.idx()].name.as_str())
+        .collect();
     for n in ["sw0", "sw1", "sw2", "sw6", "sw10", "sw26", "sw42", "h42"] {
         assert!(nodes.contains(&n), "{n} not on the path {nodes:?}");
     }
@@ -108,7 +132,8 @@ fn dest_tag_corrects_the_lowest_dimension_first() {
 #[test]
 fn vlb_paths_are_longer_and_wlb_lies_between() {
     let hops = |r: &str| -> f64 { shares(r, 1).1.iter().map(|e| e.1).sum() };
-    let (minimal, vlb, wlb) = (hops("kind = \"rps\""), hops("kind = \"vlb\""), hops("kind = \"wlb\""));
+    let (minimal, vlb, wlb) =
+        (hops("kind = \"rps\""), hops("kind = \"vlb\""), hops("kind = \"wlb\""));
     assert!((minimal - 3.0).abs() < 1e-9);
     assert!((vlb - 8.0).abs() < 1e-9, "vlb {vlb}");
     assert!(wlb > minimal && wlb < vlb, "wlb {wlb}");

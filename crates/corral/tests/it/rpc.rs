@@ -46,7 +46,10 @@ fn sessions_alternate_requests_and_responses() {
     assert!(flows.len() > 20, "{} flows", flows.len());
     // Servers h0, h1, clients h2, h3; requests go client -> server.
     let summary = sim.summary();
-    let (req, resp) = (summary["rpc"]["requests"].as_u64().unwrap(), summary["rpc"]["responses"].as_u64().unwrap());
+    let (req, resp) = (
+        summary["rpc"]["requests"].as_u64().unwrap(),
+        summary["rpc"]["responses"].as_u64().unwrap(),
+    );
     assert!(req >= resp && req - resp <= 2, "{req} requests, {resp} responses");
     for f in &flows {
         let (src, dst) = (f.def.src, f.def.dst);
@@ -57,14 +60,19 @@ fn sessions_alternate_requests_and_responses() {
             assert!(src < 2 && dst >= 2 && f.def.size == Some(100_000), "response {src} -> {dst}");
         }
         assert!(f.def.start < corral::units::Time::from_ms(20));
-        assert!(f.finish.is_some() || f.def.start > corral::units::Time::from_ms(14), "every flow but the last ones finished");
+        assert!(
+            f.finish.is_some() || f.def.start > corral::units::Time::from_ms(14),
+            "every flow but the last ones finished"
+        );
         assert_eq!(f.def.class, "rpc");
     }
     // Per session (a client-server pair in order), each response starts when the previous
     // request finished, and each request 1 ms after the previous response finished.
-    let mut by_pair: std::collections::BTreeMap<(u32, u32), Vec<&corral::world::Flow>> = Default::default();
+    let mut by_pair: std::collections::BTreeMap<(u32, u32), Vec<&corral::world::Flow>> =
+        Default::default();
     for f in &flows {
-        let key = if f.def.size == Some(1000) { (f.def.src, f.def.dst) } else { (f.def.dst, f.def.src) };
+        let key =
+            if f.def.size == Some(1000) { (f.def.src, f.def.dst) } else { (f.def.dst, f.def.src) };
         by_pair.entry(key).or_default().push(f);
     }
     // The first block's session (h2 asks h0, fixed 1 ms think): exact transitions. The second
@@ -75,14 +83,30 @@ fn sessions_alternate_requests_and_responses() {
         let done = w[0].finish.expect("an earlier flow finished");
         let first_is_request = k % 2 == 0;
         assert_eq!(w[0].def.size == Some(1000), first_is_request, "alternation at {k}");
-        let gap = if first_is_request { corral::units::Time::ZERO } else { corral::units::Time::from_ms(1) };
+        let gap = if first_is_request {
+            corral::units::Time::ZERO
+        } else {
+            corral::units::Time::from_ms(1)
+        };
         assert_eq!(w[1].def.start, done + gap);
     }
     let other = &by_pair[&(3, 1)];
-    let gaps: Vec<u64> = other.windows(2).filter(|w| w[0].def.size != Some(1000)).map(|w| (w[1].def.start - w[0].finish.unwrap()).0).collect();
+    let gaps: Vec<u64> = other
+        .windows(2)
+        .filter(|w| w[0].def.size != Some(1000))
+        .map(|w| (w[1].def.start - w[0].finish.unwrap()).0)
+        .collect();
     assert!(gaps.len() >= 3 && gaps.windows(2).any(|g| g[0] != g[1]), "{gaps:?}");
-    assert!(chain.iter().all(|f| f.def.start < corral::units::Time::from_ms(15) || f.def.size != Some(1000)), "no request after stop");
-    assert!(other.last().unwrap().def.start > corral::units::Time::from_ms(15), "the second block has no stop");
+    assert!(
+        chain
+            .iter()
+            .all(|f| f.def.start < corral::units::Time::from_ms(15) || f.def.size != Some(1000)),
+        "no request after stop"
+    );
+    assert!(
+        other.last().unwrap().def.start > corral::units::Time::from_ms(15),
+        "the second block has no stop"
+    );
 }
 
 #[test]
@@ -91,10 +115,12 @@ fn max_flows_caps_a_block_and_is_reported() {
     let first_block = sim.flows.iter().filter(|f| f.def.src == 2 || f.def.dst == 2).count();
     assert_eq!(first_block, 7);
     assert!(sim.summary()["rpc"]["refused_at_max_flows"].as_u64().unwrap() >= 1);
-    let err = corral::scenario::load(&scenario("think = \"2ms\""), &[], "t").err().unwrap().to_string();
+    let err =
+        corral::scenario::load(&scenario("think = \"2ms\""), &[], "t").err().unwrap().to_string();
     assert!(err.contains("think"), "{err}");
     let err = corral::scenario::load(&scenario("zzz = 1"), &[], "t").err().unwrap().to_string();
     assert!(err.starts_with("rpc[0].zzz") || err.contains("zzz"), "{err}");
-    let err = corral::scenario::load(&scenario("mode = \"fluid\""), &[], "t").err().unwrap().to_string();
+    let err =
+        corral::scenario::load(&scenario("mode = \"fluid\""), &[], "t").err().unwrap().to_string();
     assert!(err.starts_with("rpc[0]: closed-loop sessions run in packet mode only"), "{err}");
 }

@@ -56,7 +56,10 @@ fn goodputs(sim: &corral::Simulation, from_s: f64) -> Vec<f64> {
     let tp = &sim.metrics.throughput;
     (0..sim.flows.len())
         .map(|f| {
-            let bytes: u64 = (0..tp.time.len()).filter(|&k| tp.flow[k] == f as u32 && tp.time[k].as_secs_f64() > from_s + 1e-9).map(|k| tp.bytes[k]).sum();
+            let bytes: u64 = (0..tp.time.len())
+                .filter(|&k| tp.flow[k] == f as u32 && tp.time[k].as_secs_f64() > from_s + 1e-9)
+                .map(|k| tp.bytes[k])
+                .sum();
             bytes as f64 * 8.0 / (sim.duration().as_secs_f64() - from_s)
         })
         .collect()
@@ -68,10 +71,17 @@ fn goodputs(sim: &corral::Simulation, from_s: f64) -> Vec<f64> {
 #[test]
 fn tunnels_share_a_bottleneck_by_weight() {
     for (wa, validate) in [(2.0, false), (3.0, false), (2.0, true)] {
-        let text = two_tunnels(&format!("cc = {{ CS = \"dctcp\" }}\nvalidate = {validate}")).replace("\"a/CS\" = 2.0", &format!("\"a/CS\" = {wa:.1}"));
+        let text = two_tunnels(&format!("cc = {{ CS = \"dctcp\" }}\nvalidate = {validate}"))
+            .replace("\"a/CS\" = 2.0", &format!("\"a/CS\" = {wa:.1}"));
         let sim = common::run(&text, &[]);
         let g = goodputs(&sim, 0.05);
-        assert!((g[0] / g[1] / wa - 1.0).abs() <= 0.1, "{wa}:1, validate {validate}: ratio {:.2} ({:.3e} / {:.3e})", g[0] / g[1], g[0], g[1]);
+        assert!(
+            (g[0] / g[1] / wa - 1.0).abs() <= 0.1,
+            "{wa}:1, validate {validate}: ratio {:.2} ({:.3e} / {:.3e})",
+            g[0] / g[1],
+            g[0],
+            g[1]
+        );
         let wire = (g[0] + g[1]) * 1500.0 / 1460.0;
         assert!(wire >= 0.95e9, "{wa}:1, validate {validate}: utilization {:.3}", wire / 1e9);
         assert_eq!(sim.counts.dropped, 0);
@@ -116,7 +126,12 @@ deadline = "500ms"
     let division = &state["divisions"][0];
     assert_eq!(division["weight"], 3.0);
     assert!(division["max_weight_sum_error"].as_f64().unwrap() <= 1e-9, "{division}");
-    let weights: Vec<f64> = state["tunnels"].as_array().unwrap().iter().map(|t| t["weight"].as_f64().unwrap()).collect();
+    let weights: Vec<f64> = state["tunnels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["weight"].as_f64().unwrap())
+        .collect();
     for (w, share) in weights.iter().zip([1.2, 0.6, 1.2]) {
         assert!((w / share - 1.0).abs() < 0.05, "{weights:?}");
     }
@@ -126,9 +141,21 @@ deadline = "500ms"
 // A bad setting names its key.
 #[test]
 fn bad_settings_name_their_key() {
-    for (setting, key) in [("ucc = \"fast\"", "scheme.ucc"), ("slot = \"0s\"", "scheme.slot"), ("epsilon = 2.0", "scheme.epsilon"), ("weights = { \"a/XS\" = 1.0 }", "scheme.weights.a/XS"), ("cc = { XS = \"dctcp\" }", "scheme.cc.XS"), ("remark_threshold = -1.0", "scheme.remark_threshold")] {
-        let text = two_tunnels(setting).replace("weights = { \"a/CS\" = 2.0, \"b/CS\" = 1.0 }\n", "");
-        let err = corral::scenario::load(&text, &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
+    for (setting, key) in [
+        ("ucc = \"fast\"", "scheme.ucc"),
+        ("slot = \"0s\"", "scheme.slot"),
+        ("epsilon = 2.0", "scheme.epsilon"),
+        ("weights = { \"a/XS\" = 1.0 }", "scheme.weights.a/XS"),
+        ("cc = { XS = \"dctcp\" }", "scheme.cc.XS"),
+        ("remark_threshold = -1.0", "scheme.remark_threshold"),
+    ] {
+        let text =
+            two_tunnels(setting).replace("weights = { \"a/CS\" = 2.0, \"b/CS\" = 1.0 }\n", "");
+        let err = corral::scenario::load(&text, &[], "t")
+            .and_then(corral::Simulation::new)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.starts_with(key), "{setting}: {err}");
     }
 }
@@ -170,9 +197,16 @@ kind = "scc"
     let sim = common::run(&text, &[]);
     let t = sim.throughput_class_table();
     let column = |name: &str| t.column(name).expect(name);
-    let (Column::Float(time), Column::Str(class), Column::Int(b)) = (column("time_s"), column("class"), column("bytes")) else { panic!("columns") };
+    let (Column::Float(time), Column::Str(class), Column::Int(b)) =
+        (column("time_s"), column("class"), column("bytes"))
+    else {
+        panic!("columns")
+    };
     let (from, to) = (0.03, 0.27);
-    let bytes: i64 = (0..t.rows()).filter(|&k| class[k] == "*" && time[k] > from + 1e-9 && time[k] <= to + 1e-9).map(|k| b[k]).sum();
+    let bytes: i64 = (0..t.rows())
+        .filter(|&k| class[k] == "*" && time[k] > from + 1e-9 && time[k] <= to + 1e-9)
+        .map(|k| b[k])
+        .sum();
     let busy = bytes as f64 * 8.0 * 1500.0 / 1460.0 / (to - from) / 1e9;
     assert!(busy >= 0.97, "link {:.1} % busy", 100.0 * busy);
 }
@@ -192,7 +226,10 @@ fn remarking_holds_the_window_of_the_transport_inside_near_its_rate() {
     let off = common::run(&two_tunnels("cc = { CS = \"dctcp\" }\nremark = false"), &[]);
     let (w_on, w_off) = (max_cwnd_packets(&on), max_cwnd_packets(&off));
     assert!(w_on <= 40.0, "re-marked window {w_on:.1} packets");
-    assert!(w_off >= 4.0 * w_on, "without re-marking the window grows: {w_off:.1} against {w_on:.1}");
+    assert!(
+        w_off >= 4.0 * w_on,
+        "without re-marking the window grows: {w_off:.1} against {w_on:.1}"
+    );
     assert!(on.scheme_counters.get("scc_remarks").copied().unwrap_or(0) > 0);
     assert!(on.flows.iter().all(|f| f.sender.stats.ecn_cuts > 0), "every flow saw re-marks");
     let g = goodputs(&on, 0.05);
@@ -204,7 +241,11 @@ fn remarking_holds_the_window_of_the_transport_inside_near_its_rate() {
 #[test]
 fn each_class_runs_its_transport_inside_its_tunnels() {
     let sim = common::run(&two_tunnels(""), &[]);
-    assert!(sim.flows.iter().all(|f| f.cc_name == "l2dct"), "{:?}", sim.flows.iter().map(|f| f.cc_name).collect::<Vec<_>>());
+    assert!(
+        sim.flows.iter().all(|f| f.cc_name == "l2dct"),
+        "{:?}",
+        sim.flows.iter().map(|f| f.cc_name).collect::<Vec<_>>()
+    );
     let sim = common::run(&two_tunnels("cc = { cs = \"newreno\" }"), &[]);
     assert!(sim.flows.iter().all(|f| f.cc_name == "newreno"));
 }

@@ -17,10 +17,20 @@ use std::sync::{Arc, Mutex};
 fn fat_tree_16_flows(extra: &str) -> String {
     let mut flows = String::new();
     for i in 0..13 {
-        flows += &format!("[[flows]]\nsrc = \"h{i}\"\ndst = \"h{}\"\ntag = \"perm\"\n", (i + 5) % 16);
+        flows +=
+            &format!("[[flows]]\nsrc = \"h{i}\"\ndst = \"h{}\"\ntag = \"perm\"\n", (i + 5) % 16);
     }
     flows += "[[flows]]\nsrc = [\"h13\", \"h14\", \"h15\"]\ndst = \"h0\"\ntag = \"hot\"\n";
-    let ports: Vec<String> = ["tor", "agg", "core"].iter().flat_map(|s| (0..8).flat_map(move |n| (0..4).map(move |p| format!("\"{s}{n}:{p}\"")))).filter(|p| !p.starts_with("\"core4") && !p.starts_with("\"core5") && !p.starts_with("\"core6") && !p.starts_with("\"core7")).collect();
+    let ports: Vec<String> = ["tor", "agg", "core"]
+        .iter()
+        .flat_map(|s| (0..8).flat_map(move |n| (0..4).map(move |p| format!("\"{s}{n}:{p}\""))))
+        .filter(|p| {
+            !p.starts_with("\"core4")
+                && !p.starts_with("\"core5")
+                && !p.starts_with("\"core6")
+                && !p.starts_with("\"core7")
+        })
+        .collect();
     format!(
         r#"
 name = "ideal-k4"
@@ -57,9 +67,17 @@ fn ideal_rates_match_the_allocator_without_drops_or_queues() {
     let tp = &sim.metrics.throughput;
     for (i, f) in sim.flows.iter().enumerate() {
         let rate = f.sender.rate_bps().expect("rate-limited") as f64;
-        let bytes: u64 = (0..tp.time.len()).filter(|&k| tp.flow[k] == i as u32 && tp.time[k].as_secs_f64() > 0.05 + 1e-9).map(|k| tp.bytes[k]).sum();
+        let bytes: u64 = (0..tp.time.len())
+            .filter(|&k| tp.flow[k] == i as u32 && tp.time[k].as_secs_f64() > 0.05 + 1e-9)
+            .map(|k| tp.bytes[k])
+            .sum();
         let goodput = bytes as f64 * 8.0 / 0.1;
-        assert!((goodput / (rate * payload) - 1.0).abs() < 0.02, "flow {i} ({}): goodput {goodput:.4e} vs allocated {:.4e}", f.def.tag, rate * payload);
+        assert!(
+            (goodput / (rate * payload) - 1.0).abs() < 0.02,
+            "flow {i} ({}): goodput {goodput:.4e} vs allocated {:.4e}",
+            f.def.tag,
+            rate * payload
+        );
         if f.def.dst == 0 {
             assert!((rate - 9.5e9 / 4.0).abs() / rate < 0.03, "hot-spot flow {i} at {rate:.4e}");
         }
@@ -68,7 +86,10 @@ fn ideal_rates_match_the_allocator_without_drops_or_queues() {
     let max_q = sim.metrics.queues.packets.iter().copied().max().unwrap();
     assert!(max_q < 10, "largest sampled queue {max_q} packets");
     assert!(sim.scheme_counters["rate_changes"] >= 16);
-    assert_eq!(sim.flows_table().column("transport").and_then(|c| c.texts()), Some(vec!["ideal"; 16]));
+    assert_eq!(
+        sim.flows_table().column("transport").and_then(|c| c.texts()),
+        Some(vec!["ideal"; 16])
+    );
 }
 
 // mode = "periodic" (HCC's centralized baseline): hosts report to core0 every 100 us and
@@ -78,7 +99,8 @@ fn ideal_rates_match_the_allocator_without_drops_or_queues() {
 // end.
 #[test]
 fn periodic_ideal_reaches_the_same_rates_through_counted_messages() {
-    let text = fat_tree_16_flows("mode = \"periodic\"\ncontroller = \"core0\"\nperiod = \"100us\"").replace("[switch]", "[transport]\nmin_rto = \"1ms\"\n[switch]");
+    let text = fat_tree_16_flows("mode = \"periodic\"\ncontroller = \"core0\"\nperiod = \"100us\"")
+        .replace("[switch]", "[transport]\nmin_rto = \"1ms\"\n[switch]");
     let instant = common::run(&fat_tree_16_flows(""), &[]);
     let sim = common::run(&text, &[]);
     for (i, (a, b)) in sim.flows.iter().zip(&instant.flows).enumerate() {
@@ -91,7 +113,11 @@ fn periodic_ideal_reaches_the_same_rates_through_counted_messages() {
     assert!(c["root_sent_bytes"] >= 16 * 16 * (periods - 2), "{c:?}");
     let kinds = &sim.ctrl.kinds;
     assert!(kinds.contains(&"ideal_report") && kinds.contains(&"ideal_rate"));
-    let err = corral::scenario::load(&fat_tree_16_flows("period = \"1ms\""), &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
+    let err = corral::scenario::load(&fat_tree_16_flows("period = \"1ms\""), &[], "t")
+        .and_then(corral::Simulation::new)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.starts_with("scheme.period: only used with mode = \"periodic\""), "{err}");
 }
 
@@ -106,9 +132,21 @@ fn periodic_ideal_reaches_the_same_rates_through_counted_messages() {
 fn periodic_flows_start_with_the_initial_window_as_hccs_do() {
     let periodic = "mode = \"periodic\"\ncontroller = \"core0\"\nperiod = \"100us\"";
     let window = common::run(&fat_tree_16_flows(periodic), &["duration=5ms"]);
-    let line = common::run(&fat_tree_16_flows(&format!("{periodic}\nfirst_rate = \"line\"")), &["duration=5ms"]);
-    assert!(window.counts.dropped * 4 < line.counts.dropped, "drops: window {}, line {}", window.counts.dropped, line.counts.dropped);
-    let bad = corral::scenario::load(&fat_tree_16_flows("first_rate = \"fast\""), &[], "t").and_then(corral::Simulation::new).err().unwrap().to_string();
+    let line = common::run(
+        &fat_tree_16_flows(&format!("{periodic}\nfirst_rate = \"line\"")),
+        &["duration=5ms"],
+    );
+    assert!(
+        window.counts.dropped * 4 < line.counts.dropped,
+        "drops: window {}, line {}",
+        window.counts.dropped,
+        line.counts.dropped
+    );
+    let bad = corral::scenario::load(&fat_tree_16_flows("first_rate = \"fast\""), &[], "t")
+        .and_then(corral::Simulation::new)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(bad.contains("first_rate") || bad.contains("fast"), "{bad}");
 }
 
@@ -162,12 +200,20 @@ fn periodic_controller_tracks_a_capacity_step() {
     let payload = 1460.0 / 1500.0;
     let tp = &sim.metrics.throughput;
     let window = |from: f64, to: f64| {
-        let bytes: u64 = (0..tp.time.len()).filter(|&k| tp.time[k].as_secs_f64() > from + 1e-9 && tp.time[k].as_secs_f64() <= to + 1e-9).map(|k| tp.bytes[k]).sum();
+        let bytes: u64 = (0..tp.time.len())
+            .filter(|&k| {
+                tp.time[k].as_secs_f64() > from + 1e-9 && tp.time[k].as_secs_f64() <= to + 1e-9
+            })
+            .map(|k| tp.bytes[k])
+            .sum();
         bytes as f64 * 8.0 / (to - from)
     };
     for (from, to, capacity) in [(0.003, 0.010, 10e9), (0.011, 0.020, 2e9), (0.021, 0.030, 8e9)] {
         let share = window(from, to) / (0.95 * capacity * payload);
-        assert!((0.98..=1.02).contains(&share), "{from}-{to} s at {capacity:e}: {share:.3} of the allocation");
+        assert!(
+            (0.98..=1.02).contains(&share),
+            "{from}-{to} s at {capacity:e}: {share:.3} of the allocation"
+        );
     }
     for f in &sim.flows {
         let rate = f.sender.rate_bps().expect("rate-limited") as f64;
@@ -181,7 +227,9 @@ fn periodic_controller_tracks_a_capacity_step() {
 // min RTO 1 ms for the losses at a flow's tail).
 #[test]
 fn rate_limited_flows_recover_from_losses() {
-    let text = fat_tree_16_flows("delay = \"200us\"").replace("buffer = \"100pkt\"", "buffer = \"20pkt\"").replace("tag = \"hot\"", "tag = \"hot\"\nsize = \"200KB\"");
+    let text = fat_tree_16_flows("delay = \"200us\"")
+        .replace("buffer = \"100pkt\"", "buffer = \"20pkt\"")
+        .replace("tag = \"hot\"", "tag = \"hot\"\nsize = \"200KB\"");
     let sim = common::run(&text, &["duration=20ms", "transport.min_rto=1ms"]);
     let hot: Vec<_> = sim.flows.iter().filter(|f| f.def.tag == "hot").collect();
     assert!(sim.counts.dropped > 0, "the burst before the first rates must overflow");
@@ -219,8 +267,10 @@ fn goodput_bps(sim: &Simulation, i: usize) -> f64 {
 #[test]
 fn token_bucket_rates_hold_within_half_a_percent() {
     for gbps in [1.0, 10.0, 100.0] {
-        let text = common::dumbbell(1, "400Gbps", 1, "tag = \"f\"").replace("duration = \"100ms\"", "duration = \"10ms\"");
-        let sim = run_with(&text, Box::new(FixedRates(BTreeMap::from([("f".to_string(), gbps * 1e9)]))));
+        let text = common::dumbbell(1, "400Gbps", 1, "tag = \"f\"")
+            .replace("duration = \"100ms\"", "duration = \"10ms\"");
+        let sim =
+            run_with(&text, Box::new(FixedRates(BTreeMap::from([("f".to_string(), gbps * 1e9)]))));
         // The first packet needs a path delay before its bytes count; allow one base RTT.
         let wire = goodput_bps(&sim, 0) * 1500.0 / 1460.0;
         assert!((wire / (gbps * 1e9) - 1.0).abs() < 0.005, "{gbps} Gbps: {wire:.6e}");
@@ -257,7 +307,11 @@ dst = "h3"
 tag = "10G"
 "#
         );
-        let caps = BTreeMap::from([("2G".to_string(), 2e9), ("6G".to_string(), 6e9), ("10G".to_string(), 10e9)]);
+        let caps = BTreeMap::from([
+            ("2G".to_string(), 2e9),
+            ("6G".to_string(), 6e9),
+            ("10G".to_string(), 10e9),
+        ]);
         let sim = run_with(&text, Box::new(FixedRates(caps)));
         let wire: Vec<f64> = (0..3).map(|i| goodput_bps(&sim, i) * 1500.0 / 1460.0 / 1e9).collect();
         for (got, want) in wire.iter().zip([2.0, 4.0, 4.0]) {
@@ -297,7 +351,11 @@ size = "1MB"
 "#;
     let sim = common::run(text, &[]);
     let t = sim.flows_table();
-    let (Some(transport), Some(cc)) = (t.column("transport").and_then(|c| c.texts()), t.column("cc").and_then(|c| c.texts())) else { panic!() };
+    let (Some(transport), Some(cc)) =
+        (t.column("transport").and_then(|c| c.texts()), t.column("cc").and_then(|c| c.texts()))
+    else {
+        panic!()
+    };
     for (i, f) in sim.flows.iter().enumerate() {
         let want = if f.def.tag == "ideal" { ("ideal", "rate") } else { ("tcp", "dctcp") };
         assert_eq!((transport[i], cc[i]), want, "flow {i}");
@@ -337,7 +395,13 @@ impl Scheme for Chatter {
     }
 }
 
-fn chatter(text: &str, from: &'static str, to: Option<&'static str>, bytes: u32, count: u32) -> (Simulation, Vec<(u64, NodeId)>) {
+fn chatter(
+    text: &str,
+    from: &'static str,
+    to: Option<&'static str>,
+    bytes: u32,
+    count: u32,
+) -> (Simulation, Vec<(u64, NodeId)>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sim = run_with(text, Box::new(Chatter { from, to, bytes, count, seen: seen.clone() }));
     let seen = seen.lock().unwrap().clone();
@@ -349,7 +413,9 @@ fn chatter(text: &str, from: &'static str, to: Option<&'static str>, bytes: u32,
 // falls by their share of the link: 2000 x 1500 B in 10 ms is 2.4 of 10 Gbps.
 #[test]
 fn control_bytes_cross_the_links_and_take_capacity_from_data() {
-    let base = common::dumbbell(1, "10Gbps", 1, "transport = \"tcp\"").replace("duration = \"100ms\"", "duration = \"10ms\"").replace("link_delay = \"5us\"", "link_delay = \"1us\"\n[switch]\nbuffer = \"3000pkt\"");
+    let base = common::dumbbell(1, "10Gbps", 1, "transport = \"tcp\"")
+        .replace("duration = \"100ms\"", "duration = \"10ms\"")
+        .replace("link_delay = \"5us\"", "link_delay = \"1us\"\n[switch]\nbuffer = \"3000pkt\"");
     let (alone, _) = chatter(&base, "sw0", Some("sw1"), 1500, 0);
     let (shared, seen) = chatter(&base, "sw0", Some("sw1"), 1500, 2000);
     assert_eq!(seen.len(), 2000);
@@ -357,7 +423,11 @@ fn control_bytes_cross_the_links_and_take_capacity_from_data() {
     let t = shared.control_table();
     let Some(corral::metrics::Column::Int(bytes)) = t.column("bytes") else { panic!() };
     let Some(corral::metrics::Column::Str(node)) = t.column("node") else { panic!() };
-    assert_eq!((node.as_slice(), bytes.as_slice()), (&["sw0".to_string()][..], &[3_000_000i64][..]), "one row: the sw0 -> sw1 link");
+    assert_eq!(
+        (node.as_slice(), bytes.as_slice()),
+        (&["sw0".to_string()][..], &[3_000_000i64][..]),
+        "one row: the sw0 -> sw1 link"
+    );
     let lost = goodput_bps(&alone, 0) - goodput_bps(&shared, 0);
     assert!((lost / 2.4e9 - 1.0).abs() < 0.05, "data lost {lost:.3e} bps to control traffic");
 }
@@ -367,7 +437,10 @@ fn control_bytes_cross_the_links_and_take_capacity_from_data() {
 // it costs 511 link crossings of 16 B = 8,176 B.
 #[test]
 fn out_of_band_delay_and_broadcast_coverage() {
-    let dumbbell = common::dumbbell(1, "1Gbps", 1, "transport = \"tcp\"").replace("duration = \"100ms\"", "duration = \"1ms\"\n[control]\nmode = \"out_of_band\"\ndelay = \"37us\"");
+    let dumbbell = common::dumbbell(1, "1Gbps", 1, "transport = \"tcp\"").replace(
+        "duration = \"100ms\"",
+        "duration = \"1ms\"\n[control]\nmode = \"out_of_band\"\ndelay = \"37us\"",
+    );
     let (sim, seen) = chatter(&dumbbell, "h0", Some("h1"), 64, 3);
     assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), vec![37_000_000; 3]);
     assert!(sim.ctrl.per_link.is_empty());
@@ -381,7 +454,10 @@ fn out_of_band_delay_and_broadcast_coverage() {
         }
         let switches = sim.net.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count();
         assert_eq!(per_node.len(), switches - 1, "{mode}: every other switch");
-        assert!(per_node.values().all(|&c| c == 4), "{mode}: each of the 4 broadcasts once per switch");
+        assert!(
+            per_node.values().all(|&c| c == 4),
+            "{mode}: each of the 4 broadcasts once per switch"
+        );
         if mode == "inband" {
             let bytes: u64 = sim.ctrl.per_link.values().map(|v| v.1).sum();
             assert_eq!(bytes, 4 * 8176, "{mode}: 511 x 16 B per broadcast");
@@ -411,5 +487,10 @@ fn a_scheme_turns_ecn_marking_off_at_one_port() {
     let marks = |s: &Simulation| s.net.ports.iter().map(|p| p.stats.ecn_marks).sum::<u64>();
     assert!(common::port_stats(&on, "sw0:4").ecn_marks > 100, "marks with ECN on: {}", marks(&on));
     assert_eq!(marks(&off), 0, "no port marks once the bottleneck's marking is off");
-    assert!(off.counts.dropped > on.counts.dropped, "drops {} vs {}", off.counts.dropped, on.counts.dropped);
+    assert!(
+        off.counts.dropped > on.counts.dropped,
+        "drops {} vs {}",
+        off.counts.dropped,
+        on.counts.dropped
+    );
 }

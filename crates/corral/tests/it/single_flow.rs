@@ -22,7 +22,13 @@ struct Outcome {
     goodput: f64,
 }
 
-fn one_flow(host_rate: &str, bottleneck: &str, buffer: &str, duration_ms: u64, warmup_ms: u64) -> Outcome {
+fn one_flow(
+    host_rate: &str,
+    bottleneck: &str,
+    buffer: &str,
+    duration_ms: u64,
+    warmup_ms: u64,
+) -> Outcome {
     let text = format!(
         r#"
 name = "single-flow"

@@ -76,7 +76,9 @@ fn run(cfg: &TcpConfig, segments: u64, owd: Time, drop: &[u64]) -> Outcome {
                             push(&mut events, now + owd, Ev::Ack(a));
                         }
                     }
-                    Ev::Ack(a) => s.on_ack_sack(now, a.ack, false, a.ts_echo, a.sack.as_slice(), &mut out),
+                    Ev::Ack(a) => {
+                        s.on_ack_sack(now, a.ack, false, a.ts_echo, a.sack.as_slice(), &mut out)
+                    }
                 }
             }
             (None, Some(d)) => {
@@ -87,7 +89,12 @@ fn run(cfg: &TcpConfig, segments: u64, owd: Time, drop: &[u64]) -> Outcome {
         }
         assert!(now < Time::from_ms(100_000), "no progress");
     }
-    Outcome { timeouts: s.stats.timeouts, fast_recoveries: s.stats.fast_recoveries, loss_probes: s.stats.loss_probes, finish: now }
+    Outcome {
+        timeouts: s.stats.timeouts,
+        fast_recoveries: s.stats.fast_recoveries,
+        loss_probes: s.stats.loss_probes,
+        finish: now,
+    }
 }
 
 fn cfg(sack: bool, limited_transmit: bool) -> TcpConfig {
@@ -188,11 +195,18 @@ fn outcast_case1_with_sack_moves_towards_the_papers_one_seventh() {
             .map(|seed| {
                 let text = crate::common::outcast_case1(seed, "0.5s", "queue = \"taildrop\"");
                 // SACK with RFC 6675's own recovery and no RACK-TLP, as this test was written for.
-                let ov = [format!("transport.sack={sack}"), format!("transport.limited_transmit={sack}"), "transport.recovery=\"classic\"".into(), "transport.rack=false".into()];
+                let ov = [
+                    format!("transport.sack={sack}"),
+                    format!("transport.limited_transmit={sack}"),
+                    "transport.recovery=\"classic\"".into(),
+                    "transport.rack=false".into(),
+                ];
                 let ov: Vec<&str> = ov.iter().map(String::as_str).collect();
                 let sim = crate::common::run(&text, &ov);
                 let two = sim.flows[0].receiver.delivered() as f64;
-                let six: f64 = sim.flows[1..].iter().map(|f| f.receiver.delivered() as f64).sum::<f64>() / 12.0;
+                let six: f64 =
+                    sim.flows[1..].iter().map(|f| f.receiver.delivered() as f64).sum::<f64>()
+                        / 12.0;
                 two / six
             })
             .collect();
@@ -200,7 +214,9 @@ fn outcast_case1_with_sack_moves_towards_the_papers_one_seventh() {
         ratios[2]
     };
     let (without, with) = (median_ratio(false), median_ratio(true));
-    eprintln!("Case I median ratio: {without:.3} without SACK, {with:.3} with SACK and limited transmit");
+    eprintln!(
+        "Case I median ratio: {without:.3} without SACK, {with:.3} with SACK and limited transmit"
+    );
     assert!((0.35..0.5).contains(&without), "{without}");
     assert!(with < 0.2 && with < without / 2.0, "{with} vs {without}");
 }

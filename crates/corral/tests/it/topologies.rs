@@ -7,12 +7,18 @@ use corral::net::NodeKind;
 use corral::Simulation;
 
 fn switches(sim: &Simulation, prefix: &str) -> Vec<String> {
-    sim.net.nodes.iter().filter(|n| n.kind == NodeKind::Switch && n.name.starts_with(prefix)).map(|n| n.name.clone()).collect()
+    sim.net
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch && n.name.starts_with(prefix))
+        .map(|n| n.name.clone())
+        .collect()
 }
 
 /// Builds `topology` with one sized flow per (src, dst) pair and runs it to the end.
 fn run_pairs(topology: &str, pairs: &[(u32, u32)], size: &str) -> Simulation {
-    let mut text = format!("duration = \"20ms\"\n[topology]\n{topology}\n[transport]\nmin_rto = \"1ms\"\n");
+    let mut text =
+        format!("duration = \"20ms\"\n[topology]\n{topology}\n[transport]\nmin_rto = \"1ms\"\n");
     for (s, d) in pairs {
         text += &format!("[[flows]]\nsrc = \"h{s}\"\ndst = \"h{d}\"\nsize = \"{size}\"\n");
     }
@@ -52,7 +58,11 @@ fn leaf_spine_counts_hops_and_cross_leaf_flows() {
     assert_all_finished(&sim, 1_000_000);
     // The cross-leaf flows went through spines; the same-leaf flow (alone on leaf0's port 4
     // toward h4) did not.
-    let spine_tx: u64 = ["spine0", "spine1", "spine2"].iter().flat_map(|s| (0..4).map(move |p| format!("{s}:{p}"))).map(|p| common::port_stats(&sim, &p).tx_bytes).sum();
+    let spine_tx: u64 = ["spine0", "spine1", "spine2"]
+        .iter()
+        .flat_map(|s| (0..4).map(move |p| format!("{s}:{p}")))
+        .map(|p| common::port_stats(&sim, &p).tx_bytes)
+        .sum();
     assert!(spine_tx >= 3 * 1_000_000, "spines carried {spine_tx} B");
 }
 
@@ -75,14 +85,21 @@ fn three_tier_counts_hops_and_cross_pod_flows() {
     // h0, h1 on edge0; h3 on edge1 (pod 0); h9 on edge3, h17 on edge5 (pod 1).
     let sim = run_pairs(THREE_TIER, &[(0, 1), (0, 3), (0, 9), (17, 1)], "1MB");
     assert_eq!(sim.net.hosts.len(), 18);
-    assert_eq!((switches(&sim, "edge").len(), switches(&sim, "agg").len(), switches(&sim, "core").len()), (6, 4, 2));
+    assert_eq!(
+        (switches(&sim, "edge").len(), switches(&sim, "agg").len(), switches(&sim, "core").len()),
+        (6, 4, 2)
+    );
     let ports = |name: &str| sim.net.nodes[sim.net.node_by_name(name).unwrap().idx()].ports.len();
     // edge: 3 hosts + 2 aggs; agg: 3 edges + 2 cores; core: 4 aggs.
     assert_eq!((ports("edge0"), ports("agg0"), ports("core1")), (5, 5, 4));
     let hops: Vec<u32> = sim.flows.iter().map(|f| f.hops).collect();
     assert_eq!(hops, vec![2, 4, 6, 6]);
     assert_all_finished(&sim, 1_000_000);
-    let core_tx: u64 = ["core0", "core1"].iter().flat_map(|s| (0..4).map(move |p| format!("{s}:{p}"))).map(|p| common::port_stats(&sim, &p).tx_bytes).sum();
+    let core_tx: u64 = ["core0", "core1"]
+        .iter()
+        .flat_map(|s| (0..4).map(move |p| format!("{s}:{p}")))
+        .map(|p| common::port_stats(&sim, &p).tx_bytes)
+        .sum();
     assert!(core_tx >= 2 * 1_000_000, "cores carried {core_tx} B");
 }
 
@@ -127,7 +144,10 @@ fn fat_tree_static_uses_one_core_ecmp_spreads() {
     eprintln!("ecmp: bytes per core toward pod 0 {ecmp:?}");
     let total: u64 = ecmp.iter().sum();
     assert!(ecmp.iter().filter(|&&b| b > 0).count() >= 3, "ecmp spreads: {ecmp:?}");
-    assert!(ecmp.iter().all(|&b| (b as f64) <= 0.75 * total as f64), "ecmp: no core carries > 3/4: {ecmp:?}");
+    assert!(
+        ecmp.iter().all(|&b| (b as f64) <= 0.75 * total as f64),
+        "ecmp: no core carries > 3/4: {ecmp:?}"
+    );
 
     // Spraying uses every core.
     let spray = outcast_core_bytes("spray");

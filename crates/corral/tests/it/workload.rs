@@ -4,11 +4,11 @@
 use crate::common;
 
 use corral::metrics::Column;
-use corral::net::{Network, NodeKind};
 use corral::net::queue::QueueDisc;
+use corral::net::{Network, NodeKind};
 use corral::route::RouteTable;
-use corral::workload::flow::FlowDef;
 use corral::units::{BufferSize, Time};
+use corral::workload::flow::FlowDef;
 use corral::workload::generate::{generate, racks};
 
 const FAT_TREE: &str = r#"
@@ -36,9 +36,22 @@ fn scenario(duration: &str, traffic: &str) -> String {
 /// Flows generated for a scenario, with the network they were generated on.
 fn flows_of(text: &str) -> (Vec<FlowDef>, Network) {
     let sc = corral::scenario::load(text, &[], "test").unwrap_or_else(|e| panic!("{e}"));
-    let net = Network::build(&sc.topology.build(), |_| QueueDisc::taildrop(BufferSize::Packets(100)));
+    let net =
+        Network::build(&sc.topology.build(), |_| QueueDisc::taildrop(BufferSize::Packets(100)));
     let routes = RouteTable::build(&net, false);
-    (generate(&sc.traffic, sc.seed, sc.duration, &net, &routes, sc.base_dir.as_deref(), u64::MAX).unwrap_or_else(|e| panic!("{e}")), net)
+    (
+        generate(
+            &sc.traffic,
+            sc.seed,
+            sc.duration,
+            &net,
+            &routes,
+            sc.base_dir.as_deref(),
+            u64::MAX,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+        net,
+    )
 }
 
 fn offered_load(flows: &[FlowDef], capacity_bps: f64, secs: f64) -> f64 {
@@ -49,7 +62,10 @@ fn offered_load(flows: &[FlowDef], capacity_bps: f64, secs: f64) -> f64 {
 // Gbps has ~117k flows; the size CV is ~1.9, so the offered load's standard error is ~0.6 %.
 #[test]
 fn all_to_all_offers_the_target_load() {
-    let (flows, _) = flows_of(&scenario("20s", "[[traffic]]\npattern = \"all_to_all\"\nsize = { cdf = \"websearch\" }\nload = 0.5\n"));
+    let (flows, _) = flows_of(&scenario(
+        "20s",
+        "[[traffic]]\npattern = \"all_to_all\"\nsize = { cdf = \"websearch\" }\nload = 0.5\n",
+    ));
     let load = offered_load(&flows, 16.0 * 10e9, 20.0);
     eprintln!("all_to_all websearch: {} flows, offered load {load:.4} (target 0.5)", flows.len());
     assert!((load / 0.5 - 1.0).abs() < 0.05, "offered load {load} with {} flows", flows.len());
@@ -72,10 +88,16 @@ fn subsets_and_many_to_one_use_their_own_capacity() {
     eprintln!("subset exponential: {} flows, offered load {load:.4} (target 0.3)", flows.len());
     assert!((load / 0.3 - 1.0).abs() < 0.05, "{load}");
     // Many-to-one: the one receiver's link is the shared capacity.
-    let (flows, _) = flows_of(&scenario("20s", "[[traffic]]\npattern = \"many_to_one\"\ndst = \"h3\"\nsize = \"100KB\"\nload = 0.8\n"));
+    let (flows, _) = flows_of(&scenario(
+        "20s",
+        "[[traffic]]\npattern = \"many_to_one\"\ndst = \"h3\"\nsize = \"100KB\"\nload = 0.8\n",
+    ));
     assert!(flows.iter().all(|f| f.dst == 3 && f.src != 3));
     let load = offered_load(&flows, 10e9, 20.0);
-    eprintln!("many_to_one: {} flows, offered load {load:.4} of the receiver link (target 0.8)", flows.len());
+    eprintln!(
+        "many_to_one: {} flows, offered load {load:.4} of the receiver link (target 0.8)",
+        flows.len()
+    );
     assert!((load / 0.8 - 1.0).abs() < 0.05, "{load}");
 }
 
@@ -92,9 +114,15 @@ fn load_on_named_links() {
     // Inter-rack in a k = 4 fat-tree: 1/3 of destinations are in the same pod (no core
     // link), 2/3 in another pod (one aggregation uplink each): 2/3 crossings per flow.
     let uplinks = 8.0 * 2.0 * 10e9;
-    let crossing_bytes: f64 = flows.iter().map(|f| f.size.unwrap() as f64 * if f.src / 4 != f.dst / 4 { 1.0 } else { 0.0 }).sum();
+    let crossing_bytes: f64 = flows
+        .iter()
+        .map(|f| f.size.unwrap() as f64 * if f.src / 4 != f.dst / 4 { 1.0 } else { 0.0 })
+        .sum();
     let load = crossing_bytes * 8.0 / (uplinks * 5.0);
-    eprintln!("load_links: {} flows, offered load {load:.4} of the agg uplinks (target 0.4)", flows.len());
+    eprintln!(
+        "load_links: {} flows, offered load {load:.4} of the agg uplinks (target 0.4)",
+        flows.len()
+    );
     assert!((load / 0.4 - 1.0).abs() < 0.05, "{load}");
 }
 
@@ -106,7 +134,9 @@ fn incast_senders_start_together_at_the_interval() {
     ));
     assert_eq!(flows.len(), 10 * 8);
     for (k, group) in flows.chunks(8).enumerate() {
-        assert!(group.iter().all(|f| f.start == Time::from_us(500 + 1000 * k as u64) && f.dst == 0 && f.size == Some(20_000)));
+        assert!(group.iter().all(|f| f.start == Time::from_us(500 + 1000 * k as u64)
+            && f.dst == 0
+            && f.size == Some(20_000)));
         let mut s: Vec<u32> = group.iter().map(|f| f.src).collect();
         s.sort_unstable();
         s.dedup();
@@ -132,19 +162,28 @@ fn flow_list_file_round_trips_with_attributes() {
     // Sorted by start: the 50 us row first.
     assert_eq!((f[0].src, f[0].dst, f[0].size, f[0].start), (7, 2, Some(3000), Time::from_us(50)));
     assert_eq!((f[0].class.as_str(), f[0].deadline), ("bulk", Some(Time::from_us(5050))));
-    assert_eq!((f[1].src, f[1].dst, f[1].size, f[1].start), (1, 6, Some(15_000), Time::from_us(100)));
-    assert_eq!((f[1].tenant.as_str(), f[1].class.as_str(), f[1].priority, f[1].weight), ("t1", "web", 1, 2.0));
+    assert_eq!(
+        (f[1].src, f[1].dst, f[1].size, f[1].start),
+        (1, 6, Some(15_000), Time::from_us(100))
+    );
+    assert_eq!(
+        (f[1].tenant.as_str(), f[1].class.as_str(), f[1].priority, f[1].weight),
+        ("t1", "web", 1, 2.0)
+    );
     assert_eq!(f[1].deadline, Some(Time::from_us(2100)));
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn bad_traffic_blocks_name_the_key() {
-    let err = |t: &str| match corral::scenario::load(&scenario("10ms", t), &[], "test").and_then(corral::Simulation::new) {
+    let err = |t: &str| match corral::scenario::load(&scenario("10ms", t), &[], "test")
+        .and_then(corral::Simulation::new)
+    {
         Ok(_) => panic!("accepted: {t}"),
         Err(e) => e.to_string(),
     };
-    let e = err("[[traffic]]\npattern = \"all_to_all\"\nsize = { cdf = \"websearh\" }\nload = 0.5\n");
+    let e =
+        err("[[traffic]]\npattern = \"all_to_all\"\nsize = { cdf = \"websearh\" }\nload = 0.5\n");
     assert!(e.starts_with("traffic[0].size.cdf: unknown workload \"websearh\""), "{e}");
     let e = err("[[traffic]]\npattern = \"all_to_all\"\nsize = \"1KB\"\nload = 1.5\n");
     assert!(e.starts_with("traffic[0].load: must be a fraction"), "{e}");
@@ -162,7 +201,9 @@ fn bad_traffic_blocks_name_the_key() {
     assert!(e.starts_with("traffic[0].senders: 16 senders"), "{e}");
     let e = err("[[traffic]]\npattern = \"trace\"\nfile = \"/nonexistent/flows.csv\"\n");
     assert!(e.starts_with("traffic[0].file: cannot read"), "{e}");
-    let e = err("[[traffic]]\npattern = \"all_to_all\"\nsize = \"1KB\"\nrate = 1e8\nmax_flows = 1000\n");
+    let e = err(
+        "[[traffic]]\npattern = \"all_to_all\"\nsize = \"1KB\"\nrate = 1e8\nmax_flows = 1000\n",
+    );
     assert!(e.starts_with("traffic[0].max_flows:"), "{e}");
     let e = err("[metrics]\nsize_buckets = [\"1MB\", \"100KB\"]\n");
     assert!(e.starts_with("metrics.size_buckets:"), "{e}");
@@ -201,7 +242,11 @@ latency_sample_every = 50
     let n = sim.flows.len();
     assert!(n > 80, "{n} flows");
     let t = sim.flows_table();
-    let (Column::OptFloat(slow), Column::OptFloat(fct), Column::OptFloat(ideal)) = (col(&t, "slowdown"), col(&t, "fct_s"), col(&t, "ideal_fct_s")) else { panic!() };
+    let (Column::OptFloat(slow), Column::OptFloat(fct), Column::OptFloat(ideal)) =
+        (col(&t, "slowdown"), col(&t, "fct_s"), col(&t, "ideal_fct_s"))
+    else {
+        panic!()
+    };
     let finished = fct.iter().filter(|x| x.is_some()).count();
     assert!(finished > n / 2, "{finished} of {n} finished");
     for i in 0..n {
@@ -213,7 +258,11 @@ latency_sample_every = 50
     }
     let Some(class) = col(&t, "class").texts() else { panic!() };
     assert!(class.contains(&"query") && class.contains(&"web"));
-    let (Column::OptBool(met), Column::OptFloat(deadline)) = (col(&t, "deadline_met"), col(&t, "deadline_s")) else { panic!() };
+    let (Column::OptBool(met), Column::OptFloat(deadline)) =
+        (col(&t, "deadline_met"), col(&t, "deadline_s"))
+    else {
+        panic!()
+    };
     for i in 0..n {
         assert_eq!(deadline[i].is_some(), class[i] == "web", "only web flows have deadlines");
         assert!(!(met[i].is_some() && class[i] == "query"));

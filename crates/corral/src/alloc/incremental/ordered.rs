@@ -168,7 +168,8 @@ impl Ordered {
     /// where the fallback has cost less.
     fn budget(&self, links: usize) -> usize {
         let whole = self.entries + links + BUDGET_FLOOR;
-        let cut = self.fallback_cost.map_or(whole, |c| (FALLBACK_FACTOR * c) as usize + BUDGET_FLOOR);
+        let cut =
+            self.fallback_cost.map_or(whole, |c| (FALLBACK_FACTOR * c) as usize + BUDGET_FLOOR);
         self.budget.unwrap_or(whole.min(cut))
     }
 
@@ -245,7 +246,8 @@ impl Ordered {
 
     /// Whether a held-out bound may come before the heap's top: then they go into the heap.
     fn deferred_due(&self) -> bool {
-        !self.deferred.is_empty() && self.deferred_min <= self.heap.peek().map_or(u128::MAX, |e| e.0)
+        !self.deferred.is_empty()
+            && self.deferred_min <= self.heap.peek().map_or(u128::MAX, |e| e.0)
     }
 
     /// Puts the held-out bounds into the heap, but not the stale ones (a later entry of the
@@ -333,7 +335,13 @@ impl Allocator {
     /// changed, `removed` the departed flow's usage and rate (its links' loads changed
     /// without that flow on them). Returns false, with every rate as it was, once it has
     /// read more (link, flow) entries than its budget.
-    pub(super) fn ordered_refill(&mut self, p: u8, first: Option<u32>, links: &[u32], removed: Option<(&[(u32, f64)], f64)>) -> bool {
+    pub(super) fn ordered_refill(
+        &mut self,
+        p: u8,
+        first: Option<u32>,
+        links: &[u32],
+        removed: Option<(&[(u32, f64)], f64)>,
+    ) -> bool {
         let nl = self.capacity.len();
         let mut o = std::mem::take(&mut self.ordered);
         o.start(self.specs.len(), nl);
@@ -344,7 +352,9 @@ impl Allocator {
             self.join(&mut o, f);
             self.rise(&mut o, f, 0.0);
         }
-        for l in links.iter().copied().chain(removed.iter().flat_map(|(u, _)| u.iter().map(|e| e.0))) {
+        for l in
+            links.iter().copied().chain(removed.iter().flat_map(|(u, _)| u.iter().map(|e| e.0)))
+        {
             // A capacity changed here, or a flow left: flows frozen on it may rise.
             o.mark(l, &self.cand);
             o.mark[l as usize].roomy = false;
@@ -371,7 +381,8 @@ impl Allocator {
                         }
                     }
                 } else {
-                    let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
+                    let (sat, e) =
+                        self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
                     let m = &mut o.mark[li];
                     (m.sat, m.sat_current) = (sat, o.update);
                     if e.is_finite() {
@@ -417,7 +428,8 @@ impl Allocator {
                     m.sat_current = 0;
                     (b, b)
                 } else {
-                    let (sat, e) = self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
+                    let (sat, e) =
+                        self.link_event(&o.state, &mut o.pts, &o.base, l, t, &mut budget);
                     (m.sat, m.sat_current) = (sat, o.update);
                     (sat, e)
                 };
@@ -523,7 +535,11 @@ impl Allocator {
                 let mut verify = f64::INFINITY;
                 for &(h, _) in &self.link_flows[li] {
                     let v = self.level[h as usize];
-                    verify = pick(self.froze_outside_a(o.state[h as usize], h as usize, l) & (v >= t), verify.min(v), verify);
+                    verify = pick(
+                        self.froze_outside_a(o.state[h as usize], h as usize, l) & (v >= t),
+                        verify.min(v),
+                        verify,
+                    );
                 }
                 if verify.is_finite() {
                     o.heap.push(Reverse(event(verify, LINK | l, o.mark[li].version)));
@@ -536,7 +552,15 @@ impl Allocator {
     /// most `t` if it is full already, infinity if it never fills), and its next event: that
     /// level, or the lowest level from `t` on at which a flow outside A froze on it if lower,
     /// and no lower than `t`. The entries read come off `budget`.
-    fn link_event(&self, state: &[u8], pts: &mut Vec<(f64, f64, f64)>, base: &[f64], l: u32, t: f64, budget: &mut usize) -> (f64, f64) {
+    fn link_event(
+        &self,
+        state: &[u8],
+        pts: &mut Vec<(f64, f64, f64)>,
+        base: &[f64],
+        l: u32,
+        t: f64,
+        budget: &mut usize,
+    ) -> (f64, f64) {
         let li = l as usize;
         let mut left = base[li];
         let mut verify = f64::INFINITY;
@@ -558,7 +582,11 @@ impl Allocator {
             // Where the flow's load stops rising, and at what rate; a settled flow's load
             // is its rate's.
             let rising = state == RISING;
-            let top = pick(state == SETTLED, f64::NEG_INFINITY, pick(rising, sp.demand / sp.weight, self.level[gi]));
+            let top = pick(
+                state == SETTLED,
+                f64::NEG_INFINITY,
+                pick(rising, sp.demand / sp.weight, self.level[gi]),
+            );
             let ar = a * pick(rising, sp.demand, self.rate[gi]);
             let below = top <= t;
             left -= pick(below, ar, 0.0);
@@ -599,7 +627,10 @@ impl Allocator {
                     self.join(o, g);
                     self.settle(o, g, w * t, t, Bottleneck::Link(l));
                 }
-                OLD if !saturated && self.bottleneck[gi] == Bottleneck::Link(l) && self.level[gi] <= t * (1.0 + EPS) => {
+                OLD if !saturated
+                    && self.bottleneck[gi] == Bottleneck::Link(l)
+                    && self.level[gi] <= t * (1.0 + EPS) =>
+                {
                     self.join(o, g);
                     self.rise(o, g, t);
                 }
@@ -619,13 +650,22 @@ impl Allocator {
     /// for the lag of the candidates' check.
     ///
     /// [`REBUILD_EVERY`]: crate::alloc::candidates::REBUILD_EVERY
-    fn settle_loads(&mut self, p: u8, moved: &[u32], saved: &[(f64, f64, Bottleneck)], links: &[u32], removed: Option<(&[(u32, f64)], f64)>, full: &mut Vec<u32>) {
+    fn settle_loads(
+        &mut self,
+        p: u8,
+        moved: &[u32],
+        saved: &[(f64, f64, Bottleneck)],
+        links: &[u32],
+        removed: Option<(&[(u32, f64)], f64)>,
+        full: &mut Vec<u32>,
+    ) {
         let lv = self.levels.get_mut(&p).expect("the level");
         let cand = &mut self.cand;
         for (&g, &(old, _, _)) in moved.iter().zip(saved) {
             let gi = g as usize;
             let r = self.rate[gi];
-            let counted = if cand.all { old } else { std::mem::replace(&mut cand.accounted[gi], r) };
+            let counted =
+                if cand.all { old } else { std::mem::replace(&mut cand.accounted[gi], r) };
             for &(l, a) in &self.specs[gi].usage {
                 let li = l as usize;
                 lv.used[li] += a * (r - pick(cand.is[li], old, counted));
@@ -640,7 +680,10 @@ impl Allocator {
             }
         }
         // Which links are near capacity is as good as random.
-        super::select_into(full, links, |l| lv.used[l as usize] + cand.lag_load(l as usize) >= lv.base[l as usize] * (1.0 - SATURATED));
+        super::select_into(full, links, |l| {
+            lv.used[l as usize] + cand.lag_load(l as usize)
+                >= lv.base[l as usize] * (1.0 - SATURATED)
+        });
         full.extend(moved.iter().filter_map(|&g| match self.bottleneck[g as usize] {
             Bottleneck::Link(l) => Some(l),
             Bottleneck::Demand => None,
@@ -677,7 +720,8 @@ mod tests {
     /// A chain of links 0..n of capacity 10, flow i on links i and i+1, and a flow alone on
     /// each link.
     fn chain(n: u32) -> Allocator {
-        let mut flows: Vec<FlowSpec> = (0..n - 1).map(|i| FlowSpec::new(vec![(i, 1.0), (i + 1, 1.0)])).collect();
+        let mut flows: Vec<FlowSpec> =
+            (0..n - 1).map(|i| FlowSpec::new(vec![(i, 1.0), (i + 1, 1.0)])).collect();
         flows.extend((0..n).map(|l| FlowSpec::new(vec![(l, 1.0)])));
         Allocator::new(Problem { capacity: vec![10.0; n as usize], headroom: 0.0, flows }).unwrap()
     }
@@ -690,7 +734,12 @@ mod tests {
     fn an_arrival_on_an_idle_link_moves_only_itself() {
         // Two links; flows 0 and 1 share link 0, link 1 is idle. A flow on link 1 alone
         // changes no other rate: A is that flow.
-        let mut al = Allocator::new(Problem { capacity: vec![10.0, 10.0], headroom: 0.0, flows: vec![FlowSpec::new(vec![(0, 1.0)]); 2] }).unwrap();
+        let mut al = Allocator::new(Problem {
+            capacity: vec![10.0, 10.0],
+            headroom: 0.0,
+            flows: vec![FlowSpec::new(vec![(0, 1.0)]); 2],
+        })
+        .unwrap();
         al.take_refilled();
         let f = al.add_flow(FlowSpec::new(vec![(1, 1.0)])).unwrap();
         assert_eq!((al.ordered.resolved, al.ordered.gave_up), (1, 0));
@@ -702,7 +751,9 @@ mod tests {
     #[test]
     fn pick_gives_the_chosen_value_bit_for_bit() {
         use super::pick;
-        for (yes, no) in [(1.5, -2.0), (-0.0, 0.0), (f64::INFINITY, f64::NEG_INFINITY), (f64::NAN, 5e-324)] {
+        for (yes, no) in
+            [(1.5, -2.0), (-0.0, 0.0), (f64::INFINITY, f64::NEG_INFINITY), (f64::NAN, 5e-324)]
+        {
             assert_eq!(pick(true, yes, no).to_bits(), yes.to_bits());
             assert_eq!(pick(false, yes, no).to_bits(), no.to_bits());
         }
@@ -714,7 +765,8 @@ mod tests {
         // with flow 1: 0 and 1 get 6 each on link 1. A flow on link 0 halves flow 0's share
         // there (5, frozen anew on link 0), and flow 1 rises to the 7 that leaves on link 1.
         let flows = vec![FlowSpec::new(vec![(0, 1.0), (1, 1.0)]), FlowSpec::new(vec![(1, 1.0)])];
-        let mut al = Allocator::new(Problem { capacity: vec![10.0, 12.0], headroom: 0.0, flows }).unwrap();
+        let mut al =
+            Allocator::new(Problem { capacity: vec![10.0, 12.0], headroom: 0.0, flows }).unwrap();
         assert_eq!(al.allocation().rate, vec![6.0, 6.0]);
         al.take_refilled();
         let f = al.add_flow(FlowSpec::new(vec![(0, 1.0)])).unwrap();
@@ -733,7 +785,8 @@ mod tests {
         // 8). When flow 0 leaves, link 0 no longer fills at level 5: flow 1 rises until
         // link 1 stops it at 8.
         let flows = vec![FlowSpec::new(vec![(0, 1.0)]), FlowSpec::new(vec![(0, 1.0), (1, 1.0)])];
-        let mut al = Allocator::new(Problem { capacity: vec![10.0, 8.0], headroom: 0.0, flows }).unwrap();
+        let mut al =
+            Allocator::new(Problem { capacity: vec![10.0, 8.0], headroom: 0.0, flows }).unwrap();
         assert_eq!(al.bottleneck(1), Some(Bottleneck::Link(0)));
         al.remove_flow(0).unwrap();
         assert_eq!(al.ordered.resolved, 1);
@@ -792,14 +845,24 @@ mod tests {
         use super::{event, Mark, Ordered, LINK};
         use std::cmp::Reverse;
         // Links 0 and 1 roomy (1 with no room left), link 2 not; a demand event of flow 7.
-        let mark = [(true, 2.0), (true, -1e-9), (false, 0.0)].map(|(roomy, room)| Mark { roomy, room, ..Default::default() });
+        let mark = [(true, 2.0), (true, -1e-9), (false, 0.0)].map(|(roomy, room)| Mark {
+            roomy,
+            room,
+            ..Default::default()
+        });
         let mut o = Ordered { mark: mark.to_vec(), ..Default::default() };
-        for e in [event(1.0, LINK, 0), event(2.0, LINK | 1, 0), event(3.0, LINK | 2, 0), event(4.0, 7, 0)] {
+        for e in [
+            event(1.0, LINK, 0),
+            event(2.0, LINK | 1, 0),
+            event(3.0, LINK | 2, 0),
+            event(4.0, 7, 0),
+        ] {
             o.heap.push(Reverse(e));
         }
         o.all_froze = true;
         o.drop_idle();
-        let mut left: Vec<u32> = o.heap.into_sorted_vec().iter().map(|e| ((e.0 >> 32) as u32) & !LINK).collect();
+        let mut left: Vec<u32> =
+            o.heap.into_sorted_vec().iter().map(|e| ((e.0 >> 32) as u32) & !LINK).collect();
         left.sort_unstable();
         // Link 1 may still fill (its bound says so): it is read when it reaches the top.
         assert_eq!(left, vec![1, 2]);
@@ -812,10 +875,21 @@ mod tests {
         use super::{event, Mark, Ordered, LINK};
         use std::cmp::Reverse;
         // Links 0-2 roomy (2 with no room left); link 1's bound at 3 was replaced by one at 5.
-        let mark = [(2.0, 0), (1.0, 1), (-1e-9, 0)].map(|(room, version)| Mark { roomy: true, room, rising_w: 1.0, version, ..Default::default() });
+        let mark = [(2.0, 0), (1.0, 1), (-1e-9, 0)].map(|(room, version)| Mark {
+            roomy: true,
+            room,
+            rising_w: 1.0,
+            version,
+            ..Default::default()
+        });
         let mut o = Ordered { mark: mark.to_vec(), ..Default::default() };
         o.heap.push(Reverse(event(1.0, LINK | 7, 0)));
-        for e in [event(4.0, LINK, 0), event(3.0, LINK | 1, 0), event(5.0, LINK | 1, 1), event(6.0, LINK | 2, 0)] {
+        for e in [
+            event(4.0, LINK, 0),
+            event(3.0, LINK | 1, 0),
+            event(5.0, LINK | 1, 1),
+            event(6.0, LINK | 2, 0),
+        ] {
             o.defer(e);
         }
         assert_eq!(o.heap.len(), 1);
@@ -825,7 +899,14 @@ mod tests {
         // With the heap empty, the least (the stale one, at 3) may come first: all but it go in.
         assert!(o.deferred_due());
         o.release(false);
-        let levels: Vec<f64> = o.heap.clone().into_sorted_vec().iter().rev().map(|e| f64::from_bits((e.0 >> 64) as u64)).collect();
+        let levels: Vec<f64> = o
+            .heap
+            .clone()
+            .into_sorted_vec()
+            .iter()
+            .rev()
+            .map(|e| f64::from_bits((e.0 >> 64) as u64))
+            .collect();
         assert_eq!(levels, vec![4.0, 5.0, 6.0]);
         assert!(o.deferred.is_empty() && !o.deferred_due());
         // Once no flow rises, only link 2's (no room left) goes in.

@@ -78,10 +78,10 @@ macro_rules! rounds_accessors {
 pub mod fifo;
 pub mod rounds;
 
+pub use crate::config::NoSettings;
 use crate::error::{config_err, Result};
 use crate::ids::{FlowId, PktId};
 use crate::units::{BufferSize, Rate, Time};
-pub use crate::config::NoSettings;
 pub use fifo::Fifo;
 use serde::{Deserialize, Serialize};
 
@@ -123,7 +123,17 @@ impl Arrival {
     /// An arrival at time zero of flow 0, priority 0, weight 1 (for unit tests).
     #[cfg(test)]
     pub fn test(pkt: u32, size: u32) -> Arrival {
-        Arrival { pkt: PktId(pkt), size, ect: true, flow: FlowId(0), prio: 0, weight: 1.0, tenant: 0, agg: u32::MAX, now: Time::ZERO }
+        Arrival {
+            pkt: PktId(pkt),
+            size,
+            ect: true,
+            flow: FlowId(0),
+            prio: 0,
+            weight: 1.0,
+            tenant: 0,
+            agg: u32::MAX,
+            now: Time::ZERO,
+        }
     }
 }
 
@@ -136,7 +146,11 @@ pub trait Discipline {
     fn dequeue(&mut self, now: Time) -> Option<(PktId, u32)>;
     /// The next packet to transmit among those `may_send` allows (hop-by-hop back-pressure,
     /// `switch.backpressure`); disciplines without per-flow queues ignore it.
-    fn dequeue_where(&mut self, now: Time, _may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
+    fn dequeue_where(
+        &mut self,
+        now: Time,
+        _may_send: &dyn Fn(PktId) -> bool,
+    ) -> Option<(PktId, u32)> {
         self.dequeue(now)
     }
     /// The verdict on a packet that finds the queue empty and the port idle, so that it goes
@@ -163,7 +177,12 @@ pub trait Discipline {
 /// file and one line there.
 pub trait Declared: Discipline + Sized {
     /// Its settings ([`NoSettings`] and `TABLE = false` for a discipline without any).
-    type Config: serde::de::DeserializeOwned + Serialize + Clone + std::fmt::Debug + PartialEq + Default;
+    type Config: serde::de::DeserializeOwned
+        + Serialize
+        + Clone
+        + std::fmt::Debug
+        + PartialEq
+        + Default;
     /// It has a settings table `[switch.<name>]`.
     const TABLE: bool = true;
     /// The discipline it is made of with these settings (a priority queue's classes), whose
@@ -365,7 +384,11 @@ impl QueueSettings {
 
     /// The disciplines in use: the queue's, and the one it is made of.
     pub fn used(&self) -> Vec<QueueKind> {
-        let composed = self.table(self.kind).cloned().unwrap_or_else(|| QueueConfig::default_for(self.kind)).composes();
+        let composed = self
+            .table(self.kind)
+            .cloned()
+            .unwrap_or_else(|| QueueConfig::default_for(self.kind))
+            .composes();
         std::iter::once(self.kind).chain(composed).collect()
     }
 
@@ -398,7 +421,8 @@ impl QueueSettings {
             out.kind = crate::config::nested::<QueueKind, E>(v, "queue")?;
         }
         if let Some(v) = t.remove("ecn_threshold") {
-            out.ecn_threshold = Some(crate::config::nested::<crate::units::BufferSize, E>(v, "ecn_threshold")?);
+            out.ecn_threshold =
+                Some(crate::config::nested::<crate::units::BufferSize, E>(v, "ecn_threshold")?);
         }
         for &kind in QueueKind::ALL {
             if kind.has_table() {
@@ -412,7 +436,10 @@ impl QueueSettings {
 
     /// Writes the discipline's keys into a `[switch]` map being serialized: `queue`, then
     /// `ecn_threshold` if given, then the tables in declaration order.
-    pub fn serialize_into<M: serde::ser::SerializeMap>(&self, m: &mut M) -> std::result::Result<(), M::Error> {
+    pub fn serialize_into<M: serde::ser::SerializeMap>(
+        &self,
+        m: &mut M,
+    ) -> std::result::Result<(), M::Error> {
         m.serialize_entry("queue", &self.kind)?;
         if let Some(k) = self.ecn_threshold {
             m.serialize_entry("ecn_threshold", &BufferText(k))?;
@@ -489,7 +516,12 @@ mod tests {
             }
         }
         // RED averages every arrival: its idle packets go through the queue.
-        let red = red::Red::new(BufferSize::Packets(10), red::RedConfig::default(), crate::units::Rate(1_000_000_000), crate::sim::Rng::stream(1, 0, 0));
+        let red = red::Red::new(
+            BufferSize::Packets(10),
+            red::RedConfig::default(),
+            crate::units::Rate(1_000_000_000),
+            crate::sim::Rng::stream(1, 0, 0),
+        );
         assert_eq!(QueueDisc::Red(Box::new(red)).pass_idle(&Arrival::test(0, 1500)), None);
     }
 }

@@ -30,8 +30,12 @@ pub struct DumbbellConfig {
 
 impl super::TopologyKind for DumbbellConfig {
     fn validate(&self) -> Result<()> {
-        ensure(self.senders >= 1, "topology.senders", || format!("must be at least 1, got {}", self.senders))?;
-        ensure(self.receivers >= 1, "topology.receivers", || format!("must be at least 1, got {}", self.receivers))
+        ensure(self.senders >= 1, "topology.senders", || {
+            format!("must be at least 1, got {}", self.senders)
+        })?;
+        ensure(self.receivers >= 1, "topology.receivers", || {
+            format!("must be at least 1, got {}", self.receivers)
+        })
     }
 
     fn build(&self) -> Topology {
@@ -57,6 +61,15 @@ impl super::TopologyKind for DumbbellConfig {
 
     fn size(&self) -> super::Size {
         let h = self.senders as u64 + self.receivers as u64;
-        super::Size { nodes: h + 2, ports: 2 * (h + 1), hosts: h, key: if self.senders >= self.receivers { "topology.senders" } else { "topology.receivers" } }
+        super::Size {
+            nodes: h + 2,
+            ports: 2 * (h + 1),
+            hosts: h,
+            key: if self.senders >= self.receivers {
+                "topology.senders"
+            } else {
+                "topology.receivers"
+            },
+        }
     }
 }

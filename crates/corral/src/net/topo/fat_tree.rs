@@ -40,22 +40,34 @@ impl super::TopologyKind for FatTreeConfig {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..k * half * half).map(|_| t.add_host()).collect();
         let tors: Vec<_> = (0..k * half).map(|i| t.add_switch(format!("tor{i}"), 1, 1)).collect();
-        let aggs: Vec<_> = (0..k * half).map(|i| t.add_switch(format!("agg{i}"), half, 2)).collect();
-        let cores: Vec<_> = (0..half * half).map(|i| t.add_switch(format!("core{i}"), 1, 3)).collect();
+        let aggs: Vec<_> =
+            (0..k * half).map(|i| t.add_switch(format!("agg{i}"), half, 2)).collect();
+        let cores: Vec<_> =
+            (0..half * half).map(|i| t.add_switch(format!("core{i}"), 1, 3)).collect();
         for (i, &h) in hosts.iter().enumerate() {
             t.link(h, tors[i / half as usize], rate, delay);
         }
         for pod in 0..k {
             for e in 0..half {
                 for a in 0..half {
-                    t.link(tors[(pod * half + e) as usize], aggs[(pod * half + a) as usize], rate, delay);
+                    t.link(
+                        tors[(pod * half + e) as usize],
+                        aggs[(pod * half + a) as usize],
+                        rate,
+                        delay,
+                    );
                 }
             }
         }
         for pod in 0..k {
             for a in 0..half {
                 for j in 0..half {
-                    t.link(aggs[(pod * half + a) as usize], cores[(a * half + j) as usize], rate, delay);
+                    t.link(
+                        aggs[(pod * half + a) as usize],
+                        cores[(a * half + j) as usize],
+                        rate,
+                        delay,
+                    );
                 }
             }
         }
@@ -64,21 +76,29 @@ impl super::TopologyKind for FatTreeConfig {
 
     fn size(&self) -> super::Size {
         let k = self.k as u64;
-        super::Size { nodes: k * k * k / 4 + 5 * k * k / 4, ports: 2 * (3 * k * k * k / 4), hosts: k * k * k / 4, key: "topology.k" }
+        super::Size {
+            nodes: k * k * k / 4 + 5 * k * k / 4,
+            ports: 2 * (3 * k * k * k / 4),
+            hosts: k * k * k / 4,
+            key: "topology.k",
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
+    use crate::net::topo::TopologyKind as _;
     use crate::net::NodeKind;
 
     #[test]
     fn k4_has_the_al_fares_counts() {
-        let cfg = FatTreeConfig { k: 4, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) };
+        let cfg =
+            FatTreeConfig { k: 4, link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1) };
         let t = cfg.build();
-        let count = |p: &str| t.nodes.iter().filter(|n| n.name.starts_with(p) && n.kind == NodeKind::Switch).count();
+        let count = |p: &str| {
+            t.nodes.iter().filter(|n| n.name.starts_with(p) && n.kind == NodeKind::Switch).count()
+        };
         assert_eq!(t.hosts.len(), 16);
         assert_eq!((count("tor"), count("agg"), count("core")), (8, 8, 4));
         // k^3/4 host links + k*(k/2)^2 edge-agg + k*(k/2)^2 agg-core.

@@ -31,8 +31,12 @@ pub struct LeafSpineConfig {
 
 impl super::TopologyKind for LeafSpineConfig {
     fn validate(&self) -> Result<()> {
-        ensure(self.leaves >= 1, "topology.leaves", || format!("must be at least 1, got {}", self.leaves))?;
-        ensure(self.spines >= 1, "topology.spines", || format!("must be at least 1, got {}", self.spines))?;
+        ensure(self.leaves >= 1, "topology.leaves", || {
+            format!("must be at least 1, got {}", self.leaves)
+        })?;
+        ensure(self.spines >= 1, "topology.spines", || {
+            format!("must be at least 1, got {}", self.spines)
+        })?;
         ensure(self.hosts_per_leaf >= 1, "topology.hosts_per_leaf", || {
             format!("must be at least 1, got {}", self.hosts_per_leaf)
         })
@@ -41,8 +45,10 @@ impl super::TopologyKind for LeafSpineConfig {
     fn build(&self) -> Topology {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..self.leaves * self.hosts_per_leaf).map(|_| t.add_host()).collect();
-        let leaves: Vec<_> = (0..self.leaves).map(|i| t.add_switch(format!("leaf{i}"), 1, 1)).collect();
-        let spines: Vec<_> = (0..self.spines).map(|i| t.add_switch(format!("spine{i}"), 1, 2)).collect();
+        let leaves: Vec<_> =
+            (0..self.leaves).map(|i| t.add_switch(format!("leaf{i}"), 1, 1)).collect();
+        let spines: Vec<_> =
+            (0..self.spines).map(|i| t.add_switch(format!("spine{i}"), 1, 2)).collect();
         for (i, &h) in hosts.iter().enumerate() {
             t.link(h, leaves[i / self.hosts_per_leaf as usize], self.host_rate, self.host_delay);
         }
@@ -56,7 +62,11 @@ impl super::TopologyKind for LeafSpineConfig {
 
     fn size(&self) -> super::Size {
         let h = self.leaves as u64 * self.hosts_per_leaf as u64; // below 2^64: both are u32
-        let key = if self.hosts_per_leaf >= self.leaves { "topology.hosts_per_leaf" } else { "topology.leaves" };
+        let key = if self.hosts_per_leaf >= self.leaves {
+            "topology.hosts_per_leaf"
+        } else {
+            "topology.leaves"
+        };
         super::Size {
             nodes: h.saturating_add(self.leaves as u64 + self.spines as u64),
             ports: h.saturating_add(self.leaves as u64 * self.spines as u64).saturating_mul(2),

@@ -45,29 +45,40 @@ impl ThreeTierConfig {
     fn pods(&self) -> u32 {
         self.aggs / self.aggs_per_pod
     }
-
-
 }
 
 impl super::TopologyKind for ThreeTierConfig {
     fn validate(&self) -> Result<()> {
-        for (key, v) in [("cores", self.cores), ("aggs", self.aggs), ("edges", self.edges), ("hosts_per_edge", self.hosts_per_edge), ("aggs_per_pod", self.aggs_per_pod)] {
+        for (key, v) in [
+            ("cores", self.cores),
+            ("aggs", self.aggs),
+            ("edges", self.edges),
+            ("hosts_per_edge", self.hosts_per_edge),
+            ("aggs_per_pod", self.aggs_per_pod),
+        ] {
             ensure(v >= 1, &format!("topology.{key}"), || format!("must be at least 1, got {v}"))?;
         }
         ensure(self.aggs.is_multiple_of(self.aggs_per_pod), "topology.aggs", || {
             format!("must be a multiple of aggs_per_pod ({}), got {}", self.aggs_per_pod, self.aggs)
         })?;
         ensure(self.edges.is_multiple_of(self.pods()), "topology.edges", || {
-            format!("must be a multiple of the number of pods ({}), got {}", self.pods(), self.edges)
+            format!(
+                "must be a multiple of the number of pods ({}), got {}",
+                self.pods(),
+                self.edges
+            )
         })
     }
 
     fn build(&self) -> Topology {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..self.edges * self.hosts_per_edge).map(|_| t.add_host()).collect();
-        let edges: Vec<_> = (0..self.edges).map(|i| t.add_switch(format!("edge{i}"), 1, 1)).collect();
-        let aggs: Vec<_> = (0..self.aggs).map(|i| t.add_switch(format!("agg{i}"), self.aggs_per_pod, 2)).collect();
-        let cores: Vec<_> = (0..self.cores).map(|i| t.add_switch(format!("core{i}"), 1, 3)).collect();
+        let edges: Vec<_> =
+            (0..self.edges).map(|i| t.add_switch(format!("edge{i}"), 1, 1)).collect();
+        let aggs: Vec<_> =
+            (0..self.aggs).map(|i| t.add_switch(format!("agg{i}"), self.aggs_per_pod, 2)).collect();
+        let cores: Vec<_> =
+            (0..self.cores).map(|i| t.add_switch(format!("core{i}"), 1, 3)).collect();
         for (i, &h) in hosts.iter().enumerate() {
             t.link(h, edges[i / self.hosts_per_edge as usize], self.host_rate, self.host_delay);
         }
@@ -89,8 +100,19 @@ impl super::TopologyKind for ThreeTierConfig {
 
     fn size(&self) -> super::Size {
         let h = self.edges as u64 * self.hosts_per_edge as u64;
-        let links = h.saturating_add(self.edges as u64 * self.aggs_per_pod as u64).saturating_add(self.aggs as u64 * self.cores as u64);
-        let key = if self.hosts_per_edge >= self.edges { "topology.hosts_per_edge" } else { "topology.edges" };
-        super::Size { nodes: h.saturating_add(self.edges as u64 + self.aggs as u64 + self.cores as u64), ports: links.saturating_mul(2), hosts: h, key }
+        let links = h
+            .saturating_add(self.edges as u64 * self.aggs_per_pod as u64)
+            .saturating_add(self.aggs as u64 * self.cores as u64);
+        let key = if self.hosts_per_edge >= self.edges {
+            "topology.hosts_per_edge"
+        } else {
+            "topology.edges"
+        };
+        super::Size {
+            nodes: h.saturating_add(self.edges as u64 + self.aggs as u64 + self.cores as u64),
+            ports: links.saturating_mul(2),
+            hosts: h,
+            key,
+        }
     }
 }

@@ -46,23 +46,32 @@ fn yes() -> bool {
 
 impl Default for TorusConfig {
     fn default() -> Self {
-        TorusConfig { dims: vec![8, 8, 8], link_rate: Rate(10_000_000_000), link_delay: Time::from_us(1), host_rate: None, host_delay: None, wrap: true }
+        TorusConfig {
+            dims: vec![8, 8, 8],
+            link_rate: Rate(10_000_000_000),
+            link_delay: Time::from_us(1),
+            host_rate: None,
+            host_delay: None,
+            wrap: true,
+        }
     }
 }
 
 impl TorusConfig {
-
     pub fn nodes(&self) -> usize {
         self.dims.iter().map(|&d| d as usize).product()
     }
-
 }
 
 impl super::TopologyKind for TorusConfig {
     fn validate(&self) -> Result<()> {
-        ensure((2..=3).contains(&self.dims.len()), "topology.dims", || format!("must list 2 or 3 sizes, got {}", self.dims.len()))?;
+        ensure((2..=3).contains(&self.dims.len()), "topology.dims", || {
+            format!("must list 2 or 3 sizes, got {}", self.dims.len())
+        })?;
         for (i, &d) in self.dims.iter().enumerate() {
-            ensure((2..=64).contains(&d), &format!("topology.dims[{i}]"), || format!("must be between 2 and 64, got {d}"))?;
+            ensure((2..=64).contains(&d), &format!("topology.dims[{i}]"), || {
+                format!("must be between 2 and 64, got {d}")
+            })?;
         }
         let n: u64 = self.dims.iter().map(|&d| d as u64).product();
         ensure(n <= 65536, "topology.dims", || format!("at most 65536 nodes, got {n}"))
@@ -74,7 +83,8 @@ impl super::TopologyKind for TorusConfig {
         let mut t = Topology::default();
         let hosts: Vec<_> = (0..n).map(|_| t.add_host()).collect();
         let sws: Vec<_> = (0..n).map(|i| t.add_switch(format!("sw{i}"), 1, 1)).collect();
-        let (host_rate, host_delay) = (self.host_rate.unwrap_or(rate), self.host_delay.unwrap_or(delay));
+        let (host_rate, host_delay) =
+            (self.host_rate.unwrap_or(rate), self.host_delay.unwrap_or(delay));
         for i in 0..n {
             t.link(hosts[i], sws[i], host_rate, host_delay);
         }
@@ -98,17 +108,27 @@ impl super::TopologyKind for TorusConfig {
 
     fn size(&self) -> super::Size {
         let n = self.nodes() as u64;
-        super::Size { nodes: 2 * n, ports: 2 * (n + n * self.dims.len() as u64), hosts: n, key: "topology.dims" }
+        super::Size {
+            nodes: 2 * n,
+            ports: 2 * (n + n * self.dims.len() as u64),
+            hosts: n,
+            key: "topology.dims",
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
+    use crate::net::topo::TopologyKind as _;
 
     fn cfg(dims: &[u32]) -> TorusConfig {
-        TorusConfig { dims: dims.to_vec(), link_rate: Rate(1_000_000_000), link_delay: Time::from_us(1), ..TorusConfig::default() }
+        TorusConfig {
+            dims: dims.to_vec(),
+            link_rate: Rate(1_000_000_000),
+            link_delay: Time::from_us(1),
+            ..TorusConfig::default()
+        }
     }
 
     #[test]
@@ -140,12 +160,17 @@ mod tests {
 
     #[test]
     fn mesh_drops_the_wrap_around_links_and_host_links_have_their_own_rate() {
-        let mesh = TorusConfig { wrap: false, host_rate: Some(Rate(40_000_000_000)), ..cfg(&[8, 8, 8]) }.build();
+        let mesh =
+            TorusConfig { wrap: false, host_rate: Some(Rate(40_000_000_000)), ..cfg(&[8, 8, 8]) }
+                .build();
         // 3 dimensions x 8 x 8 rows of 7 links.
         assert_eq!(mesh.links.len(), 512 + 3 * 64 * 7);
         assert!(mesh.links[..512].iter().all(|l| l.rate == Rate(40_000_000_000)));
         assert!(mesh.links[512..].iter().all(|l| l.rate == Rate(1_000_000_000)));
         let dims: Vec<u8> = mesh.links[512..].iter().map(|l| l.dim).collect();
-        assert_eq!((0..3).map(|d| dims.iter().filter(|&&x| x == d).count()).collect::<Vec<_>>(), vec![448; 3]);
+        assert_eq!(
+            (0..3).map(|d| dims.iter().filter(|&&x| x == d).count()).collect::<Vec<_>>(),
+            vec![448; 3]
+        );
     }
 }

@@ -63,7 +63,13 @@ pub struct Agent {
 }
 
 impl Agent {
-    pub fn new(port: PortId, node: NodeId, level: usize, cycle_child: Time, cycle_parent: Time) -> Agent {
+    pub fn new(
+        port: PortId,
+        node: NodeId,
+        level: usize,
+        cycle_child: Time,
+        cycle_parent: Time,
+    ) -> Agent {
         Agent {
             port,
             node,
@@ -93,13 +99,18 @@ impl Agent {
     /// below and every share sent down is 0. (A loop that stops and restarts on the same
     /// phase acts exactly as one that ran through: its idle cycles change nothing.)
     pub fn child_idle(&self) -> bool {
-        self.flows.is_empty() && self.child_demand.values().all(DemandMap::is_empty) && self.child_sent.values().all(|&s| s == 0.0)
+        self.flows.is_empty()
+            && self.child_demand.values().all(DemandMap::is_empty)
+            && self.child_sent.values().all(|&s| s == 0.0)
     }
 
     /// Nothing for the parent loop to do: no demand below, every parent holds an empty map,
     /// and no excess is owed to a parent.
     pub fn parent_idle(&self) -> bool {
-        self.flows.is_empty() && self.child_demand.values().all(DemandMap::is_empty) && self.up.iter().all(|u| u.sent.is_empty()) && self.up.len() <= 1
+        self.flows.is_empty()
+            && self.child_demand.values().all(DemandMap::is_empty)
+            && self.up.iter().all(|u| u.sent.is_empty())
+            && self.up.len() <= 1
     }
 
     /// The agent's demand: its leaves' demands, or its children's maps summed, as
@@ -121,7 +132,12 @@ impl Agent {
         if self.is_root() {
             return port_capacity;
         }
-        self.up.iter().map(|u| u.share.unwrap_or(0.0)).fold(f64::INFINITY, f64::min).min(port_capacity).max(0.0)
+        self.up
+            .iter()
+            .map(|u| u.share.unwrap_or(0.0))
+            .fold(f64::INFINITY, f64::min)
+            .min(port_capacity)
+            .max(0.0)
     }
 
     /// The child loop of a host agent: each leaf's rate, `min(demand, λ)`.
@@ -134,13 +150,31 @@ impl Agent {
     /// another parent (its cap) is still told what it could take here, so that it can rise
     /// when that parent rises; what it leaves goes to the other children.
     pub fn divide(&self, usable: f64) -> Vec<(usize, f64)> {
-        let demand = |c: &usize| -> Vec<(f64, i64)> { self.child_demand.get(c).map(|m| m.iter().collect()).unwrap_or_default() };
-        let uncapped = divide(usable, &self.children.iter().map(|c| (demand(c), f64::INFINITY)).collect::<Vec<_>>());
+        let demand = |c: &usize| -> Vec<(f64, i64)> {
+            self.child_demand.get(c).map(|m| m.iter().collect()).unwrap_or_default()
+        };
+        let uncapped = divide(
+            usable,
+            &self.children.iter().map(|c| (demand(c), f64::INFINITY)).collect::<Vec<_>>(),
+        );
         if self.child_cap.is_empty() {
             return self.children.iter().copied().zip(uncapped).collect();
         }
-        let capped = divide(usable, &self.children.iter().map(|c| (demand(c), self.child_cap.get(c).copied().unwrap_or(f64::INFINITY))).collect::<Vec<_>>());
-        self.children.iter().enumerate().map(|(i, &c)| (c, if self.child_cap.contains_key(&c) { uncapped[i] } else { capped[i] })).collect()
+        let capped = divide(
+            usable,
+            &self
+                .children
+                .iter()
+                .map(|c| (demand(c), self.child_cap.get(c).copied().unwrap_or(f64::INFINITY)))
+                .collect::<Vec<_>>(),
+        );
+        self.children
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                (c, if self.child_cap.contains_key(&c) { uncapped[i] } else { capped[i] })
+            })
+            .collect()
     }
 
     /// The parent loop's first step: with several parents the agent takes the smallest
@@ -261,7 +295,10 @@ mod tests {
     #[test]
     fn parent_loop_takes_the_smallest_share() {
         let mut a = agent();
-        a.up = vec![Up { parent: 1, share: Some(4.0), ..Up::default() }, Up { parent: 2, share: Some(6.0), ..Up::default() }];
+        a.up = vec![
+            Up { parent: 1, share: Some(4.0), ..Up::default() },
+            Up { parent: 2, share: Some(6.0), ..Up::default() },
+        ];
         assert_eq!(a.take_share(), (4.0, vec![0.0, 2.0]));
         assert_eq!(a.usable(100.0), 4.0);
     }

@@ -84,7 +84,17 @@ pub fn water_level(capacity: f64, groups: &[(f64, i64)]) -> f64 {
 /// `sum over the child's flows of min(demand, λ)`, capped, for the largest λ that fits.
 pub fn divide(capacity: f64, children: &[(Vec<(f64, i64)>, f64)]) -> Vec<f64> {
     let at = |lambda: f64| -> Vec<f64> {
-        children.iter().map(|(groups, cap)| groups.iter().map(|&(d, n)| d.min(lambda) * n.max(0) as f64).sum::<f64>().min(*cap).max(0.0)).collect()
+        children
+            .iter()
+            .map(|(groups, cap)| {
+                groups
+                    .iter()
+                    .map(|&(d, n)| d.min(lambda) * n.max(0) as f64)
+                    .sum::<f64>()
+                    .min(*cap)
+                    .max(0.0)
+            })
+            .collect()
     };
     let capacity = capacity.max(0.0);
     if children.iter().all(|c| c.1.is_infinite()) {
@@ -116,7 +126,10 @@ mod tests {
 
     #[test]
     fn algorithm_1_fills_small_demands_first() {
-        assert_eq!(single_bottleneck(10.0, &[1.0, f64::INFINITY, 2.0, f64::INFINITY]), vec![1.0, 3.5, 2.0, 3.5]);
+        assert_eq!(
+            single_bottleneck(10.0, &[1.0, f64::INFINITY, 2.0, f64::INFINITY]),
+            vec![1.0, 3.5, 2.0, 3.5]
+        );
         assert_eq!(single_bottleneck(9.0, &[f64::INFINITY; 3]), vec![3.0; 3]);
         assert_eq!(single_bottleneck(9.0, &[1.0, 2.0]), vec![1.0, 2.0]);
     }
@@ -131,10 +144,12 @@ mod tests {
             let capacity: Vec<f64> = (0..links).map(|_| 1.0 + rng.below(100) as f64).collect();
             let flows: Vec<(f64, Vec<usize>)> = (0..1 + rng.below(12))
                 .map(|_| {
-                    let mut l: Vec<usize> = (0..1 + rng.below(3)).map(|_| rng.below(links as u64) as usize).collect();
+                    let mut l: Vec<usize> =
+                        (0..1 + rng.below(3)).map(|_| rng.below(links as u64) as usize).collect();
                     l.sort_unstable();
                     l.dedup();
-                    let demand = if rng.below(2) == 0 { f64::INFINITY } else { rng.below(60) as f64 };
+                    let demand =
+                        if rng.below(2) == 0 { f64::INFINITY } else { rng.below(60) as f64 };
                     (demand, l)
                 })
                 .collect();
@@ -142,11 +157,22 @@ mod tests {
             let p = Problem {
                 capacity: capacity.clone(),
                 headroom: 0.0,
-                flows: flows.iter().map(|(d, l)| FlowSpec { weight: 1.0, priority: 0, demand: *d, usage: l.iter().map(|&b| (b as u32, 1.0)).collect() }).collect(),
+                flows: flows
+                    .iter()
+                    .map(|(d, l)| FlowSpec {
+                        weight: 1.0,
+                        priority: 0,
+                        demand: *d,
+                        usage: l.iter().map(|&b| (b as u32, 1.0)).collect(),
+                    })
+                    .collect(),
             };
             let want = solve_validated(&p).rate;
             for (f, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert!((g - w).abs() <= 1e-9 * w.max(1.0), "case {case}, flow {f}: {g} vs {w}; {capacity:?} {flows:?}");
+                assert!(
+                    (g - w).abs() <= 1e-9 * w.max(1.0),
+                    "case {case}, flow {f}: {g} vs {w}; {capacity:?} {flows:?}"
+                );
             }
         }
     }
@@ -156,9 +182,17 @@ mod tests {
     fn water_level_matches_algorithm_1() {
         let mut rng = Rng::stream(7, 0, 0);
         for _ in 0..200 {
-            let groups: Vec<(f64, i64)> = (0..1 + rng.below(5)).map(|_| (if rng.below(3) == 0 { f64::INFINITY } else { rng.below(50) as f64 }, 1 + rng.below(4) as i64)).collect();
+            let groups: Vec<(f64, i64)> = (0..1 + rng.below(5))
+                .map(|_| {
+                    (
+                        if rng.below(3) == 0 { f64::INFINITY } else { rng.below(50) as f64 },
+                        1 + rng.below(4) as i64,
+                    )
+                })
+                .collect();
             let capacity = rng.below(200) as f64;
-            let flat: Vec<f64> = groups.iter().flat_map(|&(d, n)| std::iter::repeat_n(d, n as usize)).collect();
+            let flat: Vec<f64> =
+                groups.iter().flat_map(|&(d, n)| std::iter::repeat_n(d, n as usize)).collect();
             let lambda = water_level(capacity, &groups);
             for (d, want) in flat.iter().zip(single_bottleneck(capacity, &flat)) {
                 assert!((d.min(lambda) - want).abs() < 1e-9, "{groups:?} at {capacity}");

@@ -129,17 +129,28 @@ impl Default for HccConfig {
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: HccConfig = typed(table, "scheme")?;
-    ensure((1..=4).contains(&cfg.levels), "scheme.levels", || format!("must be 1 to 4, got {}", cfg.levels))?;
+    ensure((1..=4).contains(&cfg.levels), "scheme.levels", || {
+        format!("must be 1 to 4, got {}", cfg.levels)
+    })?;
     for (key, v) in [("child_cycle", cfg.child_cycle), ("parent_cycle", cfg.parent_cycle)] {
-        ensure(v.is_finite() && v > 0.0, &format!("scheme.{key}"), || format!("must be a positive multiple of a link delay, got {v}"))?;
+        ensure(v.is_finite() && v > 0.0, &format!("scheme.{key}"), || {
+            format!("must be a positive multiple of a link delay, got {v}")
+        })?;
     }
     ensure(cfg.min_cycle > Time::ZERO, "scheme.min_cycle", || "must be positive".into())?;
     ensure(cfg.refit > Time::ZERO, "scheme.refit", || "must be positive".into())?;
     super::check_fraction("headroom", cfg.headroom)?;
     super::check_fraction("prune", cfg.prune)?;
     ensure(cfg.bins <= 1024, "scheme.bins", || format!("must be at most 1024, got {}", cfg.bins))?;
-    ensure(cfg.up_header >= 1 && cfg.down_bytes >= 1, "scheme.up_header", || "up_header and down_bytes must be at least 1 byte".into())?;
-    Ok(Box::new(Hcc { cfg, agents: Vec::new(), by_port: BTreeMap::new(), host_agent: BTreeMap::new() }))
+    ensure(cfg.up_header >= 1 && cfg.down_bytes >= 1, "scheme.up_header", || {
+        "up_header and down_bytes must be at least 1 byte".into()
+    })?;
+    Ok(Box::new(Hcc {
+        cfg,
+        agents: Vec::new(),
+        by_port: BTreeMap::new(),
+        host_agent: BTreeMap::new(),
+    }))
 }
 
 /// Timer tags.
@@ -147,7 +158,8 @@ const CHILD_LOOP: u32 = 0;
 const PARENT_LOOP: u32 = 1;
 
 /// Counters of bytes received and sent by agents, by level from the bottom (L1: hosts).
-const RECEIVED: [&str; 4] = ["l1_received_bytes", "l2_received_bytes", "l3_received_bytes", "l4_received_bytes"];
+const RECEIVED: [&str; 4] =
+    ["l1_received_bytes", "l2_received_bytes", "l3_received_bytes", "l4_received_bytes"];
 const SENT: [&str; 4] = ["l1_sent_bytes", "l2_sent_bytes", "l3_sent_bytes", "l4_sent_bytes"];
 
 /// Up: a child's demand delta for one parent.
@@ -224,7 +236,10 @@ impl Hcc {
         let mut node = ctx.net().hosts[ctx.flow(f).src as usize];
         let mut path = Vec::new();
         while path.len() < self.cfg.levels {
-            let next = usage.iter().filter(|(p, _)| ctx.net().ports[*p as usize].node == node).max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+            let next = usage
+                .iter()
+                .filter(|(p, _)| ctx.net().ports[*p as usize].node == node)
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
             let Some(&(p, _)) = next else { break };
             path.push(PortId(p));
             node = ctx.net().ports[p as usize].peer;
@@ -239,7 +254,13 @@ impl Hcc {
         }
         let p = &ctx.net().ports[port.idx()];
         let a = self.agents.len();
-        let agent = Agent::new(port, p.node, level, self.cycle(below, self.cfg.child_cycle), self.cycle(p.delay, self.cfg.parent_cycle));
+        let agent = Agent::new(
+            port,
+            p.node,
+            level,
+            self.cycle(below, self.cfg.child_cycle),
+            self.cycle(p.delay, self.cfg.parent_cycle),
+        );
         self.agents.push(agent);
         self.by_port.insert(port, a);
         a
@@ -295,7 +316,11 @@ impl Hcc {
         for (c, share) in self.agents[a].divide(usable) {
             if worth_sending(self.agents[a].child_sent.get(&c).copied(), share, self.cfg.prune) {
                 self.agents[a].child_sent.insert(c, share);
-                let msg = Message::new("hcc_share", self.cfg.down_bytes, ShareMsg { child: c, parent: a, share });
+                let msg = Message::new(
+                    "hcc_share",
+                    self.cfg.down_bytes,
+                    ShareMsg { child: c, parent: a, share },
+                );
                 self.send(ctx, a, c, msg);
             }
         }
@@ -346,10 +371,16 @@ impl Hcc {
         if self.agents[a].up.len() > 1 {
             let (taken, excess) = self.agents[a].take_share();
             for (i, e) in excess.into_iter().enumerate() {
-                if self.agents[a].up[i].share.is_some() && worth_sending(self.agents[a].up[i].excess_sent, e, self.cfg.prune) {
+                if self.agents[a].up[i].share.is_some()
+                    && worth_sending(self.agents[a].up[i].excess_sent, e, self.cfg.prune)
+                {
                     self.agents[a].up[i].excess_sent = Some(e);
                     let parent = self.agents[a].up[i].parent;
-                    let msg = Message::new("hcc_excess", self.cfg.down_bytes, ExcessMsg { child: a, parent, taken, excess: e });
+                    let msg = Message::new(
+                        "hcc_excess",
+                        self.cfg.down_bytes,
+                        ExcessMsg { child: a, parent, taken, excess: e },
+                    );
                     self.send(ctx, a, parent, msg);
                 }
             }
@@ -361,7 +392,12 @@ impl Hcc {
                 self.agents[a].up[i].sent = report.clone();
                 let parent = self.agents[a].up[i].parent;
                 let bytes = d.message_bytes(self.cfg.up_header, self.cfg.up_entry);
-                self.send(ctx, a, parent, Message::new("hcc_demand", bytes, DemandMsg { child: a, parent, delta: d }));
+                self.send(
+                    ctx,
+                    a,
+                    parent,
+                    Message::new("hcc_demand", bytes, DemandMsg { child: a, parent, delta: d }),
+                );
             }
         }
         if self.agents[a].parent_idle() {
@@ -494,7 +530,9 @@ impl Scheme for Hcc {
     }
 
     fn summary(&self) -> serde_json::Value {
-        let per_level: Vec<usize> = (0..self.cfg.levels).map(|l| self.agents.iter().filter(|a| a.level == l).count()).collect();
+        let per_level: Vec<usize> = (0..self.cfg.levels)
+            .map(|l| self.agents.iter().filter(|a| a.level == l).count())
+            .collect();
         serde_json::json!({ "agents": self.agents.len(), "agents_per_level": per_level, "roots": self.agents.iter().filter(|a| a.is_root()).count(), "consistent": self.consistent() })
     }
 }

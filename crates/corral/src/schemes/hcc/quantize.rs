@@ -22,7 +22,8 @@ impl Quantizer {
             return Quantizer { levels: Vec::new() };
         }
         let bins = bins.min(v.len());
-        let mut levels: Vec<f64> = (0..bins).map(|k| v[((2 * k + 1) * v.len()) / (2 * bins)]).collect();
+        let mut levels: Vec<f64> =
+            (0..bins).map(|k| v[((2 * k + 1) * v.len()) / (2 * bins)]).collect();
         levels.dedup();
         for _ in 0..iterations {
             let mut sum = vec![0.0; levels.len()];
@@ -32,8 +33,13 @@ impl Quantizer {
                 sum[k] += x;
                 count[k] += 1;
             }
-            let next: Vec<f64> = levels.iter().enumerate().map(|(k, &l)| if count[k] > 0 { sum[k] / count[k] as f64 } else { l }).collect();
-            let moved = next.iter().zip(&levels).any(|(a, b)| (a - b).abs() > 1e-12 * b.abs().max(1.0));
+            let next: Vec<f64> = levels
+                .iter()
+                .enumerate()
+                .map(|(k, &l)| if count[k] > 0 { sum[k] / count[k] as f64 } else { l })
+                .collect();
+            let moved =
+                next.iter().zip(&levels).any(|(a, b)| (a - b).abs() > 1e-12 * b.abs().max(1.0));
             levels = next;
             if !moved {
                 break;
@@ -57,7 +63,8 @@ impl Quantizer {
     /// Mean squared error of quantizing `values`.
     pub fn mse(&self, values: &[f64]) -> f64 {
         let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-        finite.iter().map(|&x| (self.quantize(x) - x).powi(2)).sum::<f64>() / finite.len().max(1) as f64
+        finite.iter().map(|&x| (self.quantize(x) - x).powi(2)).sum::<f64>()
+            / finite.len().max(1) as f64
     }
 }
 

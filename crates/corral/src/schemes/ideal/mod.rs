@@ -73,7 +73,11 @@ pub struct IdealConfig {
 impl IdealConfig {
     /// `first_rate`, or its default for the mode.
     pub fn start(&self) -> FirstRate {
-        self.first_rate.unwrap_or(if self.mode == Mode::Periodic { FirstRate::Window } else { FirstRate::Line })
+        self.first_rate.unwrap_or(if self.mode == Mode::Periodic {
+            FirstRate::Window
+        } else {
+            FirstRate::Line
+        })
     }
 }
 
@@ -98,17 +102,29 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: IdealConfig = typed(table, "scheme")?;
     super::check_fraction("headroom", cfg.headroom)?;
     let periodic = cfg.mode == Mode::Periodic;
-    let unused = |key: &str, used: bool| ensure(used, &format!("scheme.{key}"), || format!("only used with mode = \"{}\"", if periodic { "instant" } else { "periodic" }));
+    let unused = |key: &str, used: bool| {
+        ensure(used, &format!("scheme.{key}"), || {
+            format!("only used with mode = \"{}\"", if periodic { "instant" } else { "periodic" })
+        })
+    };
     let d = IdealConfig::default();
     unused("controller", periodic || cfg.controller.is_none())?;
     unused("period", periodic || cfg.period == d.period)?;
     unused("delay", !periodic || cfg.delay == d.delay)?;
     if periodic {
         ensure(cfg.period > Time::ZERO, "scheme.period", || "must be positive".into())?;
-        ensure(cfg.report_header >= 1 && cfg.rate_bytes >= 1, "scheme.report_header", || "report_header and rate_bytes must be at least 1 byte".into())?;
+        ensure(cfg.report_header >= 1 && cfg.rate_bytes >= 1, "scheme.report_header", || {
+            "report_header and rate_bytes must be at least 1 byte".into()
+        })?;
         return Ok(Box::new(periodic::Periodic::new(cfg)));
     }
-    Ok(Box::new(Ideal { cfg, alloc: None, slot: BTreeMap::new(), rate: BTreeMap::new(), cut_off: BTreeSet::new() }))
+    Ok(Box::new(Ideal {
+        cfg,
+        alloc: None,
+        slot: BTreeMap::new(),
+        rate: BTreeMap::new(),
+        cut_off: BTreeSet::new(),
+    }))
 }
 
 /// Timer tags: which event a delayed recomputation answers.
@@ -130,7 +146,8 @@ impl Ideal {
     fn alloc(&mut self, ctx: &mut dyn Ctx) -> &mut Allocator {
         self.alloc.get_or_insert_with(|| {
             let capacity = super::link_capacities(ctx.net());
-            Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() }).expect("link rates are valid capacities")
+            Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() })
+                .expect("link rates are valid capacities")
         })
     }
 
@@ -228,7 +245,8 @@ impl Scheme for Ideal {
     /// Links failed or came back: every active flow again, on the routes that avoid the
     /// links that are down (whose capacity is 0).
     fn on_topology_change(&mut self, ctx: &mut dyn Ctx) {
-        let active: BTreeSet<u32> = self.slot.keys().copied().chain(std::mem::take(&mut self.cut_off)).collect();
+        let active: BTreeSet<u32> =
+            self.slot.keys().copied().chain(std::mem::take(&mut self.cut_off)).collect();
         self.alloc = None;
         self.slot.clear();
         for f in active {
@@ -252,10 +270,18 @@ mod tests {
         assert_eq!(instant.start(), FirstRate::Line);
         let periodic = IdealConfig { mode: Mode::Periodic, ..IdealConfig::default() };
         assert_eq!(periodic.start(), FirstRate::Window);
-        assert_eq!(IdealConfig { first_rate: Some(FirstRate::Wait), ..periodic }.start(), FirstRate::Wait);
-        let SchemeTransport::Rate { initial_bps, window, .. } = FirstRate::Window.transport() else { panic!() };
+        assert_eq!(
+            IdealConfig { first_rate: Some(FirstRate::Wait), ..periodic }.start(),
+            FirstRate::Wait
+        );
+        let SchemeTransport::Rate { initial_bps, window, .. } = FirstRate::Window.transport()
+        else {
+            panic!()
+        };
         assert_eq!((initial_bps, window), (None, super::super::Window::UntilRate));
-        let SchemeTransport::Rate { initial_bps, window, .. } = FirstRate::Line.transport() else { panic!() };
+        let SchemeTransport::Rate { initial_bps, window, .. } = FirstRate::Line.transport() else {
+            panic!()
+        };
         assert_eq!((initial_bps, window), (None, super::super::Window::Off));
     }
 }

@@ -56,7 +56,15 @@ pub struct Periodic {
 
 impl Periodic {
     pub fn new(cfg: IdealConfig) -> Periodic {
-        Periodic { cfg, controller: None, alloc: None, active: BTreeMap::new(), emptied: BTreeSet::new(), known: BTreeMap::new(), slot: BTreeMap::new() }
+        Periodic {
+            cfg,
+            controller: None,
+            alloc: None,
+            active: BTreeMap::new(),
+            emptied: BTreeSet::new(),
+            known: BTreeMap::new(),
+            slot: BTreeMap::new(),
+        }
     }
 
     fn tick(&mut self, ctx: &mut dyn Ctx) {
@@ -64,10 +72,26 @@ impl Periodic {
         self.compute_and_send(ctx, c);
         for (&h, flows) in &self.active {
             let bytes = self.cfg.report_header + self.cfg.report_entry * flows.len() as u32;
-            ctx.send(ctx.net().hosts[h as usize], c, Message::new("ideal_report", bytes, Report { host: h, flows: flows.iter().copied().collect() }));
+            ctx.send(
+                ctx.net().hosts[h as usize],
+                c,
+                Message::new(
+                    "ideal_report",
+                    bytes,
+                    Report { host: h, flows: flows.iter().copied().collect() },
+                ),
+            );
         }
         for h in std::mem::take(&mut self.emptied) {
-            ctx.send(ctx.net().hosts[h as usize], c, Message::new("ideal_report", self.cfg.report_header, Report { host: h, flows: Vec::new() }));
+            ctx.send(
+                ctx.net().hosts[h as usize],
+                c,
+                Message::new(
+                    "ideal_report",
+                    self.cfg.report_header,
+                    Report { host: h, flows: Vec::new() },
+                ),
+            );
         }
         let next = ctx.now() + self.cfg.period;
         ctx.schedule(next, 0, TICK);
@@ -79,7 +103,8 @@ impl Periodic {
         let before = self.known.insert(r.host, now.clone()).unwrap_or_default();
         let alloc = self.alloc.get_or_insert_with(|| {
             let capacity = crate::schemes::link_capacities(ctx.net());
-            Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() }).expect("link rates are valid capacities")
+            Allocator::new(Problem { capacity, headroom: self.cfg.headroom, flows: Vec::new() })
+                .expect("link rates are valid capacities")
         });
         for f in before.difference(&now) {
             if let Some(id) = self.slot.remove(f) {
@@ -89,7 +114,8 @@ impl Periodic {
         for &f in now.difference(&before) {
             let def = ctx.flow(FlowId(f));
             let (weight, priority) = (def.weight, def.priority);
-            let spec = FlowSpec { weight, priority, demand: f64::INFINITY, usage: ctx.usage(FlowId(f)) };
+            let spec =
+                FlowSpec { weight, priority, demand: f64::INFINITY, usage: ctx.usage(FlowId(f)) };
             // A flow failed links cut off from its destination uses no link: left out.
             if !spec.usage.is_empty() {
                 let id = alloc.add_flow(spec).expect("usage from the topology");
@@ -104,7 +130,11 @@ impl Periodic {
         for (&f, &id) in &self.slot {
             let bps = alloc.rate(id).unwrap_or(0.0);
             let host = ctx.flow(FlowId(f)).src;
-            ctx.send(c, ctx.net().hosts[host as usize], Message::new("ideal_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps }));
+            ctx.send(
+                c,
+                ctx.net().hosts[host as usize],
+                Message::new("ideal_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps }),
+            );
             ctx.count("root_sent_bytes", self.cfg.rate_bytes as u64);
         }
     }
@@ -122,8 +152,13 @@ impl Periodic {
 /// Sets every link whose capacity moved (a rate `[[events]]` entry, a failure) to its
 /// current one.
 fn refresh_capacities(alloc: &mut Allocator, net: &Network) {
-    let moved: Vec<(u32, f64)> = crate::schemes::link_capacities(net).into_iter().zip(alloc.capacities()).enumerate()
-        .filter(|(_, (now, before))| now != *before).map(|(l, (now, _))| (l as u32, now)).collect();
+    let moved: Vec<(u32, f64)> = crate::schemes::link_capacities(net)
+        .into_iter()
+        .zip(alloc.capacities())
+        .enumerate()
+        .filter(|(_, (now, before))| now != *before)
+        .map(|(l, (now, _))| (l as u32, now))
+        .collect();
     for (l, now) in moved {
         alloc.set_capacity(l, now).expect("link rates are valid capacities");
     }
@@ -132,10 +167,20 @@ fn refresh_capacities(alloc: &mut Allocator, net: &Network) {
 /// The controller's switch: `name`, or the first switch with the most ports.
 pub fn controller(net: &Network, name: Option<&str>) -> Result<NodeId> {
     match name {
-        Some(n) => net.node_by_name(n).filter(|id| net.nodes[id.idx()].kind == NodeKind::Switch).ok_or_else(|| config_err("scheme.controller", format!("unknown switch \"{n}\""))),
+        Some(n) => net
+            .node_by_name(n)
+            .filter(|id| net.nodes[id.idx()].kind == NodeKind::Switch)
+            .ok_or_else(|| config_err("scheme.controller", format!("unknown switch \"{n}\""))),
         None => {
-            let best = net.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Switch).max_by_key(|(i, n)| (n.ports.len(), std::cmp::Reverse(*i)));
-            best.map(|(i, _)| NodeId(i as u32)).ok_or_else(|| config_err("scheme.mode", "\"periodic\" needs a switch for its controller"))
+            let best = net
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.kind == NodeKind::Switch)
+                .max_by_key(|(i, n)| (n.ports.len(), std::cmp::Reverse(*i)));
+            best.map(|(i, _)| NodeId(i as u32)).ok_or_else(|| {
+                config_err("scheme.mode", "\"periodic\" needs a switch for its controller")
+            })
         }
     }
 }

@@ -74,7 +74,11 @@ impl Event {
         b[7] = self.priority;
         let w = (self.weight * 256.0).round().clamp(1.0, u16::MAX as f64) as u16;
         b[8..10].copy_from_slice(&w.to_le_bytes());
-        let kbps = if self.demand_bps.is_finite() { (self.demand_bps / 1e3).round().clamp(0.0, (u32::MAX - 1) as f64) as u32 } else { u32::MAX };
+        let kbps = if self.demand_bps.is_finite() {
+            (self.demand_bps / 1e3).round().clamp(0.0, (u32::MAX - 1) as f64) as u32
+        } else {
+            u32::MAX
+        };
         b[10..14].copy_from_slice(&kbps.to_le_bytes());
         b[14] = self.tree;
         b[15] = b[..15].iter().fold(0u8, |a, &x| a.wrapping_add(x));
@@ -121,14 +125,34 @@ mod tests {
 
     #[test]
     fn sixteen_bytes_round_trip_with_the_format_s_quantization() {
-        let e = Event { kind: Kind::Demand, src: 511, dst: 7, seq: 65535, priority: 3, weight: 2.5, demand_bps: 1_234_567_891.0, tree: 5, routing: Routing::Vlb };
+        let e = Event {
+            kind: Kind::Demand,
+            src: 511,
+            dst: 7,
+            seq: 65535,
+            priority: 3,
+            weight: 2.5,
+            demand_bps: 1_234_567_891.0,
+            tree: 5,
+            routing: Routing::Vlb,
+        };
         let b = e.encode();
         assert_eq!(b.len() as u32, BYTES);
         let d = Event::decode(&b, 1.0 / 3.0).unwrap();
         assert_eq!(d, Event { demand_bps: 1_234_568_000.0, ..e });
-        let none = Event { kind: Kind::Start, demand_bps: f64::INFINITY, weight: 1.0 / 1000.0, routing: Routing::Wlb { direct: 0.5 }, ..e };
+        let none = Event {
+            kind: Kind::Start,
+            demand_bps: f64::INFINITY,
+            weight: 1.0 / 1000.0,
+            routing: Routing::Wlb { direct: 0.5 },
+            ..e
+        };
         let d = Event::decode(&none.encode(), 0.25).unwrap();
-        assert!(d.demand_bps.is_infinite() && d.weight == 1.0 / 256.0 && d.routing == Routing::Wlb { direct: 0.25 });
+        assert!(
+            d.demand_bps.is_infinite()
+                && d.weight == 1.0 / 256.0
+                && d.routing == Routing::Wlb { direct: 0.25 }
+        );
         let mut bad = b;
         bad[3] ^= 1;
         assert_eq!(Event::decode(&bad, 0.5), None, "a flipped bit fails the checksum");

@@ -32,7 +32,12 @@ fn tournament<'a>(rng: &mut Rng, ranked: &'a [(f64, Vec<bool>)]) -> &'a [bool] {
 }
 
 /// Searches from `current` for the assignment with the highest `fitness`.
-pub fn search(current: &[bool], s: GaSettings, rng: &mut Rng, mut fitness: impl FnMut(&[bool]) -> f64) -> Found {
+pub fn search(
+    current: &[bool],
+    s: GaSettings,
+    rng: &mut Rng,
+    mut fitness: impl FnMut(&[bool]) -> f64,
+) -> Found {
     let n = current.len();
     let pop = s.population.max(2);
     let mut population: Vec<Vec<bool>> = vec![current.to_vec()];
@@ -42,7 +47,8 @@ pub fn search(current: &[bool], s: GaSettings, rng: &mut Rng, mut fitness: impl 
     let mut best = Found { genes: current.to_vec(), fitness: f64::NEG_INFINITY, generations: 0 };
     let mut stale = 0;
     for generation in 0..s.generations.max(1) {
-        let mut ranked: Vec<(f64, Vec<bool>)> = population.drain(..).map(|g| (fitness(&g), g)).collect();
+        let mut ranked: Vec<(f64, Vec<bool>)> =
+            population.drain(..).map(|g| (fitness(&g), g)).collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
         best.generations = generation + 1;
         if ranked[0].0 > best.fitness * (1.0 + 1e-9) || best.fitness == f64::NEG_INFINITY {

@@ -185,21 +185,51 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: R2c2Config = typed(table, "scheme")?;
     ensure(cfg.interval > Time::ZERO, "scheme.interval", || "must be positive".into())?;
     super::check_fraction("headroom", cfg.headroom)?;
-    ensure((1..=255).contains(&cfg.trees), "scheme.trees", || format!("must be in 1..255 (one byte on the wire), got {}", cfg.trees))?;
-    ensure(cfg.demand_ewma > 0.0 && cfg.demand_ewma <= 1.0, "scheme.demand_ewma", || format!("must be in (0, 1], got {}", cfg.demand_ewma))?;
-    ensure(cfg.demand_change.is_finite() && cfg.demand_change >= 0.0, "scheme.demand_change", || format!("must be >= 0, got {}", cfg.demand_change))?;
-    ensure(cfg.wlb_direct.is_finite() && (0.0..=1.0).contains(&cfg.wlb_direct), "scheme.wlb_direct", || format!("must be in [0, 1], got {}", cfg.wlb_direct))?;
+    ensure((1..=255).contains(&cfg.trees), "scheme.trees", || {
+        format!("must be in 1..255 (one byte on the wire), got {}", cfg.trees)
+    })?;
+    ensure(cfg.demand_ewma > 0.0 && cfg.demand_ewma <= 1.0, "scheme.demand_ewma", || {
+        format!("must be in (0, 1], got {}", cfg.demand_ewma)
+    })?;
+    ensure(
+        cfg.demand_change.is_finite() && cfg.demand_change >= 0.0,
+        "scheme.demand_change",
+        || format!("must be >= 0, got {}", cfg.demand_change),
+    )?;
+    ensure(
+        cfg.wlb_direct.is_finite() && (0.0..=1.0).contains(&cfg.wlb_direct),
+        "scheme.wlb_direct",
+        || format!("must be in [0, 1], got {}", cfg.wlb_direct),
+    )?;
     ensure(cfg.rate_bytes >= 1, "scheme.rate_bytes", || "must be at least 1".into())?;
-    ensure(cfg.rate_header.saturating_add(cfg.rate_entry) >= 1, "scheme.rate_header", || "rate_header + rate_entry must be at least 1 byte".into())?;
+    ensure(cfg.rate_header.saturating_add(cfg.rate_entry) >= 1, "scheme.rate_header", || {
+        "rate_header + rate_entry must be at least 1 byte".into()
+    })?;
     ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
     ensure(cfg.resend_after > Time::ZERO, "scheme.resend_after", || "must be positive".into())?;
-    ensure(cfg.control == ControlKind::Centralized || cfg.controller.is_none(), "scheme.controller", || "only used with control = \"centralized\"".into())?;
-    ensure(cfg.control == ControlKind::Centralized || !cfg.central_batch, "scheme.central_batch", || "only used with control = \"centralized\"".into())?;
+    ensure(
+        cfg.control == ControlKind::Centralized || cfg.controller.is_none(),
+        "scheme.controller",
+        || "only used with control = \"centralized\"".into(),
+    )?;
+    ensure(
+        cfg.control == ControlKind::Centralized || !cfg.central_batch,
+        "scheme.central_batch",
+        || "only used with control = \"centralized\"".into(),
+    )?;
     ensure(cfg.search_every > Time::ZERO, "scheme.search_every", || "must be positive".into())?;
     ensure(cfg.ga_population >= 2, "scheme.ga_population", || "must be at least 2".into())?;
-    ensure((0.0..=1.0).contains(&cfg.ga_mutation), "scheme.ga_mutation", || format!("must be in [0, 1], got {}", cfg.ga_mutation))?;
-    ensure(cfg.ga_generations >= 1 && cfg.ga_patience >= 1, "scheme.ga_generations", || "ga_generations and ga_patience must be at least 1".into())?;
-    ensure(cfg.control == ControlKind::Broadcast || !cfg.routing_search, "scheme.routing_search", || "runs with control = \"broadcast\"".into())?;
+    ensure((0.0..=1.0).contains(&cfg.ga_mutation), "scheme.ga_mutation", || {
+        format!("must be in [0, 1], got {}", cfg.ga_mutation)
+    })?;
+    ensure(cfg.ga_generations >= 1 && cfg.ga_patience >= 1, "scheme.ga_generations", || {
+        "ga_generations and ga_patience must be at least 1".into()
+    })?;
+    ensure(
+        cfg.control == ControlKind::Broadcast || !cfg.routing_search,
+        "scheme.routing_search",
+        || "runs with control = \"broadcast\"".into(),
+    )?;
     Ok(Box::new(R2c2 { cfg, ..R2c2::default() }))
 }
 
@@ -321,7 +351,8 @@ impl R2c2 {
             }
         }
         let w = self.weights.as_mut().expect("init ran");
-        let u = w.usage(ctx.net(), ctx.routes(), ctx.seed(), info.routing, flow, info.src, info.dst);
+        let u =
+            w.usage(ctx.net(), ctx.routes(), ctx.seed(), info.routing, flow, info.src, info.dst);
         self.usage.insert(flow, (info.routing, u.clone()));
         u
     }
@@ -372,7 +403,11 @@ impl R2c2 {
         };
         let Some(&flow) = self.by_seq.get(&(e.src, e.seq)) else { return };
         let node = if self.controller.is_some() { 0 } else { self.rack_of[at.idx()] };
-        if node != u32::MAX && self.views[node as usize].apply(flow, &e) && self.controller.is_some() && !self.cfg.central_batch {
+        if node != u32::MAX
+            && self.views[node as usize].apply(flow, &e)
+            && self.controller.is_some()
+            && !self.cfg.central_batch
+        {
             self.recompute_central(ctx);
         }
     }
@@ -424,7 +459,12 @@ impl R2c2 {
         for (f, info) in unlimited {
             flows.extend(self.spec_of(ctx, f, &info));
         }
-        let ideal = solve_validated(&Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows }).rate;
+        let ideal = solve_validated(&Problem {
+            capacity: self.capacity.clone(),
+            headroom: self.cfg.headroom,
+            flows,
+        })
+        .rate;
         for (&assigned, &r0) in assigned.iter().zip(&ideal) {
             if r0 > 0.0 {
                 self.stats.rate_errors.push(((assigned - r0).abs() / r0) as f32);
@@ -444,10 +484,16 @@ impl R2c2 {
                 let p = ctx.progress(FlowId(f));
                 let r = s.rate.unwrap_or_else(|| ctx.access_rate(node as u32).bps() as f64);
                 let backlog = p.backlog();
-                let sample = if backlog == u64::MAX { f64::INFINITY } else { r + backlog as f64 * 8.0 * wf / t };
+                let sample = if backlog == u64::MAX {
+                    f64::INFINITY
+                } else {
+                    r + backlog as f64 * 8.0 * wf / t
+                };
                 let a = self.cfg.demand_ewma;
                 let d = match s.demand {
-                    Some(prev) if prev.is_finite() && sample.is_finite() => a * sample + (1.0 - a) * prev,
+                    Some(prev) if prev.is_finite() && sample.is_finite() => {
+                        a * sample + (1.0 - a) * prev
+                    }
                     _ => sample,
                 };
                 s.demand = Some(d);
@@ -455,7 +501,9 @@ impl R2c2 {
                 let moved = |from: f64| (d - from).abs() > self.cfg.demand_change * from;
                 let new = if d < alloc && (s.announced.is_infinite() || moved(s.announced)) {
                     Some(d)
-                } else if s.announced.is_finite() && d > s.announced * (1.0 + self.cfg.demand_change) {
+                } else if s.announced.is_finite()
+                    && d > s.announced * (1.0 + self.cfg.demand_change)
+                {
                     Some(if d >= alloc { f64::INFINITY } else { d })
                 } else {
                     None
@@ -478,10 +526,12 @@ impl R2c2 {
     /// offset, as a rack node would hold them).
     fn solve(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<u32>, Vec<f64>, f64) {
         let (entries, flows) = self.specs(ctx, view_of);
-        let problem = Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows };
+        let problem =
+            Problem { capacity: self.capacity.clone(), headroom: self.cfg.headroom, flows };
         self.stats.solves += 1;
         let started = std::time::Instant::now();
-        let rates = if problem.flows.is_empty() { Vec::new() } else { solve_validated(&problem).rate };
+        let rates =
+            if problem.flows.is_empty() { Vec::new() } else { solve_validated(&problem).rate };
         let secs = started.elapsed().as_secs_f64();
         (entries.into_iter().map(|(f, _)| f).collect(), rates, secs)
     }
@@ -490,13 +540,19 @@ impl R2c2 {
     /// destination (it uses no link, and keeps the rate it had).
     fn spec_of(&mut self, ctx: &dyn Ctx, f: u32, info: &FlowInfo) -> Option<FlowSpec> {
         let usage = self.usage_of(ctx, f, info);
-        (!usage.is_empty()).then(|| FlowSpec { weight: info.weight, priority: info.priority, demand: info.demand_bps, usage: usage.to_vec() })
+        (!usage.is_empty()).then(|| FlowSpec {
+            weight: info.weight,
+            priority: info.priority,
+            demand: info.demand_bps,
+            usage: usage.to_vec(),
+        })
     }
 
     /// The flows of `view_of`'s view that the rate computation takes ([`Self::spec_of`]), in
     /// its id order, with their specs.
     fn specs(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<(u32, FlowInfo)>, Vec<FlowSpec>) {
-        let mut entries: Vec<(u32, FlowInfo)> = self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
+        let mut entries: Vec<(u32, FlowInfo)> =
+            self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
         let mut flows = Vec::with_capacity(entries.len());
         entries.retain(|(f, info)| match self.spec_of(ctx, *f, info) {
             Some(spec) => {
@@ -523,7 +579,12 @@ impl R2c2 {
             let share = secs / interval;
             self.stats.compute_share.extend(std::iter::repeat_n(share, nodes.len()));
             for &node in nodes {
-                let mine: Vec<(u32, f64)> = self.own[node].iter().filter(|(_, s)| !s.done).map(|(&f, _)| f).filter_map(|f| ids.binary_search(&f).ok().map(|i| (f, rates[i]))).collect();
+                let mine: Vec<(u32, f64)> = self.own[node]
+                    .iter()
+                    .filter(|(_, s)| !s.done)
+                    .map(|(&f, _)| f)
+                    .filter_map(|f| ids.binary_search(&f).ok().map(|i| (f, rates[i])))
+                    .collect();
                 for (f, r) in mine {
                     self.set(ctx, node, f, r);
                 }
@@ -547,7 +608,8 @@ impl R2c2 {
         let c = self.controller.expect("centralized");
         let mut per_node: BTreeMap<usize, Vec<RateMsg>> = BTreeMap::new();
         for (f, r) in ids.into_iter().zip(rates) {
-            let unchanged = self.sent_rate.get(&f).is_some_and(|&old| (old - r).abs() <= 1e-9 * r.max(1.0));
+            let unchanged =
+                self.sent_rate.get(&f).is_some_and(|&old| (old - r).abs() <= 1e-9 * r.max(1.0));
             if unchanged && self.cfg.rate_messages == RateMessages::Changed {
                 continue;
             }
@@ -556,13 +618,20 @@ impl R2c2 {
             if self.switch_of[src] == c {
                 self.set(ctx, src, f, r);
             } else if self.cfg.rate_messages == RateMessages::Changed {
-                ctx.send(c, self.switch_of[src], Message::new("r2c2_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps: r }));
+                ctx.send(
+                    c,
+                    self.switch_of[src],
+                    Message::new("r2c2_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps: r }),
+                );
             } else {
                 per_node.entry(src).or_default().push(RateMsg { flow: f, bps: r });
             }
         }
         for (src, rates) in per_node {
-            let bytes = self.cfg.rate_header.saturating_add(self.cfg.rate_entry.saturating_mul(rates.len() as u32));
+            let bytes = self
+                .cfg
+                .rate_header
+                .saturating_add(self.cfg.rate_entry.saturating_mul(rates.len() as u32));
             ctx.send(c, self.switch_of[src], Message::new("r2c2_rate", bytes, NodeRates(rates)));
         }
     }
@@ -579,7 +648,11 @@ impl R2c2 {
         let (entries, base) = self.specs(ctx, node);
         let long = self.cfg.search_long.0;
         let is_long = |f: u32| ctx.flow(FlowId(f)).size.is_none_or(|b| b >= long);
-        let candidates: Vec<usize> = (0..entries.len()).filter(|&i| is_long(entries[i].0) && matches!(entries[i].1.routing, Routing::Rps | Routing::Vlb)).collect();
+        let candidates: Vec<usize> = (0..entries.len())
+            .filter(|&i| {
+                is_long(entries[i].0) && matches!(entries[i].1.routing, Routing::Rps | Routing::Vlb)
+            })
+            .collect();
         if candidates.is_empty() {
             return;
         }
@@ -589,10 +662,13 @@ impl R2c2 {
             .iter()
             .map(|&i| {
                 let (f, info) = entries[i];
-                [Routing::Rps, Routing::Vlb].map(|r| w.usage(ctx.net(), ctx.routes(), ctx.seed(), r, f, info.src, info.dst).to_vec())
+                [Routing::Rps, Routing::Vlb].map(|r| {
+                    w.usage(ctx.net(), ctx.routes(), ctx.seed(), r, f, info.src, info.dst).to_vec()
+                })
             })
             .collect();
-        let current: Vec<bool> = candidates.iter().map(|&i| entries[i].1.routing == Routing::Vlb).collect();
+        let current: Vec<bool> =
+            candidates.iter().map(|&i| entries[i].1.routing == Routing::Vlb).collect();
         let (capacity, headroom) = (self.capacity.clone(), self.cfg.headroom);
         let settings = ga::GaSettings {
             population: self.cfg.ga_population as usize,
@@ -607,7 +683,13 @@ impl R2c2 {
             }
             solve_validated(&problem).rate.iter().sum()
         });
-        let changes: Vec<(u32, bool)> = candidates.iter().zip(&found.genes).zip(&current).filter(|((_, a), b)| a != b).map(|((&i, &vlb), _)| (entries[i].0, vlb)).collect();
+        let changes: Vec<(u32, bool)> = candidates
+            .iter()
+            .zip(&found.genes)
+            .zip(&current)
+            .filter(|((_, a), b)| a != b)
+            .map(|((&i, &vlb), _)| (entries[i].0, vlb))
+            .collect();
         if changes.is_empty() {
             return;
         }
@@ -619,7 +701,11 @@ impl R2c2 {
     fn broadcast_routes(&mut self, ctx: &mut dyn Ctx, routes: &[(u32, bool)]) {
         let from = self.switch_of[0];
         for chunk in routes.chunks(ROUTES_PER_MESSAGE) {
-            let msg = Message::new("r2c2_route", ROUTE_ENTRY_BYTES * chunk.len() as u32, RouteMsg(chunk.to_vec()));
+            let msg = Message::new(
+                "r2c2_route",
+                ROUTE_ENTRY_BYTES * chunk.len() as u32,
+                RouteMsg(chunk.to_vec()),
+            );
             ctx.broadcast(from, 0, msg);
         }
     }
@@ -675,7 +761,17 @@ impl R2c2 {
     fn finished_event(&self, ctx: &dyn Ctx, flow: u32) -> Option<Event> {
         let def = ctx.flow(FlowId(flow));
         let seq = *self.seq_of.get(&flow)?;
-        Some(Event { kind: Kind::Finish, src: def.src, dst: def.dst, seq, priority: def.priority, weight: def.weight, demand_bps: f64::INFINITY, tree: (seq as u32 % self.cfg.trees) as u8, routing: ctx.routing(FlowId(flow)) })
+        Some(Event {
+            kind: Kind::Finish,
+            src: def.src,
+            dst: def.dst,
+            seq,
+            priority: def.priority,
+            weight: def.weight,
+            demand_bps: f64::INFINITY,
+            tree: (seq as u32 % self.cfg.trees) as u8,
+            routing: ctx.routing(FlowId(flow)),
+        })
     }
 }
 
@@ -688,8 +784,17 @@ impl Scheme for R2c2 {
         let hosts = net.hosts.len() as u64;
         let views = if central { 1 } else { hosts };
         let reached = if central { 2 } else { hosts };
-        let trees = if central { 0 } else { hosts * self.cfg.trees as u64 * net.nodes.len() as u64 * crate::ctrl::tree::TREE_BYTES_PER_NODE };
-        let bytes = (views as f64 * active * VIEW_ENTRY_BYTES) as u64 + flows.saturating_mul(FLOW_STATE_BYTES) + trees;
+        let trees = if central {
+            0
+        } else {
+            hosts
+                * self.cfg.trees as u64
+                * net.nodes.len() as u64
+                * crate::ctrl::tree::TREE_BYTES_PER_NODE
+        };
+        let bytes = (views as f64 * active * VIEW_ENTRY_BYTES) as u64
+            + flows.saturating_mul(FLOW_STATE_BYTES)
+            + trees;
         (bytes, flows.saturating_mul(2 * reached))
     }
 
@@ -719,18 +824,35 @@ impl Scheme for R2c2 {
     }
 
     fn check(&self, topology: &TopologyConfig, net: &Network) -> Result<()> {
-        ensure(matches!(topology, TopologyConfig::Torus(_)), "scheme.kind", || "r2c2 runs on a rack: topology.kind = \"torus\" (a torus, or a mesh with wrap = false)".into())?;
-        ensure(net.hosts.len() <= u16::MAX as usize, "topology.dims", || "r2c2's events carry 16-bit node ids: at most 65535 nodes".into())?;
+        ensure(matches!(topology, TopologyConfig::Torus(_)), "scheme.kind", || {
+            "r2c2 runs on a rack: topology.kind = \"torus\" (a torus, or a mesh with wrap = false)"
+                .into()
+        })?;
+        ensure(net.hosts.len() <= u16::MAX as usize, "topology.dims", || {
+            "r2c2's events carry 16-bit node ids: at most 65535 nodes".into()
+        })?;
         if let Some(name) = &self.cfg.controller {
-            if net.node_by_name(name).is_none_or(|n| net.nodes[n.idx()].kind != crate::net::NodeKind::Switch) {
-                return Err(config_err("scheme.controller", format!("unknown switch \"{name}\"; expected a torus switch like \"sw0\"")));
+            if net
+                .node_by_name(name)
+                .is_none_or(|n| net.nodes[n.idx()].kind != crate::net::NodeKind::Switch)
+            {
+                return Err(config_err(
+                    "scheme.controller",
+                    format!("unknown switch \"{name}\"; expected a torus switch like \"sw0\""),
+                ));
             }
         }
         Ok(())
     }
 
     fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: None, window: super::Window::Off, dupthresh: self.cfg.dupthresh, ecn: false, cc: None }
+        SchemeTransport::Rate {
+            initial_bps: None,
+            window: super::Window::Off,
+            dupthresh: self.cfg.dupthresh,
+            ecn: false,
+            cc: None,
+        }
     }
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
@@ -743,12 +865,24 @@ impl Scheme for R2c2 {
         }
         self.seq_of.insert(flow.0, seq);
         let routing = ctx.routing(flow);
-        self.own[src].insert(flow.0, Source { seq, rate: None, demand: None, announced: f64::INFINITY, routing, done: false });
+        self.own[src].insert(
+            flow.0,
+            Source {
+                seq,
+                rate: None,
+                demand: None,
+                announced: f64::INFINITY,
+                routing,
+                done: false,
+            },
+        );
         if let Some(e) = self.event(ctx, flow.0, Kind::Start) {
             self.announce(ctx, flow.0, e);
         }
         let line = ctx.access_rate(def.src).bps() as f64;
-        let short = def.size.is_some_and(|b| b as f64 * 8.0 * Self::wire_factor(ctx) <= line * self.cfg.interval.as_secs_f64());
+        let short = def.size.is_some_and(|b| {
+            b as f64 * 8.0 * Self::wire_factor(ctx) <= line * self.cfg.interval.as_secs_f64()
+        });
         let local = match self.cfg.first_rate {
             FirstRate::Line => false,
             FirstRate::Local => true,
@@ -800,7 +934,11 @@ impl Scheme for R2c2 {
         }
         self.usage.clear();
         self.stats.topology_changes += 1;
-        let ongoing: Vec<u32> = self.own.iter().flat_map(|flows| flows.iter().filter(|(_, s)| !s.done).map(|(&f, _)| f)).collect();
+        let ongoing: Vec<u32> = self
+            .own
+            .iter()
+            .flat_map(|flows| flows.iter().filter(|(_, s)| !s.done).map(|(&f, _)| f))
+            .collect();
         for f in ongoing {
             if let Some(e) = self.event(ctx, f, Kind::Refresh) {
                 self.announce(ctx, f, e);
@@ -891,7 +1029,8 @@ impl Scheme for R2c2 {
     fn summary(&self) -> serde_json::Value {
         let mut err = self.stats.rate_errors.clone();
         err.sort_by(f32::total_cmp);
-        let qe = |p: f64| err.get(((err.len() as f64 - 1.0) * p).round() as usize).map(|&x| x as f64);
+        let qe =
+            |p: f64| err.get(((err.len() as f64 - 1.0) * p).round() as usize).map(|&x| x as f64);
         serde_json::json!({
             "events": self.stats.events,
             "events_resent": self.stats.resent,

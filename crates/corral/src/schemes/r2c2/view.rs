@@ -22,7 +22,14 @@ pub struct FlowInfo {
 
 impl FlowInfo {
     pub fn of(e: &Event) -> FlowInfo {
-        FlowInfo { src: e.src, dst: e.dst, weight: e.weight, priority: e.priority, demand_bps: e.demand_bps, routing: e.routing }
+        FlowInfo {
+            src: e.src,
+            dst: e.dst,
+            weight: e.weight,
+            priority: e.priority,
+            demand_bps: e.demand_bps,
+            routing: e.routing,
+        }
     }
 
     fn hash(&self, flow: u32) -> u64 {
@@ -31,7 +38,11 @@ impl FlowInfo {
             other => other.name().len() as u64 * 0x9e37,
         };
         let mut h = (flow as u64) << 32 ^ (self.priority as u64) << 24 ^ routing;
-        for x in [self.weight.to_bits(), self.demand_bps.to_bits(), (self.src as u64) << 20 | self.dst as u64] {
+        for x in [
+            self.weight.to_bits(),
+            self.demand_bps.to_bits(),
+            (self.src as u64) << 20 | self.dst as u64,
+        ] {
             h = mix(h ^ x);
         }
         h
@@ -67,7 +78,9 @@ impl View {
                 None => false,
             },
             Kind::Demand | Kind::Route => match self.flows.get(&flow).copied() {
-                Some(old) => self.put(flow, FlowInfo { demand_bps: e.demand_bps, routing: e.routing, ..old }),
+                Some(old) => {
+                    self.put(flow, FlowInfo { demand_bps: e.demand_bps, routing: e.routing, ..old })
+                }
                 None => false,
             },
         }
@@ -115,7 +128,17 @@ mod tests {
     use super::*;
 
     fn ev(kind: Kind, demand: f64) -> Event {
-        Event { kind, src: 1, dst: 2, seq: 0, priority: 0, weight: 1.0, demand_bps: demand, tree: 0, routing: Routing::Rps }
+        Event {
+            kind,
+            src: 1,
+            dst: 2,
+            seq: 0,
+            priority: 0,
+            weight: 1.0,
+            demand_bps: demand,
+            tree: 0,
+            routing: Routing::Rps,
+        }
     }
 
     #[test]

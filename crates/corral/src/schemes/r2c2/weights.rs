@@ -71,7 +71,8 @@ impl Torus {
             pos[sw.idx()] = (false, i as u32);
             switch_node[i] = sw;
         }
-        let link = net.ports.iter().enumerate().map(|(i, p)| ((p.node.0, p.peer.0), i as u32)).collect();
+        let link =
+            net.ports.iter().enumerate().map(|(i, p)| ((p.node.0, p.peer.0), i as u32)).collect();
         Torus { dims: dims.to_vec(), pos, host_node: net.hosts.clone(), switch_node, link }
     }
 
@@ -110,7 +111,11 @@ impl Torus {
     fn shift_node(&self, n: u32, by: u32) -> u32 {
         let (host, i) = self.pos[n as usize];
         let j = self.shift(i, by) as usize;
-        if host { self.host_node[j].0 } else { self.switch_node[j].0 }
+        if host {
+            self.host_node[j].0
+        } else {
+            self.switch_node[j].0
+        }
     }
 
     /// The usage from host 0 moved to start at host `by`.
@@ -151,7 +156,16 @@ impl Weights {
     /// The usage of a flow from host `src` to host `dst` under `routing` (`flow` feeds the
     /// ECMP hash only).
     #[allow(clippy::too_many_arguments)]
-    pub fn usage(&mut self, net: &Network, routes: &RouteTable, seed: u64, routing: Routing, flow: u32, src: u32, dst: u32) -> Usage {
+    pub fn usage(
+        &mut self,
+        net: &Network,
+        routes: &RouteTable,
+        seed: u64,
+        routing: Routing,
+        flow: u32,
+        src: u32,
+        dst: u32,
+    ) -> Usage {
         let ends = match &self.torus {
             Some(t) if translates(routing) => Ends::Offset(t.offset(src, dst)),
             _ if hashes(routing) => Ends::Flow(flow),
@@ -163,7 +177,8 @@ impl Weights {
             None => {
                 self.computed += 1;
                 let (s, d) = if let Ends::Offset(o) = ends { (0, o) } else { (src, dst) };
-                let u: Usage = UsageBuilder::new(net, routes, seed).usage(routing, flow, s, d).into();
+                let u: Usage =
+                    UsageBuilder::new(net, routes, seed).usage(routing, flow, s, d).into();
                 self.cache.insert(key, u.clone());
                 u
             }
@@ -189,10 +204,10 @@ fn hashes(r: Routing) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topo::TopologyKind as _;
     use super::*;
     use crate::net::queue::QueueDisc;
     use crate::net::topo::torus::TorusConfig;
+    use crate::net::topo::TopologyKind as _;
     use crate::units::BufferSize;
 
     #[test]
@@ -203,7 +218,9 @@ mod tests {
             let routes = RouteTable::build(&net, true);
             let mut w = Weights::new(&net, &TopologyConfig::Torus(cfg));
             let n = net.hosts.len() as u32;
-            for routing in [Routing::Rps, Routing::DestTag, Routing::Vlb, Routing::Wlb { direct: 1.0 / 3.0 }] {
+            for routing in
+                [Routing::Rps, Routing::DestTag, Routing::Vlb, Routing::Wlb { direct: 1.0 / 3.0 }]
+            {
                 for (src, dst) in [(0, n - 1), (5 % n, 2), (n - 1, 1), (3, 3 + n / 2)] {
                     let (src, dst) = (src % n, dst % n);
                     let mut got = w.usage(&net, &routes, 1, routing, 0, src, dst).to_vec();
@@ -212,7 +229,10 @@ mod tests {
                     want.sort_by_key(|e| e.0);
                     assert_eq!(got.len(), want.len(), "{dims:?} {routing:?} {src}->{dst}");
                     for (g, e) in got.iter().zip(&want) {
-                        assert!(g.0 == e.0 && (g.1 - e.1).abs() < 1e-12, "{dims:?} {routing:?} {src}->{dst}: {g:?} vs {e:?}");
+                        assert!(
+                            g.0 == e.0 && (g.1 - e.1).abs() < 1e-12,
+                            "{dims:?} {routing:?} {src}->{dst}: {g:?} vs {e:?}"
+                        );
                     }
                 }
             }

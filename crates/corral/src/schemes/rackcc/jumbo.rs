@@ -49,7 +49,22 @@ pub struct Jumbo {
 
 impl Jumbo {
     pub fn new(src_tor: u32, dst_tor: u32, rtt: Time, alpha: f64) -> Jumbo {
-        Jumbo { src_tor, dst_tor, rtt, alpha, marked_last: false, rounds: 0, round_start: Time::ZERO, round_end: Time::ZERO, acks: 0, marks: 0, bytes: 0, throughput: 0.0, registry: Registry::default(), pending: Vec::new() }
+        Jumbo {
+            src_tor,
+            dst_tor,
+            rtt,
+            alpha,
+            marked_last: false,
+            rounds: 0,
+            round_start: Time::ZERO,
+            round_end: Time::ZERO,
+            acks: 0,
+            marks: 0,
+            bytes: 0,
+            throughput: 0.0,
+            registry: Registry::default(),
+            pending: Vec::new(),
+        }
     }
 
     /// An echoed ACK of a subflow passed the source ToR.
@@ -69,7 +84,8 @@ impl Jumbo {
         if now < self.round_end {
             return;
         }
-        let span = if self.round_end == Time::ZERO { self.rtt } else { self.rtt + (now - self.round_end) };
+        let span =
+            if self.round_end == Time::ZERO { self.rtt } else { self.rtt + (now - self.round_end) };
         self.alpha = update_alpha(self.alpha, g, self.marks, self.acks);
         self.marked_last = self.marks > 0;
         self.throughput = self.bytes as f64 * 8.0 / span.as_secs_f64();
@@ -96,7 +112,16 @@ impl Jumbo {
                 self.registry.n += m;
             }
         }
-        JumboState { jumbo: me, alpha: self.alpha, marked: self.marked_last, back_off, first_f, joined, round: self.rounds, round_start: self.round_start }
+        JumboState {
+            jumbo: me,
+            alpha: self.alpha,
+            marked: self.marked_last,
+            back_off,
+            first_f,
+            joined,
+            round: self.rounds,
+            round_start: self.round_start,
+        }
     }
 }
 
@@ -133,6 +158,10 @@ mod tests {
         let mut plain = Jumbo::new(0, 1, Time::from_us(60), 0.0);
         plain.pending = vec![1];
         let s = plain.period(0, false, 40e9);
-        assert_eq!((s.first_f, plain.registry.n), (0.0, 1), "without Fast Start a subflow joins without a rate");
+        assert_eq!(
+            (s.first_f, plain.registry.n),
+            (0.0, 1),
+            "without Fast Start a subflow joins without a rate"
+        );
     }
 }

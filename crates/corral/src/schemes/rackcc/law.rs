@@ -110,11 +110,23 @@ mod tests {
     #[test]
     fn per_rtt_rule_has_three_branches() {
         let r = 1460.0 * 8.0 / 60e-6;
-        assert_eq!(per_rtt(1e9, 0.0, false, false, r), 1e9 + r, "no marks, unconstrained: additive increase");
+        assert_eq!(
+            per_rtt(1e9, 0.0, false, false, r),
+            1e9 + r,
+            "no marks, unconstrained: additive increase"
+        );
         assert_eq!(per_rtt(1e9, 0.0, false, true, r), 1e9, "no marks, access-limited: unchanged");
         assert_eq!(per_rtt(1e9, 0.5, true, false, r), 0.75e9, "marks: f (1 - alpha / 2)");
-        assert_eq!(per_rtt(1e9, 0.5, true, true, r), 0.75e9, "marks cut an access-limited subflow too");
-        assert_eq!(per_rtt(1e9, 0.01, false, false, r), 1e9 + r, "a decayed alpha without new marks grows");
+        assert_eq!(
+            per_rtt(1e9, 0.5, true, true, r),
+            0.75e9,
+            "marks cut an access-limited subflow too"
+        );
+        assert_eq!(
+            per_rtt(1e9, 0.01, false, false, r),
+            1e9 + r,
+            "a decayed alpha without new marks grows"
+        );
     }
 
     // D's fixed point: with no queue and y = C it stays; spare capacity raises it, a
@@ -147,7 +159,10 @@ mod tests {
         let existing: Vec<f64> = vec![2e9 * back_off; 5];
         assert!(existing.iter().all(|&f| (f - 1e9).abs() < 1.0) && (first - 1e9).abs() < 1.0);
         assert_eq!(reg.n, 10);
-        assert!((existing.iter().sum::<f64>() + 5.0 * first - 10e9).abs() < 1.0, "the sum is conserved");
+        assert!(
+            (existing.iter().sum::<f64>() + 5.0 * first - 10e9).abs() < 1.0,
+            "the sum is conserved"
+        );
         reg.leave();
         assert_eq!(reg.n, 9);
         let mut cold = Registry::default();

@@ -122,20 +122,41 @@ impl Default for RackccConfig {
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: RackccConfig = typed(table, "scheme")?;
-    ensure(cfg.g > 0.0 && cfg.g <= 1.0, "scheme.g", || format!("must be in (0, 1], got {}", cfg.g))?;
-    ensure((0.0..=1.0).contains(&cfg.initial_alpha), "scheme.initial_alpha", || format!("must be in [0, 1], got {}", cfg.initial_alpha))?;
+    ensure(cfg.g > 0.0 && cfg.g <= 1.0, "scheme.g", || {
+        format!("must be in (0, 1], got {}", cfg.g)
+    })?;
+    ensure((0.0..=1.0).contains(&cfg.initial_alpha), "scheme.initial_alpha", || {
+        format!("must be in [0, 1], got {}", cfg.initial_alpha)
+    })?;
     for (key, t) in [("period", cfg.period), ("interval", cfg.interval)] {
         ensure(t > Time::ZERO, &format!("scheme.{key}"), || "must be positive".into())?;
     }
     ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
     ensure(cfg.rtt.is_none_or(|t| t > Time::ZERO), "scheme.rtt", || "must be positive".into())?;
     for (key, v) in [("k", cfg.k), ("k_q", cfg.k_q)] {
-        ensure(v.is_finite() && v > 0.0 && v <= 2.0, &format!("scheme.{key}"), || format!("must be in (0, 2], got {v}"))?;
+        ensure(v.is_finite() && v > 0.0 && v <= 2.0, &format!("scheme.{key}"), || {
+            format!("must be in (0, 2], got {v}")
+        })?;
     }
-    ensure(cfg.d_floor > 0.0 && cfg.d_floor < 1.0, "scheme.d_floor", || format!("must be in (0, 1), got {}", cfg.d_floor))?;
-    ensure(cfg.cold_start_bps.is_none_or(|b| b.is_finite() && b > 0.0), "scheme.cold_start_bps", || "must be a positive rate in bit/s".into())?;
-    ensure(cfg.tor_header >= 1 && cfg.register_bytes >= 1 && cfg.rate_bytes >= 1, "scheme.tor_header", || "tor_header, register_bytes and rate_bytes must be at least 1 byte".into())?;
-    let law = DestinationLaw { k: cfg.k, k_q: cfg.k_q, interval_s: cfg.interval.as_secs_f64(), floor: 0.0 };
+    ensure(cfg.d_floor > 0.0 && cfg.d_floor < 1.0, "scheme.d_floor", || {
+        format!("must be in (0, 1), got {}", cfg.d_floor)
+    })?;
+    ensure(
+        cfg.cold_start_bps.is_none_or(|b| b.is_finite() && b > 0.0),
+        "scheme.cold_start_bps",
+        || "must be a positive rate in bit/s".into(),
+    )?;
+    ensure(
+        cfg.tor_header >= 1 && cfg.register_bytes >= 1 && cfg.rate_bytes >= 1,
+        "scheme.tor_header",
+        || "tor_header, register_bytes and rate_bytes must be at least 1 byte".into(),
+    )?;
+    let law = DestinationLaw {
+        k: cfg.k,
+        k_q: cfg.k_q,
+        interval_s: cfg.interval.as_secs_f64(),
+        floor: 0.0,
+    };
     Ok(Box::new(Rackcc { cfg, law, ..Rackcc::default() }))
 }
 
@@ -252,8 +273,14 @@ impl Rackcc {
         }
         let (def, t) = (ctx.flow(f), ctx.transport());
         let via_top = ctx.routing(f).via_top();
-        let one_way = |s: u32, d: u32, size: u64| ctx.routes().path(ctx.net(), ctx.net().hosts[s as usize], d, size, via_top).map_or(Time::ZERO, |p| p.1);
-        (one_way(def.src, def.dst, (t.mss + t.header) as u64) + one_way(def.dst, def.src, t.header as u64)).max(Time::from_ns(1))
+        let one_way = |s: u32, d: u32, size: u64| {
+            ctx.routes()
+                .path(ctx.net(), ctx.net().hosts[s as usize], d, size, via_top)
+                .map_or(Time::ZERO, |p| p.1)
+        };
+        (one_way(def.src, def.dst, (t.mss + t.header) as u64)
+            + one_way(def.dst, def.src, t.header as u64))
+        .max(Time::from_ns(1))
     }
 
     /// The ToR at `node`, its ports tapped and its uplink capacity summed on first use.
@@ -299,12 +326,28 @@ impl Rackcc {
         if !self.dests.contains_key(&host) {
             let tor = ctx.net().attach[host as usize];
             let node = ctx.net().hosts[host as usize];
-            let port = *ctx.net().nodes[tor.idx()].ports.iter().find(|&&p| ctx.net().ports[p.idx()].peer == node).expect("a ToR port reaches each of its hosts");
+            let port = *ctx.net().nodes[tor.idx()]
+                .ports
+                .iter()
+                .find(|&&p| ctx.net().ports[p.idx()].peer == node)
+                .expect("a ToR port reaches each of its hosts");
             let c = ctx.net().ports[port.idx()].rate().bps() as f64;
             ctx.set_port_ecn(port, false);
             ctx.tap_host(host);
             self.tor(ctx, tor).dests.push(host);
-            self.dests.insert(host, Dest { port, c, tor, d: c, bytes: 0, queue_min: None, flows: Vec::new(), awake: false });
+            self.dests.insert(
+                host,
+                Dest {
+                    port,
+                    c,
+                    tor,
+                    d: c,
+                    bytes: 0,
+                    queue_min: None,
+                    flows: Vec::new(),
+                    awake: false,
+                },
+            );
         }
         self.dests.get_mut(&host).expect("just made")
     }
@@ -323,7 +366,14 @@ impl Rackcc {
     /// The NIC's fair share of `host`'s subflow `f`: max-min over the caps of its subflows
     /// that still have new data.
     fn nic_share(&self, ctx: &dyn Ctx, host: u32, f: u32) -> f64 {
-        let mut caps: Vec<(f64, f64)> = self.host_flows.get(&host).into_iter().flatten().filter(|&&g| ctx.progress(FlowId(g)).backlog() > 0).map(|g| (1.0, self.subs[g].rate)).collect();
+        let mut caps: Vec<(f64, f64)> = self
+            .host_flows
+            .get(&host)
+            .into_iter()
+            .flatten()
+            .filter(|&&g| ctx.progress(FlowId(g)).backlog() > 0)
+            .map(|g| (1.0, self.subs[g].rate))
+            .collect();
         let level = single_bottleneck_level(ctx.access_rate(host).bps() as f64, &mut caps);
         self.subs[&f].rate.min(level)
     }
@@ -340,7 +390,8 @@ impl Rackcc {
         }
         let (src, rtt, now) = (sub.src, sub.rtt, ctx.now());
         let view = self.views.get(&(src, sub.jumbo)).copied().unwrap_or_default();
-        let fresh_marks = view.marked && view.round > sub.cut_round && view.round_start >= sub.cut_at;
+        let fresh_marks =
+            view.marked && view.round > sub.cut_round && view.round_start >= sub.cut_at;
         let cut_lately = sub.cut_round > 0 && now < sub.cut_at + rtt;
         if !fresh_marks && (!tick || cut_lately) {
             return;
@@ -353,7 +404,11 @@ impl Rackcc {
         if fresh_marks {
             (sub.cut_round, sub.cut_at, sub.slow_start) = (view.round, now, false);
         }
-        sub.f = if sub.slow_start && !limited { sub.f * 2.0 } else { per_rtt(sub.f, view.alpha, fresh_marks, limited, r) };
+        sub.f = if sub.slow_start && !limited {
+            sub.f * 2.0
+        } else {
+            per_rtt(sub.f, view.alpha, fresh_marks, limited, r)
+        };
         sub.f = sub.f.clamp(r, access);
         self.apply(ctx, f);
     }
@@ -372,13 +427,19 @@ impl Rackcc {
             self.max_registered = self.max_registered.max(self.jumbos[j].registry.n);
             busy |= self.jumbos[j].registry.n > 0;
             for &h in self.members[j].keys() {
-                per_host.entry(h).or_insert_with(|| TorMsg { host: h, states: Vec::new() }).states.push(state.clone());
+                per_host
+                    .entry(h)
+                    .or_insert_with(|| TorMsg { host: h, states: Vec::new() })
+                    .states
+                    .push(state.clone());
             }
         }
         let tor_node = NodeId(node);
         for (h, msg) in per_host {
             let joined: usize = msg.states.iter().map(|s| s.joined.len()).sum();
-            let bytes = self.cfg.tor_header + self.cfg.tor_entry * msg.states.len() as u32 + self.cfg.join_entry * joined as u32;
+            let bytes = self.cfg.tor_header
+                + self.cfg.tor_entry * msg.states.len() as u32
+                + self.cfg.join_entry * joined as u32;
             ctx.send(tor_node, ctx.net().hosts[h as usize], Message::new("rackcc_tor", bytes, msg));
         }
         for &h in &tor.dests {
@@ -388,7 +449,11 @@ impl Rackcc {
             }
             busy = true;
             let bytes = ctx.queue(dest.port).0;
-            ctx.send(tor_node, ctx.net().hosts[h as usize], Message::new("rackcc_queue", self.cfg.rate_bytes, QueueMsg { host: h, bytes }));
+            ctx.send(
+                tor_node,
+                ctx.net().hosts[h as usize],
+                Message::new("rackcc_queue", self.cfg.rate_bytes, QueueMsg { host: h, bytes }),
+            );
         }
         let tor = self.tors.get_mut(&node).expect("known");
         if busy {
@@ -405,10 +470,12 @@ impl Rackcc {
         let dest = self.dests.get_mut(&host).expect("known");
         let y = dest.bytes as f64 * 8.0 / interval.as_secs_f64();
         let q_bits = dest.queue_min.unwrap_or(0) as f64 * 8.0;
-        dest.d = DestinationLaw { floor: self.cfg.d_floor * dest.c, ..self.law }.next(dest.d, dest.c, y, q_bits);
+        dest.d = DestinationLaw { floor: self.cfg.d_floor * dest.c, ..self.law }
+            .next(dest.d, dest.c, y, q_bits);
         (dest.bytes, dest.queue_min) = (0, None);
         let (d, flows) = (dest.d, dest.flows.clone());
-        let sources: std::collections::BTreeSet<u32> = flows.iter().map(|f| self.subs[f].src).collect();
+        let sources: std::collections::BTreeSet<u32> =
+            flows.iter().map(|f| self.subs[f].src).collect();
         for src in sources {
             self.send_rate(ctx, host, src, d);
         }
@@ -422,13 +489,25 @@ impl Rackcc {
 
     fn send_rate(&mut self, ctx: &mut dyn Ctx, dst: u32, src: u32, d: f64) {
         let (from, to) = (ctx.net().hosts[dst as usize], ctx.net().hosts[src as usize]);
-        ctx.send(from, to, Message::new("rackcc_rate", self.cfg.rate_bytes, RateMsg { src, dst, d }));
+        ctx.send(
+            from,
+            to,
+            Message::new("rackcc_rate", self.cfg.rate_bytes, RateMsg { src, dst, d }),
+        );
     }
 
     fn register(&mut self, ctx: &mut dyn Ctx, f: u32, j: usize, join: bool) {
         let host = ctx.net().hosts[ctx.flow(FlowId(f)).src as usize];
         let tor = NodeId(self.jumbos[j].src_tor);
-        ctx.send(host, tor, Message::new(if join { "rackcc_register" } else { "rackcc_unregister" }, self.cfg.register_bytes, RegisterMsg { jumbo: j, flow: f, join }));
+        ctx.send(
+            host,
+            tor,
+            Message::new(
+                if join { "rackcc_register" } else { "rackcc_unregister" },
+                self.cfg.register_bytes,
+                RegisterMsg { jumbo: j, flow: f, join },
+            ),
+        );
     }
 }
 
@@ -441,7 +520,13 @@ impl Scheme for Rackcc {
     /// Rate-based with TCP's reliability; ECN-capable with accurate echo (the source ToR
     /// counts marks from the echoed ACKs). Paused until on_flow_start gives the first rate.
     fn transport(&self, _def: &crate::workload::flow::FlowDef) -> SchemeTransport {
-        SchemeTransport::Rate { initial_bps: Some(0.0), window: Window::Off, dupthresh: self.cfg.dupthresh, ecn: true, cc: None }
+        SchemeTransport::Rate {
+            initial_bps: Some(0.0),
+            window: Window::Off,
+            dupthresh: self.cfg.dupthresh,
+            ecn: true,
+            cc: None,
+        }
     }
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
@@ -450,11 +535,26 @@ impl Scheme for Rackcc {
         let rtt = self.base_rtt(ctx, flow);
         let access = ctx.access_rate(src).bps() as f64;
         let t = ctx.transport();
-        let initial_window = t.initial_window as f64 * (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
+        let initial_window =
+            t.initial_window as f64 * (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
         let j = self.jumbo(ctx, src_tor, dst_tor, rtt);
         ctx.set_agg(flow, j as u32);
-        let (f, has_f) = if self.cfg.fast_start { (0.0, false) } else { (initial_window.min(access), true) };
-        let sub = Sub { src, dst, jumbo: j, f, d: f64::INFINITY, has_f, slow_start: !self.cfg.fast_start, cut_round: 0, cut_at: Time::ZERO, rtt, rate: 0.0, seen_at_dst: false };
+        let (f, has_f) =
+            if self.cfg.fast_start { (0.0, false) } else { (initial_window.min(access), true) };
+        let sub = Sub {
+            src,
+            dst,
+            jumbo: j,
+            f,
+            d: f64::INFINITY,
+            has_f,
+            slow_start: !self.cfg.fast_start,
+            cut_round: 0,
+            cut_at: Time::ZERO,
+            rtt,
+            rate: 0.0,
+            seen_at_dst: false,
+        };
         self.register(ctx, flow.0, j, true);
         ctx.schedule(ctx.now() + rtt, flow.0, FLOW_RTT);
         self.subs.insert(flow.0, sub);
@@ -506,7 +606,15 @@ impl Scheme for Rackcc {
         } else if let Some(m) = msg.body::<TorMsg>() {
             let flows = self.host_flows.get(&m.host).cloned().unwrap_or_default();
             for state in &m.states {
-                self.views.insert((m.host, state.jumbo), View { alpha: state.alpha, marked: state.marked, round: state.round, round_start: state.round_start });
+                self.views.insert(
+                    (m.host, state.jumbo),
+                    View {
+                        alpha: state.alpha,
+                        marked: state.marked,
+                        round: state.round,
+                        round_start: state.round_start,
+                    },
+                );
                 for &f in &flows {
                     let sub = self.subs.get_mut(&f).expect("an active subflow");
                     if sub.jumbo != state.jumbo {
@@ -547,7 +655,10 @@ impl Scheme for Rackcc {
     fn on_message_dropped(&mut self, ctx: &mut dyn Ctx, src: NodeId, msg: &Message) {
         let to = if let Some(m) = msg.body::<RegisterMsg>() {
             NodeId(self.jumbos[m.jumbo].src_tor)
-        } else if let Some(m) = msg.body::<TorMsg>().filter(|m| m.states.iter().any(|s| !s.joined.is_empty() || s.back_off != 1.0)) {
+        } else if let Some(m) = msg
+            .body::<TorMsg>()
+            .filter(|m| m.states.iter().any(|s| !s.joined.is_empty() || s.back_off != 1.0))
+        {
             ctx.net().hosts[m.host as usize]
         } else {
             return;

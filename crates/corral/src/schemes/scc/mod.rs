@@ -114,7 +114,9 @@ impl Default for SccConfig {
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: SccConfig = typed(table, "scheme")?;
-    ensure(cfg.g > 0.0 && cfg.g <= 1.0, "scheme.g", || format!("must be in (0, 1], got {}", cfg.g))?;
+    ensure(cfg.g > 0.0 && cfg.g <= 1.0, "scheme.g", || {
+        format!("must be in (0, 1], got {}", cfg.g)
+    })?;
     for (key, t) in [("feedback", cfg.feedback), ("slot", cfg.slot)] {
         ensure(t > Time::ZERO, &format!("scheme.{key}"), || "must be positive".into())?;
     }
@@ -122,16 +124,30 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         let key = format!("scheme.weights.{name}");
         ensure(w.is_finite() && *w > 0.0, &key, || format!("must be a positive weight, got {w}"))?;
         let class = name.rsplit_once('/').map(|(_, c)| c);
-        ensure(class.and_then(Objective::parse).is_some(), &key, || "expected \"tenant/class\" with class LS, DS or CS".into())?;
+        ensure(class.and_then(Objective::parse).is_some(), &key, || {
+            "expected \"tenant/class\" with class LS, DS or CS".into()
+        })?;
     }
-    ensure(cfg.cut_every.is_finite() && cfg.cut_every >= 0.0, "scheme.cut_every", || format!("must be a number of RTTs >= 0, got {}", cfg.cut_every))?;
-    ensure(cfg.q_star.is_finite() && cfg.q_star > 0.0, "scheme.q_star", || "must be a positive number of packets".into())?;
+    ensure(cfg.cut_every.is_finite() && cfg.cut_every >= 0.0, "scheme.cut_every", || {
+        format!("must be a number of RTTs >= 0, got {}", cfg.cut_every)
+    })?;
+    ensure(cfg.q_star.is_finite() && cfg.q_star > 0.0, "scheme.q_star", || {
+        "must be a positive number of packets".into()
+    })?;
     super::check_fraction("epsilon", cfg.epsilon)?;
     for name in cfg.cc.keys() {
-        ensure(Objective::parse(name).is_some(), &format!("scheme.cc.{name}"), || "expected a class: LS, DS or CS".into())?;
+        ensure(Objective::parse(name).is_some(), &format!("scheme.cc.{name}"), || {
+            "expected a class: LS, DS or CS".into()
+        })?;
     }
-    ensure(cfg.remark_threshold.is_finite() && cfg.remark_threshold >= 0.0, "scheme.remark_threshold", || format!("must be a number of packets >= 0, got {}", cfg.remark_threshold))?;
-    ensure(cfg.report_header >= 1 && cfg.feedback_bytes >= 1, "scheme.report_header", || "report_header and feedback_bytes must be at least 1 byte".into())?;
+    ensure(
+        cfg.remark_threshold.is_finite() && cfg.remark_threshold >= 0.0,
+        "scheme.remark_threshold",
+        || format!("must be a number of packets >= 0, got {}", cfg.remark_threshold),
+    )?;
+    ensure(cfg.report_header >= 1 && cfg.feedback_bytes >= 1, "scheme.report_header", || {
+        "report_header and feedback_bytes must be at least 1 byte".into()
+    })?;
     Ok(Box::new(Scc { cfg, ..Scc::default() }))
 }
 
@@ -262,27 +278,68 @@ impl Scc {
         if let Some(&d) = self.division_of.get(&(tenant.to_string(), objective)) {
             return d;
         }
-        let w_d = self.cfg.weights.iter().find(|(k, _)| k.rsplit_once('/').is_some_and(|(t, c)| t == tenant && Objective::parse(c) == Some(objective))).map_or(1.0, |(_, w)| *w);
+        let w_d = self
+            .cfg
+            .weights
+            .iter()
+            .find(|(k, _)| {
+                k.rsplit_once('/')
+                    .is_some_and(|(t, c)| t == tenant && Objective::parse(c) == Some(objective))
+            })
+            .map_or(1.0, |(_, w)| *w);
         let d = self.divisions.len();
-        self.divisions.push(Division { w_d, tracker: src, refs: BTreeMap::new(), max_error: 0.0, awake: false });
+        self.divisions.push(Division {
+            w_d,
+            tracker: src,
+            refs: BTreeMap::new(),
+            max_error: 0.0,
+            awake: false,
+        });
         self.division_of.insert((tenant.to_string(), objective), d);
         d
     }
 
-    fn tunnel(&mut self, ctx: &mut dyn Ctx, f: FlowId, division: usize, objective: Objective) -> usize {
+    fn tunnel(
+        &mut self,
+        ctx: &mut dyn Ctx,
+        f: FlowId,
+        division: usize,
+        objective: Objective,
+    ) -> usize {
         let (src, dst) = (ctx.flow(f).src, ctx.flow(f).dst);
         if let Some(&t) = self.tunnel_of.get(&(src, dst, division)) {
             return t;
         }
         let via_top = ctx.routing(f).via_top();
         let tcp = ctx.transport();
-        let one_way = |s: u32, d: u32, size: u64| ctx.routes().path(ctx.net(), ctx.net().hosts[s as usize], d, size, via_top).map_or(Time::ZERO, |p| p.1);
+        let one_way = |s: u32, d: u32, size: u64| {
+            ctx.routes()
+                .path(ctx.net(), ctx.net().hosts[s as usize], d, size, via_top)
+                .map_or(Time::ZERO, |p| p.1)
+        };
         let base_delay = one_way(src, dst, (tcp.mss + tcp.header) as u64);
         let rtt = (base_delay + one_way(dst, src, tcp.header as u64)).max(Time::from_ns(1));
         let t = self.tunnels.len();
         let rate = ctx.access_rate(src).bps() as f64;
         let weight = self.divisions[division].w_d;
-        self.tunnels.push(Tunnel { src, dst, division, objective, flows: Vec::new(), under: Underlay::new(rate, rtt.as_secs_f64()), weight, rtt, base_delay, queueing: Time::ZERO, max_rtt: rtt, rx_total: 0, rx_marked: 0, rx_bytes: 0, rx_delay: 0, last_cut: None });
+        self.tunnels.push(Tunnel {
+            src,
+            dst,
+            division,
+            objective,
+            flows: Vec::new(),
+            under: Underlay::new(rate, rtt.as_secs_f64()),
+            weight,
+            rtt,
+            base_delay,
+            queueing: Time::ZERO,
+            max_rtt: rtt,
+            rx_total: 0,
+            rx_marked: 0,
+            rx_bytes: 0,
+            rx_delay: 0,
+            last_cut: None,
+        });
         self.tunnel_of.insert((src, dst, division), t);
         ctx.tap_host(dst);
         t
@@ -306,7 +363,18 @@ impl Scc {
         let mss_bits = (tcp.mss + tcp.header) as f64 * 8.0;
         let w_max = self.divisions.iter().map(|d| d.w_d).fold(1.0, f64::max);
         let line = ctx.access_rate(tunnel.src).bps() as f64;
-        UccParams { mode: self.cfg.ucc, validate: self.cfg.validate, g: self.cfg.g, mss_bits, period_s: self.cfg.feedback.as_secs_f64(), rtt_s: rtt, max_rtt_s: tunnel.max_rtt.as_secs_f64(), floor: mss_bits / rtt, line, w_max }
+        UccParams {
+            mode: self.cfg.ucc,
+            validate: self.cfg.validate,
+            g: self.cfg.g,
+            mss_bits,
+            period_s: self.cfg.feedback.as_secs_f64(),
+            rtt_s: rtt,
+            max_rtt_s: tunnel.max_rtt.as_secs_f64(),
+            floor: mss_bits / rtt,
+            line,
+            w_max,
+        }
     }
 
     /// The queue re-marking reads for a packet of `flow` (bytes): the flow's own with
@@ -322,7 +390,12 @@ impl Scc {
     /// The tunnel's flows that still have bytes to send for the first time (a flow that has
     /// sent everything keeps its rate for retransmissions and leaves the division).
     fn sending(&self, ctx: &dyn Ctx, t: usize) -> Vec<u32> {
-        self.tunnels[t].flows.iter().copied().filter(|&f| ctx.progress(FlowId(f)).backlog() > 0).collect()
+        self.tunnels[t]
+            .flows
+            .iter()
+            .copied()
+            .filter(|&f| ctx.progress(FlowId(f)).backlog() > 0)
+            .collect()
     }
 
     /// Divides the tunnel's rate among its sending flows and gives each its share.
@@ -342,11 +415,21 @@ impl Scc {
                 }
                 Objective::Ds => {
                     let ds = ds_flows(ctx, &flows);
-                    (private::ds_rates(&ds, granted), order_by(&ds, |a, b| (a.to_deadline_s <= 0.0).cmp(&(b.to_deadline_s <= 0.0)).then(a.to_deadline_s.total_cmp(&b.to_deadline_s))))
+                    (
+                        private::ds_rates(&ds, granted),
+                        order_by(&ds, |a, b| {
+                            (a.to_deadline_s <= 0.0)
+                                .cmp(&(b.to_deadline_s <= 0.0))
+                                .then(a.to_deadline_s.total_cmp(&b.to_deadline_s))
+                        }),
+                    )
                 }
                 Objective::Ls => {
                     let q = ls_queues(ctx, &flows);
-                    (private::ls_rates(&self.ls_params(ctx, t), &q, granted), order_by(&q, |a, b| b.total_cmp(a)))
+                    (
+                        private::ls_rates(&self.ls_params(ctx, t), &q, granted),
+                        order_by(&q, |a, b| b.total_cmp(a)),
+                    )
                 }
             }
         };
@@ -366,7 +449,8 @@ impl Scc {
             .iter()
             .map(|&f| {
                 let p = ctx.progress(FlowId(f));
-                let rtt = p.srtt.unwrap_or(self.tunnels[t].rtt).max(self.tunnels[t].rtt).as_secs_f64();
+                let rtt =
+                    p.srtt.unwrap_or(self.tunnels[t].rtt).max(self.tunnels[t].rtt).as_secs_f64();
                 p.window.map_or(f64::INFINITY, |w| w as f64 * 8.0 * wire / rtt)
             })
             .collect()
@@ -375,7 +459,12 @@ impl Scc {
     fn ls_params(&self, ctx: &dyn Ctx, t: usize) -> LsParams {
         let tcp = ctx.transport();
         let packet_bits = (tcp.mss + tcp.header) as f64 * 8.0;
-        LsParams { q_star_bits: self.cfg.q_star * packet_bits, epsilon: self.cfg.epsilon, slot_s: self.cfg.slot.as_secs_f64(), floor: 10.0 * packet_bits / self.tunnels[t].rtt.as_secs_f64() }
+        LsParams {
+            q_star_bits: self.cfg.q_star * packet_bits,
+            epsilon: self.cfg.epsilon,
+            slot_s: self.cfg.slot.as_secs_f64(),
+            floor: 10.0 * packet_bits / self.tunnels[t].rtt.as_secs_f64(),
+        }
     }
 
     /// The tunnel's reference weight W'_t now.
@@ -384,7 +473,9 @@ impl Scc {
         match self.tunnels[t].objective {
             Objective::Cs => private::cs_reference(&cs_left(ctx, &flows)),
             Objective::Ds => private::ds_reference(&ds_flows(ctx, &flows)),
-            Objective::Ls => private::ls_reference(&self.ls_params(ctx, t), &ls_queues(ctx, &flows)),
+            Objective::Ls => {
+                private::ls_reference(&self.ls_params(ctx, t), &ls_queues(ctx, &flows))
+            }
         }
     }
 
@@ -393,7 +484,10 @@ impl Scc {
         let tunnels = self.by_src.get(&host).map(|e| e.0.clone()).unwrap_or_default();
         let mut per_division: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
         for t in tunnels {
-            per_division.entry(self.tunnels[t].division).or_default().push((t, self.reference(ctx, t)));
+            per_division
+                .entry(self.tunnels[t].division)
+                .or_default()
+                .push((t, self.reference(ctx, t)));
         }
         let from = ctx.net().hosts[host as usize];
         for (division, refs) in per_division {
@@ -417,7 +511,12 @@ impl Scc {
             return;
         }
         ctx.schedule(ctx.now() + self.cfg.slot, d as u32, TRACKER);
-        let active: Vec<(usize, f64)> = self.divisions[d].refs.iter().filter(|(t, _)| !self.tunnels[**t].flows.is_empty()).map(|(t, r)| (*t, *r)).collect();
+        let active: Vec<(usize, f64)> = self.divisions[d]
+            .refs
+            .iter()
+            .filter(|(t, _)| !self.tunnels[**t].flows.is_empty())
+            .map(|(t, r)| (*t, *r))
+            .collect();
         if active.is_empty() {
             return;
         }
@@ -431,7 +530,11 @@ impl Scc {
         let from = ctx.net().hosts[self.divisions[d].tracker as usize];
         for (host, weights) in per_host {
             let bytes = self.cfg.report_header + self.cfg.report_entry * weights.len() as u32;
-            ctx.send(from, ctx.net().hosts[host as usize], Message::new("scc_weights", bytes, WeightMsg { weights }));
+            ctx.send(
+                from,
+                ctx.net().hosts[host as usize],
+                Message::new("scc_weights", bytes, WeightMsg { weights }),
+            );
         }
     }
 
@@ -443,10 +546,22 @@ impl Scc {
             if tunnel.rx_total == 0 {
                 continue;
             }
-            let (marked, total, bytes) = (std::mem::take(&mut tunnel.rx_marked), std::mem::take(&mut tunnel.rx_total), std::mem::take(&mut tunnel.rx_bytes));
+            let (marked, total, bytes) = (
+                std::mem::take(&mut tunnel.rx_marked),
+                std::mem::take(&mut tunnel.rx_total),
+                std::mem::take(&mut tunnel.rx_bytes),
+            );
             let delay = Time((std::mem::take(&mut tunnel.rx_delay) / total as u128) as u64);
             let (from, to) = (ctx.net().hosts[host as usize], ctx.net().hosts[tunnel.src as usize]);
-            ctx.send(from, to, Message::new("scc_feedback", self.cfg.feedback_bytes, FeedbackMsg { tunnel: t, marked, total, bytes, delay }));
+            ctx.send(
+                from,
+                to,
+                Message::new(
+                    "scc_feedback",
+                    self.cfg.feedback_bytes,
+                    FeedbackMsg { tunnel: t, marked, total, bytes, delay },
+                ),
+            );
         }
         let entry = self.by_dst.get_mut(&host).expect("a receiving host");
         if entry.0.is_empty() {
@@ -457,7 +572,14 @@ impl Scc {
     }
 
     /// Adds tunnel `t` to `host`'s active set in `map`, starting its loop if stopped.
-    fn activate(ctx: &mut dyn Ctx, map: &mut BTreeMap<u32, (Vec<usize>, bool)>, host: u32, t: usize, period: Time, tag: u32) {
+    fn activate(
+        ctx: &mut dyn Ctx,
+        map: &mut BTreeMap<u32, (Vec<usize>, bool)>,
+        host: u32,
+        t: usize,
+        period: Time,
+        tag: u32,
+    ) {
         let entry = map.entry(host).or_default();
         if !entry.0.contains(&t) {
             entry.0.push(t);
@@ -494,8 +616,15 @@ fn ds_flows(ctx: &dyn Ctx, flows: &[u32]) -> Vec<DsFlow> {
         .iter()
         .map(|&f| {
             let p = ctx.progress(FlowId(f));
-            let left_bits = p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked) as f64 * 8.0);
-            let to_deadline_s = ctx.flow(FlowId(f)).deadline.map_or(f64::INFINITY, |d| if d > now { (d - now).as_secs_f64() } else { 0.0 });
+            let left_bits =
+                p.size.map_or(f64::MAX / 4.0, |s| s.saturating_sub(p.acked) as f64 * 8.0);
+            let to_deadline_s = ctx.flow(FlowId(f)).deadline.map_or(f64::INFINITY, |d| {
+                if d > now {
+                    (d - now).as_secs_f64()
+                } else {
+                    0.0
+                }
+            });
             DsFlow { left_bits, to_deadline_s }
         })
         .collect()
@@ -503,7 +632,10 @@ fn ds_flows(ctx: &dyn Ctx, flows: &[u32]) -> Vec<DsFlow> {
 
 /// LS: each flow's queue in the tunnel, its bytes not sent yet (bits).
 fn ls_queues(ctx: &dyn Ctx, flows: &[u32]) -> Vec<f64> {
-    flows.iter().map(|&f| ctx.progress(FlowId(f)).backlog().min(u64::MAX / 16) as f64 * 8.0).collect()
+    flows
+        .iter()
+        .map(|&f| ctx.progress(FlowId(f)).backlog().min(u64::MAX / 16) as f64 * 8.0)
+        .collect()
 }
 
 /// The first multiple of `cycle` after `now` (loops keep a common phase).
@@ -516,8 +648,19 @@ impl Scheme for Scc {
     /// ECN-capable (the underlay's marks, which the receiving shim clears, and its re-marks).
     fn transport(&self, def: &crate::workload::flow::FlowDef) -> SchemeTransport {
         let objective = Objective::parse(&def.class).unwrap_or(Objective::Cs);
-        let cc = self.cfg.cc.iter().find(|(k, _)| Objective::parse(k) == Some(objective)).map_or_else(|| objective.paper_cc(), |(_, c)| c.clone());
-        SchemeTransport::Rate { initial_bps: None, window: Window::On, dupthresh: 3, ecn: true, cc: Some(cc) }
+        let cc = self
+            .cfg
+            .cc
+            .iter()
+            .find(|(k, _)| Objective::parse(k) == Some(objective))
+            .map_or_else(|| objective.paper_cc(), |(_, c)| c.clone());
+        SchemeTransport::Rate {
+            initial_bps: None,
+            window: Window::On,
+            dupthresh: 3,
+            ecn: true,
+            cc: Some(cc),
+        }
     }
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
@@ -606,7 +749,10 @@ impl Scheme for Scc {
             tunnel.rx_marked += 1;
             pkt.ecn.set_ce(false);
         }
-        if self.cfg.remark && self.queue_in_tunnel(ctx, pkt.agg as usize, pkt.flow) as f64 > self.cfg.remark_threshold * (ctx.transport().mss + ctx.transport().header) as f64 {
+        if self.cfg.remark
+            && self.queue_in_tunnel(ctx, pkt.agg as usize, pkt.flow) as f64
+                > self.cfg.remark_threshold * (ctx.transport().mss + ctx.transport().header) as f64
+        {
             pkt.ecn.set_ce(true);
             ctx.count("scc_remarks", 1);
         }

@@ -34,7 +34,10 @@ pub fn ds_reference(flows: &[DsFlow]) -> f64 {
 
 /// Algorithm 1's in-tunnel rates within `granted` bit/s.
 pub fn ds_rates(flows: &[DsFlow], granted: f64) -> Vec<f64> {
-    let need: Vec<f64> = flows.iter().map(|f| if f.to_deadline_s > 0.0 { f.left_bits / f.to_deadline_s } else { f64::INFINITY }).collect();
+    let need: Vec<f64> = flows
+        .iter()
+        .map(|f| if f.to_deadline_s > 0.0 { f.left_bits / f.to_deadline_s } else { f64::INFINITY })
+        .collect();
     let mut by_need: Vec<usize> = (0..flows.len()).collect();
     by_need.sort_by(|&a, &b| need[a].total_cmp(&need[b]).then(a.cmp(&b)));
     let mut rates = vec![0.0; flows.len()];
@@ -169,7 +172,11 @@ mod tests {
     fn ds_sends_each_flow_at_least_its_need_when_the_grant_covers_it() {
         let flows = [ds(1e6, 0.01), ds(4e6, 0.02)];
         assert_eq!(ds_reference(&flows), 300e6);
-        assert_eq!(ds_rates(&flows, 400e6), vec![200e6, 200e6], "the spare 100 to the earliest deadline");
+        assert_eq!(
+            ds_rates(&flows, 400e6),
+            vec![200e6, 200e6],
+            "the spare 100 to the earliest deadline"
+        );
     }
 
     // Needs 100, 200 and 300 Mbps in 350: the two smallest are admitted (300), the third is
@@ -180,7 +187,11 @@ mod tests {
         assert_eq!(ds_rates(&flows, 350e6), vec![50e6, 100e6, 200e6]);
         let flows = [ds(1e6, -0.001), ds(9e6, 0.01), ds(1e6, 0.01)];
         let r = ds_rates(&flows, 150e6);
-        assert_eq!(r, vec![0.0, 50e6, 100e6], "admit 100, then the 900 Mbps flow before the late one");
+        assert_eq!(
+            r,
+            vec![0.0, 50e6, 100e6],
+            "admit 100, then the 900 Mbps flow before the late one"
+        );
         assert_eq!(ds_reference(&flows), 1000e6, "a late flow adds no reference weight");
     }
 
@@ -210,7 +221,11 @@ mod tests {
         let p = LsParams { q_star_bits: 100e3, epsilon: 0.5, slot_s: 1e-3, floor: 1e6 };
         let q = [150e3, 40e3, 90e3];
         assert_eq!(ls_reference(&p, &q), 141e6);
-        assert_eq!(ls_rates(&p, &q, 200e6), vec![159e6, 1e6, 40e6], "the spare 59 to the largest V");
+        assert_eq!(
+            ls_rates(&p, &q, 200e6),
+            vec![159e6, 1e6, 40e6],
+            "the spare 59 to the largest V"
+        );
         // 120 Mbps: floors 3, then by V (150k first: +99 fits, 90k: +39 does not); the rest
         // (18) goes to the 90 kbit flow.
         let r = ls_rates(&p, &q, 120e6);

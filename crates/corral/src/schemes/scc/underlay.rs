@@ -76,7 +76,15 @@ impl Underlay {
     /// One feedback: `marked` of `total` packets carried CE since the last, and the tunnel
     /// delivered `used` bit/s over the period; weight `w`; `may_cut` false within an RTT of
     /// the last cut. Returns whether it cut.
-    pub fn feedback(&mut self, p: &UccParams, w: f64, marked: u64, total: u64, used: f64, may_cut: bool) -> bool {
+    pub fn feedback(
+        &mut self,
+        p: &UccParams,
+        w: f64,
+        marked: u64,
+        total: u64,
+        used: f64,
+        may_cut: bool,
+    ) -> bool {
         let f = if total == 0 { 0.0 } else { marked as f64 / total as f64 };
         if p.mode != UccMode::Literal {
             self.alpha = (1.0 - p.g) * self.alpha + p.g * f;
@@ -89,7 +97,8 @@ impl Underlay {
         match p.mode {
             UccMode::Literal => {
                 let w = (w / p.w_max).min(1.0);
-                let next = if marked == 0 { (1.0 + w) * self.rate } else { (1.0 - f * w) * self.rate };
+                let next =
+                    if marked == 0 { (1.0 + w) * self.rate } else { (1.0 - f * w) * self.rate };
                 self.rate = next.clamp(p.floor, p.line);
             }
             UccMode::Paper => {
@@ -105,10 +114,12 @@ impl Underlay {
                     if idle {
                         self.window
                     } else {
-                        (self.window + w * p.mss_bits * p.period_s / p.rtt_s).min(self.window.max(p.line * p.max_rtt_s))
+                        (self.window + w * p.mss_bits * p.period_s / p.rtt_s)
+                            .min(self.window.max(p.line * p.max_rtt_s))
                     }
                 } else {
-                    let from = if p.validate { self.window.min(used * p.rtt_s) } else { self.window };
+                    let from =
+                        if p.validate { self.window.min(used * p.rtt_s) } else { self.window };
                     from * (1.0 - self.alpha / 2.0)
                 };
                 self.window = next.max(p.floor * p.rtt_s);
@@ -140,7 +151,18 @@ mod tests {
 
     /// A feedback every RTT of 100 us; one MSS of 100 bits (+ 1 Mbps per RTT).
     fn params(mode: UccMode) -> UccParams {
-        UccParams { mode, validate: false, g: 1.0 / 16.0, mss_bits: 100.0, period_s: 1e-4, rtt_s: 1e-4, max_rtt_s: 1e-4, floor: 1e6, line: 1e9, w_max: 2.0 }
+        UccParams {
+            mode,
+            validate: false,
+            g: 1.0 / 16.0,
+            mss_bits: 100.0,
+            period_s: 1e-4,
+            rtt_s: 1e-4,
+            max_rtt_s: 1e-4,
+            floor: 1e6,
+            line: 1e9,
+            w_max: 2.0,
+        }
     }
 
     #[test]
@@ -154,10 +176,16 @@ mod tests {
         assert!((u.rate - 102e6 * (1.0 - 1.0 / 32.0)).abs() < 1e-3, "marks: R (1 - alpha/2)");
         let doubled = UccParams { rtt_s: 2e-4, ..p };
         u.feedback(&doubled, 2.0, 0, 10, 1e12, true);
-        assert!((u.rate - u.window / 2e-4).abs() < 1e-6 && u.rate < 60e6, "a queue that doubles the RTT halves the rate at once");
+        assert!(
+            (u.rate - u.window / 2e-4).abs() < 1e-6 && u.rate < 60e6,
+            "a queue that doubles the RTT halves the rate at once"
+        );
         let (window, alpha) = (u.window, u.alpha);
         assert!(!u.feedback(&p, 2.0, 10, 10, 1e12, false), "within an RTT of a cut: no cut");
-        assert!((u.window - window - 200.0).abs() < 1e-6, "it grows as DCTCP's window does, marked or not");
+        assert!(
+            (u.window - window - 200.0).abs() < 1e-6,
+            "it grows as DCTCP's window does, marked or not"
+        );
         assert!(u.alpha > alpha, "and alpha moves");
         u = Underlay::new(1.5e6, 1e-4);
         for _ in 0..100 {

@@ -12,7 +12,6 @@
 //! window itself ([`CongestionControl::owns_window`]: the sender then leaves cwnd alone in
 //! recovery) and paces at its own rate ([`CongestionControl::pacing_rate`]).
 
-
 use super::delivery_rate::RateSample;
 use crate::sim::rng::Rng;
 use crate::units::Time;
@@ -290,10 +289,14 @@ impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let v = match toml::Value::deserialize(d)? {
-            toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([("kind".to_string(), toml::Value::String(name))])),
+            toml::Value::String(name) => toml::Value::Table(toml::Table::from_iter([(
+                "kind".to_string(),
+                toml::Value::String(name),
+            )])),
             other => other,
         };
-        crate::config::by_kind(v, KINDS, CcConfig::parse).map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+        crate::config::by_kind(v, KINDS, CcConfig::parse)
+            .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
     }
 }
 

@@ -8,7 +8,12 @@ use corral::Simulation;
 /// Overrides for the TCP of corral's releases before PRR and RACK-TLP became the defaults
 /// (`TcpConfig::classic()`: no SACK, no limited transmit, NewReno recovery, no RACK-TLP), for
 /// tests whose subject is not TCP's loss recovery and whose claims were measured with it.
-pub const CLASSIC_TCP: [&str; 4] = ["transport.sack=false", "transport.limited_transmit=false", "transport.recovery=\"classic\"", "transport.rack=false"];
+pub const CLASSIC_TCP: [&str; 4] = [
+    "transport.sack=false",
+    "transport.limited_transmit=false",
+    "transport.recovery=\"classic\"",
+    "transport.rack=false",
+];
 
 pub fn run(text: &str, overrides: &[&str]) -> Simulation {
     let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
@@ -22,7 +27,11 @@ pub fn run(text: &str, overrides: &[&str]) -> Simulation {
 /// Every packet sent is delivered, dropped, or still queued / on a wire.
 pub fn assert_conserved(sim: &Simulation) {
     let c = &sim.counts;
-    assert_eq!(c.sent, c.delivered + c.dropped + sim.packets_in_flight(), "packet conservation: {c:?}");
+    assert_eq!(
+        c.sent,
+        c.delivered + c.dropped + sim.packets_in_flight(),
+        "packet conservation: {c:?}"
+    );
     assert!(c.sent_bytes >= c.delivered_bytes + c.dropped_bytes, "byte conservation: {c:?}");
 }
 
@@ -95,12 +104,16 @@ pub fn delivered(sim: &Simulation) -> Vec<f64> {
 /// `switch` (TOML lines of the `[switch]` table, sub-tables allowed).
 #[allow(dead_code)]
 pub fn outcast_case1(seed: u64, duration: &str, switch: &str) -> String {
-    const SHIPPED: &str = include_str!("../../../../../python/corral/scenarios/outcast/case1_12.toml");
+    const SHIPPED: &str =
+        include_str!("../../../../../python/corral/scenarios/outcast/case1_12.toml");
     let text = SHIPPED
         .replacen("seed = 1\n", &format!("seed = {seed}\n"), 1)
         .replacen("duration = \"0.5s\"", &format!("duration = \"{duration}\""), 1)
         .replacen("queue = \"taildrop\"", switch, 1);
-    assert!(text.contains(&format!("seed = {seed}\n")) && text.contains(duration), "case1_12.toml changed shape");
+    assert!(
+        text.contains(&format!("seed = {seed}\n")) && text.contains(duration),
+        "case1_12.toml changed shape"
+    );
     text
 }
 
