@@ -65,23 +65,30 @@ def test_case_text_keeps_the_classes_asked_for_and_puts_them_under_scc() -> None
 
 
 def test_fabric_variants_change_only_what_they_name() -> None:
-    from corral.experiments.scc import FABRIC, tenants_text
+    from corral import Scenario
+    from corral.experiments.scc import FABRIC, STAR, tenants_text
     from corral.experiments.scc_fabric import case_text
 
-    fabric = FABRIC.read_text()
-    pf = case_text(fabric, ("DS", "CS"), "pfabric")
-    assert pf.count("\n[[traffic]]\n") == 2 and pf.count('transport = "pfabric"') == 2 and 'queue = "pfabric"' in pf and "ecn_threshold" not in pf
-    pr = case_text(fabric, ("LS", "DS", "CS"), "priority")
-    assert 'queue = "priority"' in pr and "[switch.priority]" in pr and pr.count("priority = 0") == 1 and pr.count("priority = 1") == 2
-    dc = case_text(fabric, ("LS", "DS", "CS"), "scc_dctcp")
-    assert dc.count('transport = "scheme"') == 3 and 'cc = { LS = "dctcp", DS = "dctcp", CS = "dctcp" }' in dc
-    assert '"cs/CS" = 120.0' in dc and "in_tunnel" not in dc and "in_tunnel = false" in case_text(fabric, ("CS",), "scc_fifo")
-    from corral.experiments.scc import STAR
+    def variant(text: str, classes: tuple[str, ...], name: str, *weight: float) -> Scenario:
+        return Scenario.from_toml(case_text(text, classes, name, *weight))
 
-    star = case_text(STAR.read_text(), ("DS", "CS"), "scc_fifo", 5.0)
-    assert star.count("\n[[traffic]]\n") == 2 and 'class = "LS"' not in star and "in_tunnel = false" in star and '"ds/DS" = 5.0' in star
-    two = tenants_text(scc=True)
-    assert 'tenant = "A"' in two and 'tenant = "B"' in two and '"A/DS" = 2.0' in two
+    fabric = FABRIC.read_text()
+    pf = variant(fabric, ("DS", "CS"), "pfabric")
+    assert [b["transport"] for b in pf.get("traffic")] == ["pfabric", "pfabric"]
+    assert pf.get("switch.queue") == "pfabric" and pf.get("switch.ecn_threshold") is None
+    pr = variant(fabric, ("LS", "DS", "CS"), "priority")
+    assert pr.get("switch.queue") == "priority" and pr.get("switch.priority") == {"classes": 2, "class": "ecn"}
+    assert [b["priority"] for b in pr.get("traffic")] == [0, 1, 1]
+    dc = variant(fabric, ("LS", "DS", "CS"), "scc_dctcp")
+    assert [b["transport"] for b in dc.get("traffic")] == ["scheme"] * 3
+    assert dc.get("scheme.cc") == {"LS": "dctcp", "DS": "dctcp", "CS": "dctcp"}
+    assert dc.get("scheme")["weights"]["cs/CS"] == 120.0 and "in_tunnel" not in dc.get("scheme")
+    assert variant(fabric, ("CS",), "scc_fifo").get("scheme.in_tunnel") is False
+    star = variant(STAR.read_text(), ("DS", "CS"), "scc_fifo", 5.0)
+    assert [b["class"] for b in star.get("traffic")] == ["DS", "CS"] and star.get("scheme.in_tunnel") is False
+    assert star.get("scheme")["weights"]["ds/DS"] == 5.0
+    two = Scenario.from_toml(tenants_text(scc=True))
+    assert [b["tenant"] for b in two.get("traffic")] == ["A", "B"] and two.get("scheme")["weights"] == {"A/DS": 2.0, "B/DS": 1.0}
 
 
 def test_pfabric_runs_as_its_paper_runs_it() -> None:

@@ -36,6 +36,7 @@ import polars as pl
 from rich.table import Table
 
 from ..results import Results
+from ..scenario import Scenario
 from . import claims as cl
 from . import conditions as cond
 from . import scc_fabric
@@ -72,7 +73,7 @@ FIG4_SHARED = (("DS+CS, loads of 1 Gbps", False), ("DS+CS, SCC, loads of 1 Gbps"
 SHARED = 1e9
 ARRIVALS_S = 1.9  # arrivals stop here in fig1.toml and star.toml (the runs last 2 s)
 TENANT_NEED = 600e6  # Fig. 8b: what each DS tenant needs (bit/s)
-TENANT_WEIGHTS = ("2.0", "1.0")  # Fig. 8b: A's and B's W_d (our choice: A's share, 667 Mbps, covers its need)
+TENANT_WEIGHTS = (2.0, 1.0)  # Fig. 8b: A's and B's W_d (our choice: A's share, 667 Mbps, covers its need)
 
 
 def case_text(classes: tuple[str, ...], scc: bool) -> str:
@@ -84,12 +85,13 @@ def case_text(classes: tuple[str, ...], scc: bool) -> str:
 def tenants_text(scc: bool) -> str:
     """Fig. 8b: fig1.toml with two DS tenants, A (h1 -> h4) and B (h0 -> h3), under SCC with
     A weighted above B if asked."""
-    head, ds = case_text(("DS",), scc).split("\n[[traffic]]\n")
-    b = ds.replace('hosts = ["h1", "h4"]', 'hosts = ["h0", "h3"]').replace('dst = "h4"', 'dst = "h3"').replace('tenant = "ds"', 'tenant = "B"')
-    a = ds.replace('tenant = "ds"', 'tenant = "A"')
+    scenario = Scenario.from_toml(case_text(("DS",), scc))
+    [ds] = scenario.get("traffic")
+    assert (ds.get("hosts"), ds.get("dst"), ds.get("tenant")) == (["h1", "h4"], "h4", "ds"), "fig1.toml's DS block changed"
+    scenario.set("traffic", [{**ds, "tenant": "A"}, {**ds, "hosts": ["h0", "h3"], "dst": "h3", "tenant": "B"}])
     if scc:
-        head += f'weights = {{ "A/DS" = {TENANT_WEIGHTS[0]}, "B/DS" = {TENANT_WEIGHTS[1]} }}\n'
-    return head + "\n[[traffic]]\n" + a + "\n[[traffic]]\n" + b
+        scenario.set("scheme.weights", {"A/DS": TENANT_WEIGHTS[0], "B/DS": TENANT_WEIGHTS[1]})
+    return scenario.to_toml()
 
 
 def jobs(seeds: list[int], quick: bool = True, overrides: tuple[str, ...] = ()) -> list[Job]:

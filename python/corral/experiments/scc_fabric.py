@@ -29,12 +29,12 @@ conditions (TIMES says why the runs are not longer).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import polars as pl
 
 from ..results import Results
+from ..scenario import Scenario
 from . import claims as cl
 from . import conditions as cond
 from .claims import median_range, per_seed, ratio
@@ -105,37 +105,41 @@ def pfabric_settings(fabric: str) -> dict[str, Any]:
 def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float | None = DIVISION_WEIGHT) -> str:
     """A scenario with one [[traffic]] block per class (LS, DS, CS, in that order, as
     fabric.toml, star.toml and fig1.toml) keeping only `classes`' blocks, under `variant`
-    (module doc), SCC's divisions weighted `weight` each (None: SCC's default weights)."""
-    head, *blocks = fabric.split("\n[[traffic]]\n")
-    kept = {c: b for c, b in zip(CLASSES, blocks) if c in classes}
-    switch = 'queue = "ecn"\necn_threshold = "20pkt"\n'
-    assert switch in head, "fabric.toml's [switch] changed"
-    for c, b in kept.items():
-        transport = f'transport = "{PAPER_TRANSPORT[c]}"'
+    (module doc), SCC's divisions weighted `weight` each (None: SCC's default weights).
+    Edited as a `corral.Scenario`, so a change to the scenario files fails here by name."""
+    scenario = Scenario.from_toml(fabric)
+    blocks = scenario.get("traffic")
+    assert len(blocks) == len(CLASSES), "one [[traffic]] block per class, in the order LS, DS, CS"
+    kept = []
+    for c, block in zip(CLASSES, blocks):
+        if c not in classes:
+            continue
+        assert block.get("transport") == PAPER_TRANSPORT[c], f"the {c} block's transport changed"
         if variant.startswith("scc"):
-            b = b.replace(transport, 'transport = "scheme"')
+            block["transport"] = "scheme"
         elif variant == "pfabric":
-            b = b.replace(transport, 'transport = "pfabric"')
+            block["transport"] = "pfabric"
         elif variant == "priority":
-            b += f"priority = {0 if c == 'LS' else 1}\n"
-        kept[c] = b
+            block["priority"] = 0 if c == "LS" else 1
+        kept.append(block)
+    scenario.set("traffic", kept)
+    assert (scenario.get("switch.queue"), scenario.get("switch.ecn_threshold")) == ("ecn", "20pkt"), "the [switch] changed"
     if variant == "pfabric":
         pf = pfabric_settings(fabric)
-        head = head.replace('buffer = "250KB"\n' + switch, f'buffer = "{pf["buffer"]}"\nqueue = "pfabric"\n')
-        transport = "[transport]\n"
-        assert transport in head and "initial_window" not in head, "fabric.toml's [transport] changed"
-        head = re.sub(r'min_rto = "[^"]*"\n', "", head).replace(transport, f'{transport}initial_window = {pf["initial_window"]}\nmin_rto = "{pf["min_rto"]}"\n')
+        assert scenario.get("switch.buffer") == "250KB" and "initial_window" not in scenario.get("transport", {})
+        scenario.remove("switch.ecn_threshold").set("switch.buffer", pf["buffer"]).set("switch.queue", "pfabric")
+        scenario.set("transport.initial_window", pf["initial_window"]).set("transport.min_rto", pf["min_rto"])
     elif variant == "priority":
-        head = head.replace(switch, switch.replace('"ecn"', '"priority"') + '\n[switch.priority]\nclasses = 2\nclass = "ecn"\n')
+        scenario.set("switch.queue", "priority").set("switch.priority", {"classes": 2, "class": "ecn"})
     if variant.startswith("scc"):
-        head += '\n[scheme]\nkind = "scc"\n'
+        scenario.set("scheme", {"kind": "scc"})
         if weight is not None:
-            head += "weights = { " + ", ".join(f'"{c.lower()}/{c}" = {weight}' for c in CLASSES) + " }\n"
+            scenario.set("scheme.weights", {f"{c.lower()}/{c}": weight for c in CLASSES})
     if variant == "scc_fifo":
-        head += "in_tunnel = false\n"
+        scenario.set("scheme.in_tunnel", False)
     elif variant == "scc_dctcp":
-        head += 'cc = { LS = "dctcp", DS = "dctcp", CS = "dctcp" }\n'
-    return head + "".join("\n[[traffic]]\n" + b for b in kept.values())
+        scenario.set("scheme.cc", {c: "dctcp" for c in CLASSES})
+    return scenario.to_toml()
 
 
 def jobs(fabric: str, seeds: list[int], quick: bool, overrides: tuple[str, ...]) -> list[Job]:
