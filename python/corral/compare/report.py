@@ -23,6 +23,7 @@ import polars as pl
 from ..outdir import atomic_dir, check_target
 from ..sweep import layout
 from . import stats
+from .buckets import DEFAULT_BUCKETS
 from .sources import Catalog, CompareError, load_catalog, read_table
 
 CARRY = ["group_i", "group", "run", "seed"]
@@ -48,7 +49,7 @@ def compare(
     out: str | os.PathLike,
     *,
     by: list[str] | None = None,
-    buckets: list[str] | tuple[str, ...] = stats.DEFAULT_BUCKETS,
+    buckets: list[str] | tuple[str, ...] = DEFAULT_BUCKETS,
     plots: bool = True,
     force: bool = False,
 ) -> CompareResult:
