@@ -53,3 +53,6 @@ pub use world::Simulation;
 
 /// The crate version, reported in every summary.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(test)]
+mod toy_kinds;

@@ -1,6 +1,7 @@
 //! A toy controller, registered only in test builds, that shows what adding a controller
 //! takes: this file and one line in `controllers!` (`transport/cc/mod.rs`). A fixed window of
 //! `segments` segments, whatever happens, set with `transport.cc = { kind = "toy", segments = N }`.
+//! Its test, which loads a scenario naming it, is in `toy_kinds.rs` at the crate root.
 
 use super::{CcState, CongestionControl, Controller};
 use crate::units::Time;
@@ -44,23 +45,5 @@ impl Controller for Toy {
         } else {
             Err("segments: must be at least 1".into())
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::transport::cc::{CcConfig, KINDS};
-
-    #[test]
-    fn one_file_and_one_line_make_a_controller_scenarios_can_name() {
-        assert!(KINDS.contains(&"toy"));
-        let base = "duration = \"10ms\"\n[topology]\nkind = \"dumbbell\"\nsenders = 1\nreceivers = 1\nlink_rate = \"1Gbps\"\n[[flows]]\nsrc = \"h0\"\ndst = \"h1\"\n";
-        let e = crate::scenario::load(&format!("{base}[transport]\ncc = {{ kind = \"toy\", segmnts = 2 }}\n"), &[], "t").unwrap_err().to_string();
-        assert!(e.contains("segmnts") && e.contains("did you mean `segments`"), "{e}");
-        let sc = crate::scenario::load(&format!("{base}[transport]\ncc = {{ kind = \"toy\", segments = 2 }}\n"), &[], "t").unwrap();
-        assert_eq!(sc.transport.cc, CcConfig::Toy(super::ToyConfig { segments: 2 }));
-        let mut sim = crate::Simulation::new(sc).unwrap();
-        sim.run();
-        assert!(sim.flows[0].receiver.delivered() > 0);
     }
 }
