@@ -527,16 +527,7 @@ impl FluidSim {
             .with("time_s", Column::Float(self.tp_time.iter().map(|t| t.as_secs_f64()).collect()))
             .with("flow_id", Column::Int(self.tp_flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(self.tp_bytes.iter().map(|&b| b as i64).collect()))
-            .with(
-                "goodput_bps",
-                Column::Float(
-                    self.tp_bytes
-                        .iter()
-                        .zip(&self.tp_width)
-                        .map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12))
-                        .collect(),
-                ),
-            )
+            .with("goodput_bps", Column::goodput_bps(&self.tp_bytes, &self.tp_width))
             .check("throughput")
     }
 
@@ -550,16 +541,7 @@ impl FluidSim {
             .with("time_s", Column::Float(s.time.iter().map(|t| t.as_secs_f64()).collect()))
             .with("class", Column::Str(s.class.iter().map(|&c| name(c)).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
-            .with(
-                "goodput_bps",
-                Column::Float(
-                    s.bytes
-                        .iter()
-                        .zip(&s.width)
-                        .map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12))
-                        .collect(),
-                ),
-            )
+            .with("goodput_bps", Column::goodput_bps(&s.bytes, &s.width))
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
             .with("jain", Column::OptFloat(s.jain.clone()))
             .check("throughput_class")

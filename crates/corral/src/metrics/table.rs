@@ -30,6 +30,17 @@ impl Column {
         self.len() == 0
     }
 
+    /// Goodput in bit/s of `bytes` delivered over each sampling interval of `widths`.
+    pub fn goodput_bps(bytes: &[u64], widths: &[crate::units::Time]) -> Column {
+        Column::Float(
+            bytes
+                .iter()
+                .zip(widths)
+                .map(|(&b, &w)| b as f64 * 8.0 / w.as_secs_f64().max(1e-12))
+                .collect(),
+        )
+    }
+
     /// Each row's text, for a text column ([`Column::Str`] or [`Column::Cat`]).
     pub fn texts(&self) -> Option<Vec<&str>> {
         match self {

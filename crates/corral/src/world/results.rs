@@ -74,16 +74,7 @@ impl Simulation {
             .with("time_s", Column::Float(s.time.iter().map(|&t| secs(t)).collect()))
             .with("class", Column::Str(s.class.iter().map(|&c| name(c)).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
-            .with(
-                "goodput_bps",
-                Column::Float(
-                    s.bytes
-                        .iter()
-                        .zip(&s.width)
-                        .map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12))
-                        .collect(),
-                ),
-            )
+            .with("goodput_bps", Column::goodput_bps(&s.bytes, &s.width))
             .with("active_flows", Column::Int(s.active_flows.iter().map(|&a| a as i64).collect()))
             .with("jain", Column::OptFloat(s.jain.clone()))
             .check("throughput_class")
@@ -132,16 +123,7 @@ impl Simulation {
             .with("time_s", Column::Float(s.time.iter().map(|&t| secs(t)).collect()))
             .with("flow_id", Column::Int(s.flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
-            .with(
-                "goodput_bps",
-                Column::Float(
-                    s.bytes
-                        .iter()
-                        .zip(&s.width)
-                        .map(|(&b, &w)| b as f64 * 8.0 / secs(w).max(1e-12))
-                        .collect(),
-                ),
-            )
+            .with("goodput_bps", Column::goodput_bps(&s.bytes, &s.width))
             .check("throughput")
     }
 
