@@ -164,7 +164,16 @@ def test_two_flows_on_kernel_tcp_share_the_bottleneck(tmp_path):
     flows = pl.read_parquet(out / "flows.parquet")
     assert flows.columns[: len(tables.schemas()["flows"])] == list(tables.schemas()["flows"])
     total = flows["goodput_bps"].sum()
-    assert 80e6 < total < 100e6, f"{total / 1e6:.1f} Mbps through a 100 Mbps bottleneck"
+    assert total < 100e6, f"{total / 1e6:.1f} Mbps through a 100 Mbps bottleneck"
+    # The two flows fill the link while both send. Their mean over 3 s is not a bound: on a
+    # loaded 2-core CI machine both flows once sat out retransmission timeouts together after
+    # slow start (61 Mbps over the run). So the check is on the 0.1 s bins: the link runs full
+    # (>= 80 Mbps at the receiver) in at least 3 of the run's 30 bins and never beyond its rate
+    # (10 % for bytes that a bin boundary splits).
+    per_bin = (pl.read_parquet(out / "throughput.parquet").group_by("time_s").agg(pl.col("goodput_bps").sum())
+               ["goodput_bps"].sort(descending=True).to_list())
+    assert len(per_bin) >= 3 and per_bin[2] >= 80e6, f"busiest bins {[round(b / 1e6, 1) for b in per_bin[:5]]} Mbps"
+    assert per_bin[0] <= 110e6, f"busiest bin {per_bin[0] / 1e6:.1f} Mbps through a 100 Mbps bottleneck"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kernel"] == os.uname().release and summary["scale"] == 1.0
     # Both flows deliver. How evenly is kernel TCP's business, and over 3 s it varies a lot:
@@ -173,7 +182,6 @@ def test_two_flows_on_kernel_tcp_share_the_bottleneck(tmp_path):
     # flow's share as low as 4.9 %; a bound of 0.8 on the index failed about one run in seven.
     assert (flows["goodput_bps"] > 0).all(), f"goodput {flows['goodput_bps'].to_list()}"
     assert summary["jain_index"] == pytest.approx(jain(flows["goodput_bps"].to_list()))
-    assert not pl.read_parquet(out / "throughput.parquet").is_empty()
     assert our_namespaces() == []
     assert not list(out.glob("agent-*")), "the agents' files are not part of the run folder"
 
