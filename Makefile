@@ -31,7 +31,7 @@ PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test wheel release outcast fct test test-slow bench lint prerequisites
+.PHONY: install install-test wheel release outcast fct test test-rust test-python test-slow bench lint prerequisites
 
 prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
@@ -70,9 +70,21 @@ fct: install
 	$(VENV)/bin/corral sweep scenarios/fct/sweep.toml -o results/fct
 	$(VENV)/bin/corral compare results/fct -o results/fct-report --by transport.cc --by traffic.0.load
 
+# The Rust tests and the Python tests run side by side (`-j2`; each one's output is printed
+# whole when it ends), and pytest spreads its files over two workers (pytest-xdist,
+# `--dist loadfile`: a file's tests share one worker, so a module's fixture runs once and the
+# network-namespace tests of test_emulate.py never overlap). On 2 cores the Rust test
+# harness's build leaves one core idle for much of its time, which the Python tests now use.
 test: install-test
+	@echo "running the Rust tests (cargo test) and the Python tests (pytest, 2 workers) side by side; each prints when it ends"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust test-python
+
+# The two halves of `make test`, on the build install-test made.
+test-rust:
 	cargo test --profile ci -p corral
-	$(PY) -m pytest -q tests
+
+test-python:
+	$(PY) -m pytest -q tests -n 2 --dist loadfile
 
 # The tests `make test` leaves out (marked slow): the side by side with Linux on the
 # dumbbell and the fat-tree emulation.
