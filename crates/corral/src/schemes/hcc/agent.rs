@@ -13,6 +13,13 @@
 //!   demand upward: its flows' demands capped at its own port's max-min level (a flow cannot
 //!   use more above than its own bottleneck lets through), quantized, as a delta against
 //!   what each parent already holds.
+//!
+//! A switch agent keeps its `Demand` (the children's maps summed) up to date at every child
+//! message ([`Agent::apply_child_delta`]: the paper's incremental update, section III-A,
+//! "computing fair rates once and adjusting them when changes in demands or flows happen").
+//! A message costs O(entries in its delta) map updates, and a loop's Algorithm 1 one pass over
+//! the map, already in demand order: O(N) per event in the flows below, where merging every
+//! child's map again at every cycle cost O(N log N).
 
 use super::demand::{level, DemandMap};
 use super::maxmin::{divide, water_level};
@@ -43,6 +50,8 @@ pub struct Agent {
     pub children: Vec<usize>,
     /// Each child's demand map, as its messages built it.
     pub child_demand: BTreeMap<usize, DemandMap>,
+    /// The sum of `child_demand`, kept at every child message (the paper's `Demand`).
+    pub demand: DemandMap,
     /// Children limited by another parent: the allocation they take.
     pub child_cap: BTreeMap<usize, f64>,
     /// The share last sent to each child.
@@ -77,6 +86,7 @@ impl Agent {
             up: Vec::new(),
             children: Vec::new(),
             child_demand: BTreeMap::new(),
+            demand: DemandMap::default(),
             child_cap: BTreeMap::new(),
             child_sent: BTreeMap::new(),
             flows: BTreeMap::new(),
@@ -113,17 +123,19 @@ impl Agent {
             && self.up.len() <= 1
     }
 
-    /// The agent's demand: its leaves' demands, or its children's maps summed, as
+    /// A child's update: its map held here and the agent's `Demand` both take `delta`.
+    pub fn apply_child_delta(&mut self, child: usize, delta: &DemandMap) {
+        self.child_demand.entry(child).or_default().apply(delta);
+        self.demand.apply(delta);
+    }
+
+    /// The agent's demand: its leaves' demands, or its children's maps summed (`Demand`), as
     /// (demand, flows) groups.
     pub fn demand_groups(&self) -> Vec<(f64, i64)> {
         if !self.flows.is_empty() || self.children.is_empty() {
             return self.flows.values().map(|&d| (d, 1)).collect();
         }
-        let mut all = DemandMap::default();
-        for m in self.child_demand.values() {
-            all.apply(m);
-        }
-        all.iter().collect()
+        self.demand.iter().collect()
     }
 
     /// The share the agent divides: the parents' smallest (0 before the first; a root's is
@@ -225,6 +237,12 @@ pub fn delta(new: &DemandMap, base: &DemandMap) -> DemandMap {
 mod tests {
     use super::*;
 
+    /// Replaces child `c`'s map in `a` by `m`, as the child's delta message would.
+    fn set_child(a: &mut Agent, c: usize, m: DemandMap) {
+        let held = a.child_demand.get(&c).cloned().unwrap_or_default();
+        a.apply_child_delta(c, &delta(&m, &held));
+    }
+
     fn agent() -> Agent {
         Agent::new(PortId(0), NodeId(0), 1, Time::from_us(2), Time::from_us(8))
     }
@@ -243,12 +261,12 @@ mod tests {
     fn child_loop_divides_share_by_flows() {
         let mut a = agent();
         a.children = vec![4, 5];
-        a.child_demand.insert(4, map(&[(f64::INFINITY, 3)]));
-        a.child_demand.insert(5, map(&[(f64::INFINITY, 1)]));
+        set_child(&mut a, 4, map(&[(f64::INFINITY, 3)]));
+        set_child(&mut a, 5, map(&[(f64::INFINITY, 1)]));
         assert_eq!(a.divide(8.0), vec![(4, 6.0), (5, 2.0)]);
-        a.child_demand.insert(5, map(&[(0.5, 1)]));
+        set_child(&mut a, 5, map(&[(0.5, 1)]));
         assert_eq!(a.divide(8.0), vec![(4, 7.5), (5, 0.5)]);
-        a.child_demand.insert(5, map(&[(f64::INFINITY, 1)]));
+        set_child(&mut a, 5, map(&[(f64::INFINITY, 1)]));
         a.child_cap.insert(4, 3.0);
         let d = a.divide(8.0);
         assert_eq!(d[0], (4, 6.0), "a child limited elsewhere is told what it could take here");
@@ -301,5 +319,35 @@ mod tests {
         ];
         assert_eq!(a.take_share(), (4.0, vec![0.0, 2.0]));
         assert_eq!(a.usable(100.0), 4.0);
+    }
+
+    // The incremental `Demand`: after any sequence of child messages it equals the children's
+    // maps summed from scratch, and the water level read from it gives every flow below what
+    // Algorithm 1 over the flows one by one gives.
+    proptest::proptest! {
+        #[test]
+        fn incremental_demand_equals_the_merge_and_algorithm_1(
+            updates in proptest::collection::vec((0usize..4, proptest::collection::vec((0u8..6, 0i64..4), 0..5)), 1..40),
+            capacity in 0.0f64..50.0,
+        ) {
+            let mut a = agent();
+            a.children = vec![0, 1, 2, 3];
+            for (child, entries) in &updates {
+                let m = map(&entries.iter().map(|&(d, n)| (if d == 5 { f64::INFINITY } else { f64::from(d) }, n)).collect::<Vec<_>>());
+                set_child(&mut a, *child, m);
+            }
+            let mut merged = DemandMap::default();
+            for m in a.child_demand.values() {
+                merged.apply(m);
+            }
+            proptest::prop_assert_eq!(&a.demand, &merged);
+            let flows: Vec<f64> = merged.iter().flat_map(|(d, n)| std::iter::repeat_n(d, n.max(0) as usize)).collect();
+            let lambda = water_level(capacity, &a.demand_groups());
+            let by_algorithm_1 = super::super::maxmin::single_bottleneck(capacity, &flows);
+            for (d, want) in flows.iter().zip(by_algorithm_1) {
+                let got = d.min(lambda);
+                proptest::prop_assert!((got - want).abs() <= 1e-9 * capacity.max(1.0), "demand {d}: {got} against {want}");
+            }
+        }
     }
 }

@@ -480,7 +480,7 @@ impl Scheme for Hcc {
     fn on_message(&mut self, ctx: &mut dyn Ctx, _at: NodeId, msg: &Message) {
         if let Some(m) = msg.body::<DemandMsg>() {
             self.received(ctx, m.parent, msg.bytes);
-            self.agents[m.parent].child_demand.entry(m.child).or_default().apply(&m.delta);
+            self.agents[m.parent].apply_child_delta(m.child, &m.delta);
             self.wake_child(ctx, m.parent);
             self.wake_parent(ctx, m.parent);
         } else if let Some(m) = msg.body::<ShareMsg>() {
