@@ -80,8 +80,10 @@ test: install-test
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust test-python
 
 # The two halves of `make test`, on the build install-test made.
+# (cargo runs outside make's jobserver: its 2 tokens are held by the two halves, and cargo
+# would then build on one core.)
 test-rust:
-	cargo test --profile ci -p corral
+	MAKEFLAGS= cargo test --profile ci -p corral
 
 test-python:
 	$(PY) -m pytest -q tests -n 2 --dist loadfile

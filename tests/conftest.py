@@ -52,13 +52,15 @@ def tiny_file(tmp_path: Path) -> Path:
 
 
 def corral_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run `python -m corral.cli ARGS`, capturing text output."""
+    """Run `python -m corral.cli ARGS`, capturing text output. The timeout only catches a
+    hang: a quick reproduction takes 20-40 s alone and several times that on a 2-core machine
+    that also builds the Rust tests and runs a second pytest worker."""
     return subprocess.run(
         [sys.executable, "-m", "corral.cli", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
-        timeout=120,
+        timeout=900,
     )
 
 

@@ -167,13 +167,15 @@ def test_two_flows_on_kernel_tcp_share_the_bottleneck(tmp_path):
     assert total < 100e6, f"{total / 1e6:.1f} Mbps through a 100 Mbps bottleneck"
     # The two flows fill the link while both send. Their mean over 3 s is not a bound: on a
     # loaded 2-core CI machine both flows once sat out retransmission timeouts together after
-    # slow start (61 Mbps over the run). So the check is on the 0.1 s bins: the link runs full
-    # (>= 80 Mbps at the receiver) in at least 3 of the run's 30 bins and never beyond its rate
-    # (10 % for bytes that a bin boundary splits).
-    per_bin = (pl.read_parquet(out / "throughput.parquet").group_by("time_s").agg(pl.col("goodput_bps").sum())
-               ["goodput_bps"].sort(descending=True).to_list())
-    assert len(per_bin) >= 3 and per_bin[2] >= 80e6, f"busiest bins {[round(b / 1e6, 1) for b in per_bin[:5]]} Mbps"
-    assert per_bin[0] <= 110e6, f"busiest bin {per_bin[0] / 1e6:.1f} Mbps through a 100 Mbps bottleneck"
+    # slow start (61 Mbps over the run). Nor is one 0.1 s bin: the receiving agent, starved of
+    # CPU, reads late and counts a backlog in one bin (124 Mbps seen). So the check is on the
+    # busiest 0.5 s (five bins) at the receivers: the link ran full (>= 80 Mbps) for that long.
+    thr = pl.read_parquet(out / "throughput.parquet")
+    sums = thr.group_by("time_s").agg(pl.col("goodput_bps").sum())
+    by_bin = {round(t, 6): g for t, g in zip(sums["time_s"].to_list(), sums["goodput_bps"].to_list())}
+    per_bin = [by_bin.get(round(0.1 * (b + 1), 6), 0.0) for b in range(30)]  # a bin with no bytes has no row
+    busiest = max(sum(per_bin[i:i + 5]) / 5 for i in range(len(per_bin) - 4))
+    assert busiest >= 80e6, f"busiest 0.5 s at {busiest / 1e6:.1f} Mbps; bins {[round(b / 1e6) for b in per_bin]} Mbps"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kernel"] == os.uname().release and summary["scale"] == 1.0
     # Both flows deliver. How evenly is kernel TCP's business, and over 3 s it varies a lot:
