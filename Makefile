@@ -1,9 +1,12 @@
 # The two commands a new user needs (see README.md):
-#   make outcast   install corral into the project environment .venv and reproduce the TCP
-#                  Outcast results into results/outcast
+#   make demo      install corral into the project environment .venv, run the quick
+#                  reproduction of all five papers into results/<paper> and write
+#                  results/index.html, one page with every paper's claims and figures
 #   make test      install corral with its test extras and run every Rust and Python test
 #                  but the slow ones (make test-slow)
 # Also:
+#   make outcast   the full TCP Outcast reproduction into results/outcast
+#   make docs      the documentation site (mkdocs.yml) into site/, with `mkdocs build --strict`
 #   make install   build and install corral into .venv (release profile)
 #   make release   the same, with profile-guided optimization (scripts/pgo.py), the fastest engine
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
@@ -31,7 +34,7 @@ PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test wheel release outcast fct test test-rust test-python test-slow bench lint prerequisites
+.PHONY: install install-test wheel release outcast demo docs fct test test-rust test-python test-slow bench lint prerequisites
 
 prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
@@ -65,6 +68,21 @@ install-test: wheel
 
 outcast: install
 	$(VENV)/bin/corral reproduce outcast -o results/outcast
+
+# The quick reproduction of every paper, then one page with their claims and figures
+# (scripts/demo.py).
+demo: install
+	$(PY) scripts/demo.py results
+
+# The reference pages are generated from the code first (scripts/docs_reference.py), then
+# the site is built with warnings as errors: a broken link or anchor, or a page missing from
+# the nav, fails it. It uses the corral already in .venv (in CI, the one `make test` built),
+# and builds one only if there is none.
+docs: $(PY)
+	@$(PY) -c 'import corral._core' 2>/dev/null || $(MAKE) --no-print-directory install
+	@$(PIP) --find-links $(WHEELS) 'corral[docs]'
+	$(PY) scripts/docs_reference.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 fct: install
 	$(VENV)/bin/corral sweep scenarios/fct/sweep.toml -o results/fct

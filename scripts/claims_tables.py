@@ -1,8 +1,9 @@
-"""The README's claims tables, generated from the committed claims of full reproductions.
+"""The claims tables of the docs and the README, generated from the committed claims of full
+reproductions.
 
-    python scripts/claims_tables.py run r2c2 [hcc ...]   # full run(s), then docs/claims/<paper>.json and the README
-    python scripts/claims_tables.py render               # the README's tables from docs/claims/*.json
-    python scripts/claims_tables.py render --check       # exit 1 if the README differs from that rendering
+    python scripts/claims_tables.py run r2c2 [hcc ...]   # full run(s), then docs/claims/<paper>.json and the pages
+    python scripts/claims_tables.py render               # the tables from docs/claims/*.json
+    python scripts/claims_tables.py render --check       # exit 1 if a page differs from that rendering
 
 `run` runs `corral reproduce <paper> -o results/claims/<paper>` (the paper's full run, five
 seeds unless `--seeds`), times it, and keeps its claims.json as docs/claims/<paper>.json
@@ -10,10 +11,12 @@ with what ran it recorded inside (`run`: the command, the commit and whether the
 python/ and crates/ had uncommitted changes, the wall time, the machine and its load average
 before and after). It runs the `corral` that `python -m corral.cli` imports (the installed
 package, or PYTHONPATH's). `render` replaces the text between
-`<!-- claims:<paper>:begin -->` and `<!-- claims:<paper>:end -->` in README.md with the
-tables of docs/claims/<paper>.json (`corral.experiments.claims.markdown`), so the README
-never holds a hand copy. Run from the repository's root with the project's Python
-(.venv/bin/python).
+`<!-- claims:<paper>:begin -->` and `<!-- claims:<paper>:end -->` in
+docs/reproductions/<paper>.md with the tables of docs/claims/<paper>.json
+(`corral.experiments.claims.markdown`), and the text between `<!-- claims:papers:begin -->`
+and `<!-- claims:papers:end -->` in README.md with one line per paper (its title and its
+headline count), so no page holds a hand copy. Run from the repository's root with the
+project's Python (.venv/bin/python).
 """
 
 from __future__ import annotations
@@ -31,7 +34,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "claims"
 README = ROOT / "README.md"
+PAGES = ROOT / "docs" / "reproductions"
 PAPERS = ("outcast", "r2c2", "hcc", "rackcc", "scc")
+# Each paper as the README's list names it: its title, its authors and venue where the
+# paper's text gives them.
+CITATIONS = {
+    "outcast": '"The TCP Outcast Problem: Exposing Unfairness in Data Center Networks" (Prakash et al., NSDI 2012)',
+    "rackcc": '"RackCC: Rack-level Congestion Control" (Zhuo et al., HotNets 2016)',
+    "r2c2": '"R2C2: A Network Stack for Rack-scale Computers" (Costa et al., SIGCOMM 2015)',
+    "hcc": '"Hierarchical Congestion Control (HCC): Fairness and Fast Convergence for Data Centers" (Ketabi and Ganjali)',
+    "scc": '"Multi-Tenant Multi-Objective Bandwidth Allocation in Datacenters Using Stacked Congestion Control" (Tian et al.)',
+}
 
 
 def _git(*args: str) -> str:
@@ -67,7 +80,7 @@ def run(paper: str, seeds: int, out_root: Path) -> Path:
 
 
 def block(paper: str) -> str:
-    """The README's text for one paper: how its committed run ran, then its tables."""
+    """A reproduction page's text for one paper: how its committed run ran, then its tables."""
     from corral.experiments import claims
 
     doc = json.loads((DOCS / f"{paper}.json").read_text())
@@ -78,47 +91,72 @@ def block(paper: str) -> str:
            f"`{r['command']}` at commit {r['commit'][:10]}{' with uncommitted changes' if r['uncommitted_changes'] else ''}, "
            f"{r['date']}, {r['wall_s'] / 60:.1f} min on {m['cores']} cores of an {m['cpu']} shared with other jobs "
            f"(load average {load(r['load_average_before'])} before, {load(r['load_average_after'])} after; 1/5/15 min).")
-    return "\n".join([ran, "", *claims.markdown(doc, title=f"{paper} claims", level=4, conditions="unmet")]).rstrip() + "\n"
+    return "\n".join([ran, "", *claims.markdown(doc, title="Claims", level=2, conditions="unmet")]).rstrip() + "\n"
 
 
-def rendered(text: str) -> str:
-    """README.md with every marked block replaced by its rendering."""
+def papers_list() -> str:
+    """The README's list: one line per paper, its headline from its committed claims."""
+    from corral.experiments import claims
+
+    lines = []
+    for paper in ("outcast", "rackcc", "r2c2", "hcc", "scc"):
+        path = DOCS / f"{paper}.json"
+        count = claims.headline(json.loads(path.read_text())["claims"]) if path.is_file() else "not run yet"
+        lines.append(f"- **{paper}**: {CITATIONS[paper]}; {count} "
+                     f"([reproduction](docs/reproductions/{paper}.md)).")
+    return "\n".join(lines) + "\n"
+
+
+def _replace(text: str, name: str, body: str) -> str:
+    begin, end = f"<!-- claims:{name}:begin -->", f"<!-- claims:{name}:end -->"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    return pattern.sub(lambda _m: f"{begin}\n{body}{end}", text)
+
+
+def rendered(path: Path, text: str) -> str:
+    """A page's text with its marked blocks replaced by their rendering: a reproduction
+    page's claims tables, the README's list of papers."""
+    if path == README:
+        return _replace(text, "papers", papers_list())
     for paper in PAPERS:
-        begin, end = f"<!-- claims:{paper}:begin -->", f"<!-- claims:{paper}:end -->"
-        if begin not in text:
-            continue
-        if not (DOCS / f"{paper}.json").is_file():
-            continue  # not run yet: the block stays as it is (the test requires every file)
-        pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-        text = pattern.sub(lambda _m, p=paper, b=begin, e=end: f"{b}\n{block(p)}{e}", text)
+        if f"<!-- claims:{paper}:begin -->" in text and (DOCS / f"{paper}.json").is_file():
+            text = _replace(text, paper, block(paper))
     return text
+
+
+def targets() -> list[Path]:
+    """Every page that holds generated claims: the README and each reproduction page."""
+    return [README, *(PAGES / f"{paper}.md" for paper in PAPERS)]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="full reproduction(s), then their docs/claims/<paper>.json and the README")
+    r = sub.add_parser("run", help="full reproduction(s), then their docs/claims/<paper>.json and the pages")
     r.add_argument("papers", nargs="+", choices=PAPERS)
     r.add_argument("--seeds", type=int, default=5)
     r.add_argument("--out-root", type=Path, default=ROOT / "results" / "claims")
-    c = sub.add_parser("render", help="the README's tables from docs/claims")
-    c.add_argument("--check", action="store_true", help="exit 1 if README.md differs from the rendering")
+    c = sub.add_parser("render", help="the pages' tables from docs/claims")
+    c.add_argument("--check", action="store_true", help="exit 1 if a page differs from the rendering")
     args = ap.parse_args()
     if args.cmd == "run":
         for paper in args.papers:
             run(paper, args.seeds, args.out_root)
-    text = README.read_text()
-    new = rendered(text)
-    if getattr(args, "check", False):
-        if new != text:
-            print("README.md's claims tables differ from docs/claims (python scripts/claims_tables.py render)", file=sys.stderr)
-            return 1
-        return 0
-    if new != text:
-        README.write_text(new)
-        print("README.md updated")
+    stale = []
+    for path in targets():
+        text = path.read_text()
+        new = rendered(path, text)
+        if new == text:
+            continue
+        stale.append(path.relative_to(ROOT))
+        if not getattr(args, "check", False):
+            path.write_text(new)
+            print(f"{path.relative_to(ROOT)} updated")
+    if getattr(args, "check", False) and stale:
+        print(f"claims tables differ from docs/claims in {', '.join(map(str, stale))} (python scripts/claims_tables.py render)",
+              file=sys.stderr)
+        return 1
     return 0
-
 
 if __name__ == "__main__":
     os.chdir(ROOT)

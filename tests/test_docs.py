@@ -1,135 +1,151 @@
-"""The README's key reference lists every key of every scenario section.
+"""The reference pages list every scenario key, output column, summary field and command,
+as the code declares them, and the docs' examples work when copied.
 
-The keys come from the scenario schema itself: an unknown key `zzz` in a section makes the
-core list the section's valid keys. Each section's row of README's "Key reference" table must
-name every one of them as `key`.
+The scenario keys come from the schema itself: an unknown key `zzz` in a section makes the
+core list the section's valid keys (`scripts/docs_reference.py`'s probes). The committed
+pages under docs/reference/ must be exactly what that script generates now, and each entry
+must carry what a reader needs (a type and a meaning for a key, a meaning for a column).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
 import corral
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-
-BASE = 'duration = "1ms"\n[topology]\nkind = "dumbbell"\nsenders = 1\nreceivers = 1\nlink_rate = "1Gbps"\n' \
-       '[[flows]]\nsrc = "h0"\ndst = "h1"\n'
-TRAFFIC = '[[traffic]]\npattern = "all_to_all"\nsize = { cdf = "websearch" }\nload = 0.1\n'
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
 
 
-def _section(name: str) -> tuple[str, list[str]]:
-    return BASE, [f"{name}zzz=1"]
+def reference_script():
+    spec = importlib.util.spec_from_file_location("docs_reference", ROOT / "scripts" / "docs_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-KINDS = corral.kinds()  # every list of kinds, from its one declaration in the core
+REF = reference_script()
+SECTIONS = REF.sections()
 
 
-def _takes_keys(text: str, overrides: list[str]) -> bool:
-    """Whether the table a probe puts `zzz` into takes keys of its own (a kind without
-    settings answers "this table takes no keys" and has no row)."""
-    try:
-        corral.run(text, overrides=overrides)
-    except corral.ScenarioError as e:
-        return "valid keys:" in str(e) and "zzz" in str(e)
-    return False
+def page_sections(path: Path) -> dict[str, list[list[str]]]:
+    """{heading: table rows as cells} of a reference page."""
+    out: dict[str, list[list[str]]] = {}
+    heading = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            heading = line[3:].strip().strip("`")
+            out[heading] = []
+        elif heading and line.startswith("| `"):
+            out[heading].append([c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])])
+    return out
 
 
-def _kinds_with_keys(rows):
-    return [r for r in rows if _takes_keys(r[1], r[2])]
+def test_the_committed_reference_pages_are_the_generation() -> None:
+    for path, text in REF.pages().items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.relative_to(ROOT)} is stale: run `python scripts/docs_reference.py`"
 
 
-# The [switch.<queue>] tables: those the switch section lists among its keys.
-_SWITCH_KEYS = re.search(r"valid keys: ([^)]*)\)", str(pytest.raises(corral.ScenarioError, corral.run, BASE,
-                                                                      overrides=["switch.zzz=1"]).value)).group(1).split(", ")
-QUEUE_TABLES = [q for q in KINDS["queues"] if q in _SWITCH_KEYS]
-
-# (the README row's first cell, scenario text, overrides): each puts `zzz` in one section.
-PROBES = [
-    ("top level", BASE, ["zzz=1"]),
-    *((f"`[{s}]`", *_section(f"{s}.")) for s in
-      ("switch", *(f"switch.{q}" for q in QUEUE_TABLES), "host", "network", "transport", "control", "metrics")),
-    ("`[[flows]]`", BASE, ["flows.0.zzz=1"]),
-    ("`[[traffic]]`", BASE + TRAFFIC + "zzz = 1\n", []),
-    ("`[[rpc]]`", BASE + '[[rpc]]\npairs = 1\nrequest = "1KB"\nresponse = "1KB"\nthink = "1ms"\nzzz = 1\n', []),
-    ("`[[events]]`", BASE + '[[events]]\nat = "0s"\nlink = "sw0:1"\nrate = "1Gbps"\nzzz = 1\n', []),
-    *((f"`[topology]` kind = `{k}`", BASE.replace('kind = "dumbbell"', f'kind = "{k}"'), ["topology.zzz=1"])
-      for k in KINDS["topologies"]),
-    *_kinds_with_keys([("`[routing]`", BASE + f'[routing]\nkind = "{k}"\nzzz = 1\n', []) for k in KINDS["routings"]]),
-    *_kinds_with_keys([(f"`transport.cc` table, kind = `{k}`", BASE + f'[transport]\ncc = {{ kind = "{k}", zzz = 1 }}\n', [])
-                       for k in KINDS["controllers"]]),
-    *((f"`[scheme]` kind = `{k}`", BASE + f'[scheme]\nkind = "{k}"\nzzz = 1\n', []) for k in KINDS["schemes"]),
-    *(("`size` table", BASE + TRAFFIC.replace('{ cdf = "websearch" }', size), []) for size in
-      ('{ cdf = "websearch", zzz = 1 }', '{ kind = "fixed", zzz = 1 }', '{ kind = "uniform", zzz = 1 }',
-       '{ kind = "exponential", zzz = 1 }', '{ kind = "pareto", zzz = 1 }')),
-    ("`deadline` table", BASE + TRAFFIC + 'deadline = { kind = "exponential", zzz = 1 }\n', []),
-    ("`deadline` table", BASE + TRAFFIC + 'deadline = { kind = "uniform", zzz = 1 }\n', []),
-]
+@pytest.mark.parametrize("title,path,keys", SECTIONS, ids=[s[0] for s in SECTIONS])
+def test_every_key_of_the_section_has_a_type_and_a_meaning(title: str, path: str, keys: list[str]) -> None:
+    rows = page_sections(REF.REFERENCE / "scenario.md")[title]
+    listed = {r[0].strip("`"): r for r in rows}
+    assert [k for k in keys if k not in listed] == [], f"{title}: keys missing from the reference"
+    assert [k for k in listed if k not in keys] == [], f"{title}: keys the schema does not take"
+    for key, (_, kind, _default, meaning) in listed.items():
+        assert kind and meaning, f"{title} `{key}`: no type or no meaning (a doc comment on its Rust field gives it)"
 
 
-def schema_keys(text: str, overrides: list[str]) -> list[str]:
-    with pytest.raises(corral.ScenarioError) as info:
-        corral.run(text, overrides=overrides)
-    found = re.search(r"valid keys: ([^)]*)\)", str(info.value))
-    assert found, f"no key list in: {info.value}"
-    return found.group(1).split(", ")
+def test_every_kind_with_settings_has_its_section() -> None:
+    """A kind that takes keys of its own (a topology, routing, controller, scheme, queue
+    table) appears as a section: the probes cover every kind the core declares."""
+    kinds = corral.kinds()
+    titles = {t for t, _, _ in SECTIONS}
+    for what, prefix in (("topologies", '[topology] kind = "{}"'), ("schemes", '[scheme] kind = "{}"')):
+        assert [k for k in kinds[what] if prefix.format(k) not in titles] == [], what
+    text = (REF.REFERENCE / "scenario.md").read_text(encoding="utf-8")
+    for what in ("routings", "controllers"):
+        assert [k for k in kinds[what] if f"`{k}`" not in text] == [], what
 
 
-def reference_rows() -> dict[str, str]:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Key reference")
-    table = text[start:text.index("\n#", start + 1)]
-    return {line.split(" | ")[0].lstrip("| ").strip(): line for line in table.splitlines() if line.startswith("| ")}
+def test_every_output_column_and_summary_field_is_in_the_reference() -> None:
+    from corral import _core
+    from corral.tables import summary_fields
+
+    sections = page_sections(REF.REFERENCE / "outputs.md")
+    for table, columns in _core.schemas().items():
+        rows = {r[0].strip("`"): r for r in sections[f"{table}.parquet"]}
+        assert list(rows) == [c for c, _ in columns], table
+        assert [c for c, r in rows.items() if not r[-1]] == [], f"{table}: columns without a meaning in docs/guides/outputs.md"
+    rows = {r[0].strip("`"): r for r in sections["summary.json"]}
+    assert list(rows) == [name for name, _, _ in summary_fields()]
+    assert [n for n, r in rows.items() if not r[-1]] == [], "summary fields without a meaning in docs/guides/outputs.md"
 
 
-@pytest.mark.parametrize("row,text,overrides", PROBES, ids=[f"{p[0]}-{i}" for i, p in enumerate(PROBES)])
-def test_every_key_of_the_section_is_in_the_readme(row: str, text: str, overrides: list[str]) -> None:
-    rows = reference_rows()
-    assert row in rows, f"README key reference has no row {row!r}; rows: {list(rows)}"
-    missing = [k for k in schema_keys(text, overrides) if f"`{k}`" not in rows[row]]
-    assert not missing, f"README key reference, row {row!r}: undocumented keys {missing}"
+def test_every_command_is_in_the_cli_reference() -> None:
+    import argparse
+
+    from corral.cli import parser
+
+    sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    text = (REF.REFERENCE / "cli.md").read_text(encoding="utf-8")
+    for name, cmd in sub.choices.items():
+        assert f"## corral {name}" in text, name
+        for action in cmd._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            for flag in action.option_strings:
+                assert f"`{flag}" in text or f", {flag}" in text, f"corral {name} {flag}"
 
 
-def test_every_kind_is_named_in_the_readme() -> None:
+def test_every_kind_is_named_in_the_docs() -> None:
     """Every queue discipline, controller, scheme, topology and routing the core declares
-    appears in the README."""
-    readme = README.read_text(encoding="utf-8")
-    for what, names in KINDS.items():
-        assert [k for k in names if f"`{k}`" not in readme and f'"{k}"' not in readme] == [], what
+    appears in the written pages (not only in the generated reference)."""
+    guides = "".join(p.read_text(encoding="utf-8") for p in DOCS.rglob("*.md") if p.parent.name != "reference")
+    for what, names in corral.kinds().items():
+        assert [k for k in names if f"`{k}`" not in guides and f'"{k}"' not in guides] == [], what
 
 
-def readme_toml_blocks() -> list[str]:
-    """The README's ```toml blocks, in order."""
-    return re.findall(r"^```toml\n(.*?)^```$", README.read_text(encoding="utf-8"), re.S | re.M)
+def toml_blocks(path: Path) -> list[str]:
+    """A page's ```toml blocks, in order (those written to a file by a tutorial included)."""
+    return re.findall(r"^```toml\n(.*?)^```$", path.read_text(encoding="utf-8"), re.S | re.M)
 
 
-def test_the_readme_s_toml_examples_work_when_copied(tmp_path) -> None:
-    """Every TOML example in the README loads as it is: a scenario builds and runs for a
+TOML_PAGES = [README, DOCS / "guides" / "scenario-files.md", DOCS / "guides" / "sweeps.md",
+              DOCS / "guides" / "workloads.md", DOCS / "guides" / "routing.md"]
+
+
+@pytest.mark.parametrize("page", TOML_PAGES, ids=[p.name for p in TOML_PAGES])
+def test_the_toml_examples_work_when_copied(page: Path, tmp_path: Path) -> None:
+    """Every TOML example of the page loads as it is: a scenario builds and runs for a
     millisecond; a sweep file (it has `scenario =`) resolves every point against the
     package's example dumbbell."""
     from corral import api
     from corral.sweep import load, resolve
 
-    blocks = readme_toml_blocks()
-    assert len(blocks) >= 2
     example = Path(corral.__file__).parent / "scenarios" / "examples" / "dumbbell.toml"
-    for i, block in enumerate(blocks):
+    for i, block in enumerate(toml_blocks(page)):
         if re.search(r"^scenario\s*=", block, re.M):
             (tmp_path / "dumbbell.toml").write_text(example.read_text())
             path = tmp_path / f"sweep{i}.toml"
             path.write_text(block)
-            assert resolve(load(path))[1], f"README toml block {i}: no runs"
-        else:
-            api.simulate(api.build(block, f"README toml block {i}", []))
+            assert resolve(load(path))[1], f"{page.name} toml block {i}: no runs"
+        elif re.search(r"^duration\s*=", block, re.M):
+            api.simulate(api.build(block, f"{page.name} toml block {i}", []))
 
 
-def test_the_summary_table_lists_every_declared_summary_key() -> None:
-    """README's summary.json table names exactly the keys of the core's typed summary."""
-    from corral.tables import summary_fields
+def test_the_readme_is_short_and_no_path_leaves_the_repository() -> None:
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 150
+    for path in [README, *DOCS.rglob("*.md")]:
+        text = path.read_text(encoding="utf-8")
+        assert ".." + "/shared" not in text and "/work/" not in text, path
 
-    text = README.read_text(encoding="utf-8")
-    section = text.split("### summary.json", 1)[1].split("\n### ", 1)[0]
-    documented = {key for row in section.splitlines() if row.startswith("| `") for key in re.findall(r"`([a-z_0-9]+)`", row.split("|")[1])}
-    assert documented == {name for name, _, _ in summary_fields()}
+
+def test_the_readme_links_resolve() -> None:
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8")):
+        if not target.startswith("http"):
+            assert (ROOT / target).exists(), target

@@ -1,4 +1,5 @@
-//! The control plane of cooperative schemes (DESIGN.md, "How a cooperative scheme fits"):
+//! The control plane of cooperative schemes (docs/internals/architecture.md, "How a cooperative
+//! scheme fits"):
 //! control messages are real packets of a given size and priority class, routed hop by hop
 //! along shortest paths to any node (switch or host), queued and dropped like data, or, for
 //! ablations, delivered out of band after a fixed delay (`[control] mode`). Broadcasts

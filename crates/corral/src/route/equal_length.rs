@@ -28,6 +28,8 @@ pub enum CoreChoice {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EqualLengthSettings {
+    /// How a packet picks its core switch: "random" (default, per packet) or "dest_bits"
+    /// (from the destination host's index, as `static` routing).
     #[serde(default)]
     pub core: CoreChoice,
 }

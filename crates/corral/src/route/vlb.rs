@@ -16,6 +16,7 @@ pub struct Waypoints(Streams);
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WlbSettings {
+    /// Share of the traffic on minimal paths, in [0, 1] (default 1/3: R2C2's 1:2 example).
     #[serde(default = "one_third")]
     pub direct: f64,
 }

@@ -1,10 +1,10 @@
-//! Cooperative congestion-control schemes, one folder each, behind one trait (DESIGN.md, "How
-//! a cooperative scheme fits"). A scheme works at control rate: it hears of its flows'
-//! starts and ends, of control messages delivered to a node, of its timers, and of packets
-//! at the ports and hosts it tapped; it acts through a narrow [`Ctx`]: the time, timers,
-//! control messages ([`crate::ctrl`]), its flows' rates, routing and aggregate id, their
-//! progress, and the queues. Dynamic dispatch is fine at this rate; the per-packet path
-//! never calls a scheme except at tapped ports.
+//! Cooperative congestion-control schemes, one folder each, behind one trait
+//! (docs/internals/architecture.md, "How a cooperative scheme fits"). A scheme works at
+//! control rate: it hears of its flows' starts and ends, of control messages delivered to a
+//! node, of its timers, and of packets at the ports and hosts it tapped; it acts through a
+//! narrow [`Ctx`]: the time, timers, control messages ([`crate::ctrl`]), its flows' rates,
+//! routing and aggregate id, their progress, and the queues. Dynamic dispatch is fine at this
+//! rate; the per-packet path never calls a scheme except at tapped ports.
 //!
 //! A scenario selects one with `[scheme] kind = "..."` and the scheme's own typed settings;
 //! flows with `transport = "scheme"` (the default when a scheme is present) are its flows.

@@ -29,6 +29,7 @@ pub(super) struct FixedKeys {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ExpKeys {
+    /// Mean of the exponential deadline.
     pub mean: Time,
 }
 
@@ -36,7 +37,9 @@ pub(super) struct ExpKeys {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct UniformKeys {
+    /// Shortest deadline, uniform in [min, max].
     pub min: Time,
+    /// Longest deadline.
     pub max: Time,
 }
 

@@ -36,28 +36,36 @@ pub enum SizeSpec {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FixedKeys {
+    /// Every flow's size.
     size: Bytes,
 }
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct UniformKeys {
+    /// Smallest size, uniform in [min, max].
     min: Bytes,
+    /// Largest size.
     max: Bytes,
 }
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MeanKeys {
+    /// Mean size of the exponential distribution.
     mean: Bytes,
 }
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ParetoKeys {
+    /// Shape (tail index) of the Pareto distribution; above 1, so that the mean exists.
     shape: f64,
+    /// Mean size; sets the scale with `shape`.
     mean: Bytes,
 }
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CdfKeys {
+    /// A built-in flow-size CDF by name ("websearch", "datamining", ...) or a CDF file
+    /// (a path relative to the scenario file).
     cdf: String,
 }
 

@@ -99,9 +99,14 @@ pub struct RpcSpec {
     pub servers: Option<Hosts>,
     /// Hosts that ask (default: the upper half by index).
     pub clients: Option<Hosts>,
+    /// Size of each request, a size or a size table as `[[traffic]]` `size` takes.
     pub request: SizeSpec,
+    /// Size of each response, as `request`.
     pub response: SizeSpec,
+    /// Think time between a response and the next request: a time ("1ms") or a table
+    /// `{ kind = "exponential", mean }`, `{ kind = "normal", mean, std }`, ...
     pub think: ThinkSpec,
+    /// First request not before `start` (default "0s").
     #[serde(default)]
     pub start: Time,
     /// No request at or after `stop` (default: the run's duration).

@@ -14,8 +14,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeafSpineConfig {
+    /// Number of leaf (ToR) switches.
     pub leaves: u32,
+    /// Number of spine switches; every leaf connects to every spine.
     pub spines: u32,
+    /// Hosts under each leaf.
     pub hosts_per_leaf: u32,
     /// Host-to-leaf link rate.
     pub host_rate: Rate,

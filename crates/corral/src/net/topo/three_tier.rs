@@ -15,24 +15,30 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ThreeTierConfig {
+    /// Core switches; every aggregation switch connects to every core.
     pub cores: u32,
     /// Total aggregation switches; a multiple of aggs_per_pod.
     pub aggs: u32,
     /// Total edge (ToR) switches; a multiple of the number of pods.
     pub edges: u32,
+    /// Hosts under each edge switch.
     pub hosts_per_edge: u32,
     /// Aggregation switches per pod (default 2).
     #[serde(default = "default_aggs_per_pod")]
     pub aggs_per_pod: u32,
+    /// Host-to-edge link rate.
     pub host_rate: Rate,
     /// Edge-to-aggregation link rate.
     pub edge_rate: Rate,
     /// Aggregation-to-core link rate.
     pub core_rate: Rate,
+    /// Host-to-edge propagation delay (default 1us).
     #[serde(default = "super::default_delay")]
     pub host_delay: Time,
+    /// Edge-to-aggregation propagation delay (default 1us).
     #[serde(default = "super::default_delay")]
     pub edge_delay: Time,
+    /// Aggregation-to-core propagation delay (default 1us).
     #[serde(default = "super::default_delay")]
     pub core_delay: Time,
 }

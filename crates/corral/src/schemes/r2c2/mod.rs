@@ -133,8 +133,11 @@ pub struct R2c2Config {
     /// GA population, mutation probability, generations at most, and generations without
     /// improvement that end the search (defaults 100, 0.01, 50, 10).
     pub ga_population: u32,
+    /// GA mutation probability (default 0.01).
     pub ga_mutation: f64,
+    /// GA generations at most (default 50).
     pub ga_generations: u32,
+    /// GA generations without improvement that end the search (default 10).
     pub ga_patience: u32,
     /// What a new flow sends before the next epoch: "size" (default), "line" or "local".
     pub first_rate: FirstRate,

@@ -84,6 +84,7 @@ pub struct SccConfig {
     /// Re-mark ECN by the queue in the tunnel (default true), above this many packets
     /// (default 20, the fabric's marking threshold in the paper's Fig. 1).
     pub remark: bool,
+    /// The re-marking threshold in packets (default 20).
     pub remark_threshold: f64,
     /// Rate validation of the underlay (default false: our addition, see [`underlay`]).
     pub validate: bool,

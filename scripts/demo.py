@@ -1,0 +1,220 @@
+"""`make demo`: the quick reproduction of all five papers, and one page that shows them.
+
+    python scripts/demo.py results            # reproduce every paper --quick, then results/index.html
+    python scripts/demo.py results --page     # only (re)write results/index.html from what is there
+
+The wall time of each paper's run is kept in results/demo.json for `--page`.
+
+    python scripts/demo.py results --page --docs   # also put each paper's figures into its docs page
+
+`--docs` copies the figures of results/<paper>/ (palette PNGs, to keep the repository small)
+into docs/reproductions/img/<paper>/ and lists them between `<!-- figures:<paper>:begin -->`
+and `<!-- figures:<paper>:end -->` of docs/reproductions/<paper>.md, saying which run made
+them (the quick one, its commit and date).
+
+For each paper it runs `corral reproduce <paper> --quick -o results/<paper>` (the `corral`
+that `python -m corral.cli` imports) and times it; then it writes `results/index.html`: for
+each paper its title, the quick run's claims table from its `claims.json` (each claim, the
+paper's number, the band, the measured value, the verdict) and its figures (the PNG files of
+its folder, not those of single runs in its subfolders). A summary table heads the page. A quick run is not the paper's conditions (fewer seeds, smaller or shorter
+runs); the page links each paper's docs page, whose table is that of a committed full run.
+A paper whose reproduction fails is shown with its error, and the script exits 1 at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from claims_tables import CITATIONS  # noqa: E402  (the papers' titles, one place)
+
+PAPERS = ("outcast", "rackcc", "r2c2", "hcc", "scc")
+VERDICT_COLOURS = {"met": "#d7f0d2", "direction": "#fff2c4", "missed": "#f8d4d0", "off_conditions": "#e4e4e4",
+                   "reported": "#dde8f6"}
+
+
+def reproduce(paper: str, out: Path) -> tuple[float, str | None]:
+    """The quick run of one paper into `out`: (wall seconds, error text or None)."""
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "corral.cli", "reproduce", paper, "--quick", "-o", str(out)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    return wall, None if done.returncode == 0 else (done.stderr.strip()[-2000:] or f"exit status {done.returncode}")
+
+
+def claims_table(doc: dict) -> str:
+    """The claims of one claims.json as an HTML table, paper rows first."""
+    from corral.experiments import claims
+
+    head = "".join(f"<th>{h}</th>" for h in ("figure", "claim", "paper", "band", "measured", "seeds in band", "verdict"))
+    rows = []
+    order = {"paper": 0, "acceptance": 1, "structural": 2}
+    for r in sorted(doc["claims"], key=lambda r: order.get(r["kind"], 3)):
+        agree = f"{r['seeds_agree']} of {r['seeds']}" if r["band"] is not None else "–"
+        verdict = r["verdict"].replace("_", " ") + ("" if r["kind"] == "paper" else f" ({r['kind']})")
+        cells = [r["figure"], r["claim"], claims.paper_text(r), claims.band_text(r), claims.measured_text(r), agree]
+        tds = "".join(f"<td>{html.escape(str(c))}</td>" for c in cells)
+        colour = VERDICT_COLOURS.get(r["verdict"], "#fff")
+        rows.append(f'<tr class="{r["kind"]}">{tds}<td style="background:{colour}">{html.escape(verdict)}</td></tr>')
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def paper_section(root: Path, paper: str, wall: float | None, error: str | None) -> str:
+    from corral.experiments import claims
+
+    folder = root / paper
+    parts = [f'<section id="{paper}"><h2>{html.escape(CITATIONS[paper])}</h2>']
+    meta = [f"<code>corral reproduce {paper} --quick -o {html.escape(str(folder))}</code>"]
+    if wall is not None:
+        meta.append(f"{wall:.0f} s")
+    meta.append(f'<a href="{paper}/report.md">report.md</a>')
+    parts.append(f"<p class=meta>{' · '.join(meta)}</p>")
+    if error:
+        parts.append(f"<pre class=error>{html.escape(error)}</pre>")
+    path = folder / "claims.json"
+    if path.is_file():
+        doc = json.loads(path.read_text())
+        parts.append(f"<p class=headline>Quick run: {html.escape(claims.headline(doc['claims']))}. "
+                     f"{html.escape(doc.get('quick_means') or '')}</p>")
+        parts.append(claims_table(doc))
+    elif not error:
+        parts.append("<p>No claims.json: not run yet.</p>")
+    figures = sorted(folder.glob("*.png")) if folder.is_dir() else []  # the paper's figures; runs/ has each run's own
+    if figures:
+        parts.append('<div class="figures">' + "".join(
+            f'<figure><a href="{p.relative_to(root)}"><img src="{p.relative_to(root)}" alt="{html.escape(p.stem)}"></a>'
+            f"<figcaption>{html.escape(str(p.relative_to(folder)))}</figcaption></figure>" for p in figures) + "</div>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+h1 { margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 2px solid #3f51b5; }
+nav a { margin-right: 1em; } .meta { color: #555; font-size: 0.9em; }
+table { border-collapse: collapse; font-size: 0.85em; width: 100%; }
+th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }
+th { background: #eef; } tr.acceptance td, tr.structural td { color: #666; }
+.figures { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 1em; }
+figure { margin: 0; width: 380px; } figure img { width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 0.8em; color: #555; } .error { background: #fdd; padding: 1em; white-space: pre-wrap; }
+table.summary { width: auto; font-size: 0.95em; } table.summary td { text-align: right; }
+table.summary td:first-child { text-align: left; max-width: 640px; }
+.legend span { padding: 2px 8px; margin-right: 6px; font-size: 0.85em; }
+"""
+
+
+def summary_table(root: Path, timings: dict[str, tuple[float | None, str | None]]) -> str:
+    """One row per paper: its quick run's paper rows by verdict, and its wall time."""
+    from corral.experiments import claims
+
+    head = "<th>paper</th>" + "".join(f'<th style="background:{c}">{v.replace("_", " ")}</th>' for v, c in VERDICT_COLOURS.items())
+    rows = []
+    for paper in PAPERS:
+        path = root / paper / "claims.json"
+        wall, error = timings.get(paper, (None, None))
+        if path.is_file():
+            counts = claims.counts(json.loads(path.read_text())["claims"])
+            cells = "".join(f"<td>{counts[v]}</td>" for v in VERDICT_COLOURS)
+        else:
+            cells = f'<td colspan="{len(VERDICT_COLOURS)}">{"failed" if error else "not run"}</td>'
+        when = f"<td>{wall:.0f} s</td>" if wall is not None else "<td>–</td>"
+        rows.append(f'<tr><td><a href="#{paper}">{html.escape(CITATIONS[paper])}</a></td>{cells}{when}</tr>')
+    return (f'<table class="summary"><thead><tr>{head}<th>wall time</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def write_index(root: Path, timings: dict[str, tuple[float | None, str | None]]) -> Path:
+    """results/index.html from the papers' folders under `root`."""
+    legend = "".join(f'<span style="background:{c}">{v.replace("_", " ")}</span>' for v, c in VERDICT_COLOURS.items())
+    nav = "".join(f'<a href="#{p}">{p}</a>' for p in PAPERS)
+    body = "\n".join(paper_section(root, p, *timings.get(p, (None, None))) for p in PAPERS)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>corral: five papers, quick reproductions</title>
+<style>{STYLE}</style></head><body>
+<h1>corral: five papers, quick reproductions</h1>
+<p>Each section is one paper's <code>corral reproduce &lt;paper&gt; --quick</code>: every claim of the paper beside
+the number corral measured, with a verdict, then the figures. Quick runs use fewer seeds and smaller or shorter
+runs than the paper's, so their verdicts are a first look; the docs' reproduction pages hold the full runs'.
+Written {stamp}.</p>
+<h2>Paper claims by verdict</h2>
+{summary_table(root, timings)}
+<p class=legend>{legend}</p>
+<nav>{nav}</nav>
+{body}
+</body></html>
+"""
+    path = root / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def docs_figures(root: Path, paper: str) -> None:
+    """The quick run's figures of `paper` into its reproduction page (`--docs`)."""
+    import re
+    import subprocess
+
+    from PIL import Image
+
+    target = ROOT / "docs" / "reproductions" / "img" / paper
+    target.mkdir(parents=True, exist_ok=True)
+    for old in target.glob("*.png"):
+        old.unlink()
+    figures = sorted((root / paper).glob("*.png"))
+    for fig in figures:
+        Image.open(fig).convert("RGB").quantize(colors=96).save(target / fig.name, optimize=True)
+    commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    date = datetime.fromtimestamp(max(f.stat().st_mtime for f in figures), timezone.utc).strftime("%Y-%m-%d") if figures else "?"
+    lines = [f"The figures of the quick run (`make demo`: `corral reproduce {paper} --quick`, commit {commit}, {date}; "
+             "fewer seeds and smaller or shorter runs than the paper's, so they show the shape, not the full run's numbers):", ""]
+    lines += [f"![{fig.stem}](img/{paper}/{fig.name})" for fig in figures]
+    page = ROOT / "docs" / "reproductions" / f"{paper}.md"
+    begin, end = f"<!-- figures:{paper}:begin -->", f"<!-- figures:{paper}:end -->"
+    text = page.read_text(encoding="utf-8")
+    if begin not in text:
+        text = text.rstrip() + f"\n\n## Figures\n\n{begin}\n{end}\n"
+    body = "\n\n".join(["\n".join(lines[:1]), *lines[2:]])
+    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _m: f"{begin}\n{body}\n{end}", text, flags=re.S)
+    page.write_text(text, encoding="utf-8")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("root", type=Path, help="results folder: one folder per paper, and index.html")
+    ap.add_argument("--page", action="store_true", help="only write index.html from the folders there")
+    ap.add_argument("--papers", nargs="+", choices=PAPERS, default=list(PAPERS))
+    ap.add_argument("--docs", action="store_true", help="also copy each paper's figures into its docs page")
+    args = ap.parse_args()
+    args.root.mkdir(parents=True, exist_ok=True)
+    timings: dict[str, tuple[float | None, str | None]] = {}
+    if not args.page:
+        total = time.monotonic()
+        for paper in args.papers:
+            print(f"corral reproduce {paper} --quick -o {args.root / paper}", flush=True)
+            wall, error = reproduce(paper, args.root / paper)
+            timings[paper] = (wall, error)
+            print(f"  {wall:.0f} s" + (f", FAILED: {error.splitlines()[-1]}" if error else ""), flush=True)
+        print(f"all papers: {time.monotonic() - total:.0f} s")
+        (args.root / "demo.json").write_text(json.dumps({p: {"wall_s": round(w, 1), "error": e} for p, (w, e) in timings.items()},
+                                                        indent=1) + "\n")
+    elif (args.root / "demo.json").is_file():  # the wall times of the last full `make demo`
+        timings = {p: (t["wall_s"], t["error"]) for p, t in json.loads((args.root / "demo.json").read_text()).items()}
+    path = write_index(args.root, timings)
+    print(f"open {path}")
+    if args.docs:
+        for paper in args.papers:
+            docs_figures(args.root, paper)
+    return 1 if not args.page and any(e for _, e in timings.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""`make demo`'s page (scripts/demo.py): results/index.html shows every paper's claims
+table from its claims.json and its figures, and says when a paper failed or did not run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def demo_script():
+    spec = importlib.util.spec_from_file_location("demo", ROOT / "scripts" / "demo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_page_has_each_paper_s_claims_and_figures(tmp_path: Path) -> None:
+    demo = demo_script()
+    for paper in demo.PAPERS:
+        (tmp_path / paper / "runs" / "one").mkdir(parents=True)
+        shutil.copy(ROOT / "docs" / "claims" / f"{paper}.json", tmp_path / paper / "claims.json")
+        (tmp_path / paper / f"{paper}_figure.png").write_bytes(b"\x89PNG")
+        (tmp_path / paper / "runs" / "one" / "throughput_time.png").write_bytes(b"\x89PNG")
+    page = demo.write_index(tmp_path, {"outcast": (12.0, None)}).read_text()
+    for paper in demo.PAPERS:
+        doc = json.loads((tmp_path / paper / "claims.json").read_text())
+        section = page.split(f'<section id="{paper}">')[1].split("</section>")[0]
+        assert section.count("<tr class=") == len(doc["claims"]), paper
+        assert f'<img src="{paper}/{paper}_figure.png"' in section and "runs/one" not in section
+    summary = page.split('<table class="summary">')[1].split("</table>")[0]
+    assert len(re.findall(r"<tr><td>", summary)) == len(demo.PAPERS) and "12 s" in summary
+
+
+def test_a_failed_or_missing_paper_is_said_so(tmp_path: Path) -> None:
+    demo = demo_script()
+    page = demo.write_index(tmp_path, {"rackcc": (3.0, "error: something broke")}).read_text()
+    assert "error: something broke" in page and "failed" in page and "not run" in page
