@@ -85,5 +85,5 @@ def assert_verdicts_pinned(claims_json: Path, known: dict[tuple[str, str], str],
     assert not changed, "verdicts not pinned (figure, claim, now, pinned):\n" + "\n".join(map(str, changed))
     gone = [(f, start, v) for (f, start), v in known.items()
             if not any(r["figure"] == f and r["claim"].startswith(start) and r["verdict"] == v for r in rows)]
-    assert not gone, f"pinned verdicts that changed (update the test and the README): {gone}"
+    assert not gone, f"pinned verdicts that changed (update the test and the docs/reproductions page): {gone}"
     return doc["claims"]

@@ -208,7 +208,7 @@ def test_ctrl_c_removes_every_namespace_and_leaves_no_output(tmp_path):
 @pytest.mark.slow
 @ROOT
 def test_the_dumbbell_side_by_side_meets_the_goals(tmp_path):
-    """The README's side by side, shortened to 5 s: eight Reno flows through 100 Mbps, corral
+    """The side by side of docs/guides/emulate.md, shortened to 5 s: eight Reno flows through 100 Mbps, corral
     with SACK and limited transmit against Linux. Goals: mean goodput within 5 % and Jain's
     index within 0.05 (the 20 s runs of bench/side_by_side_tcp.py gave 95.7 against a median
     of 95.3 Mb/s and 0.996 against 0.998).

@@ -40,7 +40,7 @@ def test_twelve_six_hop_flows_starve_the_two_hop_flow(report) -> None:
     assert row["ratio_median"] <= 0.5, row
 
 
-# The dynamics are bistable (README, "TCP Outcast"): in 4 of 5 seeds the 2-hop flow gets
+# The dynamics are bistable (docs/reproductions/outcast.md): in 4 of 5 seeds the 2-hop flow gets
 # 0.54-0.96 of the mean 6-hop goodput, but in seed 2 it locks the six 6-hop flows out (they
 # sit in exponential RTO backoff) and the ratio is ~150. The median meets the claim; the mean
 # (which earlier reports showed) did not.
@@ -53,7 +53,7 @@ def test_six_six_hop_flows_already_beat_the_two_hop_flow(report) -> None:
 # Known deviation: the 2-hop flow never starves (it gets 1.2-10x the 6-hop mean, the RTT bias
 # the paper also sees early in Fig. 3(a)), but in some seeds one 6-hop flow falls below 25% of
 # the fair share. strict: fails as soon as the simulator meets the claim.
-@pytest.mark.xfail(strict=True, reason="a 6-hop flow falls below 25% of fair share in some seeds; see README")
+@pytest.mark.xfail(strict=True, reason="a 6-hop flow falls below 25% of fair share in some seeds; see docs/reproductions/outcast.md")
 def test_two_six_hop_flows_nobody_starves(report) -> None:
     # Tolerance: with 2 six-hop flows every flow, in every seed, gets >= 25% of the fair
     # share (bottleneck rate / 3) over the whole run.
@@ -101,8 +101,8 @@ def test_bottleneck_stays_busy(report) -> None:
     [
         "1500ns",
         # Known deviation: at 3 us per link the 12-flow ratio is 0.41-0.71 over seeds (mean
-        # 0.52), just above the bound; see README, TCP Outcast, for the sensitivity table.
-        pytest.param("3us", marks=pytest.mark.xfail(strict=True, reason="phase sensitivity; see README")),
+        # 0.52), just above the bound; see docs/reproductions/outcast.md for the sensitivity table.
+        pytest.param("3us", marks=pytest.mark.xfail(strict=True, reason="phase sensitivity; see docs/reproductions/outcast.md")),
     ],
 )
 def test_result_does_not_hinge_on_link_delay_phase(link_delay: str) -> None:

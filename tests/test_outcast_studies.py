@@ -27,7 +27,7 @@ def by_study(rows) -> dict[str, list[dict]]:
     return outcast_report.study_claims(rows, cl.Claims(outcast.PAPER))
 
 
-# Verdicts other than met, by study and the start of the claim (README, "TCP Outcast",
+# Verdicts other than met, by study and the start of the claim (docs/reproductions/outcast.md,
 # explains each). Like a strict xfail: the test fails if one of these changes or another
 # claim stops being met.
 KNOWN: dict[str, dict[str, str]] = {
@@ -61,7 +61,7 @@ def test_study_claims(by_study, key) -> None:
     changed = [f"{r['claim']}: {r['verdict']} ({cl.measured_text(r)})" for r in rows if r["verdict"] != "met" and pinned(r["claim"]) != r["verdict"]]
     gone = [start for start, v in known.items() if not any(r["claim"].startswith(start) and r["verdict"] == v for r in rows)]
     assert not changed, "verdicts not pinned:\n" + "\n".join(changed)
-    assert not gone, f"pinned verdicts that changed (update KNOWN and the README): {gone}"
+    assert not gone, f"pinned verdicts that changed (update KNOWN and docs/reproductions/outcast.md): {gone}"
 
 
 def test_every_variant_ran_every_seed(rows) -> None:

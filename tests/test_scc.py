@@ -1,6 +1,6 @@
 """`corral reproduce scc --quick`: the folder it writes and the verdict of every claim. A
 claim whose verdict changes fails the test (KNOWN lists the quick run's verdicts other than met, with
-the reasons in README, "SCC"), so that a result never changes silently."""
+the reasons in docs/reproductions/scc.md), so that a result never changes silently."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The core estimates a built run's peak memory by part (`Simulation.memory_parts`: the
 `corral run` process without plots) and the events it will process
-(`Simulation.estimated_events`); see the README, "Estimates before the work". Here the
+(`Simulation.estimated_events`); see docs/guides/command-line.md, "Estimates before the work". Here the
 plots are added to the memory, and events become seconds at the speed this engine was
 measured at: a run expected to take more than `LONG_RUN_S` is announced on stderr before it
 starts, with the estimate and how to stop it.

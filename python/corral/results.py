@@ -1,6 +1,6 @@
 """The `Results` of one run: polars tables, a summary dict, and writing them to a folder.
 
-`Results.write(out_dir)` produces the documented run folder (see the README, "Run folder"):
+`Results.write(out_dir)` produces the documented run folder (see docs/guides/outputs.md):
 one Parquet file per table, `summary.json`, `scenario.json` (the effective scenario after
 overrides), `timing.json` and PNG plots. Parquet files hold no timestamps or statistics, so the
 same scenario and seed give byte-identical files; everything measured by the clock (the wall

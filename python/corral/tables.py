@@ -6,7 +6,7 @@ numbers as little-endian bytes ("int" / "float", with a byte per row saying whet
 value is there where it may be missing), or text as distinct values plus uint32 row codes
 ("cat"), which skips making a Python object per cell. Here each one becomes a polars
 DataFrame with that schema, so that an empty table (a run without drops, say) still has the
-documented columns and dtypes. The README documents the columns.
+documented columns and dtypes. docs/guides/outputs.md documents the columns.
 
 polars is imported on first use (`SCHEMAS`, `to_frame`), not with the module: it takes a
 fifth of a second, which `corral run` spends while the simulation runs instead.

@@ -1,6 +1,6 @@
 """The sweep file: a base scenario, a grid of overrides, seeds; parsed, checked and expanded.
 
-A sweep file is TOML (README, "Sweep files"):
+A sweep file is TOML (docs/guides/sweeps.md):
 
     scenario = "dumbbell.toml"        # base scenario, relative to the sweep file
     seeds = [1, 2, 3]                 # or a count: seeds = 3 means 1, 2, 3

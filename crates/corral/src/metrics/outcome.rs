@@ -2,7 +2,7 @@
 //! each describe every flow as a [`FlowResult`] and the run as a [`RunSummary`]; one function
 //! here builds the flows table from the former (its derived columns included: FCT, goodput,
 //! slowdown, deadline met), and `summary.json` is the serialization of the latter, whose
-//! fields [`SUMMARY_FIELDS`] lists for the Python layer and the README. Wall-clock figures
+//! fields [`SUMMARY_FIELDS`] lists for the Python layer and the docs. Wall-clock figures
 //! (the run's wall time, a scheme's compute time) are not in it: a run's summary depends on
 //! its scenario and seed only.
 

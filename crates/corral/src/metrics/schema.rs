@@ -1,8 +1,9 @@
 //! The output schema: every table a run writes, with its columns and their types, defined
 //! once here. Packet mode and fluid mode build their tables against it ([`Table::check`]),
 //! an empty table takes its columns from it ([`empty`]), and the Python layer reads it
-//! (`corral._core.schemas()`) instead of keeping a second copy. The README documents each
-//! column.
+//! (`corral._core.schemas()`) instead of keeping a second copy; the docs' output reference
+//! (docs/reference/outputs.md) is generated from it, each column explained in
+//! docs/guides/outputs.md.
 
 use super::table::{Column, Table};
 
