@@ -229,6 +229,9 @@ def _value_text(v: Any) -> str:
 
 
 def _cell(text: str) -> str:
+    """Text for a table cell: no pipes or newlines, and rustdoc's intra-doc links
+    ([`underlay`], [`crate::fluid`]) as plain code."""
+    text = re.sub(r"\[(`[^`]+`)\](?![(\[])", r"\1", text)
     return text.replace("|", "\\|").replace("\n", " ")
 
 
