@@ -96,6 +96,8 @@ pub struct FlowProgress {
     pub srtt: Option<Time>,
     /// The congestion window that limits it now, `None` when only a rate does.
     pub window: Option<u64>,
+    /// Losses the sender has detected so far: loss recoveries entered plus timeouts.
+    pub losses: u64,
     pub started: bool,
     /// All bytes acknowledged.
     pub finished: bool,

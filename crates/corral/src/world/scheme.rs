@@ -265,6 +265,7 @@ impl Ctx for SchemeCtx<'_> {
             rate_bps: flow.sender.rate_bps(),
             srtt: flow.sender.srtt(),
             window: flow.sender.window(),
+            losses: flow.sender.stats.fast_recoveries + flow.sender.stats.timeouts,
             started: flow.def.start <= self.sim.events.now(),
             finished: flow.sender.finished(),
         }

@@ -19,10 +19,11 @@ pub struct JumboState {
     pub back_off: f64,
     pub first_f: f64,
     pub joined: Vec<u32>,
-    /// Rounds closed so far, and when the last closed one began: a server cuts at most once
-    /// per round, and only for a round that began after its last cut (whose marks are news).
+    /// Rounds closed so far, and when the last closed one ended: a server cuts at most once
+    /// per round, and only for a round that ended one RTT or more after its last cut (it
+    /// holds ACKs of data sent after the cut, whose marks are news).
     pub round: u64,
-    pub round_start: Time,
+    pub round_end: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -35,7 +36,8 @@ pub struct Jumbo {
     /// Marks in the last completed round.
     pub marked_last: bool,
     pub rounds: u64,
-    round_start: Time,
+    /// When the last closed round ended, and when the open one ends.
+    closed_at: Time,
     round_end: Time,
     acks: u64,
     marks: u64,
@@ -56,7 +58,7 @@ impl Jumbo {
             alpha,
             marked_last: false,
             rounds: 0,
-            round_start: Time::ZERO,
+            closed_at: Time::ZERO,
             round_end: Time::ZERO,
             acks: 0,
             marks: 0,
@@ -90,7 +92,7 @@ impl Jumbo {
         self.marked_last = self.marks > 0;
         self.throughput = self.bytes as f64 * 8.0 / span.as_secs_f64();
         (self.acks, self.marks, self.bytes) = (0, 0, 0);
-        self.round_start = now.saturating_sub(span);
+        self.closed_at = now;
         self.round_end = now + self.rtt;
         self.rounds += 1;
     }
@@ -120,7 +122,7 @@ impl Jumbo {
             first_f,
             joined,
             round: self.rounds,
-            round_start: self.round_start,
+            round_end: self.closed_at,
         }
     }
 }

@@ -11,11 +11,15 @@
 //! - **Marking**: switches mark above K as the scenario's queues say, except the destination
 //!   ToR's ports to its servers, which the scheme turns off (the paper's "every switch
 //!   except the last hop").
-//! - **Per-subflow law** ([`law::per_rtt`]): once per base RTT the source server moves each
+//! - **Per-subflow law** ([`law::per_rtt`]): once per RTT (the sender's smoothed RTT,
+//!   queueing included, as DCTCP's window moves once per RTT) the source server moves each
 //!   subflow's f by the latest state it has: f + MSS/RTT without marks when unconstrained, f
-//!   when constrained, f (1 − α/2) with marks (at most once per ToR round). A subflow is
-//!   constrained when D < f or its NIC's fair share (max-min over its subflows' caps) is
-//!   below f (section 3.2, "if the final, observed rate of the subflow is f_target...").
+//!   when constrained, f (1 − α/2) with marks (at most once per ToR round, and only for a
+//!   round that ended an RTT after the subflow's last cut, so that one congestion event
+//!   cuts once). A subflow is constrained when D < f or its NIC's fair share (max-min over
+//!   its subflows' caps) is below f (section 3.2, "if the final, observed rate of the
+//!   subflow is f_target..."). A subflow whose sender detected a loss since the last step
+//!   halves f instead (`loss_halves`), as the DCTCP flow it stands for would.
 //! - **Destination rate** ([`law::DestinationLaw`], section 3.2): every `interval` a
 //!   receiving server updates D from the bytes it received and the persistent queue at its
 //!   ToR port (the least of the queue samples its ToR sent it that interval), and sends D
@@ -77,12 +81,19 @@ pub struct RackccConfig {
     /// The rate an idle JumboFlow's new subflows share (default: the source ToR's uplink
     /// capacity).
     pub cold_start_bps: Option<f64>,
-    /// The round and per-subflow law period (default: each JumboFlow's base RTT).
+    /// A fixed RTT for the ToR's rounds and the per-subflow law (default: the ToR's round is
+    /// the JumboFlow's base RTT, and each subflow's law runs once per its smoothed RTT,
+    /// queueing included, with r = MSS / that RTT, as DCTCP's window moves once per RTT).
     pub rtt: Option<Time>,
     /// Whether a server applies a marked round's cut when the ToR's message brings it
     /// (default false: at the subflow's next RTT tick, as the paper says); either way at most once
     /// per round, and increases come once per RTT.
     pub cut_on_message: bool,
+    /// Whether a subflow whose sender detected a loss (a loss recovery or a timeout) since its
+    /// last law step halves f then, instead of that step's cut or increase (default true: the
+    /// response of the DCTCP flow it stands for, RFC 8257 section 3.3 and RFC 5681; the paper's
+    /// laws name ECN only, and it keeps loss detection at the servers).
+    pub loss_halves: bool,
     /// Duplicate ACKs that trigger fast retransmit (default 3, TCP's; more tolerates the
     /// reordering of per-packet spraying).
     pub dupthresh: u32,
@@ -110,6 +121,7 @@ impl Default for RackccConfig {
             cold_start_bps: None,
             rtt: None,
             cut_on_message: false,
+            loss_halves: true,
             dupthresh: 3,
             tor_header: 16,
             tor_entry: 16,
@@ -208,7 +220,10 @@ struct Sub {
     /// The ToR round whose marks it last cut for, and when it cut.
     cut_round: u64,
     cut_at: Time,
+    /// The base RTT of its path (its law's RTT until the sender has measured one).
     rtt: Time,
+    /// The sender's loss count at the last law step.
+    losses: u64,
     /// The rate last given to the sender.
     rate: f64,
     seen_at_dst: bool,
@@ -220,7 +235,7 @@ struct View {
     alpha: f64,
     marked: bool,
     round: u64,
-    round_start: Time,
+    round_end: Time,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -281,6 +296,19 @@ impl Rackcc {
         (one_way(def.src, def.dst, (t.mss + t.header) as u64)
             + one_way(def.dst, def.src, t.header as u64))
         .max(Time::from_ns(1))
+    }
+
+    /// The RTT of subflow `f`'s law: the sender's smoothed RTT (queueing included), at least
+    /// the base RTT; the fixed `rtt` setting if given. DCTCP moves its window once per RTT
+    /// and adds one MSS per RTT, a rate step of MSS / RTT each RTT: a law clocked by the base
+    /// RTT instead grows (RTT / base RTT)^2 times faster than the DCTCP flows it should
+    /// emulate once a queue builds, and takes more than its share next to them.
+    fn law_rtt(&self, ctx: &dyn Ctx, f: u32) -> Time {
+        let base = self.subs[&f].rtt;
+        if self.cfg.rtt.is_some() {
+            return base;
+        }
+        ctx.progress(FlowId(f)).srtt.map_or(base, |s| s.max(base))
     }
 
     /// The ToR at `node`, its ports tapped and its uplink capacity summed on first use.
@@ -381,24 +409,38 @@ impl Rackcc {
     /// The per-subflow law (or slow start) for subflow `f` with its server's latest view of
     /// its JumboFlow. On its RTT timer (`tick`) it cuts for a fresh marked round or, unless
     /// it cut in the last RTT, grows or holds; on a ToR message (`cut_on_message`) it only
-    /// cuts, for a fresh marked round. A round is fresh once per round, and only if it began
-    /// after the subflow's last cut (so its marks are news).
+    /// cuts, for a fresh marked round. A round is fresh once per round, and only if it ended
+    /// an RTT or more after the subflow's last cut (it holds ACKs of data sent after the
+    /// cut, so its marks are news). A loss since the last step halves f instead.
     fn law(&mut self, ctx: &mut dyn Ctx, f: u32, tick: bool) {
         let Some(sub) = self.subs.get(&f) else { return };
         if !sub.has_f {
             return;
         }
-        let (src, rtt, now) = (sub.src, sub.rtt, ctx.now());
+        let (src, now) = (sub.src, ctx.now());
+        let rtt = self.law_rtt(ctx, f);
         let view = self.views.get(&(src, sub.jumbo)).copied().unwrap_or_default();
-        let fresh_marks =
-            view.marked && view.round > sub.cut_round && view.round_start >= sub.cut_at;
+        let fresh_marks = view.marked
+            && view.round > sub.cut_round
+            && (sub.cut_round == 0 || view.round_end >= sub.cut_at + rtt);
+        let t = ctx.transport();
+        let r = (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
+        let losses = ctx.progress(FlowId(f)).losses;
+        if tick && self.cfg.loss_halves && losses > sub.losses {
+            // One cut per loss event as for marks: the marked round it overlaps counts as cut.
+            let sub = self.subs.get_mut(&f).expect("present");
+            (sub.losses, sub.cut_at, sub.slow_start) = (losses, now, false);
+            sub.cut_round = sub.cut_round.max(view.round);
+            sub.f = (sub.f / 2.0).max(r);
+            ctx.count("loss_cuts", 1);
+            self.apply(ctx, f);
+            return;
+        }
         let cut_lately = sub.cut_round > 0 && now < sub.cut_at + rtt;
         if !fresh_marks && (!tick || cut_lately) {
             return;
         }
         let limited = sub.d < sub.f || self.nic_share(ctx, src, f) < sub.f;
-        let t = ctx.transport();
-        let r = (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
         let access = ctx.access_rate(src).bps() as f64;
         let sub = self.subs.get_mut(&f).expect("present");
         if fresh_marks {
@@ -552,6 +594,7 @@ impl Scheme for Rackcc {
             cut_round: 0,
             cut_at: Time::ZERO,
             rtt,
+            losses: 0,
             rate: 0.0,
             seen_at_dst: false,
         };
@@ -612,7 +655,7 @@ impl Scheme for Rackcc {
                         alpha: state.alpha,
                         marked: state.marked,
                         round: state.round,
-                        round_start: state.round_start,
+                        round_end: state.round_end,
                     },
                 );
                 for &f in &flows {
@@ -674,8 +717,9 @@ impl Scheme for Rackcc {
         match tag {
             TOR_PERIOD => self.tor_period(ctx, agent),
             FLOW_RTT => {
-                if let Some(rtt) = self.subs.get(&agent).map(|s| s.rtt) {
+                if self.subs.contains_key(&agent) {
                     self.law(ctx, agent, true);
+                    let rtt = self.law_rtt(ctx, agent);
                     ctx.schedule(ctx.now() + rtt, agent, FLOW_RTT);
                 }
             }
