@@ -106,6 +106,23 @@ fn subflows_register_and_unregister() {
     }
 }
 
+// Several JumboFlows per rack pair (`jumboflows = 5`): Fig. 3's 25 subflows, all starting
+// with every JumboFlow at the same α, spread five to each (the least congested choice breaks
+// ties by the fewest subflows), and all finish.
+#[test]
+fn subflows_spread_over_the_pairs_jumboflows() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/rackcc/fig3.toml"
+    ))
+    .expect("the Fig. 3 scenario");
+    let sim = common::run(&text, &["scheme.jumboflows=5", "duration=20ms"]);
+    let state = &sim.summary()["scheme"]["state"];
+    assert_eq!(state["jumboflows"], 5);
+    assert_eq!(state["max_registered"], 5, "five subflows in each");
+    assert!(sim.flows.iter().all(|f| f.sender.finished()));
+}
+
 // Lost control messages: web-search flows on a k = 4 fat-tree (scenarios/fct, 50 ms, with
 // 100-packet buffers marking above 50) without D_target drop some registrations and ToR
 // messages at full queues.
@@ -147,6 +164,7 @@ fn bad_settings_name_their_key() {
         ("d_floor = 1.5", "scheme.d_floor"),
         ("initial_alpha = 2", "scheme.initial_alpha"),
         ("fast_start = 1", "scheme.fast_start"),
+        ("jumboflows = 0", "scheme.jumboflows"),
     ] {
         let err = corral::scenario::load(&incast("1ms", setting), &[], "t")
             .and_then(corral::Simulation::new)

@@ -127,9 +127,33 @@ impl Jumbo {
     }
 }
 
+/// The least congested of a ToR pair's JumboFlows, for a new subflow (the paper's section 5:
+/// "we can emulate CONGA by always choosing the least congested JumboFlow"): of
+/// `candidates` (index, α, active subflows), the lowest α; among equal α the fewest
+/// subflows; then the lowest index. Returns the index.
+pub fn least_congested(candidates: &[(usize, f64, usize)]) -> usize {
+    candidates
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)))
+        .expect("a ToR pair has at least one JumboFlow")
+        .0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_subflow_joins_the_least_congested_jumboflow() {
+        let mut js = vec![(4, 1.0, 0), (5, 1.0, 0), (6, 1.0, 0), (7, 1.0, 0)];
+        assert_eq!(least_congested(&js), 4, "all equal: the lowest index");
+        (js[0].2, js[1].2) = (3, 1);
+        assert_eq!(least_congested(&js), 6, "equal alpha: the fewest subflows");
+        js[3] = (7, 0.2, 10);
+        assert_eq!(least_congested(&js), 7, "the lowest alpha, however loaded");
+        js[1].1 = 0.0;
+        assert_eq!(least_congested(&js[..2]), 5, "only among those given");
+    }
 
     #[test]
     fn a_round_sets_alpha_and_throughput_and_fast_start_splits_t() {

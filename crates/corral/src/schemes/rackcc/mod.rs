@@ -65,6 +65,12 @@ pub struct RackccConfig {
     /// 1, DCTCP's `initial_alpha`: the first marked round halves the rates).
     pub g: f64,
     pub initial_alpha: f64,
+    /// JumboFlows per ordered (source ToR, destination ToR) pair (default 1: Fig. 3's "all
+    /// the flows are within a single JumboFlow"; Fig. 1 shows several, without a count). A
+    /// new subflow joins the least congested one (lowest α, then fewest subflows), as the
+    /// paper's section 5 suggests (CONGA-like). corral does not pin a JumboFlow to one path:
+    /// under ECMP each subflow is hashed by its own id.
+    pub jumboflows: u32,
     /// The ToR's aggregation period (default "10us", the paper's).
     pub period: Time,
     /// Fast Start (default true).
@@ -111,6 +117,7 @@ impl Default for RackccConfig {
         RackccConfig {
             g: 1.0 / 16.0,
             initial_alpha: 1.0,
+            jumboflows: 1,
             period: Time::from_us(10),
             fast_start: true,
             destination: true,
@@ -143,6 +150,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     for (key, t) in [("period", cfg.period), ("interval", cfg.interval)] {
         ensure(t > Time::ZERO, &format!("scheme.{key}"), || "must be positive".into())?;
     }
+    ensure(cfg.jumboflows >= 1, "scheme.jumboflows", || "must be at least 1".into())?;
     ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
     ensure(cfg.rtt.is_none_or(|t| t > Time::ZERO), "scheme.rtt", || "must be positive".into())?;
     for (key, v) in [("k", cfg.k), ("k_q", cfg.k_q)] {
@@ -269,7 +277,8 @@ pub struct Rackcc {
     jumbos: Vec<Jumbo>,
     /// Each JumboFlow's sending servers, with their active subflow counts.
     members: Vec<BTreeMap<u32, u32>>,
-    by_pair: BTreeMap<(u32, u32), usize>,
+    /// Each ordered ToR pair's JumboFlows.
+    by_pair: BTreeMap<(u32, u32), Vec<usize>>,
     tors: BTreeMap<u32, Tor>,
     dests: BTreeMap<u32, Dest>,
     /// Active subflows of each sending server, and its view of each JumboFlow.
@@ -335,17 +344,24 @@ impl Rackcc {
         }
     }
 
-    /// The JumboFlow from `src_tor` to `dst_tor`, made on first use.
+    /// The JumboFlow from `src_tor` to `dst_tor` a new subflow joins: the least congested of
+    /// the pair's `jumboflows`, made on first use.
     fn jumbo(&mut self, ctx: &mut dyn Ctx, src_tor: NodeId, dst_tor: NodeId, rtt: Time) -> usize {
-        if let Some(&j) = self.by_pair.get(&(src_tor.0, dst_tor.0)) {
-            return j;
+        if !self.by_pair.contains_key(&(src_tor.0, dst_tor.0)) {
+            let first = self.jumbos.len();
+            let made: Vec<usize> = (first..first + self.cfg.jumboflows as usize).collect();
+            for &j in &made {
+                self.jumbos.push(Jumbo::new(src_tor.0, dst_tor.0, rtt, self.cfg.initial_alpha));
+                self.members.push(BTreeMap::new());
+                self.tor(ctx, src_tor).jumbos.push(j);
+            }
+            self.by_pair.insert((src_tor.0, dst_tor.0), made);
         }
-        let j = self.jumbos.len();
-        self.jumbos.push(Jumbo::new(src_tor.0, dst_tor.0, rtt, self.cfg.initial_alpha));
-        self.members.push(BTreeMap::new());
-        self.by_pair.insert((src_tor.0, dst_tor.0), j);
-        self.tor(ctx, src_tor).jumbos.push(j);
-        j
+        let candidates: Vec<(usize, f64, usize)> = self.by_pair[&(src_tor.0, dst_tor.0)]
+            .iter()
+            .map(|&j| (j, self.jumbos[j].alpha, self.members[j].values().sum::<u32>() as usize))
+            .collect();
+        jumbo::least_congested(&candidates)
     }
 
     /// The receiving server `host`'s agent: its ToR port's marking turned off, its packets
