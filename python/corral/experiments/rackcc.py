@@ -48,6 +48,12 @@ VARIANTS = {
     "RackCC": (),
     "shared-alpha only": ("scheme.fast_start=false", "scheme.destination=false"),
 }
+# Sensitivity of the default point to Fast Start's cold-start rate (our choice: the paper's
+# first rate T / (N + M) is undefined for an idle JumboFlow, where N = 0 and T is unmeasured).
+# The default shares the source ToR's uplinks (50 Gbps: 2 Gbps per subflow); 20 Gbps is about
+# what 25 new DCTCP flows send in their first RTT (25 x 6 KB per 61 us).
+COLD_START_BPS = 20e9
+SENSITIVITY = {"RackCC, cold start 20 Gbps": (f"scheme.cold_start_bps={COLD_START_BPS:.0f}",)}
 ROUTINGS = {"ecmp": (), "spray": ("routing.kind=spray", "transport.dupthresh=10", "scheme.dupthresh=10")}
 SERVERS = 5  # per rack; rack A is h0-h4, rack B (another pod) h25-h29
 DEFAULT = {"subflows": 25, "period_us": 10, "size": 150_000}
@@ -75,7 +81,7 @@ def _pairs(n: int) -> tuple[str, str]:
 
 
 def _fig3_overrides(variant: str, routing: str, point: dict[str, Any]) -> tuple[str, ...]:
-    out = [*VARIANTS[variant], *ROUTINGS[routing], f"flows.0.size={point['size']}", *_pairs(point["subflows"])]
+    out = [*{**VARIANTS, **SENSITIVITY}[variant], *ROUTINGS[routing], f"flows.0.size={point['size']}", *_pairs(point["subflows"])]
     if variant != "DCTCP":
         out.append(f"scheme.period={point['period_us']}us")
     if variant == "DCTCP":
@@ -86,7 +92,7 @@ def _fig3_overrides(variant: str, routing: str, point: dict[str, Any]) -> tuple[
 def jobs(seeds: list[int], fig3_seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list[Job]:
     out = []
     for routing in ROUTINGS:
-        for variant in VARIANTS:
+        for variant in [*VARIANTS, *SENSITIVITY]:
             for seed in fig3_seeds:
                 labels = {"study": "default", "routing": routing, "variant": variant, "seed": seed, **DEFAULT}
                 out.append(Job(FIG3, (f"seed={seed}", *_fig3_overrides(variant, routing, DEFAULT), *overrides), labels))
@@ -271,6 +277,11 @@ def _fig3_claims(r: Report, c: cl.Claims, routing: str) -> None:
           _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[-2])), PAPER.around(1.0), paper_value=1.0, conditions=fcond,
           note="a plateau read as the last two sizes within the tolerance")
     full, shared = sp, _speedup(r, "shared-alpha only", study="default", routing=routing)
+    cold = _speedup(r, next(iter(SENSITIVITY)), study="default", routing=routing)
+    c.add("Fig. 3", f"({routing}) sensitivity: the speedup with Fast Start's cold-start rate at {COLD_START_BPS / 1e9:.0f} Gbps "
+          "instead of the source ToR's uplinks (50 Gbps)", cold, None, kind="acceptance",
+          conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")), detail=f"default {median_range(sp, '.2f')}x",
+          note="the cold-start rate is ours: the paper's first rate T / (N + M) is undefined for an idle JumboFlow")
     c.add("Fig. 3", f"({routing}) the shared-alpha-only variant's speedup (the caption credits 'sharing ECN rate across subflows')", shared,
           None, kind="acceptance", conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
           detail=f"full RackCC {median_range(full, '.2f')}x", note="default point; the README says which reading")
@@ -333,7 +344,12 @@ def baselines() -> list[dict[str, str]]:
           "RackCC paper, section 4.1 ('initial window of 6 KB'; 4 segments of 1460 B)" if iw == 4 else "corral's default (the paper's section 4.1 gives 6 KB)"),
         b("DCTCP", "gain g, delayed ACK", f"1/16, every {v(FIG3, 'transport.delayed_ack', 1)} segment(s)", "DCTCP paper (g); the ACK policy ours"),
         b("RackCC", "aggregation period, subflows, size", "10 us, 25, 150 KB (the default point)", "RackCC paper, section 4.2"),
-        b("RackCC", "alpha gain, cold start", "1/16, the ToR's uplink rate", ours),
+        b("all (Fig. 3)", "loss recovery", "SACK, RACK-TLP, PRR, limited transmit (corral's TCP defaults, as Linux)",
+          ours + " ('dup-acks, timeouts and similar mechanisms', section 5); the same for DCTCP and RackCC's subflows"),
+        b("RackCC", "alpha gain, cold start", f"1/16; the source ToR's uplinks (50 Gbps), {COLD_START_BPS / 1e9:.0f} Gbps in the sensitivity row",
+          ours + " (T / (N + M) is undefined for an idle JumboFlow)"),
+        b("RackCC", "law clock, loss", "once per smoothed RTT, r = MSS / RTT; a detected loss halves f",
+          "RackCC paper, section 3.1 ('r = MSS/RTT', 'fair to standard DCTCP'); the loss response DCTCP's (the paper names none)"),
         b("shared-alpha only", "start", f"slow start from {iw} segments", "the same initial window as DCTCP"),
         b("Fig. 2 model", "RTT, NIC, B's mean", "60 us, 40 Gbps, 80 Gbps (fitted to the L = 1 point)", ours + "; the 6 KB initial window the paper's"),
     ]
