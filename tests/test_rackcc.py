@@ -15,12 +15,15 @@ KNOWN = {
     ('Fig. 3', "default point (ecmp): DCTCP's "): 'missed',
     ('Fig. 3b', '(ecmp) the speedup against the'): 'reported',
     ('Fig. 3c', '(ecmp) the speedup rises with '): 'missed',
-    ('Fig. 3c', '(ecmp) then plateaus: at 10000'): 'missed',
+    ('Fig. 3', '(ecmp) sensitivity: the speedu'): 'reported',
     ('Fig. 3', '(ecmp) the shared-alpha-only v'): 'reported',
-    ('Fig. 3a', '(spray) the speedup falls as s'): 'missed',
+    ('Fig. 3', "default point (spray): DCTCP's"): 'missed',
     ('Fig. 3b', '(spray) the speedup against th'): 'reported',
     ('Fig. 3c', '(spray) the speedup rises with'): 'missed',
+    ('Fig. 3', '(spray) sensitivity: the speed'): 'reported',
     ('Fig. 3', '(spray) the shared-alpha-only '): 'reported',
+    ('D_target', 'four senders into one receiver'): 'missed',
+    ('Fig. 3', "shared signal (spray): RackCC'"): 'missed',
 }
 
 

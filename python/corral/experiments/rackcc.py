@@ -307,8 +307,8 @@ def _acceptance(r: Report, c: cl.Claims) -> None:
               fmt=".2f", note="default point, seed by seed")
     share = [100 * x for x in per_seed(r.runs, "rackcc_share", study="coexist")]
     c.add("section 5", "coexistence: a JumboFlow of 4 subflows against 4 DCTCP flows, its share of the bottleneck ('TCP-friendly')", share,
-          (40.0, 60.0), kind="acceptance", conditions=cond.of_runs(r.runs.filter(pl.col("study") == "coexist")), unit="%", fmt=".0f",
-          note="claimed in the paper, not evaluated there; throughput after 10 ms")
+          (45.0, 55.0), kind="acceptance", conditions=cond.of_runs(r.runs.filter(pl.col("study") == "coexist")), unit="%", fmt=".0f",
+          note="claimed in the paper, not evaluated there; throughput after 10 ms, within 10 % of even")
 
 
 def _study(sweep: str, value: Any) -> str:
