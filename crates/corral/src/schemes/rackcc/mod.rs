@@ -732,12 +732,10 @@ impl Scheme for Rackcc {
     fn on_timer(&mut self, ctx: &mut dyn Ctx, agent: u32, tag: u32) {
         match tag {
             TOR_PERIOD => self.tor_period(ctx, agent),
-            FLOW_RTT => {
-                if self.subs.contains_key(&agent) {
-                    self.law(ctx, agent, true);
-                    let rtt = self.law_rtt(ctx, agent);
-                    ctx.schedule(ctx.now() + rtt, agent, FLOW_RTT);
-                }
+            FLOW_RTT if self.subs.contains_key(&agent) => {
+                self.law(ctx, agent, true);
+                let rtt = self.law_rtt(ctx, agent);
+                ctx.schedule(ctx.now() + rtt, agent, FLOW_RTT);
             }
             DEST_INTERVAL => self.dest_interval(ctx, agent),
             RETRY => {
