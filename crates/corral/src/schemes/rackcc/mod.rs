@@ -19,7 +19,8 @@
 //!   cuts once). A subflow is constrained when D < f or its NIC's fair share (max-min over
 //!   its subflows' caps) is below f (section 3.2, "if the final, observed rate of the
 //!   subflow is f_target..."). A subflow whose sender detected a loss since the last step
-//!   halves f instead (`loss_halves`), as the DCTCP flow it stands for would.
+//!   halves f instead (`loss_halves`), as the DCTCP flow it stands for would, unless D
+//!   limits it (s = D < f: the destination's link, which D answers).
 //! - **Destination rate** ([`law::DestinationLaw`], section 3.2): every `interval` a
 //!   receiving server updates D from the bytes it received and the persistent queue at its
 //!   ToR port (the least of the queue samples its ToR sent it that interval), and sends D
@@ -427,7 +428,8 @@ impl Rackcc {
     /// it cut in the last RTT, grows or holds; on a ToR message (`cut_on_message`) it only
     /// cuts, for a fresh marked round. A round is fresh once per round, and only if it ended
     /// an RTT or more after the subflow's last cut (it holds ACKs of data sent after the
-    /// cut, so its marks are news). A loss since the last step halves f instead.
+    /// cut, so its marks are news). A loss since the last step halves f instead, unless D
+    /// limits the subflow (then the loss is D's to answer).
     fn law(&mut self, ctx: &mut dyn Ctx, f: u32, tick: bool) {
         let Some(sub) = self.subs.get(&f) else { return };
         if !sub.has_f {
@@ -442,7 +444,11 @@ impl Rackcc {
         let t = ctx.transport();
         let r = (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
         let losses = ctx.progress(FlowId(f)).losses;
-        if tick && self.cfg.loss_halves && losses > sub.losses {
+        if tick && losses > sub.losses && (!self.cfg.loss_halves || sub.d < sub.f) {
+            // D limits the subflow: the loss is the destination link's, which D answers
+            // (halving f there lets D wind up toward C while f limits, then overshoot).
+            self.subs.get_mut(&f).expect("present").losses = losses;
+        } else if tick && losses > sub.losses {
             // One cut per loss event as for marks: the marked round it overlaps counts as cut.
             let sub = self.subs.get_mut(&f).expect("present");
             (sub.losses, sub.cut_at, sub.slow_start) = (losses, now, false);
@@ -452,6 +458,7 @@ impl Rackcc {
             self.apply(ctx, f);
             return;
         }
+        let sub = &self.subs[&f];
         let cut_lately = sub.cut_round > 0 && now < sub.cut_at + rtt;
         if !fresh_marks && (!tick || cut_lately) {
             return;
