@@ -24,7 +24,6 @@ KNOWN = {
     ('Fig. 3', '(spray) sensitivity: the speedup with Fa'): 'reported',
     ('Fig. 3', '(spray) sensitivity: the speedup without'): 'reported',
     ('Fig. 3', '(spray) the shared-alpha-only '): 'reported',
-    ('D_target', 'four senders into one receiver'): 'missed',
     ('Fig. 3', "shared signal (spray): RackCC'"): 'missed',
 }
 
