@@ -91,18 +91,24 @@ fct: install
 	$(VENV)/bin/corral sweep scenarios/fct/sweep.toml -o results/fct
 	$(VENV)/bin/corral compare results/fct -o results/fct-report --by transport.cc --by traffic.0.load
 
-# The Rust tests and the Python tests run side by side (`-j2`; each one's output is printed
-# whole when it ends), and pytest spreads its files over two workers (pytest-xdist,
-# `--dist loadfile`: a file's tests share one worker, so a module's fixture runs once and the
-# network-namespace tests of test_emulate.py never overlap). On 2 cores the Rust test
-# harness's build leaves one core idle for much of its time, which the Python tests now use.
-test: install-test
+# `make test` in three steps, packed for 2 cores:
+# 1. one cargo build of the Rust test binaries and the library they share with the wheel: the
+#    library and the unit-test harness (the crate compiled again with its tests) build side by
+#    side, where the wheel's build alone runs on about one core for most of its time;
+# 2. the wheel (its build reuses that library and adds the PyO3 crate) with the test tools;
+# 3. the Rust tests and the Python tests side by side (`-j2`; each one's output is printed
+#    whole when it ends), pytest on two workers (pytest-xdist, `--dist loadfile`: a file's
+#    tests share one worker, so a module's fixture runs once and the network-namespace tests
+#    of test_emulate.py never overlap).
+# cargo runs outside make's jobserver (MAKEFLAGS=): in step 3 the two halves hold its 2
+# tokens, and cargo would then build on one core.
+test: $(PY)
+	MAKEFLAGS= cargo test --profile ci -p corral --no-run
+	@$(MAKE) --no-print-directory install-test
 	@echo "running the Rust tests (cargo test) and the Python tests (pytest, 2 workers) side by side; each prints when it ends"
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust test-python
 
-# The two halves of `make test`, on the build install-test made.
-# (cargo runs outside make's jobserver: its 2 tokens are held by the two halves, and cargo
-# would then build on one core.)
+# The two halves of `make test`'s last step, on the build install-test made.
 test-rust:
 	MAKEFLAGS= cargo test --profile ci -p corral
 
