@@ -261,7 +261,9 @@ fn the_routing_search_moves_long_flows_to_vlb_when_the_rack_is_idle() {
 // Figs. 15-16's metric (`rate_error`): with three flows from the start and three more at
 // 2.2 ms, between two epochs, the samples before the late starts find every assigned rate
 // equal to rho = 0's (the views agree and nothing changes), and the sample at 2.25 ms finds
-// the first three still at the rates the late flows now take from them.
+// the late flows at the fair shares their sources computed at once (`first_rate = "local"`),
+// each from a view without the other late flows. (By default a new flow is not rate-limited
+// before its first epoch, and the metric covers rate-limited flows only.)
 #[test]
 fn the_rate_error_is_zero_while_nothing_changes_and_positive_right_after_new_flows() {
     let quiet = common::run(
@@ -272,7 +274,7 @@ fn the_rate_error_is_zero_while_nothing_changes_and_positive_right_after_new_flo
     assert!(e["samples"].as_u64().unwrap() >= 6 * 4, "{e}");
     assert!(e["p95"].as_f64().unwrap() < 1e-6, "{e}");
     let late = common::run(
-        &torus_flows("rate_error = true", "2.2ms")
+        &torus_flows("rate_error = true\nfirst_rate = \"local\"", "2.2ms")
             .replace("duration = \"6ms\"", "duration = \"3ms\""),
         &[],
     );
@@ -284,4 +286,36 @@ fn the_rate_error_is_zero_while_nothing_changes_and_positive_right_after_new_flo
         &[],
     );
     assert_eq!(off.summary()["scheme"]["state"]["assigned_rate_error"]["samples"], 0);
+}
+
+// `first_rate` (section 3.3.2: a new flow is sent "immediately" and rate-limited from the
+// next periodic recomputation on). On a 4x4 torus of 10 Gbps links with 40 Gbps hosts, one
+// flow h0 -> h1 (one hop: RPS has one minimal path) and one h2 -> h7 (offset (1, 1): RPS
+// splits it over two first hops, half each). Before the first epoch (at 500 us), "spread"
+// (the default) sends each at the rate its paths carry: 10 and 20 Gbps; "line" at the 40
+// Gbps of the host link; "local" sets their fair shares on the source's view at
+// once (5 % headroom). After the first epoch every reading holds the allocation.
+#[test]
+fn a_new_flow_sends_at_the_rate_its_routing_spreads_over_until_the_first_epoch() {
+    let text = |first: &str, duration: &str| {
+        format!(
+            "duration = \"{duration}\"\n[topology]\nkind = \"torus\"\ndims = [4, 4]\nlink_rate = \"10Gbps\"\nlink_delay = \"100ns\"\nhost_rate = \"40Gbps\"\n[routing]\nkind = \"rps\"\nsource_routes = true\n[scheme]\nkind = \"r2c2\"\n{first}\n[[flows]]\nsrc = \"h0\"\ndst = \"h1\"\n[[flows]]\nsrc = \"h2\"\ndst = \"h7\"\n"
+        )
+    };
+    let rates = |first: &str, duration: &str| -> Vec<Option<f64>> {
+        let sim = common::run(&text(first, duration), &[]);
+        sim.flows.iter().map(|f| f.sender.rate_bps().map(|r| r as f64)).collect()
+    };
+    let close = |got: Option<f64>, want: f64| got.is_some_and(|r| (r / want - 1.0).abs() < 1e-6);
+    for first in ["", "first_rate = \"spread\""] {
+        let r = rates(first, "100us");
+        assert!(close(r[0], 10e9) && close(r[1], 20e9), "{first:?}: {r:?}");
+    }
+    assert_eq!(rates("first_rate = \"line\"", "100us"), vec![Some(40e9), Some(40e9)]);
+    let r = rates("first_rate = \"local\"", "100us");
+    assert!(close(r[0], 9.5e9) && close(r[1], 19e9), "local: {r:?}");
+    for first in ["", "first_rate = \"line\"", "first_rate = \"local\""] {
+        let r = rates(first, "1ms");
+        assert!(close(r[0], 9.5e9) && close(r[1], 19e9), "{first:?} after the first epoch: {r:?}");
+    }
 }

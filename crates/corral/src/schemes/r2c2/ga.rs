@@ -1,6 +1,8 @@
 //! R2C2's routing search (SIGCOMM 2015, section 3.4): a genetic algorithm over bit strings,
 //! one bit per long flow (RPS or VLB), whose fitness is the rack's aggregate throughput under
-//! the rate computation. The population holds the current assignment and random others;
+//! the rate computation. The population holds the current assignment and random others (the
+//! paper's), and here also every fixed assignment the caller gives (all flows on one
+//! protocol), so that the result is never predicted below any of them;
 //! each generation keeps the best tenth, and fills the rest with one-point crossovers of
 //! parents picked by tournament, each bit then flipped with the mutation probability. The
 //! search stops after `generations`, or when the best fitness has not improved for
@@ -31,9 +33,11 @@ fn tournament<'a>(rng: &mut Rng, ranked: &'a [(f64, Vec<bool>)]) -> &'a [bool] {
     &ranked[a.min(b)].1 // ranked best first: the lower index wins
 }
 
-/// Searches from `current` for the assignment with the highest `fitness`.
+/// Searches from `current` (and the other starting assignments `also`) for the assignment
+/// with the highest `fitness`.
 pub fn search(
     current: &[bool],
+    also: &[Vec<bool>],
     s: GaSettings,
     rng: &mut Rng,
     mut fitness: impl FnMut(&[bool]) -> f64,
@@ -41,6 +45,7 @@ pub fn search(
     let n = current.len();
     let pop = s.population.max(2);
     let mut population: Vec<Vec<bool>> = vec![current.to_vec()];
+    population.extend(also.iter().filter(|g| g.len() == n).take(pop - 1).cloned());
     while population.len() < pop {
         population.push((0..n).map(|_| rng.below(2) == 1).collect());
     }
@@ -87,12 +92,36 @@ mod tests {
         let target: Vec<bool> = (0..24).map(|i| i % 3 == 0).collect();
         let score = |g: &[bool]| g.iter().zip(&target).filter(|(a, b)| a == b).count() as f64;
         let s = GaSettings { population: 100, mutation: 0.01, generations: 200, patience: 30 };
-        let found = search(&[false; 24], s, &mut Rng::stream(7, 0, 0), score);
+        let found = search(&[false; 24], &[], s, &mut Rng::stream(7, 0, 0), score);
         assert_eq!(found.genes, target, "after {} generations", found.generations);
         assert_eq!(found.fitness, 24.0);
         // A start that is already optimal stays.
-        let again = search(&target, s, &mut Rng::stream(8, 0, 0), score);
+        let again = search(&target, &[], s, &mut Rng::stream(8, 0, 0), score);
         assert_eq!(again.fitness, 24.0);
         assert!(again.generations <= 31, "stops once it stops improving");
+    }
+
+    // A deceptive landscape: all-true scores highest, and every other assignment scores
+    // the more the fewer true bits it holds. From all-false, with one generation and no
+    // mutation, the random population and its crossovers cannot reach all-true; given as a
+    // starting assignment, all-true is found (it is never lost: the elite keeps it).
+    #[test]
+    fn a_given_starting_assignment_is_never_ranked_away() {
+        let n = 40;
+        let score = |g: &[bool]| {
+            let ones = g.iter().filter(|&&b| b).count();
+            if ones == n {
+                100.0
+            } else {
+                (n - ones) as f64
+            }
+        };
+        let s = GaSettings { population: 20, mutation: 0.0, generations: 3, patience: 3 };
+        let alone = search(&vec![false; n], &[], s, &mut Rng::stream(9, 0, 0), score);
+        assert!(alone.fitness < 100.0, "{alone:?}");
+        let all = [vec![false; n], vec![true; n]];
+        let found = search(&vec![false; n], &all, s, &mut Rng::stream(9, 0, 0), score);
+        assert_eq!(found.fitness, 100.0);
+        assert!(found.genes.iter().all(|&b| b));
     }
 }

@@ -8,14 +8,22 @@
 //! its routing protocol puts there ([`weights`]).
 //!
 //! Choices the paper leaves open (settings; README, "R2C2"):
-//! - What a new flow sends before the first recomputation after its start (`first_rate`):
-//!   the paper's senders "start transmitting packets immediately", and batching "filters out
-//!   very short-lived flows, which would be pointless to rate-limit", yet in its life of a
-//!   flow "the sender computes the flow's fair allocation and rate limits it". The default,
-//!   "size", does both: a flow that would end within one interval at its access-link rate
-//!   sends at that rate (it is never limited); a longer or unbounded flow gets its rate from
-//!   its source's view at once. "line" sends every new flow at the access-link rate until
-//!   the next epoch; "local" computes every new flow's rate at once.
+//! - What a new flow sends before the first recomputation after its start (`first_rate`).
+//!   The paper's final design recomputes rates only periodically (section 3.3.2, "Periodic
+//!   rate computation"): "while a flow startup event is broadcasted to all other nodes, the
+//!   sender starts transmitting packets immediately" ("New flows"), and batching "naturally
+//!   filters out very short-lived flows, which would be pointless to rate-limit". So a new
+//!   flow is not rate-limited until the next epoch; the headroom absorbs it. The paper's
+//!   nodes inject straight onto their torus links (it gives no host link), so an unlimited
+//!   flow leaves as fast as the links its routing protocol spreads it over carry it. The
+//!   default, "spread", sends a new flow at that rate: the largest rate at which no link of
+//!   its routing's paths (and its access link) would carry more than its capacity, the
+//!   flow's max-min rate on an empty rack. It is not an allocation: demand estimation treats
+//!   it as the rate sent, and the first epoch sets the flow's allocation. Other readings, as
+//!   settings: "line" sends at the access-link rate (the host link, our choice of rate);
+//!   "local" computes the flow's fair share on its source's view at once (the strawman's
+//!   "life of a flow", section 3.1, which recomputes at every flow event); "size" is "line"
+//!   for a flow that would end within one interval at that rate and "local" for the others.
 //! - Epochs are aligned: every node recomputes at multiples of `interval`. Nodes with equal
 //!   views share one computation (the result is the same).
 //! - A flow's events all travel on tree `seq mod trees` of its source, so that they arrive in
@@ -27,8 +35,11 @@
 //!   last announcement (or rose that much above it).
 //! - Routing search (section 3.4, `routing_search = true`): every `search_every` the node of
 //!   host 0 runs the genetic algorithm of [`ga`] over the long flows of its view (RPS or VLB
-//!   each; fitness: the aggregate max-min throughput) and broadcasts the changes, 5 bytes per
-//!   flow (up to 300 in one message); each source then switches its flows' routing.
+//!   each; fitness: the aggregate max-min throughput; the first population also holds
+//!   all-RPS and all-VLB) and, if the best assignment's predicted throughput beats the
+//!   current one's by `search_gain` (the paper's "significant improvement"), broadcasts the
+//!   changes, 5 bytes per flow (up to 300 in one message); each source then switches its
+//!   flows' routing.
 //! - `control = "centralized"`, the paper's comparison in Fig. 19: events go by unicast to
 //!   one controller node, which recomputes the whole rack's rates on every event it hears
 //!   (`central_batch = false`, default: the paper's controller answers each event) or every
@@ -83,6 +94,8 @@ pub enum RateMessages {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum FirstRate {
+    /// The rate its routing protocol's paths carry on an empty rack (the default).
+    Spread,
     /// Its access-link rate if it would finish within one interval at it, else `local`.
     Size,
     /// Its access-link rate.
@@ -130,6 +143,10 @@ pub struct R2c2Config {
     pub search_every: Time,
     /// Flows of at least this size (or unbounded) are searched over (default "1MB").
     pub search_long: crate::units::Bytes,
+    /// The predicted gain over the current assignment that a search's result must bring
+    /// to be applied (default 0.01: the paper changes routing "if a significant improvement
+    /// is possible", section 3.1, without a number; each switch reorders packets in flight).
+    pub search_gain: f64,
     /// GA population, mutation probability, generations at most, and generations without
     /// improvement that end the search (defaults 100, 0.01, 50, 10).
     pub ga_population: u32,
@@ -139,7 +156,8 @@ pub struct R2c2Config {
     pub ga_generations: u32,
     /// GA generations without improvement that end the search (default 10).
     pub ga_patience: u32,
-    /// What a new flow sends before the next epoch: "size" (default), "line" or "local".
+    /// What a new flow sends before the next epoch: "spread" (default), "line", "local" or
+    /// "size".
     pub first_rate: FirstRate,
     /// Delay before a dropped control message is sent again (default "20us").
     pub resend_after: Time,
@@ -172,11 +190,12 @@ impl Default for R2c2Config {
             routing_search: false,
             search_every: Time::from_ms(2),
             search_long: crate::units::Bytes(1_000_000),
+            search_gain: 0.01,
             ga_population: 100,
             ga_mutation: 0.01,
             ga_generations: 50,
             ga_patience: 10,
-            first_rate: FirstRate::Size,
+            first_rate: FirstRate::Spread,
             resend_after: Time::from_us(20),
             dupthresh: 32,
             rate_error: false,
@@ -222,6 +241,9 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     )?;
     ensure(cfg.search_every > Time::ZERO, "scheme.search_every", || "must be positive".into())?;
     ensure(cfg.ga_population >= 2, "scheme.ga_population", || "must be at least 2".into())?;
+    ensure(cfg.search_gain.is_finite() && cfg.search_gain >= 0.0, "scheme.search_gain", || {
+        format!("must be >= 0, got {}", cfg.search_gain)
+    })?;
     ensure((0.0..=1.0).contains(&cfg.ga_mutation), "scheme.ga_mutation", || {
         format!("must be in [0, 1], got {}", cfg.ga_mutation)
     })?;
@@ -263,6 +285,8 @@ struct Source {
     seq: u16,
     /// The allocation last set, wire bit/s (`None` before the first).
     rate: Option<f64>,
+    /// The rate it was sent at before its first allocation (`first_rate = "spread"`).
+    unallocated: Option<f64>,
     /// Smoothed demand estimate, wire bit/s.
     demand: Option<f64>,
     /// The demand last announced (infinite: none).
@@ -329,6 +353,9 @@ struct Stats {
     compute_share: Vec<f64>,
     /// |assigned - rho = 0| / rho = 0 of each rate-limited flow at each sample.
     rate_errors: Vec<f32>,
+    /// Per routing search: the searched flows' predicted aggregate (the rate computation's
+    /// sum of rates, wire bit/s) under the assignment it started from and the one it chose.
+    search_fitness: Vec<(f64, f64)>,
 }
 
 fn message_kind(k: Kind) -> &'static str {
@@ -358,6 +385,27 @@ impl R2c2 {
             w.usage(ctx.net(), ctx.routes(), ctx.seed(), info.routing, flow, info.src, info.dst);
         self.usage.insert(flow, (info.routing, u.clone()));
         u
+    }
+
+    /// `first_rate = "spread"`: the largest rate at which flow `f` alone puts no more than
+    /// capacity on any link its routing uses (link capacity / the flow's share of packets
+    /// on it), at most its access-link rate `line`. Wire bit/s.
+    fn spread_rate(&mut self, ctx: &dyn Ctx, f: u32, routing: Routing, line: f64) -> f64 {
+        let def = ctx.flow(FlowId(f));
+        let info = FlowInfo {
+            src: def.src,
+            dst: def.dst,
+            weight: def.weight,
+            priority: def.priority,
+            demand_bps: f64::INFINITY,
+            routing,
+        };
+        let usage = self.usage_of(ctx, f, &info);
+        usage
+            .iter()
+            .filter(|(_, share)| *share > 0.0)
+            .map(|&(link, share)| self.capacity[link as usize] / share)
+            .fold(line, f64::min)
     }
 
     /// The event describing flow `f`'s current state at its source.
@@ -485,7 +533,10 @@ impl R2c2 {
                     continue;
                 }
                 let p = ctx.progress(FlowId(f));
-                let r = s.rate.unwrap_or_else(|| ctx.access_rate(node as u32).bps() as f64);
+                let r = s
+                    .rate
+                    .or(s.unallocated)
+                    .unwrap_or_else(|| ctx.access_rate(node as u32).bps() as f64);
                 let backlog = p.backlog();
                 let sample = if backlog == u64::MAX {
                     f64::INFINITY
@@ -680,12 +731,22 @@ impl R2c2 {
             patience: self.cfg.ga_patience as usize,
         };
         let mut problem = Problem { capacity, headroom, flows: base };
-        let found = ga::search(&current, settings, ctx.rng(), |genes| {
+        let mut fitness = |genes: &[bool]| -> f64 {
             for (k, &i) in candidates.iter().enumerate() {
                 problem.flows[i].usage.clone_from(&options[k][genes[k] as usize]);
             }
             solve_validated(&problem).rate.iter().sum()
-        });
+        };
+        let start = fitness(&current);
+        // Every fixed assignment joins the first population: the result is never predicted
+        // below all-RPS or all-VLB.
+        let fixed = [vec![false; current.len()], vec![true; current.len()]];
+        let found = ga::search(&current, &fixed, settings, ctx.rng(), &mut fitness);
+        self.stats.search_fitness.push((start, found.fitness));
+        // Section 3.1: routing changes "if a significant improvement is possible".
+        if found.fitness < start * (1.0 + self.cfg.search_gain) {
+            return;
+        }
         let changes: Vec<(u32, bool)> = candidates
             .iter()
             .zip(&found.genes)
@@ -873,6 +934,7 @@ impl Scheme for R2c2 {
             Source {
                 seq,
                 rate: None,
+                unallocated: None,
                 demand: None,
                 announced: f64::INFINITY,
                 routing,
@@ -887,6 +949,14 @@ impl Scheme for R2c2 {
             b as f64 * 8.0 * Self::wire_factor(ctx) <= line * self.cfg.interval.as_secs_f64()
         });
         let local = match self.cfg.first_rate {
+            FirstRate::Spread => {
+                let r = self.spread_rate(ctx, flow.0, routing, line);
+                if let Some(s) = self.own[src].get_mut(&flow.0) {
+                    s.unallocated = Some(r);
+                }
+                ctx.set_rate(flow, r);
+                false
+            }
             FirstRate::Line => false,
             FirstRate::Local => true,
             FirstRate::Size => !short,
@@ -1045,6 +1115,12 @@ impl Scheme for R2c2 {
             "topology_changes": self.stats.topology_changes,
             "usage_vectors_computed": self.weights.as_ref().map_or(0, |w| w.computed),
             "assigned_rate_error": { "median": qe(0.5), "p95": qe(0.95), "samples": err.len() },
+            "search_fitness_bps": self.stats.search_fitness,
+            "allocated_bps": self
+                .own
+                .iter()
+                .flat_map(|flows| flows.values().filter(|s| !s.done).filter_map(|s| s.rate))
+                .sum::<f64>(),
         })
     }
 }
