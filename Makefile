@@ -34,7 +34,7 @@ PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test wheel release outcast demo docs fct test test-rust test-python test-slow bench lint prerequisites
+.PHONY: install install-test wheel release outcast demo docs fct test test-build test-env test-rust test-python test-slow bench lint prerequisites
 
 prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
@@ -94,8 +94,11 @@ fct: install
 # `make test` in three steps, packed for 2 cores:
 # 1. one cargo build of the Rust test binaries and the library they share with the wheel: the
 #    library and the unit-test harness (the crate compiled again with its tests) build side by
-#    side, where the wheel's build alone runs on about one core for most of its time;
-# 2. the wheel (its build reuses that library and adds the PyO3 crate) with the test tools;
+#    side, where the wheel's build alone runs on about one core for most of its time; beside
+#    it pip installs maturin and corral's dependencies and test tools (scripts/requirements.py
+#    reads them from pyproject.toml), which waits on the network, not the CPU;
+# 2. the wheel (its build reuses that library and adds the PyO3 crate), installed with the
+#    test extras, which are then there already;
 # 3. the Rust tests and the Python tests side by side (`-j2`; each one's output is printed
 #    whole when it ends), pytest on two workers (pytest-xdist, `--dist loadfile`: a file's
 #    tests share one worker, so a module's fixture runs once and the network-namespace tests
@@ -103,10 +106,19 @@ fct: install
 # cargo runs outside make's jobserver (MAKEFLAGS=): in step 3 the two halves hold its 2
 # tokens, and cargo would then build on one core.
 test: $(PY)
-	MAKEFLAGS= cargo test --profile ci -p corral --no-run
+	@$(MAKE) --no-print-directory -j2 test-build test-env
 	@$(MAKE) --no-print-directory install-test
 	@echo "running the Rust tests (cargo test) and the Python tests (pytest, 2 workers) side by side; each prints when it ends"
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust test-python
+
+# The two halves of `make test`'s first step.
+test-build:
+	MAKEFLAGS= cargo test --profile ci -p corral --no-run
+
+test-env: $(PY)
+	@mkdir -p target
+	@$(PY) scripts/requirements.py test > target/requirements-test.txt
+	@$(PIP) 'maturin>=1.5,<2' -r target/requirements-test.txt
 
 # The two halves of `make test`'s last step, on the build install-test made.
 test-rust:
