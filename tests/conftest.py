@@ -44,6 +44,17 @@ queue_interval = "100us"
 """
 
 
+# The files that take longest (a quick reproduction each, the docs' runnable pages) run
+# first: `make test` spreads files over two pytest-xdist workers in collection order, and a
+# long file collected last would leave one worker alone at the end while the other idles.
+LONGEST_FIRST = ("test_docs_runnable.py", "test_scc.py", "test_r2c2.py", "test_hcc.py", "test_outcast.py",
+                 "test_outcast_studies.py", "test_rackcc.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
 @pytest.fixture
 def tiny_file(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.toml"
