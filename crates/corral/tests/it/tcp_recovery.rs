@@ -187,7 +187,7 @@ fn limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
 /// h0, 16 KB drop-tail queues), seeds 1-5, 0.5 s: the median over seeds of 2-hop goodput
 /// over the 6-hop mean, with SACK and limited transmit (as the paper's Linux testbed) and
 /// without. Pinned: with them the 2-hop flow is shut out further, close to the paper's
-/// 1/7; without, corral's median is 0.42 (README, "TCP Outcast").
+/// 1/7; without, corral's median is 0.42 (docs/reproductions/outcast.md).
 #[test]
 fn outcast_case1_with_sack_moves_towards_the_papers_one_seventh() {
     let median_ratio = |sack: bool| {

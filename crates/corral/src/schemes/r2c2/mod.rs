@@ -7,7 +7,7 @@
 //! its own flows. Each flow's weight on a link is its weight times the share of its packets
 //! its routing protocol puts there ([`weights`]).
 //!
-//! Choices the paper leaves open (settings; README, "R2C2"):
+//! Choices the paper leaves open (settings; docs/schemes/r2c2.md):
 //! - What a new flow sends before the first recomputation after its start (`first_rate`).
 //!   The paper's final design recomputes rates only periodically (section 3.3.2, "Periodic
 //!   rate computation"): "while a flow startup event is broadcasted to all other nodes, the
