@@ -5,6 +5,7 @@ speedup of Fast Start over slow start (Fig. 2) and the simulated tail speedups o
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -15,13 +16,12 @@ VARIANT_COLORS = {"RackCC": "#1f77b4", "shared-alpha only": "#ff7f0e"}
 
 
 def fig2(table: pl.DataFrame, path: Path) -> Path:
-    """Speedup against the new subflow's size and against the existing subflows, per L."""
+    """Speedup against the new subflow's size and against the existing subflows, per L: the
+    model calibrated on the Fig. 3 network (solid) and the one fitted to the paper's 3.2x
+    (dotted, thin)."""
     fig, (by_size, by_n) = new_figure(9.0, 3.6, ncols=2, sharey=True)
-    for L, color in L_COLORS.items():
-        s = table.filter((pl.col("sweep") == "size") & (pl.col("L") == L)).sort("size_bytes")
-        by_size.plot((s["size_bytes"] / 1e3).to_list(), s["speedup"].to_list(), marker="o", color=color, label=f"L = {L} RTT")
-        n = table.filter((pl.col("sweep") == "existing") & (pl.col("L") == L)).sort("existing")
-        by_n.plot(n["existing"].to_list(), n["speedup"].to_list(), marker="o", color=color, label=f"L = {L} RTT")
+    for which, style, width in (("calibrated", "-", 1.5), ("fitted", ":", 0.8)):
+        _fig2_curves(table.filter(pl.col("model") == which), by_size, by_n, style, width, which == "calibrated")
     by_size.set(xscale="log", xlabel="new subflow size (KB)", ylabel="speedup (TCP / RackCC)", title="Fig. 2: against size (1 existing subflow)")
     by_n.set(xscale="log", xlabel="existing subflows", title="against subflows (64 KB)")
     for ax in (by_size, by_n):
@@ -29,6 +29,15 @@ def fig2(table: pl.DataFrame, path: Path) -> Path:
         ax.grid(alpha=0.3)
     by_size.legend(frameon=False, fontsize=9)
     return save(fig, path)
+
+
+def _fig2_curves(table: pl.DataFrame, by_size: Any, by_n: Any, style: str, width: float, labelled: bool) -> None:
+    for L, color in L_COLORS.items():
+        s = table.filter((pl.col("sweep") == "size") & (pl.col("L") == L)).sort("size_bytes")
+        label = f"L = {L} RTT" if labelled else None
+        by_size.plot((s["size_bytes"] / 1e3).to_list(), s["speedup"].to_list(), marker="o", ls=style, lw=width, color=color, label=label)
+        n = table.filter((pl.col("sweep") == "existing") & (pl.col("L") == L)).sort("existing")
+        by_n.plot(n["existing"].to_list(), n["speedup"].to_list(), marker="o", ls=style, lw=width, color=color, label=label)
 
 
 def fig3(speedups: pl.DataFrame, path: Path) -> Path:

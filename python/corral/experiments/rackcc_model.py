@@ -14,10 +14,13 @@ A completion time is the time the last byte leaves at the model's rates (a fluid
 rate of a round is constant within it). The speedup is the mean over draws of B of
 T_TCP / T_RackCC, the "average speedup of a new flow" of the paper's caption.
 
-The paper names the distribution's family, not its parameters, nor its RTT or NIC. The
-defaults: RTT 60 us (its simulated fat-tree), a 40 Gbps NIC, and B's mean 80 Gbps, chosen
-as the mean at which L = 1 gives the paper's 3.2x for 64 KB subflows; the L = 3 value and
-the trends with size and subflow count are then the model's predictions.
+The paper names the distribution's family (B "from an exponential distribution from previous
+measurements"), not its parameters, nor its RTT or NIC. The reproduction calibrates the model
+on the paper's own simulated network, independently of the 3.2x and 1.3x it judges
+(`calibrated`): the RTT is the paper's "around 60 us"; the NIC is the Fig. 3 network's host
+link; B's mean is the throughput a JumboFlow carried in the packet-level Fig. 3 runs (its
+bytes over its job time). `FITTED` keeps the earlier parameters, chosen so that L = 1 gives
+3.2x for 64 KB subflows (3.01x: a 40 Gbps NIC, B's mean 80 Gbps), for the sensitivity row.
 """
 
 from __future__ import annotations
@@ -35,6 +38,16 @@ class ModelParams:
     nic_bps: float = 40e9
     draws: int = 20_000
     seed: int = 1
+
+
+# The parameters fitted to the paper's L = 1 point (3.2x at 64 KB): the defaults above.
+FITTED = ModelParams()
+
+
+def calibrated(mean_b_bps: float, nic_bps: float) -> ModelParams:
+    """The model on a network's own numbers: B's mean and the NIC measured or set there, the
+    paper's RTT and initial window."""
+    return ModelParams(mean_b_bps=mean_b_bps, nic_bps=nic_bps)
 
 
 def tcp_time(size_bits: np.ndarray | float, rate: np.ndarray, rtt: float, w0_bits: float) -> np.ndarray:
