@@ -307,7 +307,7 @@ def _fig3_claims(r: Report, c: cl.Claims, routing: str) -> None:
           _per_seed_ratio(point("period_us", p_hi), point("period_us", p_lo)), None, null=1.0, conditions=fcond,
           detail=", ".join(f"{pu} us {median_range(v, '.2f')}x" for pu, v in pts["period_us"].items()),
           note="the paper: 'decreases as the period decreases since the ECN information becomes increasingly stale', "
-               "which contradicts itself (README): reported, not judged")
+               "which contradicts itself (see this reproduction's docs page): reported, not judged")
     sizes = sweeps["size"]
     detail = ", ".join(f"{sz // 1000} KB {median_range(v, '.2f')}x" for sz, v in pts["size"].items())
     c.add("Fig. 3c", f"({routing}) the speedup rises with size: at 150 KB over at 10 KB",
@@ -327,7 +327,7 @@ def _fig3_claims(r: Report, c: cl.Claims, routing: str) -> None:
           note="halving f on a detected loss is ours (DCTCP's response; the paper names none)")
     c.add("Fig. 3", f"({routing}) the shared-alpha-only variant's speedup (the caption credits 'sharing ECN rate across subflows')", shared,
           None, kind="acceptance", conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
-          detail=f"full RackCC {median_range(full, '.2f')}x", note="default point; the README says which reading")
+          detail=f"full RackCC {median_range(full, '.2f')}x", note="default point; which reading: this reproduction's docs page")
 
 
 def _acceptance(r: Report, c: cl.Claims) -> None:
