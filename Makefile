@@ -33,6 +33,18 @@ PGO ?= 0
 PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+# The interpreter the wheel is built for (maturin -i), by absolute path: maturin hands it to
+# cargo in PYO3_PYTHON, and `make test` must hand cargo the same (PYO3_ENV).
+PY_ABS := $(abspath $(PY))
+# The environment maturin gives cargo when it compiles the extension module (PyO3's build
+# configuration reads it). `make test` builds the module beside the Rust tests in one cargo
+# run, with this environment and the same features, so that maturin then finds it built.
+PYO3_ENV = PYO3_BUILD_EXTENSION_MODULE=1 PYO3_PYTHON=$(PY_ABS) PYTHON_SYS_EXECUTABLE=$(PY_ABS) \
+	PYO3_ENVIRONMENT_SIGNATURE=$$($(PY) -c 'import struct, sys; v = sys.version_info; print("%s-%d.%d-%dbit" % (sys.implementation.name, v[0], v[1], struct.calcsize("P") * 8))')
+# What `make test` compiles and tests in Rust: corral, and the PyO3 crate the wheel is made of
+# (it has no tests of its own). Both cargo runs name the same packages and features, so the
+# second finds everything the first built.
+TEST_CRATES := -p corral -p corral-py --features pyo3/extension-module
 
 .PHONY: install install-test wheel release outcast demo docs fct test test-build test-env test-rust test-python test-slow bench lint prerequisites
 
@@ -51,7 +63,7 @@ wheel: $(PY)
 	@echo "building corral (Rust, profile $(PROFILE)$(if $(filter 1,$(PGO)), profile-guided,); about 2 minutes the first time on 2 cores)"
 	@$(PIP) 'maturin>=1.5,<2'
 	@rm -f $(WHEELS)/corral-*.whl
-	$(if $(filter 1,$(PGO)),$(PGO_BUILD) ,)$(PY) -m maturin build --profile $(PROFILE) --out $(WHEELS)
+	$(if $(filter 1,$(PGO)),$(PGO_BUILD) ,)$(PY) -m maturin build --profile $(PROFILE) --interpreter $(PY_ABS) --out $(WHEELS)
 	@$(PIP) --force-reinstall --no-deps $(WHEELS)/corral-*.whl
 
 install: wheel
@@ -92,13 +104,15 @@ fct: install
 	$(VENV)/bin/corral compare results/fct -o results/fct-report --by transport.cc --by traffic.0.load
 
 # `make test` in three steps, packed for 2 cores:
-# 1. one cargo build of the Rust test binaries and the library they share with the wheel: the
-#    library and the unit-test harness (the crate compiled again with its tests) build side by
-#    side, where the wheel's build alone runs on about one core for most of its time; beside
-#    it pip installs maturin and corral's dependencies and test tools (scripts/requirements.py
-#    reads them from pyproject.toml), which waits on the network, not the CPU;
-# 2. the wheel (its build reuses that library and adds the PyO3 crate), installed with the
-#    test extras, which are then there already;
+# 1. one cargo build of everything Rust that `make test` needs: the library, its unit-test
+#    harness (the crate compiled again with its tests), the integration tests, the examples,
+#    and the PyO3 crate the wheel is made of, with the environment maturin would give it
+#    (PYO3_ENV), so they compile side by side where the wheel's build alone ran on about one
+#    core for most of its time; beside it pip installs maturin and corral's dependencies and
+#    test tools (scripts/requirements.py reads them from pyproject.toml), which waits on the
+#    network, not the CPU;
+# 2. the wheel: maturin finds the module built and only packs it, installed with the test
+#    extras, which are then there already;
 # 3. the Rust tests and the Python tests side by side (`-j2`; each one's output is printed
 #    whole when it ends), pytest on two workers (pytest-xdist, `--dist loadfile`: a file's
 #    tests share one worker, so a module's fixture runs once and the network-namespace tests
@@ -112,8 +126,8 @@ test: $(PY)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust test-python
 
 # The two halves of `make test`'s first step.
-test-build:
-	MAKEFLAGS= cargo test --profile ci -p corral --no-run
+test-build: $(PY)
+	MAKEFLAGS= $(PYO3_ENV) cargo build --profile ci $(TEST_CRATES) --lib --tests --examples
 
 test-env: $(PY)
 	@mkdir -p target
@@ -122,7 +136,7 @@ test-env: $(PY)
 
 # The two halves of `make test`'s last step, on the build install-test made.
 test-rust:
-	MAKEFLAGS= cargo test --profile ci -p corral
+	MAKEFLAGS= $(PYO3_ENV) cargo test --profile ci $(TEST_CRATES)
 
 test-python:
 	$(PY) -m pytest -q tests -n 2 --dist loadfile
