@@ -41,7 +41,6 @@ KNOWN = {
     ('Fig. 5', "gRPC: HCC's p99 response FCT below dctcp"): 'direction',
     ('Fig. 5', "gRPC: HCC's core queue, median"): 'missed',
     ('Fig. 4d', "HCC's core queue, p99 of 1 ms "): 'off_conditions',
-    ('Fig. 5', "gRPC: HCC's core queue, p99 of"): 'missed',
     ('Fig. 4f', "HCC's p99 one-way packet laten"): 'off_conditions',
 }
 

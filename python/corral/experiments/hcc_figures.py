@@ -90,7 +90,7 @@ def grpc(runs: pl.DataFrame, path: Path) -> Path:
     sub = runs.filter(pl.col("study") == "grpc")
     stats = sub.group_by("variant").agg(pl.col("mean_response_fct_s").median(), pl.col("p99_response_fct_s").median(), pl.col("queue_p99_pkts").median())
     by = {r["variant"]: r for r in stats.to_dicts()}
-    names = [v for v in ("HCC-2", "newreno", "cubic", "dctcp", "HCC-2, headroom 5 %") if v in by]
+    names = [v for v in ("HCC-2", "newreno", "cubic", "dctcp", "HCC-2, headroom 5 %", "HCC-2, uniform phases") if v in by]
     x = range(len(names))
     a.bar([i - 0.2 for i in x], [by[n]["mean_response_fct_s"] * 1e3 for n in names], width=0.4, label="mean")
     a.bar([i + 0.2 for i in x], [by[n]["p99_response_fct_s"] * 1e3 for n in names], width=0.4, label="p99")

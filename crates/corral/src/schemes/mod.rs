@@ -151,6 +151,10 @@ pub trait Ctx {
     fn set_rate(&mut self, f: FlowId, bps: f64);
     /// Sets the rate and holds the flow's next packet until `now + delay`.
     fn set_rate_after(&mut self, f: FlowId, bps: f64, delay: Time);
+    /// Where rate-limited flow `f`'s next packet falls within its packet interval, as a
+    /// fraction in [0, 1) ([`crate::transport::rate::TokenBucket::phase`]); `None` while it
+    /// is paused or not rate-limited.
+    fn rate_phase(&self, f: FlowId) -> Option<f64>;
     fn set_routing(&mut self, f: FlowId, r: Routing);
     /// Stamps `agg` on the flow's packets from now on (an aggregate or tunnel id).
     fn set_agg(&mut self, f: FlowId, agg: u32);

@@ -251,6 +251,12 @@ impl TcpSender {
         self.limiter.as_deref().map(TokenBucket::bps)
     }
 
+    /// Where the next segment falls within its packet interval at the explicit rate
+    /// ([`TokenBucket::phase`]); `None` for window-only TCP or while paused.
+    pub fn rate_phase(&self, now: Time) -> Option<f64> {
+        self.limiter.as_deref()?.phase(now, self.mss + self.header)
+    }
+
     /// Sets the explicit rate at `now` (a rate-limited sender only); `hold` delays the next
     /// segment until then if the bucket would let it go at once ([`TokenBucket::hold_until`]).
     pub fn set_rate(&mut self, now: Time, bps: f64, hold: Option<Time>) {

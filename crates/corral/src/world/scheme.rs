@@ -310,6 +310,10 @@ impl Ctx for SchemeCtx<'_> {
         self.sim.pending.push(Action::Resume(f));
     }
 
+    fn rate_phase(&self, f: FlowId) -> Option<f64> {
+        self.sim.flows[f.idx()].sender.rate_phase(self.now())
+    }
+
     fn set_routing(&mut self, f: FlowId, r: Routing) {
         let h = &mut self.sim.hot[f.idx()];
         h.routing = r;

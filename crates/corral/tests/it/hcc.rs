@@ -64,6 +64,34 @@ fn hierarchy_rates_equal_the_central_max_min() {
     assert!(c["root_received_bytes"] > 0 && c["root_sent_bytes"] > 0, "{c:?}");
 }
 
+// The first packets of one host's flows after their first rates (`first_rate = "wait"`):
+// four flows of h0 starting together get their rates in one cycle of h0's agent and take
+// the quarters of their packet time (`phase = "spread"`, the default), and keep them through
+// the later rate changes (HCC re-rates a host's flows together, and a change rescales the
+// time each owes): 2 ms later their next packets are still a quarter of a packet time
+// apart. With `phase = "uniform"` (independent draws, seed 3) two are within a tenth.
+#[test]
+fn a_hosts_flows_interleave_their_packets() {
+    let spread_flows = |phase: &str| -> Vec<f64> {
+        let text =
+            tree("2ms", &format!("kind = \"hcc\"\nfirst_rate = \"wait\"\nphase = \"{phase}\""))
+                .replace(
+                    "src = [\"h0\", \"h0\", \"h1\", \"h4\", \"h5\"]",
+                    "src = [\"h0\", \"h0\", \"h0\", \"h0\", \"h5\"]",
+                );
+        let sim = common::run(&text, &[]);
+        let mut phases: Vec<f64> =
+            sim.flows[..4].iter().map(|f| f.sender.rate_phase(sim.now()).unwrap()).collect();
+        phases.sort_by(f64::total_cmp);
+        let next = phases.iter().skip(1).copied().chain([phases[0] + 1.0]);
+        phases.iter().zip(next).map(|(a, b)| b - a).collect()
+    };
+    let spread = spread_flows("spread");
+    assert!(spread.iter().all(|g| (g - 0.25).abs() < 0.02), "gaps between h0's flows {spread:?}");
+    let uniform = spread_flows("uniform");
+    assert!(uniform.iter().any(|&g| g < 0.1), "gaps between h0's flows {uniform:?}");
+}
+
 // Lost messages: 1-packet switch buffers and four NewReno flows on edge0's uplink, and the
 // HCC flows starting one by one from 1 ms, so the edge's demand reports to agg0 cross a
 // full queue and some are dropped. A sender forgets what it believed delivered and sends it

@@ -23,9 +23,13 @@
 //!   limiting and no backoff on loss (TCP keeps reliability). Before its first share it is plain TCP with
 //!   the initial window (`first_rate = "window"`, the default: the paper sets "initial
 //!   congestion window 10" and lets TCP do all but the rate) or sends nothing
-//!   (`first_rate = "wait"`). After each new rate a packet that would leave at once waits a
-//!   random delay of up to one packet time at that rate (the paper's burst fix); a flow
-//!   already waiting for its next slot keeps it ([`crate::transport::rate::TokenBucket::hold_until`]).
+//!   (`first_rate = "wait"`). After each new rate a packet that would leave at once waits up
+//!   to one packet time at that rate (the paper's burst fix); a flow already waiting for its
+//!   next slot keeps it ([`crate::transport::rate::TokenBucket::hold_until`]). Where in the
+//!   packet time (`phase`): by default the widest gap between the next packets of the host's
+//!   other flows ([`crate::transport::rate::spread_phases`]), so one host's flows interleave
+//!   and a shared link sees one near-periodic stream per host rather than an N*D/D/1 queue
+//!   of independent flows; or an independent uniform draw (`"uniform"`).
 //! - **Messages** (Fig. 3), only on change, as control packets with real delay: up,
 //!   `up_header` bytes (child and parent ids) plus `up_entry` per entry of the delta map
 //!   (quantized demand, signed count); down, `down_bytes` (child id and share); an excess
@@ -53,6 +57,7 @@ use crate::config::typed;
 use crate::ctrl::Message;
 use crate::error::{ensure, Result};
 use crate::ids::{FlowId, NodeId, PortId};
+use crate::transport::rate::spread_phases;
 use crate::units::Time;
 use agent::{delta, Agent, Up};
 use demand::{delta_worth_sending, worth_sending, DemandMap};
@@ -88,14 +93,29 @@ pub struct HccConfig {
     pub up_header: u32,
     pub up_entry: u32,
     pub down_bytes: u32,
-    /// Random delay of a flow's first packet after a new rate (default true).
+    /// Delay of a flow's first packet after a new rate, up to one packet time at that rate
+    /// (default true).
     pub jitter: bool,
+    /// Where that first packet goes: "spread" (default, ours: the centre of the widest gap
+    /// between the next packets of its host's other flows, flows starting together dividing
+    /// the gaps evenly; a uniform draw for a host's first flow) or "uniform" (an independent
+    /// uniform draw for every flow).
+    pub phase: Phase,
     /// Before the first share: "window" (default) or "wait".
     pub first_rate: FirstRate,
     /// A leaf's demand: "backlog" (default: what it could send, its remaining bytes over its
     /// host agent's Cycle_parent, capped at its access-link rate) or "line" (its access-link
     /// rate until its last byte is sent).
     pub demand: Demand,
+}
+
+/// Where a flow's first packet after a new rate goes within its packet time (`[scheme]
+/// phase`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Spread,
+    Uniform,
 }
 
 /// How a leaf's demand is set (`[scheme] demand`).
@@ -121,6 +141,7 @@ impl Default for HccConfig {
             up_entry: 8,
             down_bytes: 16,
             jitter: true,
+            phase: Phase::Spread,
             first_rate: FirstRate::Window,
             demand: Demand::Backlog,
         }
@@ -305,12 +326,17 @@ impl Hcc {
         let usable = self.agents[a].usable(self.capacity(ctx, a));
         if !self.agents[a].flows.is_empty() {
             self.refresh_demands(ctx, a);
-            for (f, rate) in self.agents[a].leaf_rates(usable) {
-                let last = self.agents[a].flow_rate.get(&f).copied();
-                if worth_sending(last, rate, self.cfg.prune) {
-                    self.agents[a].flow_rate.insert(f, rate);
-                    self.set_leaf_rate(ctx, FlowId(f), rate);
-                }
+            let updates: Vec<(u32, f64)> = self.agents[a]
+                .leaf_rates(usable)
+                .into_iter()
+                .filter(|&(f, rate)| {
+                    worth_sending(self.agents[a].flow_rate.get(&f).copied(), rate, self.cfg.prune)
+                })
+                .collect();
+            let places = self.places(ctx, a, &updates);
+            for (f, rate) in updates {
+                self.agents[a].flow_rate.insert(f, rate);
+                self.set_leaf_rate(ctx, FlowId(f), rate, places.get(&f).copied());
             }
         }
         for (c, share) in self.agents[a].divide(usable) {
@@ -337,16 +363,52 @@ impl Hcc {
         }
     }
 
-    fn set_leaf_rate(&mut self, ctx: &mut dyn Ctx, f: FlowId, rate: f64) {
+    /// With `jitter` and `phase = "spread"`: where in its packet time at its new rate the
+    /// first packet of each flow in `updates` (host agent `a`'s new leaf rates) goes that
+    /// would leave at once (a new or resuming flow: no phase, or phase 0), by
+    /// [`spread_phases`] among the phases of the host's other flows; a flow waiting for its
+    /// slot keeps it and is not listed.
+    fn places(&self, ctx: &mut dyn Ctx, a: usize, updates: &[(u32, f64)]) -> BTreeMap<u32, f64> {
+        if !self.cfg.jitter || self.cfg.phase != Phase::Spread {
+            return BTreeMap::new();
+        }
+        let phases: BTreeMap<u32, Option<f64>> =
+            self.agents[a].flows.keys().map(|&f| (f, ctx.rate_phase(FlowId(f)))).collect();
+        let starting: Vec<u32> = updates
+            .iter()
+            .filter(|&&(f, rate)| rate > 0.0 && phases[&f].is_none_or(|ph| ph == 0.0))
+            .map(|&(f, _)| f)
+            .collect();
+        if starting.is_empty() {
+            return BTreeMap::new();
+        }
+        let others: Vec<f64> = phases
+            .iter()
+            .filter(|(f, _)| !starting.contains(f))
+            .filter_map(|(_, &ph)| ph)
+            .collect();
+        let origin = if others.is_empty() { ctx.rng().unit() } else { 0.0 };
+        let at = spread_phases(&others, starting.len(), origin);
+        starting.into_iter().zip(at).collect()
+    }
+
+    /// Sets leaf `f`'s rate. With `jitter`, a packet that would leave at once waits a
+    /// fraction of a packet time at the new rate: `place` (`phase = "spread"`; `None` for a
+    /// flow that keeps its slot) or a uniform draw (`"uniform"`).
+    fn set_leaf_rate(&mut self, ctx: &mut dyn Ctx, f: FlowId, rate: f64, place: Option<f64>) {
         let p = ctx.progress(f);
         if p.finished {
             return;
         }
-        if self.cfg.jitter && rate > 0.0 {
+        let fraction = match self.cfg.phase {
+            _ if !self.cfg.jitter || rate <= 0.0 => None,
+            Phase::Uniform => Some(ctx.rng().unit()),
+            Phase::Spread => place,
+        };
+        if let Some(fraction) = fraction {
             let t = ctx.transport();
             let packet_time = (t.mss + t.header) as f64 * 8.0 / rate;
-            let delay = Time((ctx.rng().unit() * packet_time * 1e12) as u64);
-            ctx.set_rate_after(f, rate, delay);
+            ctx.set_rate_after(f, rate, Time((fraction * packet_time * 1e12) as u64));
         } else {
             ctx.set_rate(f, rate);
         }
