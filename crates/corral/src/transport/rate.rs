@@ -241,6 +241,48 @@ mod tests {
         assert_eq!(b.phase(now, 1500), None, "paused");
     }
 
+    /// Independent uniform draws in [0, 1) (xorshift64), deterministic from `seed`.
+    fn uniform_draws(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    const WIRE: u64 = 1500;
+    const LINK: Rate = Rate(10_000_000_000);
+
+    /// A 10 Gbps link fed `WIRE`-byte packets: the queue each arriving packet sees (itself
+    /// included) and the bytes it carries.
+    #[derive(Default)]
+    struct Link {
+        free: Time,
+        ends: std::collections::VecDeque<Time>,
+        seen: Vec<f64>,
+        sent: u64,
+    }
+
+    impl Link {
+        fn arrive(&mut self, at: Time) {
+            while self.ends.front().is_some_and(|&end| end <= at) {
+                self.ends.pop_front();
+            }
+            self.free = self.free.max(at) + LINK.tx_time(WIRE);
+            self.ends.push_back(self.free);
+            self.seen.push(self.ends.len() as f64);
+            self.sent += WIRE;
+        }
+
+        /// The p99 of the queue arriving packets saw and the utilization over `span`.
+        fn p99_and_utilization(mut self, span: Time) -> (f64, f64) {
+            self.seen.sort_by(f64::total_cmp);
+            let p99 = self.seen[self.seen.len() * 99 / 100];
+            (p99, self.sent as f64 * 8.0 / (span.0 as f64 * 1e-12) / LINK.bps() as f64)
+        }
+    }
+
     #[test]
     fn new_flows_go_to_the_widest_gaps_and_divide_them_evenly() {
         let close = |got: Vec<f64>, want: &[f64]| {
@@ -278,18 +320,10 @@ mod tests {
     /// packets) and the link's utilization over 40 ms. The hosts' own links are left out.
     fn hosts_on_link(hosts: usize, per_host: usize, load: f64, spread: bool) -> (f64, f64) {
         use std::cmp::Reverse;
-        const WIRE: u64 = 1500;
         let (every, span) = (Time::from_us(100), Time::from_ms(40));
-        let link = Rate(10_000_000_000);
         let n = hosts * per_host;
-        let base = load * link.bps() as f64 / n as f64;
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut unit = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let base = load * LINK.bps() as f64 / n as f64;
+        let mut unit = uniform_draws(0x2545_f491_4f6c_dd1d);
         // Flow i belongs to host i / per_host. Flows `start` begin at `now` at `bps`.
         let mut flows: Vec<TokenBucket> = (0..n).map(|_| TokenBucket::new(0.0, WIRE)).collect();
         let start = |flows: &mut Vec<TokenBucket>,
@@ -322,8 +356,7 @@ mod tests {
         };
         let mut heap = next_times(&flows, Time::ZERO);
         let (mut next_change, mut flip) = (every, false);
-        let (mut link_free, mut queue_ends, mut seen, mut sent) =
-            (Time::ZERO, std::collections::VecDeque::new(), Vec::new(), 0u64);
+        let mut link = Link::default();
         while let Some(Reverse((at, i))) = heap.pop() {
             if at >= span {
                 break;
@@ -344,17 +377,9 @@ mod tests {
             }
             flows[i].consume(at, WIRE);
             heap.push(Reverse((flows[i].earliest(at).unwrap(), i)));
-            while queue_ends.front().is_some_and(|&end| end <= at) {
-                queue_ends.pop_front();
-            }
-            link_free = link_free.max(at) + link.tx_time(WIRE);
-            queue_ends.push_back(link_free);
-            seen.push(queue_ends.len() as f64);
-            sent += WIRE;
+            link.arrive(at);
         }
-        seen.sort_by(f64::total_cmp);
-        let p99 = seen[seen.len() * 99 / 100];
-        (p99, sent as f64 * 8.0 / (span.0 as f64 * 1e-12) / link.bps() as f64)
+        link.p99_and_utilization(span)
     }
 
     // 32 hosts of 15 paced flows at 98 % of a link (HCC's gRPC core: about 490 flows from
@@ -395,24 +420,15 @@ mod tests {
     /// start delay, as HCC's leaves do. Returns the p99 of the link's queue (packets, seen by
     /// arriving packets) and the link's utilization over `span`.
     fn paced_link(n: usize, load: f64, every: Time, span: Time) -> (f64, f64) {
-        const WIRE: u64 = 1500;
-        let link = Rate(10_000_000_000);
-        let base = load * link.bps() as f64 / n as f64;
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut unit = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let base = load * LINK.bps() as f64 / n as f64;
+        let mut unit = uniform_draws(0x9e37_79b9_7f4a_7c15);
         let mut flows: Vec<TokenBucket> = (0..n).map(|_| TokenBucket::new(base, WIRE)).collect();
         for b in &mut flows {
             let start = Time((unit() * WIRE as f64 * 8.0 / base * 1e12) as u64);
             b.hold_until(Time::ZERO, start);
         }
         let (mut next_change, mut flip) = (every, false);
-        let (mut link_free, mut queue_ends, mut seen, mut sent) =
-            (Time::ZERO, std::collections::VecDeque::new(), Vec::new(), 0u64);
+        let mut link = Link::default();
         loop {
             let (i, at) = flows
                 .iter()
@@ -436,17 +452,9 @@ mod tests {
                 continue;
             }
             flows[i].consume(at, WIRE);
-            while queue_ends.front().is_some_and(|&end| end <= at) {
-                queue_ends.pop_front();
-            }
-            link_free = link_free.max(at) + link.tx_time(WIRE);
-            queue_ends.push_back(link_free);
-            seen.push(queue_ends.len() as f64);
-            sent += WIRE;
+            link.arrive(at);
         }
-        seen.sort_by(f64::total_cmp);
-        let p99 = seen[seen.len() * 99 / 100];
-        (p99, sent as f64 * 8.0 / (span.0 as f64 * 1e-12) / link.bps() as f64)
+        link.p99_and_utilization(span)
     }
 
     // Many paced flows whose rates sum to 95 % of a link, all re-rated together every
