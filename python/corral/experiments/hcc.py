@@ -367,9 +367,9 @@ def claims(r: Report) -> list[dict[str, Any]]:
     c.add("Fig. 4d", "HCC's core queue, p99 of 1 ms samples", q99, (None, 20.0), kind="acceptance", conditions=ws, unit="packets", fmt=".0f")
     gq = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2")
     g5 = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2, headroom 5 %")
-    gu_ = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2, uniform phases")
+    g_uniform = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2, uniform phases")
     c.add("Fig. 5", "gRPC: HCC's core queue, p99 of samples", gq, (None, 20.0), kind="acceptance", conditions=gcond, unit="packets", fmt=".0f",
-          detail=f"with 5 % headroom {median_range(g5, '.0f')}; with independent uniform phases {median_range(gu_, '.0f')}",
+          detail=f"with 5 % headroom {median_range(g5, '.0f')}; with independent uniform phases {median_range(g_uniform, '.0f')}",
           note="one host's flows interleave their packets (`phase = \"spread\"`); independent phases of about 490 flows make an N*D/D/1 queue")
     gu = [100 * x for x in per_seed(runs, "core_util_after_20ms", **grpc, variant="HCC-2")]
     c.add("Fig. 5", "gRPC: HCC's core utilization after the first 20 ms", gu, (100 * BUSY, None), kind="acceptance", conditions=gcond,
