@@ -169,6 +169,9 @@ pub struct PacketArena {
     routes: Vec<u128>,
     /// SACK option of each slot (meaningful while it holds an ACK of a run with SACK on).
     sacks: Vec<SackBlocks>,
+    /// How long each slot's packet waited in its host's tunnel queue (meaningful while it
+    /// holds a data packet that passed one: `world::tunnels`).
+    held: Vec<Time>,
     free: Vec<u32>,
 }
 
@@ -232,6 +235,19 @@ impl PacketArena {
     /// The SACK option [`Self::set_sack`] wrote into the slot.
     pub fn sack(&self, id: PktId) -> SackBlocks {
         self.sacks[id.idx()]
+    }
+
+    /// Records how long the packet waited in its host's tunnel queue.
+    pub fn set_held(&mut self, id: PktId, held: Time) {
+        if self.held.len() <= id.idx() {
+            self.held.resize(self.slots.len().max(id.idx() + 1), Time::ZERO);
+        }
+        self.held[id.idx()] = held;
+    }
+
+    /// The wait [`Self::set_held`] recorded for the slot's packet.
+    pub fn held(&self, id: PktId) -> Time {
+        self.held.get(id.idx()).copied().unwrap_or(Time::ZERO)
     }
 
     /// The source route of a source-routed packet.

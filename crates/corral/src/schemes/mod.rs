@@ -158,6 +158,13 @@ pub trait Ctx {
     fn set_routing(&mut self, f: FlowId, r: Routing);
     /// Stamps `agg` on the flow's packets from now on (an aggregate or tunnel id).
     fn set_agg(&mut self, f: FlowId, agg: u32);
+    /// Sends the data packets of aggregate `agg`'s flows through one FIFO queue at `host`
+    /// released at `bps` (wire bit/s; the queue is made on first use, at `host`, the
+    /// aggregate's source), and sets its rate; the flows' own limits still apply before it
+    /// (`world::tunnels`).
+    fn set_tunnel_rate(&mut self, agg: u32, host: u32, bps: f64);
+    /// Aggregate `agg`'s tunnel queue: (bytes, packets) waiting ((0, 0) without one).
+    fn tunnel_queue(&self, agg: u32) -> (u64, u64);
     /// Calls [`Scheme::on_timer`] with `(agent, tag)` at `at`.
     fn schedule(&mut self, at: Time, agent: u32, tag: u32);
     /// Sends a control message from node `from` to node `to`.
@@ -214,7 +221,9 @@ pub trait Scheme: Send + Sync {
     /// A packet is offered to a tapped output port (before its queue decides); the scheme
     /// may read and annotate it.
     fn on_port_packet(&mut self, _ctx: &mut dyn Ctx, _port: PortId, _pkt: &mut Packet) {}
-    /// A data or ACK packet of a managed flow reaches tapped host `host`.
+    /// A data or ACK packet of a managed flow reaches tapped host `host`. Its `ts` here is
+    /// when it left its source host (later than its transport's timestamp if it waited in a
+    /// tunnel queue: [`Ctx::set_tunnel_rate`]); a change to `ts` is not kept.
     fn on_host_packet(&mut self, _ctx: &mut dyn Ctx, _host: u32, _pkt: &mut Packet) {}
     /// The scheme's own numbers for summary.json (deterministic: they depend on the scenario
     /// and seed only).

@@ -31,14 +31,16 @@ impl Simulation {
         self.drive_sender(flow, |s, now, out| s.start(now, out));
     }
 
-    /// Runs one sender step with the NIC room as its credit, sends what it emits, re-arms
-    /// its timer and queues it for NIC room if it was held back.
+    /// Runs one sender step with the NIC room as its credit (no limit for a flow whose
+    /// packets enter a tunnel queue), sends what it emits, re-arms its timer and queues it
+    /// for NIC room if it was held back.
     pub(super) fn drive_sender(
         &mut self,
         flow: FlowId,
         step: impl FnOnce(&mut TcpSender, Time, &mut Vec<Segment>),
     ) {
-        let room = self.nic_room(self.hot[flow.idx()].src);
+        let h = &self.hot[flow.idx()];
+        let room = if self.in_tunnel(h.agg) { u64::MAX } else { self.nic_room(h.src) };
         self.drive_sender_with_credit(flow, room, step);
     }
 
@@ -148,9 +150,13 @@ impl Simulation {
         pkt
     }
 
+    /// Puts the sender's segments on its host's NIC, or in its tunnel queue if its aggregate
+    /// has one ([`super::tunnels`]).
     fn send_segments(&mut self, flow: FlowId, segs: &mut Vec<Segment>) {
         let now = self.events.now();
         let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
+        let agg = self.hot[flow.idx()].agg;
+        let tunnel = !segs.is_empty() && self.in_tunnel(agg);
         for s in segs.drain(..) {
             let pkt = self.flow_packet(
                 flow,
@@ -164,7 +170,14 @@ impl Simulation {
                 false,
                 s.cwr,
             );
-            self.emit(src, pkt);
+            if tunnel {
+                self.tunnel_push(agg, pkt);
+            } else {
+                self.emit(src, pkt);
+            }
+        }
+        if tunnel {
+            self.serve_tunnel(agg);
         }
     }
 

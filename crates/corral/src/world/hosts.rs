@@ -23,6 +23,8 @@ pub struct HostState {
     /// Flows waiting for NIC room, in service order, with their deficit (bytes) for the fair
     /// scheduler.
     blocked: VecDeque<(FlowId, i64)>,
+    /// Tunnel queues (by aggregate) waiting for NIC room ([`super::tunnels`]).
+    pub(super) tunnels_waiting: Vec<u32>,
 }
 
 impl HostState {
@@ -32,6 +34,7 @@ impl HostState {
             last_ready: Time::ZERO,
             pending: 0,
             blocked: VecDeque::new(),
+            tunnels_waiting: Vec::new(),
         }
     }
 }
@@ -53,16 +56,21 @@ impl Simulation {
     /// and waits for room.
     pub(super) fn block_if_limited(&mut self, flow: FlowId) {
         let now = self.events.now();
+        let tunnel = self.in_tunnel(self.hot[flow.idx()].agg);
         let f = &mut self.flows[flow.idx()];
-        // A flow held back by its pacing clock waits for its pacing timer, not for NIC room.
-        if self.scenario.host.small_queue > 0 && !f.blocked && f.sender.can_send_at(now) {
+        // A flow held back by its pacing clock waits for its pacing timer, not for NIC room;
+        // a flow in a tunnel queue never waits for the NIC (its queue does).
+        if self.scenario.host.small_queue > 0 && !f.blocked && f.sender.can_send_at(now) && !tunnel
+        {
             f.blocked = true;
             self.hosts[f.def.src as usize].blocked.push_back((flow, 0));
         }
     }
 
-    /// Host `host`'s NIC started sending a queued packet: waiting flows get the room.
+    /// Host `host`'s NIC started sending a queued packet: waiting tunnel queues, then
+    /// waiting flows, get the room.
     pub(super) fn on_nic_drain(&mut self, host: u32) {
+        self.serve_waiting_tunnels(host);
         match self.scenario.host.scheduler {
             HostScheduler::RoundRobin => self.serve_round_robin(host),
             HostScheduler::Fair => self.serve_fair(host),

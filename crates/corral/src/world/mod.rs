@@ -1,7 +1,8 @@
 //! The packet-level simulation: a network, its routes, every flow's transport endpoints, the
 //! scheme with its control plane, and the metric collectors, driven by one event queue.
 //! Split by concern: packet forwarding through ports ([`forward`]), transport endpoints and
-//! their timers ([`endpoints`]), the host send path ([`hosts`]), the scheme's context and
+//! their timers ([`endpoints`]), the host send path ([`hosts`]) and its rate-limited tunnel
+//! queues ([`tunnels`]), the scheme's context and
 //! control messages ([`scheme`]), periodic sampling ([`sampling`]) and the final tables
 //! ([`results`]).
 
@@ -17,6 +18,7 @@ pub mod results;
 mod rpc;
 mod sampling;
 mod scheme;
+mod tunnels;
 
 use crate::build;
 use crate::ctrl::ControlPlane;
@@ -89,6 +91,10 @@ pub enum Event {
     /// An `[[rpc]]` session's next request is due.
     RpcRequest {
         session: u32,
+    },
+    /// A tunnel queue's next packet may leave ([`tunnels`]).
+    TunnelRelease {
+        agg: u32,
     },
 }
 
@@ -229,6 +235,9 @@ pub struct Simulation {
     pending: Vec<scheme::Action>,
     /// `switch.backpressure`: per-flow counts at the switches (None when off).
     backpressure: Option<backpressure::Backpressure>,
+    /// Rate-limited FIFO send queues by aggregate id ([`tunnels`]; empty when no scheme asked
+    /// for one).
+    tunnels: Vec<Option<tunnels::TunnelQueue>>,
 }
 
 impl Simulation {
@@ -388,6 +397,7 @@ impl Simulation {
             pending: Vec::new(),
             backpressure: (scenario.switch.backpressure > 0)
                 .then(|| backpressure::Backpressure::new(scenario.switch.backpressure, n_ports)),
+            tunnels: Vec::new(),
             scenario,
         };
         sim.call_scheme(|s, ctx| s.init(ctx));
@@ -482,6 +492,7 @@ impl Simulation {
             Event::CtrlDeliver { slot, node } => self.deliver_control(node, slot),
             Event::RpcRequest { session } => self.on_rpc_request(session),
             Event::LinkChange { index } => self.on_link_change(index),
+            Event::TunnelRelease { agg } => self.on_tunnel_release(agg),
         }
     }
 

@@ -27,6 +27,8 @@ use crate::workload::flow::FlowDef;
 pub enum Action {
     /// A flow's rate changed: let it send what the new rate allows.
     Resume(FlowId),
+    /// A tunnel queue's rate changed: release what it allows.
+    ServeTunnel(u32),
     Send {
         from: NodeId,
         dest: Dest,
@@ -55,6 +57,7 @@ impl Simulation {
                             self.drive_sender(f, |s, now, out| s.resume(now, out));
                         }
                     }
+                    Action::ServeTunnel(agg) => self.serve_tunnel(agg),
                     Action::Send { from, dest, msg } => self.send_control(from, dest, msg),
                 }
             }
@@ -69,9 +72,16 @@ impl Simulation {
     }
 
     /// The scheme sees a packet of one of its flows reaching tapped host `host`.
+    /// Its `ts` is when it left its source host: a wait in a tunnel queue is added for the
+    /// hook and taken off again.
     pub(super) fn tap_host(&mut self, host: u32, pkt: PktId) {
         let mut p = self.arena.get(pkt).clone();
+        let ts = p.ts;
+        if p.kind == PacketKind::Data && self.in_tunnel(p.agg) {
+            p.ts = ts + self.arena.held(pkt);
+        }
         self.call_scheme(|s, ctx| s.on_host_packet(ctx, host, &mut p));
+        p.ts = ts;
         *self.arena.get_mut(pkt) = p;
     }
 
@@ -322,6 +332,15 @@ impl Ctx for SchemeCtx<'_> {
 
     fn set_agg(&mut self, f: FlowId, agg: u32) {
         self.sim.hot[f.idx()].agg = agg;
+    }
+
+    fn set_tunnel_rate(&mut self, agg: u32, host: u32, bps: f64) {
+        self.sim.set_tunnel_rate(agg, host, bps);
+        self.sim.pending.push(Action::ServeTunnel(agg));
+    }
+
+    fn tunnel_queue(&self, agg: u32) -> (u64, u64) {
+        self.sim.tunnels.get(agg as usize).and_then(Option::as_ref).map_or((0, 0), |q| q.len())
     }
 
     fn schedule(&mut self, at: Time, agent: u32, tag: u32) {

@@ -29,4 +29,5 @@ mod schemes;
 mod single_flow;
 mod tcp_recovery;
 mod topologies;
+mod tunnels;
 mod workload;

@@ -148,6 +148,7 @@ fn bad_settings_name_their_key() {
         ("weights = { \"a/XS\" = 1.0 }", "scheme.weights.a/XS"),
         ("cc = { XS = \"dctcp\" }", "scheme.cc.XS"),
         ("remark_threshold = -1.0", "scheme.remark_threshold"),
+        ("in_tunnel = false\nfifo = \"lifo\"", "scheme.fifo"),
     ] {
         let text =
             two_tunnels(setting).replace("weights = { \"a/CS\" = 2.0, \"b/CS\" = 1.0 }\n", "");
@@ -248,4 +249,32 @@ fn each_class_runs_its_transport_inside_its_tunnels() {
     );
     let sim = common::run(&two_tunnels("cc = { cs = \"newreno\" }"), &[]);
     assert!(sim.flows.iter().all(|f| f.cc_name == "newreno"));
+}
+
+// FIFO tunnels (`in_tunnel = false`, `fifo = "queue"`, the default FIFO): each tunnel is one
+// packet queue at its source host released at R_t. Two flows per tenant, tenants weighted
+// 2:1: the shares hold (within 10 %) with the link at least 95 % used, every packet that
+// entered a tunnel queue left it or still waits there, and re-marking by the tunnel queue
+// holds each flow's window (at most 40 packets).
+#[test]
+fn fifo_tunnels_share_by_weight_through_their_queues() {
+    let text = two_tunnels("cc = { CS = \"dctcp\" }\nin_tunnel = false").replace(
+        "[metrics]",
+        "[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\ntenant = \"a\"\nclass = \"CS\"\n[[flows]]\nsrc = \"h1\"\ndst = \"h2\"\ntenant = \"b\"\nclass = \"CS\"\n[metrics]",
+    );
+    let sim = common::run(&text, &[]);
+    let g = goodputs(&sim, 0.05);
+    let (a, b) = (g[0] + g[2], g[1] + g[3]);
+    assert!((a / b / 2.0 - 1.0).abs() <= 0.1, "ratio {:.2} ({g:?})", a / b);
+    let wire = (a + b) * 1500.0 / 1460.0;
+    assert!(wire >= 0.95e9, "utilization {:.3}", wire / 1e9);
+    let (entered, left, waiting) = sim.tunnel_counts();
+    assert!(entered > 10_000, "{entered} packets through the tunnel queues");
+    assert_eq!(entered, left + waiting);
+    assert!(max_cwnd_packets(&sim) <= 40.0, "window {:.1} packets", max_cwnd_packets(&sim));
+    let old = common::run(
+        &text.replace("in_tunnel = false", "in_tunnel = false\nfifo = \"equal_shares\""),
+        &[],
+    );
+    assert_eq!(old.tunnel_counts().0, 0, "equal shares: no tunnel queue");
 }

@@ -18,16 +18,22 @@
 //!   the latest reports to sum to W_d and sends each host its tunnels' W_t.
 //! - **Private control** ([`private`], section IV). Every slot a tunnel computes W'_t from
 //!   its flows (DS Σ M/δ, CS Σ 1/M, LS Σ max(x, floor)); whenever R_t or its flows change it
-//!   divides R_t among its flows by its objective's in-tunnel algorithm (`in_tunnel = true`)
-//!   or equally (`false`, the paper's testbed: a FIFO tunnel, approximated by equal shares).
+//!   divides R_t among its flows by its objective's in-tunnel algorithm (`in_tunnel = true`).
 //!   A flow is TCP with its class's controller (`cc`; the paper's DCTCP, D2TCP and L2DCT by
 //!   default), window on, capped at its share by a token bucket.
+//! - **FIFO tunnels** (`in_tunnel = false`, the paper's testbed, which "has not implemented
+//!   in-tunnel algorithms"). With `fifo = "queue"` (the default) the tunnel is the paper's
+//!   "rate limited per-tunnel queue": its flows send as their windows allow (at line rate)
+//!   into one first-in first-out queue at the source host, which releases packets at R_t
+//!   (`world::tunnels`). `fifo = "equal_shares"` is the former approximation: each flow an
+//!   equal share of R_t on its own token bucket, no shared queue.
 //! - **Re-marking** (section III, "Congestion Signal": "SCC remarks the ECN bit based on
 //!   concurrent queue length and properties of flows inside the tunnel"). The bytes a flow's
 //!   window lets it send that wait for its rate are its queue in the tunnel. The receiving
 //!   shim, after it clears the underlay's mark, marks CE again when that queue is above
 //!   `remark_threshold` packets: the flow's own sub-queue with in-tunnel scheduling, the
-//!   whole tunnel's with a FIFO tunnel. The flow's transport then holds its window near its
+//!   whole tunnel's with a FIFO tunnel (its queue's bytes, or with equal shares the sum of
+//!   its flows' waiting bytes). The flow's transport then holds its window near its
 //!   rate times its RTT. The queue is read when the packet arrives rather than when it left
 //!   (a one-way delay later). Every flow in a tunnel is ECN-capable (the shim sets ECT), so a
 //!   loss-based controller inside reacts to the marks as RFC 3168 says (halving) instead of
@@ -67,8 +73,12 @@ pub struct SccConfig {
     /// The least time between two cuts of a tunnel's rate, in its base RTTs (default 1: once
     /// per RTT, as DCTCP reacts once per window).
     pub cut_every: f64,
-    /// In-tunnel scheduling (default true); false: equal shares (a FIFO tunnel).
+    /// In-tunnel scheduling (default true); false: a FIFO tunnel (see `fifo`).
     pub in_tunnel: bool,
+    /// What a FIFO tunnel is (`in_tunnel = false`): "queue" (default), one first-in
+    /// first-out queue per tunnel at the source host released at the tunnel's rate;
+    /// "equal_shares", each flow an equal share of the tunnel's rate (no shared queue).
+    pub fifo: FifoModel,
     /// LS: the target queue Q* in packets (default 10) and ε (default 0.5; the paper leaves it
     /// undefined).
     pub q_star: f64,
@@ -100,6 +110,7 @@ impl Default for SccConfig {
             weights: BTreeMap::new(),
             cut_every: 1.0,
             in_tunnel: true,
+            fifo: FifoModel::Queue,
             q_star: 10.0,
             epsilon: 0.5,
             report_header: 16,
@@ -150,6 +161,16 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         "report_header and feedback_bytes must be at least 1 byte".into()
     })?;
     Ok(Box::new(Scc { cfg, ..Scc::default() }))
+}
+
+/// How a FIFO tunnel (`in_tunnel = false`) is built (`scheme.fifo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FifoModel {
+    /// One packet queue per tunnel at its source host, served in arrival order at R_t.
+    Queue,
+    /// Each of the tunnel's flows an equal share of R_t (no shared queue).
+    EqualShares,
 }
 
 /// A division's objective.
@@ -383,6 +404,8 @@ impl Scc {
     fn queue_in_tunnel(&self, ctx: &dyn Ctx, t: usize, flow: FlowId) -> u64 {
         if self.cfg.in_tunnel {
             ctx.progress(flow).queued()
+        } else if self.fifo_queue() {
+            ctx.tunnel_queue(t as u32).0
         } else {
             self.tunnels[t].flows.iter().map(|&f| ctx.progress(FlowId(f)).queued()).sum()
         }
@@ -399,8 +422,19 @@ impl Scc {
             .collect()
     }
 
-    /// Divides the tunnel's rate among its sending flows and gives each its share.
+    /// Whether tunnels are FIFO packet queues.
+    fn fifo_queue(&self) -> bool {
+        !self.cfg.in_tunnel && self.cfg.fifo == FifoModel::Queue
+    }
+
+    /// Divides the tunnel's rate among its sending flows and gives each its share; a FIFO
+    /// queue gets the whole rate (its flows keep line rate and their windows).
     fn rerate(&mut self, ctx: &mut dyn Ctx, t: usize) {
+        if self.fifo_queue() {
+            let tunnel = &self.tunnels[t];
+            ctx.set_tunnel_rate(t as u32, tunnel.src, tunnel.under.rate);
+            return;
+        }
         let flows = self.sending(ctx, t);
         if flows.is_empty() {
             return;
