@@ -214,6 +214,37 @@ impl SizeDist {
         }
     }
 
+    /// E[min(S, cap)] in bytes: the mean size with every flow counted at most `cap` bytes.
+    pub fn mean_below(&self, cap: f64) -> f64 {
+        let cap = cap.max(0.0);
+        match self {
+            SizeDist::Fixed(b) => (*b as f64).min(cap),
+            SizeDist::Uniform { min, max } => {
+                let (lo, hi) = (*min as f64, *max as f64);
+                if cap >= hi {
+                    (lo + hi) / 2.0
+                } else if cap <= lo {
+                    cap
+                } else {
+                    // Below lo every flow is larger; above it 1 - F falls linearly to 0 at hi.
+                    let tail = (cap - lo) * (1.0 + (hi - cap) / (hi - lo)) / 2.0;
+                    lo + tail
+                }
+            }
+            SizeDist::Exponential { mean } => mean * (1.0 - (-cap / mean).exp()),
+            SizeDist::Pareto { shape, scale } => {
+                if cap <= *scale {
+                    cap
+                } else {
+                    scale
+                        + scale.powf(*shape) * (cap.powf(1.0 - shape) - scale.powf(1.0 - shape))
+                            / (1.0 - shape)
+                }
+            }
+            SizeDist::Cdf(c) => c.mean_below(cap),
+        }
+    }
+
     /// Mean size in bytes, from the distribution's parameters.
     pub fn mean(&self) -> f64 {
         match self {
@@ -233,6 +264,28 @@ mod tests {
     fn sample_mean(d: &SizeDist, n: usize) -> f64 {
         let mut r = Rng::stream(3, 77, 0);
         (0..n).map(|_| d.sample(&mut r) as f64).sum::<f64>() / n as f64
+    }
+
+    // E[min(S, cap)] against a sample's, for each kind (a cap near the middle of each).
+    #[test]
+    fn capped_means_match_samples() {
+        let cases = [
+            (SizeDist::Fixed(1000), 600.0),
+            (SizeDist::Uniform { min: 1000, max: 3000 }, 2000.0),
+            (SizeDist::Exponential { mean: 5000.0 }, 4000.0),
+            (SizeDist::Pareto { shape: 1.5, scale: 1000.0 }, 5000.0),
+        ];
+        for (d, cap) in cases {
+            let mut r = Rng::stream(3, 78, 0);
+            let n = 400_000;
+            let m = (0..n).map(|_| (d.sample(&mut r) as f64).min(cap)).sum::<f64>() / n as f64;
+            assert!(
+                (m / d.mean_below(cap) - 1.0).abs() < 0.01,
+                "{d:?}: {m} vs {}",
+                d.mean_below(cap)
+            );
+            assert!(d.mean_below(cap) <= d.mean() + 1e-9);
+        }
     }
 
     #[test]

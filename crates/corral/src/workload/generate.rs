@@ -6,9 +6,10 @@
 //! offered load without simulating packets.
 
 use super::arrivals::{rate_for_load, Arrivals};
+use super::dist::SizeDist;
 use super::flow::{resolve_host, FlowDef};
 use super::patterns::{PairPicker, TrafficPattern};
-use super::spec::TrafficSpec;
+use super::spec::{LoadBasis, TrafficSpec};
 use crate::error::{config_err, Result};
 use crate::ids::NodeId;
 use crate::net::Network;
@@ -139,7 +140,16 @@ pub fn generate_block(
     let rack = racks(net);
     let picker = PairPicker::new(spec.pattern, &hosts, &rack, dst, &mut block.rng(SETUP));
     let fan_in = block.check_pattern(&picker, dst)?;
-    let arrivals = block.arrivals(&picker, dst, sizes.mean() * fan_in as f64)?;
+    let per_flow = match spec.load_basis {
+        LoadBasis::Size => sizes.mean(),
+        LoadBasis::Run => {
+            let senders = picker.senders();
+            let rate = senders.iter().map(|&h| access_bps(net, h)).sum::<f64>()
+                / senders.len().max(1) as f64;
+            mean_within_run(&sizes, spec.start, block.stop, duration, rate)
+        }
+    };
+    let arrivals = block.arrivals(&picker, dst, per_flow * fan_in as f64)?;
     block.check_budget(arrivals, fan_in, budget)?;
     let out = block.draw(arrivals, &picker, &sizes, fan_in)?;
     let hosts_key = block.at("hosts");
@@ -147,6 +157,22 @@ pub fn generate_block(
         block.check_route(f.src, f.dst, &hosts_key)?;
     }
     Ok(out)
+}
+
+/// The mean bytes a flow arriving uniformly in [`start`, `stop`) can send before the run
+/// ends at `end` (its size, or what `rate_bps` carries in the time left, if less): the
+/// midpoint rule over 1,000 arrival times (`load_basis = "run"`).
+fn mean_within_run(sizes: &SizeDist, start: Time, stop: Time, end: Time, rate_bps: f64) -> f64 {
+    let (a, b) = (start.as_secs_f64(), stop.as_secs_f64().max(start.as_secs_f64()));
+    let steps = 1000;
+    let mean = (0..steps)
+        .map(|k| {
+            let t = a + (b - a) * (k as f64 + 0.5) / steps as f64;
+            sizes.mean_below(rate_bps / 8.0 * (end.as_secs_f64() - t).max(0.0))
+        })
+        .sum::<f64>()
+        / steps as f64;
+    mean.max(1.0)
 }
 
 /// One traffic block being turned into flows: its spec, its random streams and the network.

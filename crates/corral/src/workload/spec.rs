@@ -25,6 +25,13 @@ pub struct TrafficSpec {
     pub load: Option<f64>,
     /// Links whose capacity `load` refers to: "node:port", `*` matches any characters.
     pub load_links: Option<Vec<String>>,
+    /// What a flow adds to `load` (default "size"): "size", its whole size; "run", what its
+    /// sender's access link could carry from its start to the end of the run, if less. With
+    /// a heavy-tailed size distribution whose largest flows outlast the run, "size" offers
+    /// the run less than `load`; "run" sets the arrival rate so that what the flows can send
+    /// within the run is `load` (more arrivals, the same size distribution).
+    #[serde(default, skip_serializing_if = "LoadBasis::is_size")]
+    pub load_basis: LoadBasis,
     /// Arrivals per second (flows; incast: requests), instead of `load`.
     pub rate: Option<f64>,
     /// Incast: one request every `interval`, instead of Poisson requests.
@@ -70,6 +77,23 @@ pub struct TrafficSpec {
     /// (not part of the scenario file).
     #[serde(skip)]
     pub cells: Option<std::sync::Arc<TraceCells>>,
+}
+
+/// What a flow adds to a traffic block's `load` ([`TrafficSpec::load_basis`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadBasis {
+    /// Its whole size.
+    #[default]
+    Size,
+    /// What its sender's access link could carry before the run ends, if less.
+    Run,
+}
+
+impl LoadBasis {
+    pub fn is_size(&self) -> bool {
+        *self == LoadBasis::Size
+    }
 }
 
 /// A flow list's header and rows of cells.
@@ -160,6 +184,9 @@ impl TrafficSpec {
             ensure(r.is_finite() && r > 0.0, &at("rate"), || {
                 format!("must be a positive number of arrivals per second, got {r}")
             })?;
+        }
+        if !self.load_basis.is_size() {
+            ensure(self.load.is_some(), &at("load_basis"), || "only used with load".into())?;
         }
         if self.load_links.is_some() {
             ensure(self.load.is_some(), &at("load_links"), || "only used with load".into())?;
