@@ -36,10 +36,9 @@ KNOWN = {
     ('Fig. 10a', 'MapReduce, LS+DS+CS at 90 %: S'): 'missed',
     ('Fig. 8a', "DS+CS at 40 % each: SCC's CS A"): 'off_conditions',
     ('Fig. 8a', "the same: SCC's DS misses abov"): 'off_conditions',
-    ('Fig. 9a', "DS alone: D2TCP's misses over "): 'off_conditions',
-    ('Fig. 9a', 'DS alone: SCC meets more deadl'): 'off_conditions',
-    ('Fig. 9b', "CS alone at 30 %: SCC's AFCT o"): 'off_conditions',
-    ('Fig. 9b', "CS alone at 90 %: SCC's AFCT o"): 'off_conditions',
+    ('Fig. 9a', "DS alone: D2TCP's misses over "): 'direction',
+    ('Fig. 9a', 'DS alone: SCC meets more deadl'): 'missed',
+    ('Fig. 9b', "CS alone at 90 %: SCC's AFCT o"): 'missed',
     ('Fig. 11a', '3:1 oversubscribed, web-search'): 'off_conditions',
     ('Fig. 11a', 'the same: DS misses without SC'): 'reported',
     ('Fig. 11b', 'SCC over DCTCP: CS AFCT withou'): 'off_conditions',
@@ -129,3 +128,16 @@ def test_quick_run_writes_the_report_plot_and_tables(quick: Path) -> None:
 
 def test_claim_verdicts_do_not_change_silently(quick: Path) -> None:
     assert_verdicts_pinned(quick / "claims.json", KNOWN)
+
+
+def test_datamining_runs_count_load_within_the_run() -> None:
+    from corral.experiments.scc import FABRIC
+    from corral.experiments.scc_fabric import jobs
+
+    fabric = jobs(FABRIC.read_text(), [1], quick=False, overrides=())
+    for job in fabric:
+        basis = [o for o in job.overrides if ".load_basis=" in o]
+        if job.labels["workload"] == "datamining":
+            assert basis and all(o.endswith('="run"') for o in basis) and "duration=1.5s" in job.overrides
+        else:
+            assert not basis

@@ -249,7 +249,7 @@ def claims(r: Report) -> list[dict[str, Any]]:
               [max(xs) for xs in zip(*full)] if full else [], PAPER.around(paper), paper_value=paper, null=0.0,
               conditions=_dumbbell(runs, ("DS+CS, SCC", "DS+CS, SCC FIFO"), hi), unit="%", fmt=".0f",
               detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.0f')} %" for l, x in cuts.items()),
-              note="a FIFO tunnel is each flow an equal share of the tunnel's rate (README)")
+              note="a FIFO tunnel is one packet queue per tunnel at its source host, released at the tunnel's rate")
     _testbed(r, c)
     _tenants(r, c)
     w = per_seed(runs, "ratio", study="weights", case="2:1")
@@ -343,7 +343,10 @@ def baselines() -> list[dict[str, str]]:
         b("SCC", "underlay", "eqs. 1-2 read as weighted DCTCP: + W_t segments per RTT, cut (1 - alpha/2) once per RTT; no rate validation",
           paper + ", section III-B (the reading ours, README)"),
         b("SCC", "division weights", f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}", ours),
-        b("SCC FIFO tunnels", "in-tunnel scheduling", "off: each flow an equal share of its tunnel's rate", ours + " (the testbed's FIFO tunnel)"),
+        b("SCC FIFO tunnels", "in-tunnel scheduling", "off: one FIFO packet queue per tunnel at the source host, released at R_t; "
+          "its flows send as their windows allow", paper + ", sections III-A and V ('a rate limited per-tunnel queue')"),
+        b("fabric, data-mining", "load, run length", "load counted by what each flow can send before the run ends "
+          "(traffic load_basis = \"run\"); runs of 1.5 s, arrivals to 1.25 s", ours + " (the paper's 1 GB flows outlast any affordable run)"),
         b("strict priority (Fig. 12)", "queues", "2 per port, LS high, ECN in each", paper),
     ]
 
