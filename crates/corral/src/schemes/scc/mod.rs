@@ -75,8 +75,8 @@ pub struct SccConfig {
     pub cut_every: f64,
     /// In-tunnel scheduling (default true); false: a FIFO tunnel (see `fifo`).
     pub in_tunnel: bool,
-    /// What a FIFO tunnel is (`in_tunnel = false`): "queue" (default), one first-in
-    /// first-out queue per tunnel at the source host released at the tunnel's rate;
+    /// What a FIFO tunnel is (`in_tunnel = false`) (default "queue"): "queue", one first-in
+    /// first-out packet queue per tunnel at the source host released at the tunnel's rate;
     /// "equal_shares", each flow an equal share of the tunnel's rate (no shared queue).
     pub fifo: FifoModel,
     /// LS: the target queue Q* in packets (default 10) and ε (default 0.5; the paper leaves it
