@@ -44,7 +44,12 @@ KNOWN = {
     ('Fig. 19', '1 long flow(s) per server: cen'): 'off_conditions',
     ('Fig. 19', '10 long flow(s) per server: ce'): 'off_conditions',
     ('Fig. 7', '4x4 torus at 5 Gbps, 10 MB flo'): 'off_conditions',
-    ('Fig. 9', '10 KB flows only: measured bro'): 'off_conditions',
+    ('Fig. 9', '3D torus, 10 KB flows only: me'): 'off_conditions',
+    ('Fig. 9', '3D mesh, 10 KB flows only: mea'): 'off_conditions',
+    ('Fig. 9', '2D torus, 10 KB flows only: me'): 'off_conditions',
+    ('Fig. 9', '3D torus, 5 % of bytes in smal'): 'off_conditions',
+    ('Fig. 9', '5 % of bytes in small flows: 3'): 'off_conditions',
+    ('Fig. 9', '5 % of bytes in small flows: 2'): 'off_conditions',
 }
 
 
@@ -53,6 +58,23 @@ def test_fig9_formula_gives_the_paper_s_numbers_for_512_nodes() -> None:
     assert abs(100 * r2c2.fig9_formula(r2c2.FULL, 1.0) - 26.61) < 0.01
     assert abs(100 * r2c2.fig9_formula(r2c2.FULL, 0.05) - 1.33) < 0.01
     assert abs(100 * r2c2.fig9_formula(r2c2.FULL, 0.0, 10 * 1024 * 1024) - 0.026) < 0.001  # 10 MB flows only
+
+
+def test_fig9_formula_on_a_mesh_and_a_2d_torus_uses_their_mean_hops() -> None:
+    mesh, torus2d = (g for _, g in r2c2.FIG9_TOPOLOGIES[False][1:])
+    assert (mesh.nodes, torus2d.nodes) == (512, 512) and "topology.wrap=false" in mesh.overrides()
+    assert abs(mesh.mean_hops - 3 * 63 / 24) < 1e-12 and torus2d.mean_hops == 4 + 8  # mean |i - j| on a line of 8: 63/24
+    assert abs(r2c2.fig9_formula(mesh, 1.0) / r2c2.fig9_formula(r2c2.FULL, 1.0) - 6 / 7.875) < 1e-12
+
+
+def test_fig9_measured_mixes_the_two_ends_by_byte_share() -> None:
+    import polars as pl
+
+    runs = pl.DataFrame({"study": ["fig9"] * 4, "topology": ["3D torus"] * 4, "variant": ["small only", "long only"] * 2,
+                         "seed": [1, 1, 2, 2], "control_link_bytes": [30.0, 1.0, 20.0, 2.0], "data_byte_hops": [100.0, 1000.0, 100.0, 1000.0]})
+    assert r2c2.fig9_measured(runs, "3D torus", 1.0) == [0.3, 0.2]
+    assert r2c2.fig9_measured(runs, "3D torus", 0.0) == [0.001, 0.002]
+    assert abs(r2c2.fig9_measured(runs, "3D torus", 0.05)[0] - (0.05 * 0.3 + 0.95 * 0.001)) < 1e-15
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +91,7 @@ def test_quick_run_writes_the_report_plots_and_tables(quick: Path) -> None:
         assert (quick / name).is_file(), name
     report = (quick / "report.md").read_text()
     assert report.startswith("# R2C2 reproduction") and "| verdict | paper rows |" in report and "### Baselines" in report
+    assert "## Fig. 2: throughput of four routing protocols" in report and "| 3D mesh (4x4x4) | 64 |" in report
     assert not (quick / "summary.json").exists()
 
 

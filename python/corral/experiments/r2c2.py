@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from ..results import Results
 from . import claims as cl
 from . import conditions as cond
 from . import r2c2_figures as figures
+from . import r2c2_routing as routing
 from .claims import median_range, per_seed, ratio
 from .runner import Job, experiment, seed_range
 
@@ -70,6 +71,7 @@ class Geometry:
 
     dims: tuple[int, ...]
     tau_scale: float  # multiplies every tau, so that the load per node stays the paper's
+    wrap: bool = True  # a torus; False: a mesh (no wrap-around links)
 
     @property
     def nodes(self) -> int:
@@ -77,12 +79,14 @@ class Geometry:
 
     @property
     def mean_hops(self) -> float:
-        """Mean torus hops between two nodes (uniform pairs, self included): the sum over
-        dimensions of the mean distance on a ring."""
+        """Mean hops between two nodes (uniform pairs, self included): the sum over
+        dimensions of the mean distance on a ring (a line for a mesh)."""
+        if not self.wrap:
+            return sum((d * d - 1) / (3 * d) for d in self.dims)
         return sum(sum(min(i, d - i) for i in range(d)) / d for d in self.dims)
 
     def overrides(self) -> tuple[str, ...]:
-        return (f"topology.dims=[{', '.join(map(str, self.dims))}]",)
+        return (f"topology.dims=[{', '.join(map(str, self.dims))}]", *(() if self.wrap else ("topology.wrap=false",)))
 
     def rate(self, tau_s: float) -> float:
         return 1.0 / (tau_s * self.tau_scale)
@@ -95,8 +99,15 @@ QUICK = Geometry((4, 4, 4), 8.0)
 TAUS = (("1us", 1e-6, "10ms", "5ms"), ("10us", 1e-5, "20ms", "10ms"), ("100us", 1e-4, "60ms", "30ms"))
 TAU_100NS = ("100ns", 1e-7, "1ms", "1ms")
 HEADROOMS = (0.0, 0.1, 0.2)  # besides the default 0.05 of the tau runs
-SMALL = "10KiB"  # Fig. 9's small flows (its long flows are 35 MiB)
+SMALL, LONG_FIG9 = "10KiB", "35MiB"  # Fig. 9's small and long flows
 FIG9_SMALL_SHARE = 0.05
+# Fig. 9's topologies: the 3D torus and two of greater diameter, a 3D mesh and a 2D torus,
+# each of the run's node count (the paper gives no 2D shape for 512 nodes: 16x32 is ours).
+FIG9_TOPOLOGIES = {
+    False: (("3D torus", FULL), ("3D mesh", Geometry((8, 8, 8), 1.0, wrap=False)), ("2D torus", Geometry((16, 32), 1.0))),
+    True: (("3D torus", QUICK), ("3D mesh", Geometry((4, 4, 4), 8.0, wrap=False)), ("2D torus", Geometry((8, 8), 8.0))),
+}
+FIG9_LONG_FLOWS = 32  # 35 MiB flows per long-only run, arriving over its first millisecond
 
 
 def _tau_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
@@ -136,13 +147,21 @@ def _sensitivity_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], 
             for name, rerun, extra in SENSITIVITY for v in rerun]
 
 
-def _fig9_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
-    """10 KiB flows only, at tau = 1 us: the formula's small-flow end, measured. (A mix with
-    35 MiB flows cannot be measured in a run of milliseconds: its long flows would not
-    finish, and their finish broadcasts would fall outside the run.)"""
-    duration = "1ms" if quick else "2ms"
-    small = (f"duration={duration}", f"traffic.0.size={SMALL}", f"traffic.0.rate={geo.rate(1e-6)}")
-    return [({"study": "fig9", "variant": "small only"}, small)]
+def _fig9_runs(quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+    """Per topology, the two ends of Fig. 9's line, measured: 10 KiB flows only at tau = 1 us,
+    and 35 MiB flows only (`FIG9_LONG_FLOWS` of them arriving over the first millisecond, in
+    a run long enough for all to finish, so that both broadcasts of each are counted, and any
+    demand updates). Broadcast bytes / data byte-hops is linear in the share of bytes in small
+    flows (flows of both sizes cross the same mean number of hops), so each share's value is
+    the two ends' mix: a mix in one run could not be measured in milliseconds (its 35 MiB
+    flows would not finish)."""
+    out = []
+    for name, geo in FIG9_TOPOLOGIES[quick]:
+        small = ("duration=1ms" if quick else "duration=2ms", f"traffic.0.size={SMALL}", f"traffic.0.rate={geo.rate(1e-6)}")
+        long = ("duration=60ms", f"traffic.0.size={LONG_FIG9}", f"traffic.0.rate={FIG9_LONG_FLOWS / 1e-3}", "traffic.0.stop=1ms")
+        for variant, extra in (("small only", small), ("long only", long)):
+            out.append(({"study": "fig9", "variant": variant, "topology": name}, (*geo.overrides(), *extra)))
+    return out
 
 
 def _fig19_runs(geo: Geometry) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
@@ -194,9 +213,9 @@ def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list
     out = []
     for seed in seeds:
         sensitivity = _sensitivity_runs(geo, quick) if seed <= SENSITIVITY_SEEDS else []
-        for labels, extra in (*_tau_runs(geo, quick), *_fig9_runs(geo, quick), *sensitivity):
+        for labels, extra in (*_tau_runs(geo, quick), *sensitivity):
             out.append(Job(RACK, (f"seed={seed}", *geo.overrides(), *extra, *overrides), {**labels, "seed": seed}))
-        for labels, extra in (*_fig19_runs(geo), *_fig18_runs(seed)):
+        for labels, extra in (*_fig9_runs(quick), *_fig19_runs(geo), *_fig18_runs(seed)):
             out.append(Job(RACK, (f"seed={seed}", *extra, *overrides), {**labels, "seed": seed}))
         fig7 = ("duration=0.12s", "traffic.0.stop=0.1s") if quick else ()
         # Fluid mode keeps no headroom: R2C2 without headroom is the like-for-like run.
@@ -284,6 +303,7 @@ class Report:
     quick: bool
     geometry: Geometry
     overrides: tuple[str, ...] = ()
+    routing_table: dict[str, dict[str, float]] = field(default_factory=dict)  # Fig. 2: protocol -> pattern -> throughput
 
 
 def _rate_errors(measured: list[tuple[dict, dict]]) -> pl.DataFrame:
@@ -323,12 +343,32 @@ def aggregate(measured: list[dict[str, Any]], jobs_: list[Job], seeds: list[int]
     pairs = [(j.labels, m) for j, m in zip(jobs_, measured)]
     runs = pl.DataFrame([m["row"] for m in measured], infer_schema_length=None)
     geo = QUICK if quick else FULL
-    report = Report(runs, _rate_errors(pairs), _fig7(pairs), [], seeds, quick, geo, overrides)
+    report = Report(runs, _rate_errors(pairs), _fig7(pairs), [], seeds, quick, geo, overrides, routing.table())
     report.claims = claims(report)
     return report
 
 
 # ---------------------------------------------------------------- claims
+
+
+def fig9_measured(runs: pl.DataFrame, topology: str, small_share: float) -> list[float]:
+    """Per seed: broadcast bytes / data byte-hops when a share `small_share` of the bytes is in
+    10 KiB flows, from the topology's runs of small flows only and of long flows only."""
+    def end(variant: str) -> dict[int, float]:
+        sub = runs.filter((pl.col("study") == "fig9") & (pl.col("topology") == topology) & (pl.col("variant") == variant))
+        return {s: c / d for s, c, d in zip(sub["seed"], sub["control_link_bytes"], sub["data_byte_hops"]) if d}
+
+    small, long = end("small only"), end("long only")
+    return [small_share * small[s] + (1 - small_share) * long[s] for s in sorted(small.keys() & long.keys())]
+
+
+def _fig9_conditions(runs: pl.DataFrame, topology: str) -> dict[str, Any]:
+    """The small-flow run's (the rack's size, the arrival rate) and every long flow finished
+    (both of its broadcasts counted)."""
+    out = _conditions(runs, 1e-6, study="fig9", topology=topology, variant="small only")
+    long = runs.filter((pl.col("study") == "fig9") & (pl.col("topology") == topology) & (pl.col("variant") == "long only"))
+    out["long_flows_finished"] = cond.check([f / s for f, s in zip(long["flows_finished"], long["flows_started"]) if s], 1.0, 0.0)
+    return out
 
 
 def fig9_formula(geo: Geometry, small_share: float, long_bytes: int = 35 * 1024 * 1024) -> float:
@@ -435,6 +475,24 @@ def sensitivity_markdown(table: list[dict[str, Any]]) -> list[str]:
     return out + [""]
 
 
+def fig9_markdown(runs: pl.DataFrame, quick: bool) -> list[str]:
+    """Fig. 9's curves: per topology, the formula and the measured value at both ends and at
+    the 5 % share (medians over seeds)."""
+    if "topology" not in runs.columns:
+        return []
+    out = ["## Fig. 9: broadcast bytes / data byte-hops by topology", "",
+           "Measured: runs of 10 KiB flows only and of 35 MiB flows only, mixed by the share of bytes in small flows "
+           "(medians over seeds).", "",
+           "| topology | nodes | mean hops | formula, 100 % small | measured | formula, 5 % small | measured | measured, 0 % small |",
+           "|---|---|---|---|---|---|---|---|"]
+    for name, g in FIG9_TOPOLOGIES[quick]:
+        m = [cl.median(fig9_measured(runs, name, x)) for x in (1.0, FIG9_SMALL_SHARE, 0.0)]
+        cells = ["–" if v is None else f"{100 * v:.{f}f} %" for v, f in zip(m, (2, 2, 4))]
+        out.append(f"| {name} ({'x'.join(map(str, g.dims))}) | {g.nodes} | {g.mean_hops:.2f} | {100 * fig9_formula(g, 1.0):.2f} % | "
+                   f"{cells[0]} | {100 * fig9_formula(g, FIG9_SMALL_SHARE):.2f} % | {cells[1]} | {cells[2]} |")
+    return out + [""]
+
+
 def claims(r: Report) -> list[dict[str, Any]]:
     runs, geo = r.runs, r.geometry
     c = cl.Claims(PAPER)
@@ -532,6 +590,32 @@ def claims(r: Report) -> list[dict[str, Any]]:
               paper_value=paper, null=1.0, conditions=_conditions(runs, 1e-6, study="fig19", per_server=per_server),
               detail=f"{rack} rack; on the links {median_range(on_links, '.2f')}x, {median_range(dropped, '.0f')} % of the controller's rate messages dropped",
               note="bytes the messages sent would put on their paths and trees")
+    # Fig. 9: measured on the three topologies (each share's value: the mix of the two ends).
+    torus3d = FIG9_TOPOLOGIES[r.quick][0][0]
+    for share, text, paper in ((1.0, "10 KB flows only", 26.66), (FIG9_SMALL_SHARE, "5 % of bytes in small flows", 1.3)):
+        c.add("Fig. 9", f"{torus3d}, {text}: measured broadcast bytes / data byte-hops", [100 * x for x in fig9_measured(runs, torus3d, share)],
+              PAPER.around(paper), paper_value=paper, unit="%", fmt=".2f", conditions=_fig9_conditions(runs, torus3d),
+              detail=f"formula {100 * fig9_formula(FIG9_TOPOLOGIES[r.quick][0][1], share):.2f} %",
+              note="the paper's projection from its packet sizes; ours from runs of 10 KiB flows only and of 35 MiB flows only")
+    for name, _g in FIG9_TOPOLOGIES[r.quick][1:]:
+        lower = [a / b for a, b in zip(fig9_measured(runs, name, FIG9_SMALL_SHARE), fig9_measured(runs, torus3d, FIG9_SMALL_SHARE)) if b]
+        c.add("Fig. 9", f"5 % of bytes in small flows: {name} over {torus3d} (greater diameter, lower overhead)", lower, PAPER.below(1.0),
+              null=1.0, conditions=_fig9_conditions(runs, name), fmt=".2f")
+    # Fig. 2 (analytic: each protocol's link shares on the 8x8 torus).
+    fig2 = routing.claim_values(r.routing_table)
+    for key, claim, band, null in (
+        ("vlb_spread", "VLB's best over its worst throughput across the six patterns ('the same performance across all traffic patterns')",
+         PAPER.around(1.0), None),
+        ("best_single_shortfall", "every protocol falls short of the best on some pattern: the smallest, over protocols, of the "
+         "best / its throughput on its worst pattern ('no single routing algorithm can achieve optimal throughput across all "
+         "workloads')", PAPER.above(1.0), 1.0),
+        ("vlb_over_minimal_wc", "worst case: VLB over the better minimal protocol (minimal routing's 'poor worst-case performance')",
+         PAPER.above(1.0), 1.0),
+        ("minimal_over_vlb_ur", "uniform random: the better minimal protocol over VLB (VLB 'hurts average-case throughput')",
+         PAPER.above(1.0), 1.0),
+    ):
+        c.add("Fig. 2", f"8-ary 2-cube: {claim}", [fig2[key]], band, paper_value=1.0 if null is None else None, null=null,
+              note="from the links each protocol's packets cross (dest_tag, rps, wlb, vlb); the report prints the table")
     # Our checks.
     f7 = r.fig7
     if f7.height:
@@ -546,11 +630,12 @@ def claims(r: Report) -> list[dict[str, Any]]:
                   [x for x in per_seed(runs, "flows_started", study="fig7", variant="fluid")], 1000)),
               detail=f"with R2C2's 5 % headroom {median_range(default, '.3f')}",
               note="the paper cross-validates its simulator against its emulator; ours checks packet level against the fluid model (which keeps no headroom)")
-    f_small = fig9_formula(geo, 1.0)
-    meas = [100 * c_ / d for c_, d in zip(per_seed(runs, "control_link_bytes", study="fig9"), per_seed(runs, "data_byte_hops", study="fig9")) if d]
-    c.add("Fig. 9", "10 KB flows only: measured broadcast bytes / data byte-hops against the formula", meas,
-          (100 * f_small * 0.9, 100 * f_small * 1.1), kind="acceptance", unit="%", fmt=".2f",
-          conditions=_conditions(runs, 1e-6, study="fig9"), detail=f"formula {100 * f_small:.2f} % on this rack")
+    for name, g in FIG9_TOPOLOGIES[r.quick]:
+        f_small = fig9_formula(g, 1.0)
+        c.add("Fig. 9", f"{name}, 10 KB flows only: measured broadcast bytes / data byte-hops against the formula",
+              [100 * x for x in fig9_measured(runs, name, 1.0)], (100 * f_small * 0.9, 100 * f_small * 1.1), kind="acceptance",
+              unit="%", fmt=".2f", conditions=_conditions(runs, 1e-6, study="fig9", topology=name, variant="small only"),
+              detail=f"formula {100 * f_small:.2f} % on this {'x'.join(map(str, g.dims))} {name[3:]}")
     cost = per_seed(runs, "broadcast_bytes_per_start", **tau1, variant="r2c2")
     want = (geo.nodes - 1) * 16
     c.add("§4.2", f"one broadcast costs (n - 1) x 16 B ({geo.nodes} nodes: {want:,} B)", cost, (want * 0.999, want * 1.001),
@@ -611,13 +696,15 @@ def write(report: Report, out: Path) -> None:
     report.rate_error.write_csv(out / "rate_error.csv", float_precision=6)
     figures.tau_panels(report.runs, out / "fct_throughput.png")
     figures.queues(report.runs, out / "queues.png")
-    figures.broadcast_share(report.runs, report.geometry, fig9_formula, out / "broadcast_share.png")
+    figures.broadcast_share(report.runs, FIG9_TOPOLOGIES[report.quick], fig9_formula, fig9_measured, out / "broadcast_share.png")
     figures.rate_error(report.rate_error, out / "rate_error.png")
     if report.fig7.height:
         figures.fig7(report.fig7, out / "fig7.png")
     table = sensitivity(report.runs)
     body = [
         *sensitivity_markdown(table),
+        *fig9_markdown(report.runs, report.quick),
+        *routing.markdown(report.routing_table),
         "## Figures",
         "",
         "![FCT and throughput](fct_throughput.png)",

@@ -60,19 +60,22 @@ def queues(runs: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
-def broadcast_share(runs: pl.DataFrame, geo: Any, formula: Callable[[Any, float], float], path: Path) -> Path:
-    """Broadcast bytes / data byte-hops against the share of bytes in small flows."""
+def broadcast_share(runs: pl.DataFrame, topologies: Any, formula: Callable[[Any, float], float],
+                    measured: Callable[[pl.DataFrame, str, float], list[float]], path: Path) -> Path:
+    """Broadcast bytes / data byte-hops against the share of bytes in small flows, per
+    topology: the formula (line) and the measured mix of the two ends (markers, median over
+    seeds), with the 5 % point."""
     fig, ax = new_figure(6.0, 3.8)
     xs = [i / 100 for i in range(0, 101, 2)]
-    ax.plot([100 * x for x in xs], [100 * formula(geo, x) for x in xs], color="k", lw=1, label="formula")
-    sub = runs.filter(pl.col("study") == "fig9")  # 10 KiB flows only
-    ax.scatter(
-        [100 * x for x in sub["small_byte_share"]],
-        [100 * c / d if d else None for c, d in zip(sub["control_link_bytes"], sub["data_byte_hops"])],
-        color=COLORS["r2c2"], zorder=3, label="measured (per seed)",
-    )
+    for (name, geo), color in zip(topologies, ("#1f77b4", "#ff7f0e", "#2ca02c")):
+        ax.plot([100 * x for x in xs], [100 * formula(geo, x) for x in xs], color=color, lw=1,
+                label=f"{name} {'x'.join(map(str, geo.dims))}: formula")
+        points = [(x, measured(runs, name, x)) for x in (0.0, 0.05, 0.25, 0.5, 0.75, 1.0)]
+        points = [(x, sorted(v)[len(v) // 2]) for x, v in points if v]
+        ax.scatter([100 * x for x, _ in points], [100 * y for _, y in points], color=color, zorder=3, s=18, label=f"{name}: measured")
+    ax.axvline(5, color="k", ls=":", lw=1)
     ax.set(xlabel="bytes in small (10 KB) flows (%)", ylabel="broadcast / data byte-hops (%)", title="Broadcast overhead (Fig. 9)")
-    ax.legend(frameon=False, fontsize=9)
+    ax.legend(frameon=False, fontsize=8)
     ax.grid(alpha=0.3)
     return save(fig, path)
 
