@@ -164,18 +164,30 @@ def _fig9_runs(quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
     return out
 
 
-def _fig19_runs(geo: Geometry) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+# Fig. 19's centralized design with its messages out of band (a separate, lossless control
+# network that delivers at once; ours): the other reading of the paper's design, whose
+# controller is "one of the rack nodes" and so, as read here, talks over the rack's torus.
+# Run for the first seeds only (each run at 10 long flows per server takes about a minute).
+FIG19_OUT_OF_BAND_SEEDS = 2
+
+
+def _fig19_runs(geo: Geometry, seed: int) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
     """The tau = 1 us short-flow workload plus about L long flows per server (1 GB flows, none
     of which finishes, arriving over the first 100 us: L x nodes expected), in both modes, on
-    the run's rack (512 nodes: with 10 per server a run takes about 1.5 minutes)."""
+    the run's rack (512 nodes: with 10 per server a run takes about 1.5 minutes), and the
+    centralized one out of band (`FIG19_OUT_OF_BAND_SEEDS`)."""
     runs = []
+    variants = [("broadcast", ()), ("centralized", ())]
+    if seed <= FIG19_OUT_OF_BAND_SEEDS:
+        variants.append(("centralized, out of band", ("control.mode=out_of_band",)))
     for per_server in (1, 10):
         long = f'{{pattern = "all_to_all", size = "1GB", rate = {per_server * geo.nodes / 1e-4}, stop = "100us"}}'
         traffic = (f'traffic=[{{pattern = "all_to_all", size = {{kind = "pareto", shape = 1.05, mean = "100KB"}}, rate = {geo.rate(1e-6)}, '
                    f'tag = "rack"}}, {long}]')
-        for control in ("broadcast", "centralized"):
-            runs.append(({"study": "fig19", "variant": control, "per_server": per_server},
-                         (*geo.overrides(), "duration=3ms", traffic, f"scheme.control={control}")))
+        for variant, extra in variants:
+            control = variant.split(",")[0]
+            runs.append(({"study": "fig19", "variant": variant, "per_server": per_server},
+                         (*geo.overrides(), "duration=3ms", traffic, f"scheme.control={control}", *extra)))
     return runs
 
 
@@ -215,7 +227,7 @@ def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list
         sensitivity = _sensitivity_runs(geo, quick) if seed <= SENSITIVITY_SEEDS else []
         for labels, extra in (*_tau_runs(geo, quick), *sensitivity):
             out.append(Job(RACK, (f"seed={seed}", *geo.overrides(), *extra, *overrides), {**labels, "seed": seed}))
-        for labels, extra in (*_fig9_runs(quick), *_fig19_runs(geo), *_fig18_runs(seed)):
+        for labels, extra in (*_fig9_runs(quick), *_fig19_runs(geo, seed), *_fig18_runs(seed)):
             out.append(Job(RACK, (f"seed={seed}", *extra, *overrides), {**labels, "seed": seed}))
         fig7 = ("duration=0.12s", "traffic.0.stop=0.1s") if quick else ()
         # Fluid mode keeps no headroom: R2C2 without headroom is the like-for-like run.
@@ -262,6 +274,7 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         "control_link_bytes": control.get("link_bytes", 0),
         "control_offered_bytes": control.get("offered_link_bytes", 0),
         "rate_dropped_share": rate["dropped"] / rate["sent"] if rate.get("sent") else None,
+        "rate_messages": rate.get("sent"),
         "broadcast_bytes_per_start": start["bytes"] / start["sent"] if start.get("sent") else None,
         "data_byte_hops": byte_hops,
         "small_byte_share": small_bytes / float(f["bytes_delivered"].sum()) if f.height else None,
@@ -493,6 +506,30 @@ def fig9_markdown(runs: pl.DataFrame, quick: bool) -> list[str]:
     return out + [""]
 
 
+def fig19_markdown(runs: pl.DataFrame) -> list[str]:
+    """Fig. 19 under both readings of where the controller's messages travel (medians over
+    the seeds that ran both)."""
+    sub = runs.filter(pl.col("study") == "fig19")
+    if "centralized, out of band" not in sub["variant"].to_list():
+        return []
+    out = ["## Fig. 19: the centralized design in band and out of band", "",
+           "Centralized over decentralized control bytes (the bytes the messages would put on their paths and trees), with the "
+           f"controller's messages in band (over the torus: the claims' rows) and out of band (seeds 1-{FIG19_OUT_OF_BAND_SEEDS}).", "",
+           "| long flows per server | paper | in band | rate messages dropped | out of band | rate messages sent, out of band / in band |",
+           "|---|---|---|---|---|---|"]
+    for per_server, paper in ((1, 6.2), (10, 19.9)):
+        at = {"study": "fig19", "per_server": per_server}
+        band = {**at, "variant": "centralized"}
+        oob = {**at, "variant": "centralized, out of band"}
+        dec = {**at, "variant": "broadcast"}
+        cells = [median_range(ratio(runs, "control_offered_bytes", band, dec), ".2f") + "x",
+                 median_range([100 * x for x in per_seed(runs, "rate_dropped_share", **band) if x is not None], ".0f") + " %",
+                 median_range(ratio(runs, "control_offered_bytes", oob, dec), ".2f") + "x",
+                 median_range(ratio(runs, "rate_messages", oob, band), ".2f") + "x"]
+        out.append(f"| {per_server} | {paper}x | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
 def claims(r: Report) -> list[dict[str, Any]]:
     runs, geo = r.runs, r.geometry
     c = cl.Claims(PAPER)
@@ -586,9 +623,12 @@ def claims(r: Report) -> list[dict[str, Any]]:
         cb = ratio(runs, "control_offered_bytes", central, decentral)
         on_links = ratio(runs, "control_link_bytes", central, decentral)
         dropped = [100 * x for x in per_seed(runs, "rate_dropped_share", **central) if x is not None]
+        oob = ratio(runs, "control_offered_bytes", {**central, "variant": "centralized, out of band"}, decentral)
+        other = f"; out of band (seeds 1-{FIG19_OUT_OF_BAND_SEEDS}) {median_range(oob, '.2f')}x" if oob else ""
         c.add("Fig. 19", f"{per_server} long flow(s) per server: centralized over decentralized control bytes", cb, PAPER.around(paper),
               paper_value=paper, null=1.0, conditions=_conditions(runs, 1e-6, study="fig19", per_server=per_server),
-              detail=f"{rack} rack; on the links {median_range(on_links, '.2f')}x, {median_range(dropped, '.0f')} % of the controller's rate messages dropped",
+              detail=f"{rack} rack; on the links {median_range(on_links, '.2f')}x, {median_range(dropped, '.0f')} % of the controller's "
+                     f"rate messages dropped (in band: the controller is a rack node){other}",
               note="bytes the messages sent would put on their paths and trees")
     # Fig. 9: measured on the three topologies (each share's value: the mix of the two ends).
     torus3d = FIG9_TOPOLOGIES[r.quick][0][0]
@@ -705,6 +745,7 @@ def write(report: Report, out: Path) -> None:
         *sensitivity_markdown(table),
         *fig9_markdown(report.runs, report.quick),
         *routing.markdown(report.routing_table),
+        *fig19_markdown(report.runs),
         "## Figures",
         "",
         "![FCT and throughput](fct_throughput.png)",

@@ -80,9 +80,9 @@ pub struct KindCounts {
     /// Link crossings and their bytes (out of band: deliveries and their bytes).
     pub packets: u64,
     pub bytes: u64,
-    /// Bytes the messages sent would put on the links of their whole paths or trees, lost
-    /// copies included (in band; out of band, the bytes delivered): the control traffic the
-    /// design generates, whatever queues then drop.
+    /// Bytes the messages sent would put on the links of their whole paths or trees in band,
+    /// lost copies included (out of band too: the same paths, though no link carries them):
+    /// the control traffic the design generates, whatever queues then drop.
     pub offered: u64,
 }
 

@@ -98,7 +98,13 @@ impl Simulation {
                 return;
             }
             let slot = self.ctrl.open(msg, from, dest, receivers.len() as u32);
-            self.ctrl.note_offered(slot, receivers.len() as u32);
+            // Offered: the bytes the message would put on the links of its path or tree in
+            // band, so that the two modes count the same traffic.
+            let links = match dest {
+                Dest::Node(to) => self.ctrl.hops(&self.net, from, to).unwrap_or(0),
+                Dest::Broadcast { tree } => self.ctrl.tree_edges(&self.net, from, tree),
+            };
+            self.ctrl.note_offered(slot, links);
             let at = now + self.ctrl.cfg.delay;
             for node in receivers {
                 self.ctrl.note_sent(slot, None, bytes);

@@ -433,8 +433,9 @@ fn control_bytes_cross_the_links_and_take_capacity_from_data() {
 }
 
 // Out of band, messages arrive exactly `delay` after they were sent (at time 0), crossing no
-// link; a broadcast over an 8x8x8 torus reaches every other switch exactly once, and in band
-// it costs 511 link crossings of 16 B = 8,176 B.
+// link, and count as offered the bytes their paths would carry in band; a broadcast over an
+// 8x8x8 torus reaches every other switch exactly once, and in band it costs 511 link
+// crossings of 16 B = 8,176 B.
 #[test]
 fn out_of_band_delay_and_broadcast_coverage() {
     let dumbbell = common::dumbbell(1, "1Gbps", 1, "transport = \"tcp\"").replace(
@@ -444,6 +445,8 @@ fn out_of_band_delay_and_broadcast_coverage() {
     let (sim, seen) = chatter(&dumbbell, "h0", Some("h1"), 64, 3);
     assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), vec![37_000_000; 3]);
     assert!(sim.ctrl.per_link.is_empty());
+    // Offered: what the path h0 -> sw0 -> sw1 -> h1 would carry in band, 3 links x 64 B.
+    assert_eq!(sim.ctrl.totals.iter().map(|t| t.offered).sum::<u64>(), 3 * 3 * 64);
     let torus = "duration = \"1ms\"\n[topology]\nkind = \"torus\"\ndims = [8, 8, 8]\nlink_rate = \"10Gbps\"\nlink_delay = \"100ns\"\n[[flows]]\nsrc = \"h0\"\ndst = \"h1\"\nsize = \"1KB\"\ntransport = \"tcp\"\n";
     for mode in ["inband", "out_of_band"] {
         let text = format!("{torus}[control]\nmode = \"{mode}\"\n");
@@ -462,6 +465,8 @@ fn out_of_band_delay_and_broadcast_coverage() {
             let bytes: u64 = sim.ctrl.per_link.values().map(|v| v.1).sum();
             assert_eq!(bytes, 4 * 8176, "{mode}: 511 x 16 B per broadcast");
         }
+        let offered: u64 = sim.ctrl.totals.iter().map(|t| t.offered).sum();
+        assert_eq!(offered, 4 * 8176, "{mode}: offered, the tree's 511 links x 16 B per broadcast");
     }
 }
 
