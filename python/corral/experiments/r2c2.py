@@ -192,6 +192,8 @@ def _fig19_runs(geo: Geometry, seed: int) -> list[tuple[dict[str, Any], tuple[st
 
 
 FIG18_L = (0.1, 0.25, 0.5, 1.0)
+R2C2_HEADROOM = 0.05  # the scheme's default (the paper's)
+SEARCH_GAIN = 0.01  # the scheme's default `search_gain`
 # s: runs of 12 ms, aggregate goodput after 6 ms. The flows all start at once and overflow
 # queues before the first epoch; the losses take a few 1 ms minimum RTOs to recover (in 4 ms
 # runs measured after 2.5 ms, the packet-level aggregate of a fixed assignment was 0.25-0.55
@@ -199,23 +201,52 @@ FIG18_L = (0.1, 0.25, 0.5, 1.0)
 FIG18_DURATION, FIG18_WINDOW = "12ms", 0.006
 
 
+def fig18_pairs(rnd: Any, nodes: int, frac: float) -> list[tuple[int, int]]:
+    """Fig. 18's flows: a fraction `frac` of the nodes each send to another node, "such that
+    every node is the source and the destination of at most one flow" (section 5.2): random
+    sources, and distinct random destinations, none its own source (redrawn until so)."""
+    srcs = rnd.sample(range(nodes), max(1, round(frac * nodes)))
+    while True:
+        dsts = rnd.sample(range(nodes), len(srcs))
+        if all(s != d for s, d in zip(srcs, dsts)):
+            return list(zip(srcs, dsts))
+
+
+def fig18_predicted(pairs: list[tuple[int, int]], routing: list[str], geo: Geometry = QUICK) -> float:
+    """The rate model's aggregate throughput (bit/s) of Fig. 18's flows under an assignment:
+    the sum of their max-min rates with R2C2's headroom on the rack's links, each flow's
+    usage from its routing protocol: the GA's fitness, computed outside the run."""
+    import numpy as np
+
+    from .. import alloc
+
+    topology = {"kind": "torus", "dims": list(geo.dims), "wrap": geo.wrap, "link_rate": cl.scenario_value(RACK, "topology.link_rate"),
+                "host_rate": cl.scenario_value(RACK, "topology.host_rate")}
+    usages = [alloc.usage(topology, [s], [d], r) for (s, d), r in zip(pairs, routing)]
+    indptr = np.cumsum([0, *(len(u.indices) for u in usages)])
+    indices = np.concatenate([u.indices for u in usages])
+    data = np.concatenate([u.data for u in usages])
+    rates, _ = alloc.maxmin(usages[0].capacity, (indptr, indices, data), headroom=R2C2_HEADROOM)
+    return float(rates.sum())
+
+
 def _fig18_runs(seed: int) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
-    """A fraction L of the nodes each send one unbounded flow to a random other node, all on
-    RPS, all on VLB, each on a random one of the two, or searched by the GA. On the 4x4x4
-    rack in both modes (the search evaluates ~1,000 rate computations)."""
+    """A fraction L of the nodes each send one unbounded flow to another node (`fig18_pairs`),
+    all on RPS, all on VLB, each on a random one of the two, or searched by the GA. On the
+    4x4x4 rack in both modes (the search evaluates ~1,000 rate computations)."""
     import random
 
     geo, out = QUICK, []
     for frac in FIG18_L:
         rnd = random.Random(seed * 1000 + int(frac * 100))
-        srcs = rnd.sample(range(geo.nodes), max(1, round(frac * geo.nodes)))
-        pairs = [(s, rnd.choice([d for d in range(geo.nodes) if d != s])) for s in srcs]
+        pairs = fig18_pairs(rnd, geo.nodes, frac)
         coin = [rnd.choice(["rps", "vlb"]) for _ in pairs]
         for variant in ("rps", "vlb", "random", "ga"):
             routing = [variant if variant in ("rps", "vlb") else ("rps" if variant == "ga" else c) for c in coin]
             flows = ", ".join(f'{{src = "h{s}", dst = "h{d}", routing = "{r}"}}' for (s, d), r in zip(pairs, routing))
             extra = ("scheme.routing_search=true", "scheme.search_every=1ms") if variant == "ga" else ()
-            out.append(({"study": "fig18", "variant": variant, "fraction": frac},
+            predicted = {"predicted_bps": fig18_predicted(pairs, routing)} if variant != "ga" else {}
+            out.append(({"study": "fig18", "variant": variant, "fraction": frac, **predicted},
                         (*geo.overrides(), f"duration={FIG18_DURATION}", "traffic=[]", f"flows=[{flows}]", "metrics.interval=500us", *extra)))
     return out
 
@@ -286,6 +317,7 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         "median_fct_s": f["fct_s"].median(),
         "aggregate_bps": _window_bps(res, FIG18_WINDOW) if job.labels["study"] == "fig18" else None,
         "routing_changes": state.get("routing_changes"),
+        "predicted_bps": job.labels.get("predicted_bps") or _ga_predicted(state, SEARCH_GAIN),
         # What the run realized (`conditions`): the rack's size, and the arrival rate of the
         # rack workload (tag "rack"; the paper's condition is its mean gap tau).
         "nodes": res.ports.filter(pl.col("node").str.starts_with("h"))["node"].n_unique(),
@@ -294,6 +326,17 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
     }
     keep = ("flow_id", "size_bytes", "fct_s", "goodput_bps", "start_s")
     return {"row": row, "flows": f.select(keep) if job.labels["study"] in ("tau", "interval", "fig7") else None}
+
+
+def _ga_predicted(state: dict[str, Any], gain: float) -> float | None:
+    """The rate model's throughput of the assignment the GA left in place: its last search's
+    result if that was applied (predicted `gain` above the assignment it searched from),
+    else that assignment's."""
+    searches = state.get("search_fitness_bps") or []
+    if not searches:
+        return None
+    start, found = searches[-1]
+    return found if found >= start * (1 + gain) else start
 
 
 def _window_bps(res: Results, after_s: float) -> float:
@@ -503,6 +546,36 @@ def fig9_markdown(runs: pl.DataFrame, quick: bool) -> list[str]:
         cells = ["–" if v is None else f"{100 * v:.{f}f} %" for v, f in zip(m, (2, 2, 4))]
         out.append(f"| {name} ({'x'.join(map(str, g.dims))}) | {g.nodes} | {g.mean_hops:.2f} | {100 * fig9_formula(g, 1.0):.2f} % | "
                    f"{cells[0]} | {100 * fig9_formula(g, FIG9_SMALL_SHARE):.2f} % | {cells[1]} | {cells[2]} |")
+    return out + [""]
+
+
+def fig18_markdown(runs: pl.DataFrame) -> list[str]:
+    """Fig. 18 per L: each assignment's packet-level aggregate over the rate model's
+    prediction (the GA's fitness), and the GA against the fixed protocols (medians over
+    seeds, ranges in brackets)."""
+    if "predicted_bps" not in runs.columns or not runs.filter(pl.col("study") == "fig18").height:
+        return []
+    variants = ("rps", "vlb", "random", "ga")
+    out = ["## Fig. 18: packet level against the rate model", "",
+           f"Aggregate goodput after {FIG18_WINDOW * 1e3:g} ms of {FIG18_DURATION} runs over the rate model's aggregate max-min "
+           "throughput of the same assignment (the GA's fitness; for the GA, the assignment it left in place), and the GA's "
+           "packet-level aggregate over the fixed protocols'. 'same as fixed': runs whose GA assignment is predicted exactly as "
+           "all-RPS or all-VLB (the GA chose that assignment).", "",
+           "| L | " + " | ".join(f"{v}: packet / model" for v in variants) + " | GA / best fixed | GA / all-RPS (its start) | same as fixed |",
+           "|---|" + "---|" * (len(variants) + 3)]
+    for frac in FIG18_L:
+        at = {"study": "fig18", "fraction": frac}
+        cells = [median_range([a / b for a, b in zip(per_seed(runs, "aggregate_bps", **at, variant=v),
+                                                     per_seed(runs, "predicted_bps", **at, variant=v)) if b], ".3f") for v in variants]
+        ga = per_seed(runs, "aggregate_bps", **at, variant="ga")
+        rps, vlb = per_seed(runs, "aggregate_bps", **at, variant="rps"), per_seed(runs, "aggregate_bps", **at, variant="vlb")
+        best = [g / max(a, b) for g, a, b in zip(ga, rps, vlb)]
+        start = [g / a for g, a in zip(ga, rps)]
+        same = sum(any(abs(g - f) <= 1e-9 * f for f in fixed) for g, *fixed in zip(
+            per_seed(runs, "predicted_bps", **at, variant="ga"), per_seed(runs, "predicted_bps", **at, variant="rps"),
+            per_seed(runs, "predicted_bps", **at, variant="vlb")))
+        out.append(f"| {frac:g} | " + " | ".join(cells) + f" | {median_range(best, '.3f')} | {median_range(start, '.3f')} | "
+                   f"{same} of {len(ga)} |")
     return out + [""]
 
 
@@ -722,6 +795,8 @@ def baselines() -> list[dict[str, str]]:
         b("ideal (rho = 0)", "allocation", "weighted max-min of every active flow at every event, 5 % headroom", paper + " (Figs. 15-16's reference)"),
         b("centralized (Fig. 19)", "messages", "events by unicast to the middle node's switch; after each event every node with flows "
           "gets one message, 6 B + 6 B per flow", "the paper's design (section 5.2); the sizes ours"),
+        b("genetic search (Fig. 18)", "flows", "a fraction L of the nodes each send one long-running flow; every node the source "
+          "and the destination of at most one", paper),
         b("genetic search (Fig. 18)", "population, mutation", "100, 0.01", paper),
         b("genetic search (Fig. 18)", "every, rack", f"1 ms on a 4x4x4 rack; runs of {FIG18_DURATION}, throughput after {FIG18_WINDOW * 1e3:g} ms",
           ours + " (the paper: every few seconds, 512 nodes)"),
@@ -745,6 +820,7 @@ def write(report: Report, out: Path) -> None:
         *sensitivity_markdown(table),
         *fig9_markdown(report.runs, report.quick),
         *routing.markdown(report.routing_table),
+        *fig18_markdown(report.runs),
         *fig19_markdown(report.runs),
         "## Figures",
         "",
