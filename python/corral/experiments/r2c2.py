@@ -14,10 +14,17 @@ every event, the paper's rho = 0), and measures from the result tables only:
   each epoch), at rho = 500 us and 1 ms; and each long flow's throughput against `ideal`'s;
 - Fig. 17: headroom 0, 5, 10 and 20 %;
 - Fig. 8: the wall time of one rate computation / rho (this machine);
-- Fig. 9: broadcast bytes as a share of data byte-hops, from the formula and measured;
+- Fig. 9: broadcast bytes as a share of data byte-hops on a 3D torus, a 3D mesh and a 2D
+  torus, from the formula and measured (runs of 10 KiB flows only and of 35 MiB flows only,
+  mixed by byte share);
+- Fig. 2: the throughput of four routing protocols on an 8x8 torus under six traffic
+  patterns, from each protocol's link shares (`r2c2_routing`; no simulation);
 - Fig. 7: a 4x4 torus at 5 Gbps, packet level against fluid mode;
-- Fig. 18: the genetic routing search against all-RPS, all-VLB and random protocols;
-- Fig. 19: control bytes of the centralized controller against R2C2's broadcasts.
+- Fig. 18: the genetic routing search against all-RPS, all-VLB and random protocols, each
+  assignment's packet-level aggregate beside the rate model's prediction;
+- Fig. 19: control bytes of the centralized controller against R2C2's broadcasts, the
+  controller's messages in band (the controller is a rack node) and, for the first seeds,
+  out of band.
 
 `--quick` runs a 4x4x4 rack with tau scaled by 8 (the same load per node) and one seed: not
 the paper's rack, so its rows are judged off their conditions. Every claim is a row of
