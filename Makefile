@@ -105,12 +105,12 @@ fct: install
 
 # `make test` in three steps, packed for 2 cores:
 # 1. one cargo build of everything Rust that `make test` needs: the library, its unit-test
-#    harness (the crate compiled again with its tests), the integration tests, the examples,
-#    and the PyO3 crate the wheel is made of, with the environment maturin would give it
-#    (PYO3_ENV), so they compile side by side where the wheel's build alone ran on about one
-#    core for most of its time; beside it pip installs maturin and corral's dependencies and
-#    test tools (scripts/requirements.py reads them from pyproject.toml), which waits on the
-#    network, not the CPU;
+#    harness (the crate compiled again with its tests), the integration tests and the PyO3
+#    crate the wheel is made of, with the environment maturin would give it (PYO3_ENV), so
+#    they compile side by side where the wheel's build alone ran on about one core for most
+#    of its time (not the examples, which `make lint` compiles); beside it pip installs
+#    maturin and corral's dependencies and test tools (scripts/requirements.py reads them
+#    from pyproject.toml), which waits on the network, not the CPU;
 # 2. the wheel: maturin finds the module built and only packs it, installed with the test
 #    extras, which are then there already;
 # 3. the Rust tests and the Python tests side by side (`-j2`; each one's output is printed
@@ -127,7 +127,7 @@ test: $(PY)
 
 # The two halves of `make test`'s first step.
 test-build: $(PY)
-	MAKEFLAGS= $(PYO3_ENV) cargo build --profile ci $(TEST_CRATES) --lib --tests --examples
+	MAKEFLAGS= $(PYO3_ENV) cargo build --profile ci $(TEST_CRATES) --lib --tests
 
 test-env: $(PY)
 	@mkdir -p target
@@ -136,7 +136,8 @@ test-env: $(PY)
 
 # The two halves of `make test`'s last step, on the build install-test made.
 test-rust:
-	MAKEFLAGS= $(PYO3_ENV) cargo test --profile ci $(TEST_CRATES)
+	MAKEFLAGS= $(PYO3_ENV) cargo test --profile ci $(TEST_CRATES) --tests
+	MAKEFLAGS= $(PYO3_ENV) cargo test --profile ci $(TEST_CRATES) --doc
 
 test-python:
 	$(PY) -m pytest -q tests -n 2 --dist loadfile
