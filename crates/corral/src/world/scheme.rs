@@ -346,7 +346,7 @@ impl Ctx for SchemeCtx<'_> {
     }
 
     fn tunnel_queue(&self, agg: u32) -> (u64, u64) {
-        self.sim.tunnels.get(agg as usize).and_then(Option::as_ref).map_or((0, 0), |q| q.len())
+        self.sim.tunnel(agg).map_or((0, 0), |q| q.len())
     }
 
     fn schedule(&mut self, at: Time, agent: u32, tag: u32) {

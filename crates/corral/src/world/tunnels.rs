@@ -96,9 +96,14 @@ impl Simulation {
         self.tunnels.get_mut(agg as usize).and_then(Option::as_mut)
     }
 
+    /// The queue of aggregate `agg`, if the scheme gave it one.
+    pub(super) fn tunnel(&self, agg: u32) -> Option<&TunnelQueue> {
+        self.tunnels.get(agg as usize).and_then(Option::as_ref)
+    }
+
     /// Whether the flow's data packets go through a tunnel queue.
     pub(super) fn in_tunnel(&self, agg: u32) -> bool {
-        self.tunnels.get(agg as usize).is_some_and(Option::is_some)
+        self.tunnel(agg).is_some()
     }
 
     /// Sets aggregate `agg`'s release rate, creating its queue at `host` on first use.
