@@ -151,6 +151,9 @@ pub trait Ctx {
     fn set_rate(&mut self, f: FlowId, bps: f64);
     /// Sets the rate and holds the flow's next packet until `now + delay`.
     fn set_rate_after(&mut self, f: FlowId, bps: f64, delay: Time);
+    /// Caps rate-limited flow `f`'s bytes in flight at `bytes` (payload; `None`: no cap),
+    /// as a congestion window would, with its rate still applied.
+    fn set_window(&mut self, f: FlowId, bytes: Option<u64>);
     /// Where rate-limited flow `f`'s next packet falls within its packet interval, as a
     /// fraction in [0, 1) ([`crate::transport::rate::TokenBucket::phase`]); `None` while it
     /// is paused or not rate-limited.

@@ -111,6 +111,9 @@ pub struct TcpSender {
     window: bool,
     /// The window stops limiting at the first explicit rate.
     window_until_rate: bool,
+    /// A window a scheme sets for a rate-only flow (`set_window_cap`): bytes in flight are
+    /// kept under it, as under a congestion window, with the rate still applied.
+    window_cap: Option<u64>,
     /// Header bytes per segment, which the token bucket counts.
     header: u64,
     /// SACK-based loss recovery (RFC 6675) instead of NewReno's.
@@ -196,6 +199,7 @@ impl TcpSender {
             limiter: rate.map(|r| Box::new(TokenBucket::new(r.bps, r.depth))),
             window: rate.is_none_or(|r| r.window != Window::Off),
             window_until_rate: rate.is_some_and(|r| r.window == Window::UntilRate),
+            window_cap: None,
             header: cfg.header as u64,
             sack: cfg.sack,
             scoreboard: Scoreboard::default(),
@@ -272,19 +276,25 @@ impl TcpSender {
         }
     }
 
+    /// Caps the bytes in flight of a rate-only flow at `bytes` (at least one segment; `None`
+    /// removes the cap). A window-limited flow's congestion window is its controller's.
+    pub fn set_window_cap(&mut self, bytes: Option<u64>) {
+        self.window_cap = bytes;
+    }
+
     /// Bytes sent at least once, acknowledged, and the first byte not yet sent.
     pub fn progress(&self) -> (u64, u64, u64) {
         (self.snd_max, self.snd_una, self.snd_nxt)
     }
 
-    /// The window that limits sending: cwnd (capped by the receive window), or only the
-    /// receive window for a rate-only flow.
+    /// The window that limits sending: cwnd (capped by the receive window), or for a
+    /// rate-only flow the receive window and the scheme's cap if it set one.
     #[inline]
     fn wnd(&self) -> u64 {
         if self.window {
             self.cc_state.cwnd.min(self.rwnd).max(self.mss)
         } else {
-            self.rwnd
+            self.window_cap.map_or(self.rwnd, |cap| cap.max(self.mss).min(self.rwnd))
         }
     }
 
@@ -1108,6 +1118,32 @@ mod tests {
         s.set_rate(t(1), 1e12, None);
         s.resume(t(1), &mut out);
         assert!(out.len() > 50, "rate only after the first rate: {} segments", out.len());
+    }
+
+    // A scheme's window cap on a rate-only flow: bytes in flight stay under it (at least one
+    // segment), an ACK opens room again, and removing the cap leaves the rate alone.
+    #[test]
+    fn a_scheme_window_caps_a_rate_only_flow() {
+        let limit = RateLimit { bps: 1e12, depth: 100 * (MSS + 40), window: Window::Off };
+        let newreno = CcConfig::Newreno(Default::default());
+        let mut s = TcpSender::with(&cfg(), &newreno, false, Some(limit), None);
+        s.set_window_cap(Some(4 * MSS));
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 4, "four segments fit the cap");
+        out.clear();
+        s.on_ack(t(100), MSS, false, t(0), &mut out);
+        assert_eq!(out.len(), 1, "one acked, one more sent");
+        out.clear();
+        s.set_window_cap(Some(10));
+        s.on_ack(t(101), 4 * MSS, false, t(0), &mut out);
+        assert!(out.is_empty(), "one segment in flight fills a cap below one segment");
+        s.on_ack(t(102), 5 * MSS, false, t(0), &mut out);
+        assert_eq!(out.len(), 1, "with none in flight it still lets one go");
+        out.clear();
+        s.set_window_cap(None);
+        s.resume(t(103), &mut out);
+        assert!(out.len() > 50, "without the cap the rate alone limits: {} segments", out.len());
     }
 
     #[test]

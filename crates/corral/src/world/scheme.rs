@@ -326,6 +326,11 @@ impl Ctx for SchemeCtx<'_> {
         self.sim.pending.push(Action::Resume(f));
     }
 
+    fn set_window(&mut self, f: FlowId, bytes: Option<u64>) {
+        self.sim.flows[f.idx()].sender.set_window_cap(bytes);
+        self.sim.pending.push(Action::Resume(f));
+    }
+
     fn rate_phase(&self, f: FlowId) -> Option<f64> {
         self.sim.flows[f.idx()].sender.rate_phase(self.now())
     }

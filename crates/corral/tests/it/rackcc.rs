@@ -165,6 +165,7 @@ fn bad_settings_name_their_key() {
         ("initial_alpha = 2", "scheme.initial_alpha"),
         ("fast_start = 1", "scheme.fast_start"),
         ("jumboflows = 0", "scheme.jumboflows"),
+        ("sending = \"both\"", "scheme.sending"),
     ] {
         let err = corral::scenario::load(&incast("1ms", setting), &[], "t")
             .and_then(corral::Simulation::new)
@@ -179,12 +180,18 @@ fn bad_settings_name_their_key() {
 /// subflows and 4 unbounded DCTCP flows on one 10 Gbps bottleneck) with `seed`: each group's
 /// share of the bottleneck's bytes after 10 ms, and each group's retransmissions over the run.
 fn coexist(seed: u64) -> ([f64; 2], [u64; 2]) {
+    coexist_with(seed, &[])
+}
+
+/// The same with `overrides`.
+fn coexist_with(seed: u64, overrides: &[&str]) -> ([f64; 2], [u64; 2]) {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/rackcc/coexist.toml"
     ))
     .expect("the coexistence scenario");
-    let sim = common::run(&text, &[&format!("seed={seed}")]);
+    let seed = format!("seed={seed}");
+    let sim = common::run(&text, &[&[seed.as_str()], overrides].concat());
     let group = |f: usize| usize::from(sim.flows[f].def.tag == "dctcp");
     let (mut bytes, mut retransmits) = ([0u64; 2], [0u64; 2]);
     let tp = &sim.metrics.throughput;
@@ -215,4 +222,37 @@ fn a_jumboflow_shares_a_bottleneck_evenly_with_as_many_dctcp_flows() {
     }
     assert!(retransmits[1] > 0, "the runs see losses: the bound is not vacuous");
     assert!(retransmits[0] <= 2 * retransmits[1], "retransmits RackCC / DCTCP: {retransmits:?}");
+}
+
+// Issue 46, the shortfall below even and what isolates it (seed 1; the reproduction runs
+// seeds 1-5). One subflow against one DCTCP flow takes 37 % as the paper builds it (rate-based
+// sending): a paced sender's packets arrive while the queue is above K where an ACK-clocked
+// window's stop after a cut, so the JumboFlow's alpha sees more marks (24 % of its bytes
+// against DCTCP's 19 %, with as many cuts). Sent by window it takes 47 %. Four against four by
+// window take 40 %: fate sharing cuts every subflow for any mark, where four DCTCP flows cut
+// only those marked; with a JumboFlow per subflow (no fate sharing) they take 48 %. A test that
+// fails if any of these moves out of its band.
+#[test]
+fn the_coexistence_shortfall_is_rate_sending_and_fate_sharing() {
+    let share = |n: usize, extra: &[&str]| {
+        let hosts = |first: usize| {
+            let h: Vec<String> = (first..first + n).map(|i| format!("\"h{i}\"")).collect();
+            h.join(", ")
+        };
+        let (src0, src1) =
+            (format!("flows.0.src=[{}]", hosts(0)), format!("flows.1.src=[{}]", hosts(4)));
+        coexist_with(1, &[&[src0.as_str(), src1.as_str()], extra].concat()).0[0]
+    };
+    let window = "scheme.sending=window";
+    let one_rate = share(1, &[]);
+    let one_window = share(1, &[window]);
+    let four_window = share(4, &[window]);
+    let four_window_apart = share(4, &[window, "scheme.jumboflows=4"]);
+    assert!((0.33..=0.41).contains(&one_rate), "1 v 1, rate: {one_rate:.3}");
+    assert!((0.45..=0.55).contains(&one_window), "1 v 1, window: {one_window:.3}");
+    assert!((0.36..=0.44).contains(&four_window), "4 v 4, window: {four_window:.3}");
+    assert!(
+        (0.45..=0.55).contains(&four_window_apart),
+        "4 v 4, window, apart: {four_window_apart:.3}"
+    );
 }

@@ -40,7 +40,8 @@
 //! destination ToR): on a minimal route their only switch hop is the unmarked last hop, so
 //! only their NIC and D limit them; a non-minimal routing (VLB) that takes them out of the
 //! rack brings them marks like any other. Reliability is TCP's (duplicate ACKs, RTO);
-//! sending is rate-based.
+//! sending is rate-based (section 5), or with `sending = "window"` by a window of s x RTT
+//! (section 3.1 says the law sets "a subflow's congestion window").
 
 pub mod jumbo;
 pub mod law;
@@ -92,6 +93,11 @@ pub struct RackccConfig {
     /// the JumboFlow's base RTT, and each subflow's law runs once per its smoothed RTT,
     /// queueing included, with r = MSS / that RTT, as DCTCP's window moves once per RTT).
     pub rtt: Option<Time>,
+    /// How a subflow's f limits it (default "rate": a token bucket at s = min(f, D), the
+    /// paper's section 5, "flow control is rate based, rather than window based"; "window":
+    /// a congestion window of s x RTT, sent at the NIC's rate and clocked by ACKs, section
+    /// 3.1's "servers set a subflow's congestion window using the following equation").
+    pub sending: Sending,
     /// Whether a server applies a marked round's cut when the ToR's message brings it
     /// (default false: at the subflow's next RTT tick, as the paper says); either way at most once
     /// per round, and increases come once per RTT.
@@ -128,6 +134,7 @@ impl Default for RackccConfig {
             d_floor: 0.01,
             cold_start_bps: None,
             rtt: None,
+            sending: Sending::Rate,
             cut_on_message: false,
             loss_halves: true,
             dupthresh: 3,
@@ -138,6 +145,15 @@ impl Default for RackccConfig {
             rate_bytes: 16,
         }
     }
+}
+
+/// How a subflow's f limits its sending (`scheme.sending`): the paper says both (see
+/// [`RackccConfig::sending`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sending {
+    Rate,
+    Window,
 }
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
@@ -397,13 +413,24 @@ impl Rackcc {
         self.dests.get_mut(&host).expect("just made")
     }
 
-    /// Gives flow `f` its rate s = min(f, D) if it changed.
+    /// Gives flow `f` its s = min(f, D) if it changed: as its token bucket's rate, or
+    /// (`sending = "window"`) as a window of s over the law's RTT, the flow unpaced (at its
+    /// NIC's rate) while it has one.
     fn apply(&mut self, ctx: &mut dyn Ctx, f: u32) {
+        let window = self.cfg.sending == Sending::Window;
+        let rtt = if window { self.law_rtt(ctx, f) } else { Time::ZERO };
         let Some(sub) = self.subs.get_mut(&f) else { return };
         let s = if sub.has_f { sub.f.min(sub.d) } else { 0.0 };
+        if window && s > 0.0 {
+            let t = ctx.transport();
+            let payload = t.mss as f64 / (t.mss + t.header) as f64;
+            let bytes = (s / 8.0 * rtt.as_secs_f64() * payload) as u64;
+            ctx.set_window(FlowId(f), Some(bytes));
+        }
         if s != sub.rate {
             sub.rate = s;
-            ctx.set_rate(FlowId(f), s);
+            let bucket = if window && s > 0.0 { ctx.access_rate(sub.src).bps() as f64 } else { s };
+            ctx.set_rate(FlowId(f), bucket);
             ctx.count("rate_changes", 1);
         }
     }
