@@ -60,6 +60,7 @@ def build(plan: dict[str, Any], agents: dict[int, dict[str, Any]], queues: list[
             thr["flow_id"].append(i)
             thr["bytes"].append(n)
             thr["goodput_bps"].append(n * 8 / interval_s)
+            thr["arrived_bytes"].append(None)  # a kernel socket shows only in-order data
     dropped = sum(q["dropped"] for q in queues)
     totals: dict[str, int] = {}
     for rep in agents.values():

@@ -528,6 +528,8 @@ impl FluidSim {
             .with("flow_id", Column::Int(self.tp_flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(self.tp_bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::goodput_bps(&self.tp_bytes, &self.tp_width))
+            // A fluid flow neither loses nor reorders: every byte arrives in order.
+            .with("arrived_bytes", Column::Int(self.tp_bytes.iter().map(|&b| b as i64).collect()))
             .check("throughput")
     }
 

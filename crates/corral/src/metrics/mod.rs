@@ -20,6 +20,8 @@ pub struct Metrics {
     pub drops: drops::DropLog,
     /// In-order bytes delivered per flow at the previous goodput sample.
     pub last_delivered: Vec<u64>,
+    /// Distinct bytes arrived per flow (in any order) at the previous goodput sample.
+    pub last_arrived: Vec<u64>,
     /// Time of the previous goodput sample.
     pub last_sample: crate::units::Time,
     pub record_drops: bool,
@@ -38,6 +40,7 @@ impl Metrics {
             queues: Default::default(),
             drops: Default::default(),
             last_delivered: vec![0; flows],
+            last_arrived: vec![0; flows],
             last_sample: crate::units::Time::ZERO,
             record_drops,
             classes: classes::ClassSeries::new(classes),

@@ -65,7 +65,16 @@ pub const TABLES: &[(&str, &[(&str, ColType)])] = &[
             ("deadline_met", Bool),
         ],
     ),
-    ("throughput", &[("time_s", Float), ("flow_id", Int), ("bytes", Int), ("goodput_bps", Float)]),
+    (
+        "throughput",
+        &[
+            ("time_s", Float),
+            ("flow_id", Int),
+            ("bytes", Int),
+            ("goodput_bps", Float),
+            ("arrived_bytes", Int),
+        ],
+    ),
     (
         "queues",
         &[

@@ -1,5 +1,7 @@
 //! Per-flow goodput time series: in-order bytes delivered to the receiver in each sampling
-//! interval, one row per (interval end, flow). The last interval ends at the run's end and
+//! interval, and the distinct payload bytes that first arrived at it in the interval in
+//! whatever order (the network's delivery rate: no bytes released from behind a filled hole,
+//! no duplicates), one row per (interval end, flow). The last interval ends at the run's end and
 //! may be shorter than the others; `width` holds each row's interval length.
 
 use crate::units::Time;
@@ -9,14 +11,16 @@ pub struct ThroughputSeries {
     pub time: Vec<Time>,
     pub flow: Vec<u32>,
     pub bytes: Vec<u64>,
+    pub arrived: Vec<u64>,
     pub width: Vec<Time>,
 }
 
 impl ThroughputSeries {
-    pub fn push(&mut self, t: Time, flow: u32, bytes: u64, width: Time) {
+    pub fn push(&mut self, t: Time, flow: u32, bytes: u64, arrived: u64, width: Time) {
         self.time.push(t);
         self.flow.push(flow);
         self.bytes.push(bytes);
+        self.arrived.push(arrived);
         self.width.push(width);
     }
 }

@@ -29,6 +29,8 @@ pub struct TcpReceiver {
     /// Disjoint, sorted byte ranges [start, end) received above `rcv_nxt`, each with the
     /// arrival count at its last change (the SACK blocks' recency).
     ooo: Vec<(u64, u64, u64)>,
+    /// Bytes held in `ooo`.
+    held: u64,
     /// Segments stored out of order so far (the recency clock).
     arrivals: u64,
     /// Report SACK blocks (RFC 2018).
@@ -50,6 +52,7 @@ impl TcpReceiver {
         TcpReceiver {
             rcv_nxt: 0,
             ooo: Vec::new(),
+            held: 0,
             arrivals: 0,
             sack: false,
             ack_every: ack_every.max(1),
@@ -86,6 +89,14 @@ impl TcpReceiver {
     /// Bytes delivered in order to the application.
     pub fn delivered(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// Distinct payload bytes that have arrived, in order or above a gap: `delivered` plus
+    /// the bytes held out of order. It grows when a byte first arrives, not when a hole
+    /// below it fills, and never for a duplicate: the rate at which the network delivers
+    /// new data, whatever the order.
+    pub fn received(&self) -> u64 {
+        self.rcv_nxt + self.held
     }
 
     /// The most bytes the receiver has held above a gap at once (its reorder buffer's peak,
@@ -131,8 +142,8 @@ impl TcpReceiver {
                 }
             }
             self.ooo = merged;
-            let held: u64 = self.ooo.iter().map(|&(s, e, _)| e - s).sum();
-            self.max_reorder = self.max_reorder.max(held);
+            self.held = self.ooo.iter().map(|&(s, e, _)| e - s).sum();
+            self.max_reorder = self.max_reorder.max(self.held);
             return (false, true);
         }
         self.rcv_nxt = end;
@@ -146,6 +157,9 @@ impl TcpReceiver {
         }
         let filled_hole = drained > 0 || !self.ooo.is_empty();
         self.ooo.drain(..drained);
+        if filled_hole {
+            self.held = self.ooo.iter().map(|&(s, e, _)| e - s).sum();
+        }
         (true, filled_hole)
     }
 
@@ -230,6 +244,30 @@ mod tests {
         assert_eq!(r.max_reorder_bytes(), 200, "two segments above the gap at 300");
         data(&mut r, 300, false);
         assert_eq!((r.delivered(), r.max_reorder_bytes()), (600, 200), "the peak stays");
+    }
+
+    #[test]
+    fn received_counts_each_byte_once_when_it_arrives() {
+        let mut r = TcpReceiver::new(1, false);
+        data(&mut r, 0, false);
+        data(&mut r, 200, false); // above a gap at 100
+        data(&mut r, 300, false);
+        assert_eq!((r.delivered(), r.received()), (100, 300), "held bytes arrived");
+        data(&mut r, 300, false); // a duplicate of held data
+        assert_eq!(r.received(), 300);
+        // The retransmission fills the hole: 300 bytes are released in order, but only its
+        // own 100 are new arrivals.
+        data(&mut r, 100, false);
+        assert_eq!((r.delivered(), r.received()), (400, 400));
+        data(&mut r, 0, false); // a spurious retransmission of delivered data
+        assert_eq!(r.received(), 400);
+        // A segment overlapping held data counts only its new part.
+        data(&mut r, 600, false);
+        let mut out = Vec::new();
+        r.on_data(550, 100, false, false, Time(0), &mut out);
+        assert_eq!((r.delivered(), r.received()), (400, 550));
+        r.on_data(350, 250, false, false, Time(0), &mut out);
+        assert_eq!((r.delivered(), r.received()), (700, 700));
     }
 
     #[test]

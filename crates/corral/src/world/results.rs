@@ -124,6 +124,7 @@ impl Simulation {
             .with("flow_id", Column::Int(s.flow.iter().map(|&f| f as i64).collect()))
             .with("bytes", Column::Int(s.bytes.iter().map(|&b| b as i64).collect()))
             .with("goodput_bps", Column::goodput_bps(&s.bytes, &s.width))
+            .with("arrived_bytes", Column::Int(s.arrived.iter().map(|&b| b as i64).collect()))
             .check("throughput")
     }
 

@@ -1,5 +1,5 @@
-//! Periodic samples: goodput (in-order bytes delivered per interval) of each `[[flows]]`
-//! flow and of each `[[traffic]]` class, and the queue length of the chosen ports. The work
+//! Periodic samples: goodput (in-order bytes delivered per interval, and distinct bytes
+//! arrived in any order) of each `[[flows]]` flow and of each `[[traffic]]` class, and the queue length of the chosen ports. The work
 //! per sample is proportional to the active `[[flows]]` flows and the classes, never to
 //! the traffic flows.
 
@@ -22,13 +22,16 @@ impl Simulation {
                 return true;
             }
             let delivered = f.receiver.delivered();
+            let arrived = f.receiver.received();
             let last = &mut m.last_delivered[i as usize];
+            let last_arrived = &mut m.last_arrived[i as usize];
             let finished_earlier =
                 f.finish.is_some_and(|t| t + interval < now) && delivered == *last;
             if !finished_earlier {
-                m.throughput.push(now, i, delivered - *last, width);
+                m.throughput.push(now, i, delivered - *last, arrived - *last_arrived, width);
             }
             *last = delivered;
+            *last_arrived = arrived;
             !finished_earlier
         });
         // `[[traffic]]` flows: per class and in total, independent of the number of flows.
