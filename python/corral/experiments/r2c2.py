@@ -209,11 +209,12 @@ FIG18_DURATION, FIG18_WINDOW = "12ms", 0.006
 # The paper does not say when Fig. 18's long-running flows start; we start each at a random
 # time in the first 2 ms (four recomputation intervals), the same times in every variant.
 # Started at one instant, the unrated first bursts of all flows (`first_rate`) met in the
-# queues: at L = 1 the runs starting on RPS (all-RPS, random and the GA, which starts every
-# flow on RPS) lost 900-2,300 packets and timed out, and without SACK go-back-N then resent
-# data the receivers held, at the flows' allocated rates, into the 6-12 ms window (the GA's
-# run at seed 4 carried 0.63 of its allocation at 6.5 ms with no drop after 2.5 ms), while
-# all-VLB lost none. The window measured that recovery rather than the assignments.
+# queues: at L = 1 the runs with flows on RPS at the start (all-RPS, random and the GA,
+# which starts every flow on RPS) lost 880-5,500 packets and timed out, and without SACK
+# go-back-N then resent data the receivers held, at the flows' allocated rates, into the
+# 6-12 ms window (the GA's run at seed 4 carried 0.63 of its allocation at 6.5 ms with no
+# drop after 2.5 ms), while all-VLB lost none. The window measured that recovery rather
+# than the assignments.
 FIG18_START_SPREAD = "2ms"
 
 
