@@ -201,10 +201,10 @@ def _fig19_runs(geo: Geometry, seed: int) -> list[tuple[dict[str, Any], tuple[st
 FIG18_L = (0.1, 0.25, 0.5, 1.0)
 R2C2_HEADROOM = 0.05  # the scheme's default (the paper's)
 SEARCH_GAIN = 0.01  # the scheme's default `search_gain`
-# s: runs of 12 ms, aggregate throughput (`_window_bps`) after 6 ms. The flows all start at once and overflow
-# queues before the first epoch; the losses take a few 1 ms minimum RTOs to recover (in 4 ms
-# runs measured after 2.5 ms, the packet-level aggregate of a fixed assignment was 0.25-0.55
-# of the rate model's at L = 1, and the GA's ranking was lost in that noise).
+# s: runs of 12 ms, aggregate throughput (`_window_bps`) after 6 ms: every flow has started
+# (`FIG18_START_SPREAD`) and the GA has searched several times (in 4 ms runs measured after
+# 2.5 ms, with every flow started at once, the packet-level aggregate of a fixed assignment
+# was 0.25-0.55 of the rate model's at L = 1, and the GA's ranking was lost in that noise).
 FIG18_DURATION, FIG18_WINDOW = "12ms", 0.006
 # The paper does not say when Fig. 18's long-running flows start; we start each at a random
 # time in the first 2 ms (four recomputation intervals), the same times in every variant.

@@ -1,7 +1,7 @@
 //! Per-flow goodput time series: in-order bytes delivered to the receiver in each sampling
-//! interval, and the distinct payload bytes that first arrived at it in the interval in
-//! whatever order (the network's delivery rate: no bytes released from behind a filled hole,
-//! no duplicates), one row per (interval end, flow). The last interval ends at the run's end and
+//! interval, and the distinct payload bytes that first reached it in the interval in any
+//! order (the network's delivery rate: no bytes released from behind a filled hole, no
+//! duplicates), one row per (interval end, flow). The last interval ends at the run's end and
 //! may be shorter than the others; `width` holds each row's interval length.
 
 use crate::units::Time;

@@ -1,7 +1,7 @@
-//! Periodic samples: goodput (in-order bytes delivered per interval, and distinct bytes
-//! arrived in any order) of each `[[flows]]` flow and of each `[[traffic]]` class, and the queue length of the chosen ports. The work
-//! per sample is proportional to the active `[[flows]]` flows and the classes, never to
-//! the traffic flows.
+//! Periodic samples: goodput (in-order bytes delivered per interval) of each `[[flows]]`
+//! flow, with the distinct bytes that arrived in any order, and of each `[[traffic]]` class,
+//! and the queue length of the chosen ports. The work per sample is proportional to the
+//! active `[[flows]]` flows and the classes, never to the traffic flows.
 
 use super::{Event, Simulation};
 use crate::net::queue::Discipline;
