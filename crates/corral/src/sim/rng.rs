@@ -44,6 +44,8 @@ pub mod stream {
     pub const RPC: u64 = 13;
     /// A flow's congestion controller (BBR's ProbeBW phase), per flow index.
     pub const CONTROLLER: u64 = 14;
+    /// Flowcell routing's per-(flow, switch) rotation offsets (a stateless hash salt).
+    pub const FLOWCELL: u64 = 15;
 }
 
 impl Rng {
