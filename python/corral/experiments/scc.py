@@ -329,6 +329,9 @@ def baselines() -> list[dict[str, str]]:
         b("motivation", "loads", "fractions of 500 Mbps: DS and CS 20, 50, 80 %; LS 400 Mbps of 2 KB flows", paper + "; the 500 Mbps base ours"),
         b("fabric (Figs. 6, 8a-12)", "network", f"leaf-spine, 4 ToRs x 30 hosts, {v(FABRIC, 'topology.host_rate')} hosts, "
           f"{v(FABRIC, 'topology.fabric_rate')} core, RTT 300 us", paper + ", section VI"),
+        b("fabric", "routing", f"{v(FABRIC, 'routing.kind')}: 64 KiB flowcells, a flow's cells round-robin over the spines; "
+          "per-flow ECMP as a sensitivity run (the data-mining coexistence pair)",
+          paper + ", section III (it assumes Presto); the 64 KiB Presto's (the SCC paper gives no size)"),
         b("fabric", "switch buffer, K", f"{v(FABRIC, 'switch.buffer')}, {v(FABRIC, 'switch.ecn_threshold')}", "SCC paper (250 KB); K ours (Fig. 1's)"),
         b("fabric", "loads, deadlines", "300 Mbps per class (90 % with three); DS deadlines exponential, mean 20 ms",
           paper + " (loads); the deadline mean ours (the paper points to L2DCT's guidelines)"),
