@@ -20,7 +20,7 @@ and measures from the result tables only:
 LS latency is the paper's per-packet RTT, built from what corral records: each LS data
 packet's one-way delay (latency.parquet, every packet) plus the ACK's unloaded way back
 (three 50 us links and a 40 B ACK's serialization: the reverse path carries only ACKs).
-The large-scale figures (6, 8a-12) run on the leaf-spine fabric (`scc_fabric`). `--quick`
+The large-scale figures (6-12) run on the leaf-spine fabric (`scc_fabric`). `--quick`
 runs one seed, and the fabric with 8 hosts per ToR and shorter runs.
 """
 
@@ -327,7 +327,7 @@ def baselines() -> list[dict[str, str]]:
         b("motivation (Figs. 1, 4, 5, 8b)", "bottleneck, buffer, K, RTT", f"500 Mbps alone, 1 Gbps shared; {v(FIG1, 'switch.buffer')}, "
           f"{v(FIG1, 'switch.ecn_threshold')}; 300 us", paper + ", section II-B"),
         b("motivation", "loads", "fractions of 500 Mbps: DS and CS 20, 50, 80 %; LS 400 Mbps of 2 KB flows", paper + "; the 500 Mbps base ours"),
-        b("fabric (Figs. 6, 8a-12)", "network", f"leaf-spine, 4 ToRs x 30 hosts, {v(FABRIC, 'topology.host_rate')} hosts, "
+        b("fabric (Figs. 6-12)", "network", f"leaf-spine, 4 ToRs x 30 hosts, {v(FABRIC, 'topology.host_rate')} hosts, "
           f"{v(FABRIC, 'topology.fabric_rate')} core, RTT 300 us", paper + ", section VI"),
         b("fabric", "routing", f"{v(FABRIC, 'routing.kind')}: 64 KiB flowcells, a flow's cells round-robin over the spines; "
           "per-flow ECMP as a sensitivity run (the data-mining coexistence pair)",
@@ -366,7 +366,7 @@ def write(report: Report, out: Path) -> None:
         "",
         "![Fig. 1 and 4](fig1.png)",
         "",
-        "![Figs. 6, 8a-12 on the leaf-spine fabric](fabric.png)",
+        "![Figs. 6-12 on the leaf-spine fabric](fabric.png)",
         "",
         "![Fig. 7: DS and CS coexisting, data-mining](fig7.png)",
         "",
@@ -376,7 +376,7 @@ def write(report: Report, out: Path) -> None:
         "`runs.csv`: one row per run (case, load, seed) with every measured number.",
     ]
     cl.write_report(out, PAPER, report, title=("SCC reproduction (stacked congestion control: Figs. 1, 3, 4, 5, 8b and weighted sharing; "
-                                               "Figs. 6, 8a-12 on a leaf-spine fabric)"),
+                                               "Figs. 6-12 on a leaf-spine fabric)"),
                     baselines=baselines(), quick_means=QUICK_MEANS, body=body)
 
 

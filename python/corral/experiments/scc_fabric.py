@@ -1,4 +1,4 @@
-"""SCC's large-scale figures (section VI, Figs. 6 and 8a-12) on the leaf-spine fabric of
+"""SCC's large-scale figures (section VI, Figs. 6-12) on the leaf-spine fabric of
 `fabric.toml`: part of `corral reproduce scc`.
 
 Each case keeps some of the fabric's three class blocks (LS, DS, CS) and runs them under one

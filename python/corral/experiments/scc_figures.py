@@ -47,7 +47,7 @@ VARIANT_COLOR = {"none": "#d62728", "scc": "#2ca02c", "scc_fifo": "#8c564b", "sc
 
 
 def fabric(runs: pl.DataFrame, path: Path) -> Path:
-    """Figs. 6 and 8a-12 on the leaf-spine fabric: per case (and load) and variant, the seeds'
+    """Figs. 6-12 on the leaf-spine fabric: per case (and load) and variant, the seeds'
     median LS latency, DS misses and CS AFCT, as grouped bars."""
     fig, axes = new_figure(15.0, 4.2, ncols=3)
     f = runs.filter(pl.col("study") == "fabric")
