@@ -22,8 +22,9 @@ pub struct Rng {
 pub mod stream {
     pub const FLOW_START: u64 = 1;
     pub const SPRAY: u64 = 2;
-    /// Index i: `[[flows]]` entry i; index 2^40 + 16 b + k: `[[traffic]]` block b, purpose k
-    /// (arrivals, pairs, sizes, deadlines, setup, link share; `workload::generate`).
+    /// Index i: `[[flows]]` entry i; index 2^40 + 16 b + k: `[[traffic]]` block b (its
+    /// `stream`, else its position), purpose k (arrivals, pairs, sizes, deadlines, setup, link
+    /// share; `workload::generate`).
     pub const WORKLOAD: u64 = 3;
     pub const ECMP: u64 = 4;
     pub const HOST_JITTER: u64 = 5;

@@ -24,7 +24,7 @@ fn stream_index(block: usize, purpose: u64) -> u64 {
     (1 << 40) + block as u64 * 16 + purpose
 }
 /// The stream index of block `i`: its `stream`, else its position.
-fn streams_of(spec: &TrafficSpec, i: usize) -> usize {
+fn stream_of(spec: &TrafficSpec, i: usize) -> usize {
     spec.stream.map_or(i, |s| s as usize)
 }
 const ARRIVALS: u64 = 0;
@@ -133,11 +133,7 @@ pub fn generate_block(
         stop: spec.stop_or(duration),
         net,
         routes,
-        deadlines: Rng::stream(
-            seed,
-            stream::WORKLOAD,
-            stream_index(streams_of(spec, i), DEADLINES),
-        ),
+        deadlines: Rng::stream(seed, stream::WORKLOAD, stream_index(stream_of(spec, i), DEADLINES)),
     };
     if spec.pattern == TrafficPattern::Trace {
         return block.replay(base);
@@ -207,7 +203,7 @@ impl Block<'_> {
         Rng::stream(
             self.seed,
             stream::WORKLOAD,
-            stream_index(streams_of(self.spec, self.i), purpose),
+            stream_index(stream_of(self.spec, self.i), purpose),
         )
     }
 
@@ -511,12 +507,12 @@ pub fn generate(
 ) -> Result<Vec<FlowDef>> {
     let mut all = Vec::new();
     for (i, spec) in blocks.iter().enumerate() {
-        if let Some(j) = (0..i).find(|&j| streams_of(&blocks[j], j) == streams_of(spec, i)) {
+        if let Some(j) = (0..i).find(|&j| stream_of(&blocks[j], j) == stream_of(spec, i)) {
             return Err(config_err(
                 format!("traffic[{i}].stream"),
                 format!(
                     "block {j} already draws from stream {} (a block's default is its position); give each block its own",
-                    streams_of(spec, i)
+                    stream_of(spec, i)
                 ),
             ));
         }
