@@ -203,7 +203,8 @@ def usage(topology: Union[dict, str], src, dst, routing: str = "rps", direct: fl
     topology: a `[topology]` table as a dict (or JSON text), e.g.
       {"kind": "torus", "dims": [8, 8, 8], "link_rate": "10Gbps"} or {"kind": "fat_tree", "k": 4, ...}.
     routing: the names packets use (docs/guides/routing.md): "static", "ecmp" (the packet
-      simulator's per-flow hash with `seed`, flow i = i), "spray" (uniform per hop), "rps"
+      simulator's per-flow hash with `seed`, flow i = i), "spray" (uniform per hop),
+      "flowcell" (Presto-like 64 KiB flowcells: over many cells, as "spray"), "rps"
       (uniform over minimal paths), "dest_tag" (dimension order), "vlb", "wlb" (`direct`
       share on minimal paths, the rest VLB) or "equal_length"; "single" and "spray_per_hop"
       are the older names of "dest_tag" and "spray".

@@ -20,7 +20,7 @@ and measures from the result tables only:
 LS latency is the paper's per-packet RTT, built from what corral records: each LS data
 packet's one-way delay (latency.parquet, every packet) plus the ACK's unloaded way back
 (three 50 us links and a 40 B ACK's serialization: the reverse path carries only ACKs).
-The large-scale figures (6, 8a-12) run on the leaf-spine fabric (`scc_fabric`). `--quick`
+The large-scale figures (6-12) run on the leaf-spine fabric (`scc_fabric`). `--quick`
 runs one seed, and the fabric with 8 hosts per ToR and shorter runs.
 """
 
@@ -178,7 +178,7 @@ PAPER = cl.Paper(
     title="SCC: stacked congestion control for multi-tenant, multi-objective datacenters",
     tolerance=0.25,
     tolerance_reason=("the paper's numbers are read from NS-2 and testbed runs whose switch, timer and deadline "
-                      "settings it mostly leaves to the transports' own papers, and its loads admit two readings (README)"),
+                      "settings it mostly leaves to the transports' own papers, and its loads admit two readings (this reproduction's docs page)"),
 )
 QUICK_MEANS = "one seed, and the fabric with 8 hosts per ToR and runs of 150 ms (data-mining 1 s)"
 LS_LOAD = 0.8  # LS: 400 Mbps of 500
@@ -237,9 +237,9 @@ def claims(r: Report) -> list[dict[str, Any]]:
     miss_b = ratio(shared, "ds_miss", {"case": none}, {"case": scc})
     afct_b = ratio(shared, "cs_afct_s", {"case": none}, {"case": scc})
     c.add("Fig. 4", "loads read as fractions of 1000 Mbps, DS with CS at 80 %: DS misses without SCC over with ('4x')", miss_b,
-          PAPER.around(4.0), paper_value=4.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (README)")
+          PAPER.around(4.0), paper_value=4.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (this reproduction's docs page)")
     c.add("Fig. 4", "loads read as fractions of 1000 Mbps, DS with CS at 80 %: CS AFCT without SCC over with ('5x')", afct_b,
-          PAPER.around(5.0), paper_value=5.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (README)")
+          PAPER.around(5.0), paper_value=5.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (this reproduction's docs page)")
     # Fig. 5: how much in-tunnel algorithms cut against FIFO tunnels, the largest over loads.
     for name, col, paper in (("DS misses", "ds_miss", 8.0), ("CS AFCT", "cs_afct_s", 6.0)):
         cuts = {load: [100 * (1 - x) for x in ratio(runs, col, {"case": "DS+CS, SCC", "load": load}, {"case": "DS+CS, SCC FIFO", "load": load})]
@@ -257,7 +257,7 @@ def claims(r: Report) -> list[dict[str, Any]]:
     wcond = cond.of_runs(runs.filter(pl.col("study") == "weights"))
     c.add("section III-B", "two tunnels weighted 2:1 on 1 Gbps: their throughput ratio ('proportional to its weight')", w, PAPER.around(2.0),
           paper_value=2.0, null=1.0, conditions=wcond, detail=f"utilization {median_range(u, '.0f')} %",
-          note="the paper's underlay as read in the README, DCTCP inside the tunnels")
+          note="the paper's underlay as read in this reproduction's docs page, DCTCP inside the tunnels")
     c.add("section III-B", "the same: utilization of the bottleneck", u, (90.0, None), kind="acceptance", conditions=wcond, unit="%", fmt=".0f")
     wv = per_seed(runs, "ratio", study="weights", case="2:1, rate validation")
     c.add("section III-B", "the same with rate validation (our addition, off by default): throughput ratio", wv, None, kind="acceptance",
@@ -327,8 +327,11 @@ def baselines() -> list[dict[str, str]]:
         b("motivation (Figs. 1, 4, 5, 8b)", "bottleneck, buffer, K, RTT", f"500 Mbps alone, 1 Gbps shared; {v(FIG1, 'switch.buffer')}, "
           f"{v(FIG1, 'switch.ecn_threshold')}; 300 us", paper + ", section II-B"),
         b("motivation", "loads", "fractions of 500 Mbps: DS and CS 20, 50, 80 %; LS 400 Mbps of 2 KB flows", paper + "; the 500 Mbps base ours"),
-        b("fabric (Figs. 6, 8a-12)", "network", f"leaf-spine, 4 ToRs x 30 hosts, {v(FABRIC, 'topology.host_rate')} hosts, "
+        b("fabric (Figs. 6-12)", "network", f"leaf-spine, 4 ToRs x 30 hosts, {v(FABRIC, 'topology.host_rate')} hosts, "
           f"{v(FABRIC, 'topology.fabric_rate')} core, RTT 300 us", paper + ", section VI"),
+        b("fabric", "routing", f"{v(FABRIC, 'routing.kind')}: 64 KiB flowcells, a flow's cells round-robin over the spines; "
+          "per-flow ECMP as a sensitivity run (the data-mining coexistence pair)",
+          paper + ", section III (it assumes Presto); the 64 KiB Presto's (the SCC paper gives no size)"),
         b("fabric", "switch buffer, K", f"{v(FABRIC, 'switch.buffer')}, {v(FABRIC, 'switch.ecn_threshold')}", "SCC paper (250 KB); K ours (Fig. 1's)"),
         b("fabric", "loads, deadlines", "300 Mbps per class (90 % with three); DS deadlines exponential, mean 20 ms",
           paper + " (loads); the deadline mean ours (the paper points to L2DCT's guidelines)"),
@@ -341,7 +344,7 @@ def baselines() -> list[dict[str, str]]:
         b("pFabric", "switch buffer", pf["buffer_text"], "pFabric paper (about 2 BDPs)"),
         b("pFabric", "priorities", "remaining bytes; DS before CS", "pFabric paper; 'high priority to DS flows' the SCC paper's"),
         b("SCC", "underlay", "eqs. 1-2 read as weighted DCTCP: + W_t segments per RTT, cut (1 - alpha/2) once per RTT; no rate validation",
-          paper + ", section III-B (the reading ours, README)"),
+          paper + ", section III-B (the reading ours, this reproduction's docs page)"),
         b("SCC", "division weights", f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}", ours),
         b("SCC FIFO tunnels", "in-tunnel scheduling", "off: one FIFO packet queue per tunnel at the source host, released at R_t; "
           "its flows send as their windows allow", paper + ", sections III-A and V ('a rate limited per-tunnel queue')"),
@@ -357,12 +360,15 @@ def write(report: Report, out: Path) -> None:
     report.runs.write_csv(out / "runs.csv", float_precision=6)
     figures.fig1(report.runs, out / "fig1.png")
     figures.fabric(report.runs, out / "fabric.png")
+    figures.fig7(report.runs, out / "fig7.png")
     body = [
         "## Figures",
         "",
         "![Fig. 1 and 4](fig1.png)",
         "",
-        "![Figs. 6, 8a-12 on the leaf-spine fabric](fabric.png)",
+        "![Figs. 6-12 on the leaf-spine fabric](fabric.png)",
+        "",
+        "![Fig. 7: DS and CS coexisting, data-mining](fig7.png)",
         "",
         "## Files",
         "",
@@ -370,7 +376,7 @@ def write(report: Report, out: Path) -> None:
         "`runs.csv`: one row per run (case, load, seed) with every measured number.",
     ]
     cl.write_report(out, PAPER, report, title=("SCC reproduction (stacked congestion control: Figs. 1, 3, 4, 5, 8b and weighted sharing; "
-                                               "Figs. 6, 8a-12 on a leaf-spine fabric)"),
+                                               "Figs. 6-12 on a leaf-spine fabric)"),
                     baselines=baselines(), quick_means=QUICK_MEANS, body=body)
 
 

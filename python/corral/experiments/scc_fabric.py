@@ -1,4 +1,4 @@
-"""SCC's large-scale figures (section VI, Figs. 6 and 8a-12) on the leaf-spine fabric of
+"""SCC's large-scale figures (section VI, Figs. 6-12) on the leaf-spine fabric of
 `fabric.toml`: part of `corral reproduce scc`.
 
 Each case keeps some of the fabric's three class blocks (LS, DS, CS) and runs them under one
@@ -15,6 +15,16 @@ variant:
   (Fig. 8a);
 - `priority`: `none` with two strict-priority ECN queues per port, LS in the high one
   (Fig. 12).
+
+Routing: the paper assumes Presto-like load balancing in its Clos fabric (section III,
+"Network Mode"), so `fabric.toml` routes by 64 KiB flowcells (`routing.kind = "flowcell"`,
+Presto's size; the SCC paper gives none). The data-mining coexistence pair (`none`, `scc`)
+runs again under per-flow ECMP (`ECMP_CASE`) as a sensitivity run: its rows are acceptance
+rows beside the paper's, not counted.
+
+Fig. 7 (DS and CS coexisting with the other classes) takes each two-class set of data-mining
+at 30 % per class (`FIG7_SETS`); its three-class set is the coexistence case and each class
+alone the isolation cases at 30 %, shared with Figs. 6, 9 and 10.
 
 Metrics, from the result tables: LS latency is the mean FCT of LS flows of at most 10 KB (one
 to seven packets; an FCT includes any wait in SCC's shim), DS misses count unfinished DS
@@ -67,6 +77,17 @@ QUICK_HOSTS_PER_LEAF = 8  # --quick: 4 ToRs x 8 hosts
 # ~120 tunnels (one per host) 1/120 MSS per RTT: a tunnel cut by marks would take seconds to
 # grow back. 120 gives about one MSS per RTT per tunnel; equal weights keep the shares equal.
 DIVISION_WEIGHT = 120.0
+# Fig. 7's two-class sets (data-mining, 30 % per class), in fabric.toml's block order.
+FIG7_SETS = (("LS", "DS"), ("DS", "CS"), ("LS", "CS"))
+# The sensitivity run: the data-mining coexistence pair under per-flow ECMP.
+ECMP_CASE = "coexist datamining, ECMP"
+
+
+def fig7_case(classes: tuple[str, ...]) -> str:
+    """The case name of a Fig. 7 set (the three-class set is the coexistence case)."""
+    return "coexist datamining" if len(classes) == 3 else "coexist datamining " + "+".join(classes)
+
+
 # (case, workload, classes, variant, per-class load, extra overrides)
 CASES: tuple[tuple[str, str, tuple[str, ...], str, float, tuple[str, ...]], ...] = (
     *((f"coexist {w}", w, CLASSES, v, 0.3, ()) for w in ("datamining", "websearch", "fb_hadoop") for v in ("none", "scc")),
@@ -77,6 +98,8 @@ CASES: tuple[tuple[str, str, tuple[str, ...], str, float, tuple[str, ...]], ...]
     *(("oversubscribed", "websearch", CLASSES, v, 0.3, ("topology.spines=1",)) for v in ("none", "scc")),
     ("coexist datamining", "datamining", CLASSES, "scc_dctcp", 0.3, ()),
     ("coexist datamining", "datamining", CLASSES, "priority", 0.3, ()),
+    *((fig7_case(s), "datamining", s, v, 0.3, ()) for s in FIG7_SETS for v in ("none", "scc")),
+    *((ECMP_CASE, "datamining", CLASSES, v, 0.3, ('routing.kind="ecmp"',)) for v in ("none", "scc")),
 )
 
 
@@ -246,13 +269,18 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
         return cond.of_runs(sub, load=float(sub["total_load"][0]) if sub.height else None)
 
     dm = "coexist datamining"
-    c.add("Figs. 6b, 10a", "data-mining, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by", lower("cs_afct_s", dm, "scc", "none"),
-          paper.around(40.0), paper_value=40.0, null=0.0, conditions=at(dm, "none", "scc"), unit="%", fmt=".0f")
-    c.add("Fig. 10b", "data-mining: DS misses without SCC over with", r("ds_miss", dm, "none", "scc"), paper.around(3.2), paper_value=3.2,
-          null=1.0, conditions=at(dm, "none", "scc"))
-    c.add("Fig. 6", "data-mining: SCC's LS latency below no SCC's by ('up to 40 %')", lower("ls_small_fct_s", dm, "scc", "none"),
-          paper.around(40.0), paper_value=40.0, null=0.0, conditions=at(dm, "none", "scc"), unit="%", fmt=".0f",
-          note="LS latency: mean FCT of LS flows of at most 10 KB")
+    ecmp_note = ("sensitivity (not counted): per-flow ECMP instead of the paper's Presto-like 64 KiB flowcells; "
+                 "the same band as the paper row")
+    for case, kind, extra in ((dm, "paper", ""), (ECMP_CASE, "acceptance", "under ECMP: ")):
+        c.add("Figs. 6b, 10a", f"{extra}data-mining, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by",
+              lower("cs_afct_s", case, "scc", "none"), paper.around(40.0), kind=kind, paper_value=40.0, null=0.0,
+              conditions=at(case, "none", "scc"), unit="%", fmt=".0f", note=ecmp_note if extra else "")
+        c.add("Fig. 10b", f"{extra}data-mining: DS misses without SCC over with", r("ds_miss", case, "none", "scc"), paper.around(3.2),
+              kind=kind, paper_value=3.2, null=1.0, conditions=at(case, "none", "scc"), note=ecmp_note if extra else "")
+        c.add("Fig. 6", f"{extra}data-mining: SCC's LS latency below no SCC's by ('up to 40 %')", lower("ls_small_fct_s", case, "scc", "none"),
+              paper.around(40.0), kind=kind, paper_value=40.0, null=0.0, conditions=at(case, "none", "scc"), unit="%", fmt=".0f",
+              note=ecmp_note if extra else "LS latency: mean FCT of LS flows of at most 10 KB")
+    _fig7(fab, c)
     for w, name, afct, miss in (("websearch", "web-search", 24.0, 1.8), ("fb_hadoop", "MapReduce", 32.0, 0.8)):
         case = f"coexist {w}"
         c.add("Fig. 10a", f"{name}, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by", lower("cs_afct_s", case, "scc", "none"),
@@ -304,3 +332,60 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
         c.add("Fig. 5 (fabric)", f"data-mining at 90 %: {name}, in-tunnel algorithms over FIFO tunnels", fifo[col], (None, 1.03),
               kind="acceptance", conditions=at(dm, "scc", "scc_fifo"),
               note="the paper: 'similar gains in other scenarios'; our check: in-tunnel worsens nothing by more than 3 %")
+
+
+def _fig7(fab: pl.DataFrame, c: cl.Claims) -> None:
+    """Fig. 7: data-mining at 30 % per class, DS and CS each coexisting with the other
+    classes, with and without SCC, against the class alone (the isolation cases at 30 %)."""
+    paper = c.paper
+    ds_with = {"CS": fig7_case(("DS", "CS")), "LS": fig7_case(("LS", "DS")), "CS+LS": fig7_case(CLASSES)}
+    cs_with = {"DS": fig7_case(("DS", "CS")), "DS+LS": fig7_case(CLASSES), "LS": fig7_case(("LS", "CS"))}
+    ds_alone, cs_alone = "isolation DS", "isolation CS"
+
+    def of(cases: list[str], variants: tuple[str, ...]) -> dict[str, Any]:
+        """Conditions over runs of different totals: each run's offered load against its own."""
+        runs = fab.filter(pl.col("case").is_in(cases) & pl.col("variant").is_in(list(variants)) & (pl.col("load") == 0.3))
+        return cond.of_runs(runs, load_of_target=cond.check((runs["load_offered"] / runs["total_load"]).to_list() if runs.height else [], 1.0))
+
+    def value(col: str, case: str, variant: str) -> dict[int, float]:
+        sub = fab.filter((pl.col("case") == case) & (pl.col("variant") == variant) & (pl.col("load") == 0.3) & pl.col(col).is_not_null())
+        return dict(zip(sub["seed"].to_list(), sub[col].to_list())) if col in sub.columns else {}
+
+    def per_set(f: Any, sets: dict[str, str], col: str, base: tuple[str, str] | None, variant: str = "none",
+                base_variant: str = "none") -> dict[str, dict[int, float]]:
+        """Per set, per seed: f(the set's value, the base's) (the base None: the set's own run under `base_variant`)."""
+        out = {}
+        for name, case in sets.items():
+            a, b = value(col, case, variant), value(col, *(base or (case, base_variant)))
+            out[name] = {s: f(a[s], b[s]) for s in a if s in b and f(a[s], b[s]) is not None}
+        return out
+
+    def over(per: dict[str, dict[int, float]], pick: Any) -> list[float]:
+        """Per seed where every set has a value: `pick` (min or max) over the sets."""
+        seeds = sorted(set.intersection(*(set(v) for v in per.values()))) if per else []
+        return [pick(v[s] for v in per.values()) for s in seeds]
+
+    def detail(per: dict[str, dict[int, float]], what: str, fmt: str, unit: str) -> str:
+        return "; ".join(f"{what} {k}: {median_range([v[s] for s in sorted(v)], fmt)}{unit}" for k, v in per.items())
+
+    def div(a: float, b: float) -> float | None:
+        return a / b if b else None
+
+    def points(a: float, b: float) -> float:
+        return 100 * (a - b)
+
+    hurt = per_set(points, ds_with, "ds_miss", (ds_alone, "none"))
+    c.add("Fig. 7a", "data-mining, no SCC: DS misses coexisting above DS alone, the smallest over CS / LS / CS+LS "
+          "('DS flows miss lots of deadlines because of interference')", over(hurt, min), paper.above(0.0, "%"), null=0.0,
+          conditions=of([*ds_with.values(), ds_alone], ("none",)), unit="points", fmt="+.1f", detail=detail(hurt, "with", "+.1f", " points"),
+          note="DS alone: the isolation case at 30 %; the CS+LS set is Fig. 10b's run")
+    cut = per_set(div, ds_with, "ds_miss", None, base_variant="scc")
+    c.add("Fig. 7a", "data-mining: DS misses without SCC over with, the largest over CS / LS / CS+LS ('up to 3x')", over(cut, max),
+          paper.around(3.0), paper_value=3.0, null=1.0, conditions=of(list(ds_with.values()), ("none", "scc")), detail=detail(cut, "with", ".2f", "x"))
+    slow = per_set(div, cs_with, "cs_afct_s", (cs_alone, "none"))
+    more = {k: v for k, v in per_set(div, cs_with, "cs_afct_s", (cs_with["LS"], "none")).items() if k != "LS"}
+    c.add("Fig. 7b", "data-mining, no SCC: CS AFCT with DS over with LS only, the smallest over DS / DS+LS "
+          "('CS performance affects more in the presence of DS flows')", over(more, min), paper.above(1.0), null=1.0,
+          conditions=of(list(cs_with.values()), ("none",)), detail=detail(slow, "over CS alone, with", ".2f", "x"))
+    c.add("Fig. 7b", "data-mining, no SCC: CS AFCT with LS only over CS alone ('the AFCT is not degraded')", over({"LS": slow["LS"]}, min),
+          paper.around(1.0), paper_value=1.0, conditions=of([cs_with["LS"], cs_alone], ("none",)), note="CS alone: the isolation case at 30 %")

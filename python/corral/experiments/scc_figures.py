@@ -1,5 +1,6 @@
 """Figures of the SCC reproduction (`corral reproduce scc`): Fig. 1's three panels (LS
-latency, DS deadline misses, CS average FCT against load), alone, shared and under SCC."""
+latency, DS deadline misses, CS average FCT against load), alone, shared and under SCC; the
+fabric's cases as grouped bars; Fig. 7 (DS and CS coexisting, data-mining)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from ..plots import new_figure, save
+from .scc_fabric import CLASSES, fig7_case
 
 CASE_STYLE = {"DS alone": ("#1f77b4", "-"), "CS alone": ("#1f77b4", "-"), "LS+DS": ("#d62728", "--"), "DS+CS": ("#d62728", "--"),
               "DS+CS, SCC": ("#2ca02c", ":")}
@@ -45,7 +47,7 @@ VARIANT_COLOR = {"none": "#d62728", "scc": "#2ca02c", "scc_fifo": "#8c564b", "sc
 
 
 def fabric(runs: pl.DataFrame, path: Path) -> Path:
-    """Figs. 6 and 8a-12 on the leaf-spine fabric: per case (and load) and variant, the seeds'
+    """Figs. 6-12 on the leaf-spine fabric: per case (and load) and variant, the seeds'
     median LS latency, DS misses and CS AFCT, as grouped bars."""
     fig, axes = new_figure(15.0, 4.2, ncols=3)
     f = runs.filter(pl.col("study") == "fabric")
@@ -71,4 +73,32 @@ def fabric(runs: pl.DataFrame, path: Path) -> Path:
         ax.grid(alpha=0.3, axis="y")
     axes[0].legend(frameon=False, fontsize=8)
     axes[0].set_title("leaf-spine: no SCC / SCC / baselines")
+    return save(fig, path)
+
+
+def fig7(runs: pl.DataFrame, path: Path) -> Path:
+    """Fig. 7: data-mining at 30 % per class, (a) DS misses alone and coexisting with CS, LS
+    and both, (b) CS AFCT alone and with DS, LS and both, each without and with SCC (seeds'
+    medians; alone: the isolation cases at 30 %)."""
+    fig, (ds, cs) = new_figure(10.0, 3.8, ncols=2)
+    if "variant" not in runs.columns:
+        return save(fig, path)
+    f = runs.filter((pl.col("study") == "fabric") & (pl.col("load") == 0.3))
+    panels = ((ds, "ds_miss", 100.0, "DS deadlines missed (%)", "Fig. 7a: DS",
+               (("alone", "isolation DS"), ("with CS", fig7_case(("DS", "CS"))), ("with LS", fig7_case(("LS", "DS"))), ("with CS+LS", fig7_case(CLASSES)))),
+              (cs, "cs_afct_s", 1e3, "CS average FCT (ms)", "Fig. 7b: CS",
+               (("alone", "isolation CS"), ("with DS", fig7_case(("DS", "CS"))), ("with LS", fig7_case(("LS", "CS"))), ("with DS+LS", fig7_case(CLASSES)))))
+    for ax, col, scale, label, title, sets in panels:
+        for j, v in enumerate(("none", "scc")):
+            xs, ys = [], []
+            for i, (_, case) in enumerate(sets):
+                vals = f.filter((pl.col("case") == case) & (pl.col("variant") == v))[col].drop_nulls() if col in f.columns else []
+                if len(vals):
+                    xs.append(i + (j - 0.5) * 0.4)
+                    ys.append(vals.median() * scale)
+            ax.bar(xs, ys, width=0.4, color=VARIANT_COLOR[v], label="SCC" if v == "scc" else "no SCC")
+        ax.set_xticks(range(len(sets)), [name for name, _ in sets])
+        ax.set(ylabel=label, title=title)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(frameon=False, fontsize=8)
     return save(fig, path)

@@ -8,7 +8,7 @@
 //!
 //! Each flow's routing (its entry's, or `[routing]`) maps to usage fractions by the rules
 //! packets follow ([`crate::route::usage`]): `ecmp` -> the flow's hashed single path (same
-//! hash, same path), `static` -> the destination-bits path, `spray` -> the per-hop uniform
+//! hash, same path), `static` -> the destination-bits path, `spray` and `flowcell` -> the per-hop uniform
 //! split, `rps` -> uniform over minimal paths, `vlb`/`wlb` -> through intermediates. The
 //! network and flows come from the same builder as packet mode ([`crate::build`]); a
 //! `[scheme]` is ignored (every flow moves at its max-min rate).

@@ -29,6 +29,8 @@ pub enum Leg {
     DestTag,
     /// Uniform per hop, from the equal-length routing's own streams.
     EqualRandom,
+    /// The packet's flowcell rotates its flow over the equal-cost next hops (`route::flowcell`).
+    Flowcell,
 }
 
 /// `Packet::agg` when no scheme stamped an aggregate.

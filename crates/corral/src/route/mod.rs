@@ -8,6 +8,7 @@
 //! | `static` | destination-address bits pick the uplink | TCP Outcast 2.1 |
 //! | `ecmp` | per-flow hash over equal-cost next hops | RFC 2992 |
 //! | `spray` | uniform over equal-cost next hops at every hop | Dixit et al. |
+//! | `flowcell` | each `flowcell_bytes` of a flow on one path, successive cells round-robin over the equal-cost paths | Presto 3 |
 //! | `rps` | a uniformly random minimal path (per hop, weighted by the paths behind each next hop) | R2C2 3.5 |
 //! | `dest_tag` | one minimal path, lowest dimension first (dimension order on a torus) | R2C2 2.2.1, Dally-Towles |
 //! | `vlb` | `rps` to a uniformly random intermediate (a host's switch), then `rps` to the destination | Valiant, R2C2 |
@@ -22,6 +23,7 @@
 pub mod dest_tag;
 pub mod ecmp;
 pub mod equal_length;
+pub mod flowcell;
 pub mod rps;
 pub mod source;
 pub mod spray;
@@ -33,6 +35,7 @@ pub mod vlb;
 use crate::ids::{FlowId, NodeId, PortId};
 pub use crate::net::packet::Leg;
 use crate::net::Network;
+use crate::units::Bytes;
 use equal_length::CoreChoice;
 use serde::{Deserialize, Serialize, Serializer};
 pub use table::RouteTable;
@@ -96,6 +99,7 @@ routings! {
     "static" => Static,
     "ecmp" => Ecmp,
     "spray" => Spray,
+    "flowcell" => Flowcell { flowcell_bytes: Bytes } = flowcell::FlowcellSettings,
     "rps" => Rps,
     "dest_tag" => DestTag,
     "vlb" => Vlb,
@@ -111,6 +115,7 @@ impl Routing {
             "static" => Routing::Static,
             "ecmp" => Routing::Ecmp,
             "spray" | "spray_per_hop" => Routing::Spray,
+            "flowcell" => Routing::Flowcell { flowcell_bytes: flowcell::PRESTO_FLOWCELL },
             "rps" => Routing::Rps,
             "dest_tag" | "single" => Routing::DestTag,
             "vlb" => Routing::Vlb,
@@ -137,9 +142,20 @@ impl Routing {
             Routing::Static | Routing::EqualLength { core: CoreChoice::DestBits } => Leg::Static,
             Routing::Ecmp => Leg::Ecmp,
             Routing::Spray => Leg::Spray,
+            Routing::Flowcell { .. } => Leg::Flowcell,
             Routing::Rps | Routing::Vlb | Routing::Wlb { .. } => Leg::Rps,
             Routing::DestTag => Leg::DestTag,
             Routing::EqualLength { core: CoreChoice::Random } => Leg::EqualRandom,
+        }
+    }
+
+    /// The flowcell of a packet whose first byte (or ACK number) is `seq` (0 unless the
+    /// routing is `flowcell`).
+    #[inline]
+    pub fn cell(&self, seq: u64) -> u64 {
+        match self {
+            Routing::Flowcell { flowcell_bytes } => flowcell::cell_of(seq, *flowcell_bytes),
+            _ => 0,
         }
     }
 
@@ -241,12 +257,24 @@ pub struct Hop {
     /// Intermediate host, [`CLIMB`] or [`NO_WAYPOINT`]; cleared when reached.
     pub waypoint: u32,
     pub leg: Leg,
+    /// The packet's flowcell (`flowcell` routing; 0 otherwise).
+    pub cell: u64,
+    /// Switches the packet has left since the sender's first switch (`flowcell` routing).
+    pub depth: u8,
+}
+
+impl Hop {
+    /// A packet toward `dst` without a waypoint, in flowcell 0 at its first switch.
+    pub fn toward(flow: FlowId, dst: u32, leg: Leg) -> Hop {
+        Hop { flow, dst, waypoint: NO_WAYPOINT, leg, cell: 0, depth: 0 }
+    }
 }
 
 /// The routing state of a run: the random streams of the randomized rules, per switch (and
 /// per sending host for waypoints), each derived from the run's seed.
 pub struct Router {
     ecmp: ecmp::Ecmp,
+    flowcell: flowcell::Flowcell,
     spray: spray::Spray,
     rps: rps::Rps,
     equal: equal_length::EqualRandom,
@@ -257,6 +285,7 @@ impl Router {
     pub fn new(seed: u64, nodes: usize, hosts: usize) -> Router {
         Router {
             ecmp: ecmp::Ecmp::new(seed),
+            flowcell: flowcell::Flowcell::new(seed),
             spray: spray::Spray::new(seed, nodes),
             rps: rps::Rps::new(seed, nodes),
             equal: equal_length::EqualRandom::new(seed, nodes),
@@ -351,6 +380,7 @@ impl Router {
             }
             Leg::Ecmp => self.ecmp.pick(node, n, hop.flow),
             Leg::Spray => self.spray.pick(node, n),
+            Leg::Flowcell => self.flowcell.pick(node, n, hop.flow, hop.cell, hop.depth),
             Leg::EqualRandom => self.equal.pick(node, n),
             Leg::DestTag => dest_tag::pick(net, cands),
             Leg::Rps if paths.is_empty() => self.rps.uniform(node, n),
@@ -372,6 +402,8 @@ impl Router {
         out.clear();
         let dst = net.hosts[hop.dst as usize];
         while node != dst {
+            // The sender's host is hop 0 of `out`; its first switch is depth 0.
+            hop.depth = out.len().saturating_sub(1).min(u8::MAX as usize) as u8;
             let Some(p) = self.next_port(rt, net, node, &mut hop) else { return false };
             out.push(p);
             node = net.ports[p.idx()].peer;
@@ -404,6 +436,23 @@ mod tests {
             .unwrap_err()
             .starts_with("routing.direct: unknown key"));
         assert!(parse("kind = \"vbl\"").unwrap_err().contains("did you mean \"vlb\""));
+        assert_eq!(
+            parse("kind = \"flowcell\"").unwrap().routing,
+            Routing::Flowcell { flowcell_bytes: Bytes(65_536) }
+        );
+        assert_eq!(
+            parse("kind = \"flowcell\"\nflowcell_bytes = \"16KB\"").unwrap().routing,
+            Routing::Flowcell { flowcell_bytes: Bytes(16_000) }
+        );
+        assert!(parse("kind = \"flowcell\"\nflowcell_bytes = \"0B\"")
+            .unwrap_err()
+            .starts_with("routing.flowcell_bytes:"));
+        assert!(parse("kind = \"flowcell\"\nflowcell_bytes = \"lots\"")
+            .unwrap_err()
+            .starts_with("routing.flowcell_bytes:"));
+        assert!(parse("kind = \"ecmp\"\nflowcell_bytes = \"64KB\"")
+            .unwrap_err()
+            .starts_with("routing.flowcell_bytes: unknown key"));
         assert!(parse("kind = \"rps\"\nsource_routes = 1")
             .unwrap_err()
             .starts_with("routing.source_routes:"));

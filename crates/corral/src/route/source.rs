@@ -83,7 +83,7 @@ mod tests {
                 &rt,
                 &net,
                 net.hosts[s as usize],
-                Hop { flow: crate::ids::FlowId(0), dst: d, waypoint: 33, leg: Leg::Rps },
+                Hop { waypoint: 33, ..Hop::toward(crate::ids::FlowId(0), d, Leg::Rps) },
                 &mut path
             ));
             let route = sr.encode(&net, &path).unwrap();

@@ -8,7 +8,8 @@
 //!
 //! * `static`, `ecmp`, `dest_tag`: the one path the packet router takes (the same hash, the
 //!   same destination bits, the same dimension order), fraction 1 on each of its links.
-//! * `spray`: a uniform choice among equal-cost next hops at every hop.
+//! * `spray`: a uniform choice among equal-cost next hops at every hop; `flowcell` too (over
+//!   many cells, each choice point rotates its flow over all its next hops).
 //! * `rps`: uniform over all minimal paths; the fraction on a link is the share of minimal
 //!   paths through it, counted by dynamic programming on the shortest-path DAG (paths through
 //!   u->v = paths s->u times paths v->d), not enumerated. It differs from `spray` where the
@@ -20,7 +21,7 @@
 //! * `equal_length`: up through uplinks to the top tier, then down, each step uniform
 //!   (`core = "random"`) or by destination bits.
 
-use super::{Hop, RouteTable, Router, Routing, NO_WAYPOINT};
+use super::{Hop, RouteTable, Router, Routing};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::net::Network;
 use std::collections::HashMap;
@@ -74,8 +75,7 @@ impl<'a> UsageBuilder<'a> {
         let s = self.net.hosts[src as usize];
         match routing {
             Routing::Static | Routing::Ecmp | Routing::DestTag => {
-                let hop =
-                    Hop { flow: FlowId(flow), dst, waypoint: NO_WAYPOINT, leg: routing.leg() };
+                let hop = Hop::toward(FlowId(flow), dst, routing.leg());
                 if !self.router.path(self.routes, self.net, s, hop, &mut self.path) {
                     return Vec::new();
                 }
@@ -83,7 +83,9 @@ impl<'a> UsageBuilder<'a> {
                 out.sort_unstable_by_key(|e| e.0);
                 out
             }
-            Routing::Spray => self.spray(s, dst, true),
+            // Flowcells: over many cells, each choice point's digit is uniform over its next
+            // hops, as per-hop spraying.
+            Routing::Spray | Routing::Flowcell { .. } => self.spray(s, dst, true),
             Routing::Rps => self.spray(s, dst, false),
             Routing::Vlb => self.vlb(src, dst),
             Routing::Wlb { direct } => {
@@ -420,8 +422,7 @@ mod tests {
         let mut r = Router::new(7, net.nodes.len(), net.hosts.len());
         let mut node = net.hosts[0];
         let mut ports = Vec::new();
-        let mut hop =
-            Hop { flow: FlowId(9), dst: 15, waypoint: NO_WAYPOINT, leg: Routing::Ecmp.leg() };
+        let mut hop = Hop::toward(FlowId(9), 15, Routing::Ecmp.leg());
         while node != net.hosts[15] {
             let p = r.next_port(&rt, &net, node, &mut hop).expect("reachable");
             ports.push(p.0);

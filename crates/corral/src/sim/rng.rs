@@ -22,8 +22,9 @@ pub struct Rng {
 pub mod stream {
     pub const FLOW_START: u64 = 1;
     pub const SPRAY: u64 = 2;
-    /// Index i: `[[flows]]` entry i; index 2^40 + 16 b + k: `[[traffic]]` block b, purpose k
-    /// (arrivals, pairs, sizes, deadlines, setup, link share; `workload::generate`).
+    /// Index i: `[[flows]]` entry i; index 2^40 + 16 b + k: `[[traffic]]` block b (its
+    /// `stream`, else its position), purpose k (arrivals, pairs, sizes, deadlines, setup, link
+    /// share; `workload::generate`).
     pub const WORKLOAD: u64 = 3;
     pub const ECMP: u64 = 4;
     pub const HOST_JITTER: u64 = 5;
@@ -44,6 +45,8 @@ pub mod stream {
     pub const RPC: u64 = 13;
     /// A flow's congestion controller (BBR's ProbeBW phase), per flow index.
     pub const CONTROLLER: u64 = 14;
+    /// Flowcell routing's per-(flow, switch) rotation offsets (a stateless hash salt).
+    pub const FLOWCELL: u64 = 15;
 }
 
 impl Rng {

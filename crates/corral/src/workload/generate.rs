@@ -23,6 +23,10 @@ use std::path::Path;
 fn stream_index(block: usize, purpose: u64) -> u64 {
     (1 << 40) + block as u64 * 16 + purpose
 }
+/// The stream index of block `i`: its `stream`, else its position.
+fn stream_of(spec: &TrafficSpec, i: usize) -> usize {
+    spec.stream.map_or(i, |s| s as usize)
+}
 const ARRIVALS: u64 = 0;
 const PAIRS: u64 = 1;
 const SIZES: u64 = 2;
@@ -129,7 +133,7 @@ pub fn generate_block(
         stop: spec.stop_or(duration),
         net,
         routes,
-        deadlines: Rng::stream(seed, stream::WORKLOAD, stream_index(i, DEADLINES)),
+        deadlines: Rng::stream(seed, stream::WORKLOAD, stream_index(stream_of(spec, i), DEADLINES)),
     };
     if spec.pattern == TrafficPattern::Trace {
         return block.replay(base);
@@ -196,7 +200,11 @@ impl Block<'_> {
 
     /// The block's random stream for `purpose`.
     fn rng(&self, purpose: u64) -> Rng {
-        Rng::stream(self.seed, stream::WORKLOAD, stream_index(self.i, purpose))
+        Rng::stream(
+            self.seed,
+            stream::WORKLOAD,
+            stream_index(stream_of(self.spec, self.i), purpose),
+        )
     }
 
     fn too_many(&self) -> crate::Error {
@@ -499,6 +507,15 @@ pub fn generate(
 ) -> Result<Vec<FlowDef>> {
     let mut all = Vec::new();
     for (i, spec) in blocks.iter().enumerate() {
+        if let Some(j) = (0..i).find(|&j| stream_of(&blocks[j], j) == stream_of(spec, i)) {
+            return Err(config_err(
+                format!("traffic[{i}].stream"),
+                format!(
+                    "block {j} already draws from stream {} (a block's default is its position); give each block its own",
+                    stream_of(spec, i)
+                ),
+            ));
+        }
         let left = budget.saturating_sub(all.len() as u64);
         let block = generate_block(spec, i, seed, duration, net, routes, base, left)?;
         // A block's flows are moved, not copied, when they are the first.

@@ -15,6 +15,11 @@ use serde::{Deserialize, Serialize};
 pub struct TrafficSpec {
     /// all_to_all | inter_rack | many_to_one | permutation | incast | trace.
     pub pattern: TrafficPattern,
+    /// The block's random streams (arrivals, pairs, sizes, deadlines) by this index instead
+    /// of its position among the blocks (default), so that a block draws the same flows
+    /// whichever other blocks a scenario keeps; no two blocks may share one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<u32>,
     /// Hosts taking part (default: every host).
     pub hosts: Option<Hosts>,
     /// The receiver of many_to_one (required) and incast (default: a random host per request).

@@ -125,7 +125,7 @@ impl Simulation {
             ts,
         });
         if let Some(sr) = self.source_routes {
-            let hop = Hop { flow, dst: to, waypoint, leg };
+            let hop = Hop { waypoint, cell: routing.cell(seq), ..Hop::toward(flow, to, leg) };
             let mut path = std::mem::take(&mut self.path_buf);
             let whole = self.router.path(
                 &self.routes,

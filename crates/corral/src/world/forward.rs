@@ -10,7 +10,7 @@ use super::{path_cache, Event, Simulation};
 use crate::ids::{PktId, PortId};
 use crate::net::queue::{Admit, Arrival, Discipline};
 use crate::net::PacketKind;
-use crate::route::{Hop, NO_WAYPOINT};
+use crate::route::{Hop, Leg, NO_WAYPOINT};
 
 impl Simulation {
     pub(super) fn on_arrive(&mut self, ingress: PortId, pkt: PktId) {
@@ -44,7 +44,7 @@ impl Simulation {
         } else if p.waypoint == NO_WAYPOINT {
             // The common case: straight to the destination, one rule-based pick, or the
             // flow's learned path when the rule always picks the same.
-            let (flow, dst, leg, hop) = (p.flow, p.dst, p.leg, p.ridx);
+            let (flow, dst, leg, hop, seq) = (p.flow, p.dst, p.leg, p.ridx, p.seq);
             let cached = path_cache::cacheable(leg);
             let data = cached && dst == self.hot[flow.idx()].dst;
             let learned = if cached {
@@ -63,9 +63,18 @@ impl Simulation {
                     self.lose_without_route(node, pkt, in_slot);
                     return;
                 } else {
-                    let h = Hop { flow, dst, waypoint: NO_WAYPOINT, leg };
+                    let mut h = Hop::toward(flow, dst, leg);
+                    if leg == Leg::Flowcell {
+                        h.cell = self.hot[flow.idx()].routing.cell(seq);
+                        h.depth = hop;
+                    }
                     self.router.pick_toward(&self.routes, &self.net, node, cands, &h)
                 };
+                if leg == Leg::Flowcell {
+                    // Flowcells count the switches a packet has left (its rotation's digit).
+                    let p = self.arena.get_mut(pkt);
+                    p.ridx = p.ridx.saturating_add(1);
+                }
                 if cached {
                     if self.paths.len() <= flow.idx() {
                         self.paths
@@ -77,7 +86,7 @@ impl Simulation {
                 out
             }
         } else {
-            let mut hop = Hop { flow: p.flow, dst: p.dst, waypoint: p.waypoint, leg: p.leg };
+            let mut hop = Hop { waypoint: p.waypoint, ..Hop::toward(p.flow, p.dst, p.leg) };
             let Some(out) = self.router.next_port(&self.routes, &self.net, node, &mut hop) else {
                 self.lose_without_route(node, pkt, in_slot);
                 return;

@@ -116,5 +116,6 @@ mod tests {
         );
         assert!(cacheable(Leg::Ecmp) && cacheable(Leg::Static) && cacheable(Leg::DestTag));
         assert!(!cacheable(Leg::Spray) && !cacheable(Leg::Rps) && !cacheable(Leg::EqualRandom));
+        assert!(!cacheable(Leg::Flowcell), "a flowcell flow changes path every cell");
     }
 }

@@ -12,6 +12,7 @@ mod equal_length;
 mod events;
 mod failures;
 mod fairness;
+mod flowcell;
 mod fluid;
 mod hcc;
 mod host_backpressure;

@@ -357,3 +357,41 @@ fn load_basis_run_offers_the_load_within_the_run() {
     );
     assert!(bad.err().unwrap().to_string().starts_with("traffic[0].load_basis"));
 }
+
+// A block's `stream` keeps its flows whatever other blocks the scenario keeps: block "c"
+// drawn third (position 2) and alone with `stream = 2` gives the same arrivals, pairs and
+// sizes; without it, alone it draws another sample. Two blocks on one stream are refused.
+#[test]
+fn a_block_keeps_its_flows_by_its_stream() {
+    let block = |stream: &str, tag: &str| {
+        format!("[[traffic]]\npattern = \"all_to_all\"\nsize = {{ cdf = \"websearch\" }}\nload = 0.2\ntag = \"{tag}\"\n{stream}\n")
+    };
+    let sample = |text: String, tag: &str| -> Vec<(u32, u32, Option<u64>, Time)> {
+        let (flows, _) = flows_of(&scenario("50ms", &text));
+        flows.iter().filter(|f| f.tag == tag).map(|f| (f.src, f.dst, f.size, f.start)).collect()
+    };
+    let three = format!(
+        "{}{}{}",
+        block("stream = 0", "a"),
+        block("stream = 1", "b"),
+        block("stream = 2", "c")
+    );
+    let kept = sample(three, "c");
+    assert!(kept.len() > 100, "{} flows", kept.len());
+    assert_eq!(
+        sample(block("stream = 2", "c"), "c"),
+        kept,
+        "alone with its stream: the same flows"
+    );
+    assert_ne!(sample(block("", "c"), "c"), kept, "alone at position 0: another sample");
+    let e = corral::scenario::load(
+        &scenario("10ms", &format!("{}{}", block("stream = 1", "a"), block("", "b"))),
+        &[],
+        "test",
+    )
+    .and_then(corral::Simulation::new)
+    .err()
+    .expect("two blocks on stream 1")
+    .to_string();
+    assert!(e.starts_with("traffic[1].stream: block 0 already draws from stream 1"), "{e}");
+}
