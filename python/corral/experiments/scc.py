@@ -88,7 +88,8 @@ def tenants_text(scc: bool) -> str:
     scenario = Scenario.from_toml(case_text(("DS",), scc))
     [ds] = scenario.get("traffic")
     assert (ds.get("hosts"), ds.get("dst"), ds.get("tenant")) == (["h1", "h4"], "h4", "ds"), "fig1.toml's DS block changed"
-    scenario.set("traffic", [{**ds, "tenant": "A"}, {**ds, "hosts": ["h0", "h3"], "dst": "h3", "tenant": "B"}])
+    # Each tenant on a stream of its own (two blocks may not share one).
+    scenario.set("traffic", [{**ds, "tenant": "A", "stream": 0}, {**ds, "hosts": ["h0", "h3"], "dst": "h3", "tenant": "B", "stream": 1}])
     if scc:
         scenario.set("scheme.weights", {"A/DS": TENANT_WEIGHTS[0], "B/DS": TENANT_WEIGHTS[1]})
     return scenario.to_toml()
