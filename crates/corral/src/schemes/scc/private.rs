@@ -99,10 +99,15 @@ pub fn ls_reference(p: &LsParams, queues_bits: &[f64]) -> f64 {
     queues_bits.iter().map(|&q| ls_need(p, q).max(p.floor)).sum()
 }
 
-/// Algorithm 3's in-tunnel rates within `granted`: each flow's x_s (at least the floor) if
-/// all fit, else admission by descending V_s while they fit, the rest of the grant in that
-/// order; every flow keeps its floor.
+/// Algorithm 3's in-tunnel rates within `granted` (the paper's BW_res): each flow's x_s (at
+/// least the floor) if all fit, else admission by descending V_s while they fit, the rest of
+/// the grant in that order; every flow keeps its floor. The floor (10 packets per RTT, "the
+/// average bandwidth of a tunnel to be at least 10 x N_f") is what the tunnel asks for (its
+/// reference weight); the rates never exceed the grant, so when the grant is below N_f floors
+/// each flow's floor is an equal share of it.
 pub fn ls_rates(p: &LsParams, queues_bits: &[f64], granted: f64) -> Vec<f64> {
+    let floor = p.floor.min(granted.max(0.0) / queues_bits.len().max(1) as f64);
+    let p = &LsParams { floor, ..*p };
     let need: Vec<f64> = queues_bits.iter().map(|&q| ls_need(p, q).max(p.floor)).collect();
     let value = |q: f64| q + p.q_star_bits - 2.0 * p.epsilon * p.q_star_bits;
     let mut order: Vec<usize> = (0..need.len()).collect();
@@ -231,5 +236,19 @@ mod tests {
         let r = ls_rates(&p, &q, 120e6);
         assert_eq!(r, vec![100e6, 1e6, 19e6]);
         assert!((r.iter().sum::<f64>() - 120e6).abs() < 1.0);
+    }
+
+    // A grant below the flows' floors (3 flows at 1 Mbps, 1.5 Mbps granted): the rates stay
+    // within the grant, an equal share each where the queues need nothing more, and the
+    // grant goes by V where one does; the reference still asks for the floors.
+    #[test]
+    fn ls_rates_never_exceed_the_grant() {
+        let p = LsParams { q_star_bits: 100e3, epsilon: 0.5, slot_s: 1e-3, floor: 1e6 };
+        assert_eq!(ls_rates(&p, &[0.0, 0.0, 0.0], 1.5e6), vec![0.5e6, 0.5e6, 0.5e6]);
+        let r = ls_rates(&p, &[150e3, 40e3, 90e3], 1.5e6);
+        assert!(r.iter().sum::<f64>() <= 1.5e6 + 1.0, "{r:?}");
+        assert!(r.iter().all(|&x| x >= 0.5e6 - 1.0), "every flow keeps its share of the floor: {r:?}");
+        assert_eq!(ls_reference(&p, &[0.0, 0.0, 0.0]), 3e6, "the tunnel still asks for 10 x N_f");
+        assert_eq!(ls_rates(&p, &[0.0, 0.0], 0.0), vec![0.0, 0.0], "no grant, no rate");
     }
 }
