@@ -93,10 +93,11 @@ pub struct RackccConfig {
     /// the JumboFlow's base RTT, and each subflow's law runs once per its smoothed RTT,
     /// queueing included, with r = MSS / that RTT, as DCTCP's window moves once per RTT).
     pub rtt: Option<Time>,
-    /// How a subflow's f limits it (default "rate": a token bucket at s = min(f, D), the
-    /// paper's section 5, "flow control is rate based, rather than window based"; "window":
-    /// a congestion window of s x RTT, sent at the NIC's rate and clocked by ACKs, section
-    /// 3.1's "servers set a subflow's congestion window using the following equation").
+    /// How a subflow's f limits it (default "rate"). "rate": a token bucket at s = min(f, D),
+    /// as the paper's section 5 says ("flow control is rate based, rather than window
+    /// based"); "window": a congestion window of s x RTT, sent at the NIC's rate and clocked
+    /// by ACKs, as its section 3.1 says ("servers set a subflow's congestion window using
+    /// the following equation").
     pub sending: Sending,
     /// Whether a server applies a marked round's cut when the ToR's message brings it
     /// (default false: at the subflow's next RTT tick, as the paper says); either way at most once
