@@ -247,7 +247,10 @@ mod tests {
         assert_eq!(ls_rates(&p, &[0.0, 0.0, 0.0], 1.5e6), vec![0.5e6, 0.5e6, 0.5e6]);
         let r = ls_rates(&p, &[150e3, 40e3, 90e3], 1.5e6);
         assert!(r.iter().sum::<f64>() <= 1.5e6 + 1.0, "{r:?}");
-        assert!(r.iter().all(|&x| x >= 0.5e6 - 1.0), "every flow keeps its share of the floor: {r:?}");
+        assert!(
+            r.iter().all(|&x| x >= 0.5e6 - 1.0),
+            "every flow keeps its share of the floor: {r:?}"
+        );
         assert_eq!(ls_reference(&p, &[0.0, 0.0, 0.0]), 3e6, "the tunnel still asks for 10 x N_f");
         assert_eq!(ls_rates(&p, &[0.0, 0.0], 0.0), vec![0.0, 0.0], "no grant, no rate");
     }
