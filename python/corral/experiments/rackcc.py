@@ -71,6 +71,12 @@ COEXIST_VARIANTS = {
     "window sending": lambda n: ("scheme.sending=window",),
     "window sending, a JumboFlow per subflow": lambda n: ("scheme.sending=window", f"scheme.jumboflows={n}"),
 }
+
+
+def _coexist_variants(n: int) -> list[str]:
+    """The coexistence variants run with `n` subflows (with one subflow a JumboFlow per
+    subflow is the window variant again)."""
+    return [v for v in COEXIST_VARIANTS if not (n == 1 and "per subflow" in v)]
 ROUTINGS = {"ecmp": (), "spray": ("routing.kind=spray", "transport.dupthresh=10", "scheme.dupthresh=10")}
 SERVERS = 5  # per rack; rack A is h0-h4, rack B (another pod) h25-h29
 DEFAULT = {"subflows": 25, "period_us": 10, "size": 150_000}
@@ -130,10 +136,8 @@ def jobs(seeds: list[int], fig3_seeds: list[int], quick: bool, overrides: tuple[
             out.append(Job(DTARGET, (f"seed={seed}", f"duration={duration}", *overrides), {"study": "dtarget", "seed": seed, "duration": duration}))
         for n in COEXIST_N:
             hosts = [", ".join(f'"h{first + i}"' for i in range(n)) for first in (0, 4)]
-            for variant, settings in COEXIST_VARIANTS.items():
-                if n == 1 and "per subflow" in variant:
-                    continue  # one subflow: one JumboFlow either way
-                over = (f"seed={seed}", f"flows.0.src=[{hosts[0]}]", f"flows.1.src=[{hosts[1]}]", *settings(n), *overrides)
+            for variant in _coexist_variants(n):
+                over = (f"seed={seed}", f"flows.0.src=[{hosts[0]}]", f"flows.1.src=[{hosts[1]}]", *COEXIST_VARIANTS[variant](n), *overrides)
                 out.append(Job(COEXIST, over, {"study": "coexist", "seed": seed, "subflows": n, "variant": variant}))
     return out
 
@@ -372,9 +376,7 @@ def _acceptance(r: Report, c: cl.Claims) -> None:
     for n in COEXIST_N:
         runs = r.runs.filter((pl.col("study") == "coexist") & (pl.col("subflows") == n))
         flows, flows_of = ("flow", "flow's") if n == 1 else ("flows", "flows'")
-        for variant in COEXIST_VARIANTS:
-            if n == 1 and "per subflow" in variant:
-                continue
+        for variant in _coexist_variants(n):
             share = [100 * x for x in per_seed(runs, "rackcc_share", variant=variant)]
             if variant == "RackCC":
                 c.add("section 5", f"coexistence: a JumboFlow of {n} subflow{'s' * (n > 1)} against {n} DCTCP {flows}, its share of the bottleneck ('TCP-friendly')",
