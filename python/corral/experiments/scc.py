@@ -346,6 +346,8 @@ def baselines() -> list[dict[str, str]]:
         b("pFabric", "priorities", "remaining bytes; DS before CS", "pFabric paper; 'high priority to DS flows' the SCC paper's"),
         b("SCC", "underlay", "eqs. 1-2 read as weighted DCTCP: + W_t segments per RTT, cut (1 - alpha/2) once per RTT; no rate validation",
           paper + ", section III-B (the reading ours, this reproduction's docs page)"),
+        b("SCC", "least increase", f"none: a tunnel grows by its weight W_t (min_increase 0); {scc_fabric.LEAST_INCREASE:g} segment per RTT "
+          "as a sensitivity run (web-search and MapReduce coexistence)", paper + ", eqs. 1, 3-4 (the option ours)"),
         b("SCC", "division weights", f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}", ours),
         b("SCC FIFO tunnels", "in-tunnel scheduling", "off: one FIFO packet queue per tunnel at the source host, released at R_t; "
           "its flows send as their windows allow", paper + ", sections III-A and V ('a rate limited per-tunnel queue')"),

@@ -149,6 +149,7 @@ fn bad_settings_name_their_key() {
         ("cc = { XS = \"dctcp\" }", "scheme.cc.XS"),
         ("remark_threshold = -1.0", "scheme.remark_threshold"),
         ("in_tunnel = false\nfifo = \"lifo\"", "scheme.fifo"),
+        ("min_increase = -1.0", "scheme.min_increase"),
     ] {
         let text =
             two_tunnels(setting).replace("weights = { \"a/CS\" = 2.0, \"b/CS\" = 1.0 }\n", "");
@@ -277,4 +278,76 @@ fn fifo_tunnels_share_by_weight_through_their_queues() {
         &[],
     );
     assert_eq!(old.tunnel_counts().0, 0, "equal shares: no tunnel queue");
+}
+
+// The least increase (`scheme.min_increase`, our option): one CS division with a 100 MB flow
+// h0 -> h2 and a stream of 10 KB flows h1 -> h3, so the tracker gives the large flow's tunnel
+// about 1e-4 of the division's weight (Σ 1/M); a 2 MB flow of another tenant shares h2's link
+// for the first tens of ms and cuts it to its floor. After that flow ends the link to h2 is
+// the large flow's alone: as written (eqs. 1, 3-4) its tunnel grows by its weight, about
+// nothing, and leaves the link mostly idle; growing at least one segment per RTT it fills it.
+#[test]
+fn a_least_increase_lets_a_tunnel_of_weight_near_zero_fill_an_idle_link() {
+    let share = |min_increase: f64| {
+        let text = format!(
+            r#"duration = "150ms"
+[topology]
+kind = "leaf_spine"
+leaves = 1
+spines = 1
+hosts_per_leaf = 5
+host_rate = "1Gbps"
+fabric_rate = "1Gbps"
+host_delay = "25us"
+[switch]
+buffer = "250pkt"
+queue = "ecn"
+ecn_threshold = "20pkt"
+[transport]
+min_rto = "10ms"
+[scheme]
+kind = "scc"
+cc = {{ CS = "dctcp" }}
+min_increase = {min_increase:.1}
+[[flows]]
+src = "h0"
+dst = "h2"
+size = "100MB"
+tenant = "t"
+class = "CS"
+[[flows]]
+src = "h4"
+dst = "h2"
+size = "2MB"
+tenant = "x"
+class = "CS"
+[[traffic]]
+pattern = "many_to_one"
+hosts = ["h1", "h3"]
+dst = "h3"
+size = "10KB"
+rate = 20000.0
+tenant = "t"
+class = "CS"
+[metrics]
+interval = "10ms"
+"#
+        );
+        let sim = common::run(&text, &[]);
+        let tp = &sim.metrics.throughput;
+        let (from, to) = (0.09, 0.15);
+        let bytes: u64 = (0..tp.time.len())
+            .filter(|&k| tp.flow[k] == 0)
+            .filter(|&k| tp.time[k].as_secs_f64() > from + 1e-9)
+            .map(|k| tp.bytes[k])
+            .sum();
+        bytes as f64 * 8.0 / (to - from) / 1e9
+    };
+    let (as_written, least) = (share(0.0), share(1.0));
+    assert!(
+        as_written < 0.5,
+        "as written: the large flow takes {:.2} of the idle link",
+        as_written
+    );
+    assert!(least > 0.9, "growing a segment per RTT: {:.2}", least);
 }

@@ -98,6 +98,13 @@ pub struct SccConfig {
     pub remark_threshold: f64,
     /// Rate validation of the underlay (default false: our addition, see [`underlay`]).
     pub validate: bool,
+    /// The least a tunnel's window grows per RTT, in segments (default 0: eqs. 1, 3-4 as
+    /// written, a tunnel grows by its weight W_t). The tracker gives a tunnel of large CS
+    /// flows or late DS flows a weight near 0, so after a cut it does not grow back onto a
+    /// link left idle; 1 makes every tunnel grow at least as DCTCP does (work-conserving), at
+    /// the cost of the shortest-first order the weights give between tunnels. Our option,
+    /// see [`underlay`].
+    pub min_increase: f64,
 }
 
 impl Default for SccConfig {
@@ -120,6 +127,7 @@ impl Default for SccConfig {
             remark: true,
             remark_threshold: 20.0,
             validate: false,
+            min_increase: 0.0,
         }
     }
 }
@@ -157,6 +165,9 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         "scheme.remark_threshold",
         || format!("must be a number of packets >= 0, got {}", cfg.remark_threshold),
     )?;
+    ensure(cfg.min_increase.is_finite() && cfg.min_increase >= 0.0, "scheme.min_increase", || {
+        format!("must be a number of segments per RTT >= 0, got {}", cfg.min_increase)
+    })?;
     ensure(cfg.report_header >= 1 && cfg.feedback_bytes >= 1, "scheme.report_header", || {
         "report_header and feedback_bytes must be at least 1 byte".into()
     })?;
@@ -388,6 +399,7 @@ impl Scc {
         UccParams {
             mode: self.cfg.ucc,
             validate: self.cfg.validate,
+            min_increase: self.cfg.min_increase,
             g: self.cfg.g,
             mss_bits,
             period_s: self.cfg.feedback.as_secs_f64(),

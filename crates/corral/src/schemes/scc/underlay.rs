@@ -26,6 +26,11 @@
 //! - **Rate validation** (`validate`, off by default; RFC 7661's idea for windows, **our
 //!   addition**, the paper has none). A tunnel whose flows send less than half its rate grows
 //!   no further, and a cut starts from the rate it used, not the rate it was allowed.
+//! - **Least increase** (`min_increase`, default 0; **our option**, the paper has none).
+//!   The paper calls the underlay "work-conserving", but with eqs. 3-4 a tunnel whose
+//!   reference weight is near 0 (large CS flows: Σ 1/M; late DS flows: 0) grows by almost
+//!   nothing per RTT, so after a cut it stays near its floor even when its path falls idle.
+//!   With `min_increase = m` the window grows by max(W_t, m) segments per RTT.
 //! - **Tracker** (eqs. 3-4): λ_d = W_d / Σ W'_t and W_t = λ_d W'_t, so a division's tunnel
 //!   weights sum to W_d.
 
@@ -55,6 +60,8 @@ pub struct Underlay {
 pub struct UccParams {
     pub mode: UccMode,
     pub validate: bool,
+    /// The least weight the increase uses (segments per RTT).
+    pub min_increase: f64,
     pub g: f64,
     pub mss_bits: f64,
     pub period_s: f64,
@@ -114,6 +121,7 @@ impl Underlay {
                     if idle {
                         self.window
                     } else {
+                        let w = w.max(p.min_increase);
                         (self.window + w * p.mss_bits * p.period_s / p.rtt_s)
                             .min(self.window.max(p.line * p.max_rtt_s))
                     }
@@ -154,6 +162,7 @@ mod tests {
         UccParams {
             mode,
             validate: false,
+            min_increase: 0.0,
             g: 1.0 / 16.0,
             mss_bits: 100.0,
             period_s: 1e-4,
@@ -208,6 +217,20 @@ mod tests {
         u.feedback(&p, 1.0, 10, 10, 100e6, true);
         let expect = 100e6 * (1.0 - (0.5 * 15.0 / 16.0 + 1.0 / 16.0) / 2.0);
         assert!((u.rate - expect).abs() < 1e-3, "{} against {expect}", u.rate);
+    }
+
+    // A tunnel of weight near 0 hardly grows after a cut; with `min_increase` 1 it grows one
+    // segment per RTT (as DCTCP), and a weight above the least still counts in full.
+    #[test]
+    fn the_least_increase_lifts_a_weight_near_zero_only() {
+        let mut u = Underlay::new(100e6, 1e-4);
+        u.feedback(&params(UccMode::Paper), 1e-4, 0, 10, 1e12, true);
+        assert!((u.rate - 100e6).abs() < 1e3, "grows 1e-4 segments: {}", u.rate);
+        let p = UccParams { min_increase: 1.0, ..params(UccMode::Paper) };
+        u.feedback(&p, 1e-4, 0, 10, 1e12, true);
+        assert!((u.rate - 101e6).abs() < 2e3, "at least one segment per RTT: {}", u.rate);
+        u.feedback(&p, 3.0, 0, 10, 1e12, true);
+        assert!((u.rate - 104e6).abs() < 2e3, "a weight of 3 adds 3: {}", u.rate);
     }
 
     /// Two tunnels weighted `wa` and `wb` behind a 1 Gbps link, marked while their sum
