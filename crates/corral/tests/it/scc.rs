@@ -351,3 +351,35 @@ interval = "10ms"
     );
     assert!(least > 0.9, "growing a segment per RTT: {:.2}", least);
 }
+
+// A FIFO tunnel whose flows have handed all their bytes to its queue still weighs them: the
+// paper's reference weight counts the tunnel's active flows (CS: Σ 1/M over the bytes not yet
+// delivered), and a flow whose last bytes wait in the queue is active. One division (t/CS,
+// weight 2) with two FIFO tunnels into h2: h1 sends one 100 MB flow from 0; h0 sends a 2 MB
+// flow from 0 (so its tunnel has shared the link and been cut) and at 30 ms a burst of 100
+// flows of 10 KB, each within its initial window, so all of them are in the queue at once.
+// The burst is 1 MB, 8 ms at line rate; its flows' reference weight (Σ 1/M over 10 KB flows)
+// is far above the long flow's, so its tunnel takes most of the link and the burst ends
+// within 20 ms (14 ms). Counting only flows with bytes not yet handed to the queue gave the
+// burst's tunnel weight 0 (the long flow's tunnel all of W_d): it never grew while marks cut
+// it, and the burst took 27 ms.
+#[test]
+fn a_fifo_tunnel_weighs_the_flows_waiting_in_its_queue() {
+    let mut flows = String::from(
+        "[[flows]]\nsrc = \"h1\"\ndst = \"h2\"\ntenant = \"t\"\nclass = \"CS\"\nsize = \"100MB\"\n\
+         [[flows]]\nsrc = \"h0\"\ndst = \"h2\"\ntenant = \"t\"\nclass = \"CS\"\nsize = \"2MB\"\n",
+    );
+    for _ in 0..100 {
+        flows += "[[flows]]\nsrc = \"h0\"\ndst = \"h2\"\ntenant = \"t\"\nclass = \"CS\"\nsize = \"10KB\"\nstart = \"30ms\"\n";
+    }
+    let rest = format!(
+        "[transport]\nmin_rto = \"10ms\"\n[scheme]\nkind = \"scc\"\nweights = {{ \"t/CS\" = 2.0 }}\n\
+         cc = {{ CS = \"dctcp\" }}\nin_tunnel = false\n{flows}"
+    );
+    let sim = common::run(&dumbbell(2, "120ms", &rest), &[]);
+    let burst_end = sim.flows[2..]
+        .iter()
+        .map(|f| f.finish.expect("every burst flow finishes").as_secs_f64())
+        .fold(0.0, f64::max);
+    assert!(burst_end - 0.030 <= 0.020, "the burst took {:.1} ms", 1e3 * (burst_end - 0.030));
+}

@@ -25,7 +25,8 @@
 //!   in-tunnel algorithms"). With `fifo = "queue"` (the default) the tunnel is the paper's
 //!   "rate limited per-tunnel queue": its flows send as their windows allow (at line rate)
 //!   into one first-in first-out queue at the source host, which releases packets at R_t
-//!   (`world::tunnels`). `fifo = "equal_shares"` is the former approximation: each flow an
+//!   (`world::tunnels`); its W'_t counts every unfinished flow, those whose last bytes wait
+//!   in the queue included. `fifo = "equal_shares"` is the former approximation: each flow an
 //!   equal share of R_t on its own token bucket, no shared queue.
 //! - **Re-marking** (section III, "Congestion Signal": "SCC remarks the ECN bit based on
 //!   concurrent queue length and properties of flows inside the tunnel"). The bytes a flow's
@@ -514,9 +515,20 @@ impl Scc {
         }
     }
 
+    /// The flows the tunnel's reference weight counts, its active ones: those with bytes to
+    /// send, and in a FIFO queue every unfinished flow (its sent bytes may still wait in the
+    /// queue, so a flow that has handed over its last byte is still active).
+    fn weighed(&self, ctx: &dyn Ctx, t: usize) -> Vec<u32> {
+        if self.fifo_queue() {
+            self.tunnels[t].flows.clone()
+        } else {
+            self.sending(ctx, t)
+        }
+    }
+
     /// The tunnel's reference weight W'_t now.
     fn reference(&self, ctx: &dyn Ctx, t: usize) -> f64 {
-        let flows = self.sending(ctx, t);
+        let flows = self.weighed(ctx, t);
         match self.tunnels[t].objective {
             Objective::Cs => private::cs_reference(&cs_left(ctx, &flows)),
             Objective::Ds => private::ds_reference(&ds_flows(ctx, &flows)),
