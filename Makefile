@@ -11,7 +11,7 @@
 #   make release   the same, with profile-guided optimization (scripts/pgo.py), the fastest engine
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
 #   make bench     the speed benchmark (bench/README.md), on a profile-guided build
-#   make lint      rustfmt --check, clippy (warnings as errors) and ruff
+#   make lint      rustfmt --check, clippy (warnings as errors), ruff check and ruff format --check
 #
 # `make test` compiles the Rust code once, in the `ci` profile (Cargo.toml: optimized, in
 # parallel codegen units, no LTO): the wheel the Python tests import and the Rust tests share
@@ -153,9 +153,12 @@ bench: release
 	$(PY) bench/run.py --engine $(ENGINE)
 
 # Formatting (rustfmt.toml), clippy with warnings as errors, and ruff over the Python code
-# (pyproject.toml's [tool.ruff]); .ci/run runs it after the tests.
+# (pyproject.toml's [tool.ruff]): its lint rules and its formatter, pinned to one version so
+# that the formatting it checks does not change under a new release; .ci/run runs it after
+# the tests.
 lint: $(PY)
 	cargo fmt --all -- --check
 	cargo clippy --profile ci --workspace --all-targets -- -D warnings
-	@$(PIP) 'ruff>=0.6,<1'
+	@$(PIP) 'ruff==0.17.6'
 	$(VENV)/bin/ruff check python tests bench scripts
+	$(VENV)/bin/ruff format --check python tests bench scripts

@@ -77,7 +77,9 @@ def report(results: list[dict]) -> str:
     lines = ["[alloc] max-min on an 8x8x8 torus (4096 directed links incl. host links), spray over minimal paths"]
     lines.append("  flows    nnz         usage ms   full ms    arrival ms   departure ms")
     for r in results:
-        lines.append(f"  {r['flows']:<8} {r['nnz']:<11,} {r['usage_ms']:<10.1f} {r['full_ms']:<10.2f} "
-                     f"{r['arrival_ms']:<12.2f} {r['departure_ms']:.2f}")
+        lines.append(
+            f"  {r['flows']:<8} {r['nnz']:<11,} {r['usage_ms']:<10.1f} {r['full_ms']:<10.2f} "
+            f"{r['arrival_ms']:<12.2f} {r['departure_ms']:.2f}"
+        )
     lines.append("  goals: 10k flows full < 20 ms, arrival at 10k < 1 ms (one core)")
     return "\n".join(lines) + "\n"

@@ -31,13 +31,20 @@ def bench_cli(engine: Path, runs: int, scenario: Path = SCENARIO) -> dict:
             bare.append(engine_process(engine, scenario))
             cli.append(wall([corral, "run", str(scenario), "--no-plots", "-o", str(Path(tmp) / f"run{i}")]))
             print(f"  cli {i + 1}/{runs}: engine {bare[-1]:.3f} s, corral run {cli[-1]:.3f} s", file=sys.stderr, flush=True)
-    return {"scenario": scenario.name, "engine_s": bare, "cli_s": cli,
-            "ratio": statistics.median(cli) / statistics.median(bare), "pairwise": pairwise(cli, bare)}
+    return {
+        "scenario": scenario.name,
+        "engine_s": bare,
+        "cli_s": cli,
+        "ratio": statistics.median(cli) / statistics.median(bare),
+        "pairwise": pairwise(cli, bare),
+    }
 
 
 def report(r: dict) -> str:
-    return (f"[cli] corral run --no-plots against the engine binary, {r['scenario']} "
-            f"(whole processes, interleaved, median of {len(r['cli_s'])})\n"
-            f"  engine {statistics.median(r['engine_s']):.3f} s, corral run {statistics.median(r['cli_s']):.3f} s"
-            f" -> {r['ratio']:.2f}x, per round {r['pairwise']:.2f}x  (goal <= 1.15)\n"
-            f"  runs: engine {runs_text(r['engine_s'])}; corral run {runs_text(r['cli_s'])}")
+    return (
+        f"[cli] corral run --no-plots against the engine binary, {r['scenario']} "
+        f"(whole processes, interleaved, median of {len(r['cli_s'])})\n"
+        f"  engine {statistics.median(r['engine_s']):.3f} s, corral run {statistics.median(r['cli_s']):.3f} s"
+        f" -> {r['ratio']:.2f}x, per round {r['pairwise']:.2f}x  (goal <= 1.15)\n"
+        f"  runs: engine {runs_text(r['engine_s'])}; corral run {runs_text(r['cli_s'])}"
+    )

@@ -29,7 +29,7 @@ IN_FLIGHT = (16_000, 64_000, 256_000)
 def _scenario(senders: int, body: str) -> str:
     srcs = ", ".join(f'"h{i}"' for i in range(senders))
     return f"""
-duration = "{'1us' if 'count' in body else '5ms'}"
+duration = "{"1us" if "count" in body else "5ms"}"
 [topology]
 kind = "dumbbell"
 senders = {senders}
@@ -60,17 +60,25 @@ def bench_memory() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.toml"
         for n in FLOWS:
-            path.write_text(_scenario(16, f'size = "1MB"\nstart = "999ns"\ncount = {n // 16}\n') + "[transport]\ninitial_window = 1\n")
+            path.write_text(
+                _scenario(16, f'size = "1MB"\nstart = "999ns"\ncount = {n // 16}\n') + "[transport]\ninitial_window = 1\n"
+            )
             _, r = corral_process(path)
             out["flows"].append({"flows": n, "peak_rss_kb": r["peak_rss_kb"]})
             print(f"  memory: {n} flows -> {r['peak_rss_kb'] / 1024:.1f} MB", file=sys.stderr, flush=True)
         for b in IN_FLIGHT:
             w = b // 64
-            path.write_text(_scenario(64, 'size = "unbounded"\n') + f'[switch]\nbuffer = "{2 * b}pkt"\n'
-                            f'[host]\nbuffer = "{2 * w}pkt"\n[transport]\ninitial_window = {w}\nreceive_window = {w * 1460}\n')
+            path.write_text(
+                _scenario(64, 'size = "unbounded"\n') + f'[switch]\nbuffer = "{2 * b}pkt"\n'
+                f'[host]\nbuffer = "{2 * w}pkt"\n[transport]\ninitial_window = {w}\nreceive_window = {w * 1460}\n'
+            )
             _, r = corral_process(path)
             out["packets"].append({"target": b, "in_flight": r["packets_in_flight"], "peak_rss_kb": r["peak_rss_kb"]})
-            print(f"  memory: {r['packets_in_flight']} packets in flight -> {r['peak_rss_kb'] / 1024:.1f} MB", file=sys.stderr, flush=True)
+            print(
+                f"  memory: {r['packets_in_flight']} packets in flight -> {r['peak_rss_kb'] / 1024:.1f} MB",
+                file=sys.stderr,
+                flush=True,
+            )
     f = out["flows"]
     out["bytes_per_flow"], _ = slope([x["flows"] for x in f], [x["peak_rss_kb"] * 1024 for x in f])
     p = out["packets"]
@@ -82,6 +90,8 @@ def report(r: dict) -> str:
     lines = ["[memory] peak resident memory, whole processes (least-squares slope over the points)"]
     lines.append("  flows:   " + ", ".join(f"{x['flows']:,} -> {x['peak_rss_kb'] / 1024:.1f} MB" for x in r["flows"]))
     lines.append(f"           {r['bytes_per_flow']:,.0f} bytes per flow")
-    lines.append("  packets: " + ", ".join(f"{x['in_flight']:,} in flight -> {x['peak_rss_kb'] / 1024:.1f} MB" for x in r["packets"]))
+    lines.append(
+        "  packets: " + ", ".join(f"{x['in_flight']:,} in flight -> {x['peak_rss_kb'] / 1024:.1f} MB" for x in r["packets"])
+    )
     lines.append(f"           {r['bytes_per_packet']:,.0f} bytes per packet in flight")
     return "\n".join(lines) + "\n"

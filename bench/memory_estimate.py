@@ -56,8 +56,9 @@ def measure(path: Path, overrides: list[str], plots: bool) -> tuple[float, dict,
     out = Path(tempfile.mkdtemp()) / "run"
     args = [sys.executable, "-m", "corral.cli", "run", str(path), "-o", str(out)]
     args += [x for o in overrides for x in ("--set", o)] + ([] if plots else ["--no-plots"])
-    kb, code, err = subprocess.run([sys.executable, "-c", MEASURE, *args], capture_output=True, text=True,
-                                   check=True).stdout.split(" ", 2)
+    kb, code, err = subprocess.run(
+        [sys.executable, "-c", MEASURE, *args], capture_output=True, text=True, check=True
+    ).stdout.split(" ", 2)
     summary = json.loads((out / "summary.json").read_text()) if code == "0" else {}
     shutil.rmtree(out.parent, ignore_errors=True)
     return int(kb) * 1024 / 1e6, summary, err
@@ -72,8 +73,11 @@ def main() -> None:
         del sim
         peak, summary, err = measure(path, overrides, plots)
         name = f"{path.parent.name}/{path.name}"
-        print(f"{name:34} {' '.join(overrides):34} {est:8.0f} {peak:8.0f} {peak / est:8.2f} {events:13,} {summary.get('events', 0):13,}"
-              + (f"  {err.strip()[-80:]}" if not summary else ""), flush=True)
+        print(
+            f"{name:34} {' '.join(overrides):34} {est:8.0f} {peak:8.0f} {peak / est:8.2f} {events:13,} {summary.get('events', 0):13,}"
+            + (f"  {err.strip()[-80:]}" if not summary else ""),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -216,11 +216,29 @@ def run(params: dict) -> dict:
     if cc == "dctcp":
         k = float(params.get("ecn_threshold_pkts", 20))
         red = ns.TrafficControlHelper()
-        red.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{buffer_pkts}p")),
-                             "MinTh", ns.DoubleValue(k), "MaxTh", ns.DoubleValue(k), "QW", ns.DoubleValue(1.0),
-                             "UseEcn", ns.BooleanValue(True), "UseHardDrop", ns.BooleanValue(False),
-                             "Gentle", ns.BooleanValue(False), "MeanPktSize", ns.UintegerValue(seg + 52),
-                             "LinkBandwidth", ns.DataRateValue(ns.DataRate(rate)), "LinkDelay", ns.TimeValue(ns.Seconds(delay)))
+        red.SetRootQueueDisc(
+            "ns3::RedQueueDisc",
+            "MaxSize",
+            ns.QueueSizeValue(ns.QueueSize(f"{buffer_pkts}p")),
+            "MinTh",
+            ns.DoubleValue(k),
+            "MaxTh",
+            ns.DoubleValue(k),
+            "QW",
+            ns.DoubleValue(1.0),
+            "UseEcn",
+            ns.BooleanValue(True),
+            "UseHardDrop",
+            ns.BooleanValue(False),
+            "Gentle",
+            ns.BooleanValue(False),
+            "MeanPktSize",
+            ns.UintegerValue(seg + 52),
+            "LinkBandwidth",
+            ns.DataRateValue(ns.DataRate(rate)),
+            "LinkDelay",
+            ns.TimeValue(ns.Seconds(delay)),
+        )
         qdisc = red.Install(bottleneck).Get(0)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
     # With no queue disc, the traffic-control layer drops what arrives while the device queue
@@ -233,7 +251,9 @@ def run(params: dict) -> dict:
     cb.trace_on = bool(trace_path)
     for i in range(senders):
         port = 5000 + i
-        sink_helper = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+        sink_helper = ns.PacketSinkHelper(
+            "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        )
         sink_apps = sink_helper.Install(hosts.Get(senders))
         sink_apps.Start(ns.Seconds(0.0))
         sinks.append(sink_apps.Get(0))

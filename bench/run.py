@@ -190,21 +190,37 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="repetitions per case (median reported; default 3)")
     ap.add_argument("--case", choices=sorted(CASES), action="append", help="run only this case (repeatable)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
-    ap.add_argument("--only", choices=["packet", "alloc", "fluid", "scaling", "memory", "cli"],
-                    help="run only the packet-level cases, the allocation benchmark, fluid vs packet, the scaling table, "
-                         "memory, or corral run against the engine binary")
+    ap.add_argument(
+        "--only",
+        choices=["packet", "alloc", "fluid", "scaling", "memory", "cli"],
+        help="run only the packet-level cases, the allocation benchmark, fluid vs packet, the scaling table, "
+        "memory, or corral run against the engine binary",
+    )
     ap.add_argument("--htsim", type=Path, help="htsim's DCTCP permutation binary: also time it against corral, interleaved")
-    ap.add_argument("--htsim-dumbbell", type=Path, help="the htsim dumbbell driver (bench/htsim/): the dumbbell against htsim too")
-    ap.add_argument("--engine", type=Path, default=ROOT / "target" / "pgo" / "use" / "release" / "examples" / "run_scenario",
-                    help="the engine binary timed beside htsim and corral run; default: the one `make bench` builds "
-                         f"like the wheel ({BUILD_ENGINE}), skipped beside htsim if absent")
+    ap.add_argument(
+        "--htsim-dumbbell", type=Path, help="the htsim dumbbell driver (bench/htsim/): the dumbbell against htsim too"
+    )
+    ap.add_argument(
+        "--engine",
+        type=Path,
+        default=ROOT / "target" / "pgo" / "use" / "release" / "examples" / "run_scenario",
+        help="the engine binary timed beside htsim and corral run; default: the one `make bench` builds "
+        f"like the wheel ({BUILD_ENGINE}), skipped beside htsim if absent",
+    )
     ap.add_argument("--fluid-only", action="store_true", help="with --only fluid: time fluid mode only")
-    ap.add_argument("--packet-runs", type=int, default=1,
-                    help="with --only fluid: packet-level repetitions (median; default 1, ~50 s each); "
-                         "fluid mode takes --runs")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="with --only fluid: override a scenario key in both modes (repeatable), "
-                         "as `corral run -s` does")
+    ap.add_argument(
+        "--packet-runs",
+        type=int,
+        default=1,
+        help="with --only fluid: packet-level repetitions (median; default 1, ~50 s each); fluid mode takes --runs",
+    )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --only fluid: override a scenario key in both modes (repeatable), as `corral run -s` does",
+    )
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
@@ -244,8 +260,9 @@ def main() -> int:
         print(f"htsim side by side: {', '.join(with_htsim)} ...", file=sys.stderr, flush=True)
         engine = args.engine if args.engine.is_file() else None
         if engine is None:
-            print(f"no engine binary at {args.engine}: timing the Python process only "
-                  f"({BUILD_ENGINE})", file=sys.stderr, flush=True)
+            print(
+                f"no engine binary at {args.engine}: timing the Python process only ({BUILD_ENGINE})", file=sys.stderr, flush=True
+            )
         htsim_results = side_by_side.side_by_side(binaries, args.runs, with_htsim, engine)
         print(side_by_side.side_by_side_report(htsim_results) + "\n")
     scaling_results = None
@@ -281,15 +298,24 @@ def main() -> int:
                 print(f"error: {e}", file=sys.stderr)
                 return 2
             r = runs[0]
-            fluid_results[mode] = {"total_s": median_by(runs, "total_s"), "run_s": median_by(runs, "run_s"),
-                                   "all_total_s": [x["total_s"] for x in runs], "events": r["events"],
-                                   "flows": r["summary"]["flows"], "sim_time_s": r["summary"]["sim_time_s"]}
+            fluid_results[mode] = {
+                "total_s": median_by(runs, "total_s"),
+                "run_s": median_by(runs, "run_s"),
+                "all_total_s": [x["total_s"] for x in runs],
+                "events": r["events"],
+                "flows": r["summary"]["flows"],
+                "sim_time_s": r["summary"]["sim_time_s"],
+            }
         sets = "".join(f" {s}" for s in args.set)
-        print(f"[fluid] {path.relative_to(ROOT)}{sets}: {fluid_results['fluid']['flows']} flows, "
-              f"{fluid_results['fluid']['sim_time_s']:g} s simulated; medians")
+        print(
+            f"[fluid] {path.relative_to(ROOT)}{sets}: {fluid_results['fluid']['flows']} flows, "
+            f"{fluid_results['fluid']['sim_time_s']:g} s simulated; medians"
+        )
         for mode, r in fluid_results.items():
-            print(f"  {mode:<7} wall {r['total_s']:.3f} s (run {r['run_s']:.3f} s), {r['events']:,} events;"
-                  f" runs {', '.join(f'{x:.3f}' for x in r['all_total_s'])} s")
+            print(
+                f"  {mode:<7} wall {r['total_s']:.3f} s (run {r['run_s']:.3f} s), {r['events']:,} events;"
+                f" runs {', '.join(f'{x:.3f}' for x in r['all_total_s'])} s"
+            )
         if "packet" in fluid_results:
             sp = fluid_results["packet"]["total_s"] / fluid_results["fluid"]["total_s"]
             # The process's first fluid run alone, as one `corral run` sees it (later runs
@@ -306,9 +332,22 @@ def main() -> int:
         alloc_results = alloc_bench.bench_alloc(runs=max(args.runs, 3))
         print(alloc_bench.report(alloc_results))
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine, "results": results, "alloc": alloc_results, "fluid": fluid_results,
-                                          "htsim": htsim_results, "scaling": scaling_results, "cli": cli_results,
-                                          "memory": memory_results}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "machine": machine,
+                    "results": results,
+                    "alloc": alloc_results,
+                    "fluid": fluid_results,
+                    "htsim": htsim_results,
+                    "scaling": scaling_results,
+                    "cli": cli_results,
+                    "memory": memory_results,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 0
 
 

@@ -35,9 +35,21 @@ BENCH = ROOT / "bench"
 # follows -nodes (k^3/4). "permutation" is htsim's DCTCP permutation main (--htsim),
 # "dumbbell" bench/htsim/main_dumbbell_newreno_bench.cpp (--htsim-dumbbell).
 HTSIM_CASES = {
-    "fat_tree_k8_dctcp": (BENCH / "fat_tree_k8_dctcp.toml", "permutation", ["-nodes", "128", "-conns", "128", "-q", "100", "-end", "100"]),
-    "fat_tree_k16_dctcp": (BENCH / "fat_tree_k16_dctcp.toml", "permutation", ["-nodes", "1024", "-conns", "1024", "-q", "100", "-end", "20"]),
-    "dumbbell_newreno": (BENCH / "dumbbell_newreno.toml", "dumbbell", ["-conns", "8", "-speed", "1000", "-delay", "10", "-qs", "100", "-end", "10"]),
+    "fat_tree_k8_dctcp": (
+        BENCH / "fat_tree_k8_dctcp.toml",
+        "permutation",
+        ["-nodes", "128", "-conns", "128", "-q", "100", "-end", "100"],
+    ),
+    "fat_tree_k16_dctcp": (
+        BENCH / "fat_tree_k16_dctcp.toml",
+        "permutation",
+        ["-nodes", "1024", "-conns", "1024", "-q", "100", "-end", "20"],
+    ),
+    "dumbbell_newreno": (
+        BENCH / "dumbbell_newreno.toml",
+        "dumbbell",
+        ["-conns", "8", "-speed", "1000", "-delay", "10", "-qs", "100", "-end", "10"],
+    ),
 }
 
 # One corral run in a fresh process: prints events and peak RSS (KB) as JSON.
@@ -60,7 +72,9 @@ print(json.dumps({"events": sim.events, "build_s": t1 - t0, "run_s": t2 - t1,
 def corral_process(scenario: Path, overrides: list[str] = ()) -> tuple[float, dict]:
     """Wall time of one corral run as a whole process, and what it printed."""
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", CORRAL_PROCESS, str(scenario), *overrides], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CORRAL_PROCESS, str(scenario), *overrides], capture_output=True, text=True, check=True
+    )
     return time.perf_counter() - t0, json.loads(out.stdout)
 
 
@@ -94,13 +108,26 @@ def side_by_side(binaries: dict[str, Path], runs: int, cases: list[str], engine:
                 bare.append(engine_process(engine, scenario))
             ours.append(corral_process(scenario)[0])
             theirs.append(htsim_process(binaries[kind], args, seed=i + 1))
-            print(f"  {name} {i + 1}/{runs}: corral {ours[-1]:.3f} s" + (f" (engine {bare[-1]:.3f} s)" if bare else "")
-                  + f", htsim {theirs[-1]:.3f} s", file=sys.stderr, flush=True)
-        row = {"case": name, "corral_s": ours, "htsim_s": theirs, "ratio": statistics.median(ours) / statistics.median(theirs),
-               "pairwise": pairwise(ours, theirs)}
+            print(
+                f"  {name} {i + 1}/{runs}: corral {ours[-1]:.3f} s"
+                + (f" (engine {bare[-1]:.3f} s)" if bare else "")
+                + f", htsim {theirs[-1]:.3f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+        row = {
+            "case": name,
+            "corral_s": ours,
+            "htsim_s": theirs,
+            "ratio": statistics.median(ours) / statistics.median(theirs),
+            "pairwise": pairwise(ours, theirs),
+        }
         if bare:
-            row |= {"engine_s": bare, "engine_ratio": statistics.median(bare) / statistics.median(theirs),
-                    "engine_pairwise": pairwise(bare, theirs)}
+            row |= {
+                "engine_s": bare,
+                "engine_ratio": statistics.median(bare) / statistics.median(theirs),
+                "engine_pairwise": pairwise(bare, theirs),
+            }
         results.append(row)
     return results
 
@@ -115,15 +142,21 @@ def runs_text(xs: list[float]) -> str:
 
 
 def side_by_side_report(results: list[dict]) -> str:
-    lines = ["corral against htsim (whole processes, interleaved; ratio of medians and median of the per-round ratios,"
-             " below 1 = corral faster)"]
+    lines = [
+        "corral against htsim (whole processes, interleaved; ratio of medians and median of the per-round ratios,"
+        " below 1 = corral faster)"
+    ]
     for r in results:
         htsim = statistics.median(r["htsim_s"])
         if "engine_s" in r:
-            lines.append(f"  {r['case']:<20} engine {statistics.median(r['engine_s']):.3f} s, htsim {htsim:.3f} s"
-                         f" -> {r['engine_ratio']:.2f}, per round {r['engine_pairwise']:.2f}  (runs: engine {runs_text(r['engine_s'])})")
-        lines.append(f"  {r['case']:<20} python {statistics.median(r['corral_s']):.3f} s, htsim {htsim:.3f} s"
-                     f" -> {r['ratio']:.2f}, per round {r['pairwise']:.2f}  (runs: python {runs_text(r['corral_s'])}; htsim {runs_text(r['htsim_s'])})")
+            lines.append(
+                f"  {r['case']:<20} engine {statistics.median(r['engine_s']):.3f} s, htsim {htsim:.3f} s"
+                f" -> {r['engine_ratio']:.2f}, per round {r['engine_pairwise']:.2f}  (runs: engine {runs_text(r['engine_s'])})"
+            )
+        lines.append(
+            f"  {r['case']:<20} python {statistics.median(r['corral_s']):.3f} s, htsim {htsim:.3f} s"
+            f" -> {r['ratio']:.2f}, per round {r['pairwise']:.2f}  (runs: python {runs_text(r['corral_s'])}; htsim {runs_text(r['htsim_s'])})"
+        )
     return "\n".join(lines)
 
 
@@ -134,18 +167,33 @@ SCALING = {4: "400ms", 8: "100ms", 12: "30ms", 16: "12ms"}
 def scaling(runs: int) -> list[dict]:
     out = []
     for k, duration in SCALING.items():
-        samples = [corral_process(BENCH / "fat_tree_k8_dctcp.toml", [f"topology.k={k}", f"duration={duration}"])[1] for _ in range(runs)]
+        samples = [
+            corral_process(BENCH / "fat_tree_k8_dctcp.toml", [f"topology.k={k}", f"duration={duration}"])[1] for _ in range(runs)
+        ]
         run_s = statistics.median(s["run_s"] for s in samples)
         events = samples[0]["events"]
-        out.append({"k": k, "hosts": k**3 // 4, "duration": duration, "events": events, "run_s": run_s,
-                    "ns_per_event": run_s / events * 1e9, "peak_rss_mb": max(s["peak_rss_kb"] for s in samples) / 1024})
+        out.append(
+            {
+                "k": k,
+                "hosts": k**3 // 4,
+                "duration": duration,
+                "events": events,
+                "run_s": run_s,
+                "ns_per_event": run_s / events * 1e9,
+                "peak_rss_mb": max(s["peak_rss_kb"] for s in samples) / 1024,
+            }
+        )
         print(f"  scaling k={k}: {out[-1]['ns_per_event']:.0f} ns/event", file=sys.stderr, flush=True)
     return out
 
 
 def scaling_report(rows: list[dict]) -> str:
-    lines = ["cost per event as the fat-tree grows (DCTCP permutation, fat_tree_k8_dctcp.toml with topology.k)",
-             "   k  hosts  simulated      events   run s  ns/event  peak RSS MB"]
+    lines = [
+        "cost per event as the fat-tree grows (DCTCP permutation, fat_tree_k8_dctcp.toml with topology.k)",
+        "   k  hosts  simulated      events   run s  ns/event  peak RSS MB",
+    ]
     for r in rows:
-        lines.append(f"  {r['k']:>2} {r['hosts']:>6} {r['duration']:>10} {r['events']:>11,} {r['run_s']:>7.3f} {r['ns_per_event']:>9.0f} {r['peak_rss_mb']:>12.1f}")
+        lines.append(
+            f"  {r['k']:>2} {r['hosts']:>6} {r['duration']:>10} {r['events']:>11,} {r['run_s']:>7.3f} {r['ns_per_event']:>9.0f} {r['peak_rss_mb']:>12.1f}"
+        )
     return "\n".join(lines)

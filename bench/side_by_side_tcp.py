@@ -77,19 +77,29 @@ def shape_overrides(senders: int, cc: str, header: int) -> list[str]:
     """Overrides for `senders` flows h0.. into one receiver, controller `cc`, and the packet
     sizes of the side compared (payload 1448, `header` bytes)."""
     hosts = ", ".join(f'"h{i}"' for i in range(senders))
-    out = [f"topology.senders={senders}", f"flows.0.src=[{hosts}]", f'flows.0.dst="h{senders}"',
-           "transport.mss=1448", f"transport.header={header}", f"transport.cc={cc}"]
+    out = [
+        f"topology.senders={senders}",
+        f"flows.0.src=[{hosts}]",
+        f'flows.0.dst="h{senders}"',
+        "transport.mss=1448",
+        f"transport.header={header}",
+        f"transport.cc={cc}",
+    ]
     if cc == "dctcp":
         out += ["transport.ecn=true", 'switch.queue="ecn"', f'switch.ecn_threshold="{ECN_THRESHOLD_PKTS}pkt"']
     return out
 
 
-def run_corral(scenario: Path, senders: int, cc: str, duration: float, every: float, header: int, trace: Path | None,
-               extra: list[str] = ()) -> dict:
+def run_corral(
+    scenario: Path, senders: int, cc: str, duration: float, every: float, header: int, trace: Path | None, extra: list[str] = ()
+) -> dict:
     from corral import api
 
-    ov = shape_overrides(senders, cc, header) + list(extra) + [
-        f"duration={duration}s", f'metrics.queue_ports=["sw0:{senders}"]', f'metrics.queue_interval="{every}s"']
+    ov = (
+        shape_overrides(senders, cc, header)
+        + list(extra)
+        + [f"duration={duration}s", f'metrics.queue_ports=["sw0:{senders}"]', f'metrics.queue_interval="{every}s"']
+    )
     try:
         sim = api.simulation(scenario, ov)
     except api.ScenarioError as e:
@@ -101,10 +111,13 @@ def run_corral(scenario: Path, senders: int, cc: str, duration: float, every: fl
     if trace is not None:
         res.queues.select("time_s", "packets").write_csv(trace / f"corral-{cc}-queue.csv")
     return {
-        "throughput_bps": sum(goodputs), "goodputs_bps": goodputs, "jain": jain(goodputs),
+        "throughput_bps": sum(goodputs),
+        "goodputs_bps": goodputs,
+        "jain": jain(goodputs),
         "mean_queue_pkts": float(queue.mean()) if len(queue) else None,
         "drops": int(res.summary["packets_dropped"]),
-        "retransmits": int(flows["retransmits"].sum()), "timeouts": int(flows["timeouts"].sum()),
+        "retransmits": int(flows["retransmits"].sum()),
+        "timeouts": int(flows["timeouts"].sum()),
         "starts": [float(x) for x in flows["start_s"]],
     }
 
@@ -121,13 +134,25 @@ def ns3_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "corral-ns3"
 
 
-def run_ns3(py: str, scenario_rate: float, senders: int, cc: str, duration: float, every: float, starts: list[float],
-            trace: Path | None) -> dict:
+def run_ns3(
+    py: str, scenario_rate: float, senders: int, cc: str, duration: float, every: float, starts: list[float], trace: Path | None
+) -> dict:
     """One ns-3 run. ns-3 is deterministic: a result is kept in a cache (`~/.cache/corral-ns3`)
     under the hash of its parameters and of the ns-3 script, and reused."""
-    params = {"senders": senders, "rate_bps": scenario_rate, "delay_s": 10e-6, "buffer_pkts": 100, "duration_s": duration,
-              "cc": cc, "starts": starts, "segment_size": 1448, "delack_count": 1, "min_rto_s": 0.2,
-              "ecn_threshold_pkts": ECN_THRESHOLD_PKTS, "queue_interval_s": every}
+    params = {
+        "senders": senders,
+        "rate_bps": scenario_rate,
+        "delay_s": 10e-6,
+        "buffer_pkts": 100,
+        "duration_s": duration,
+        "cc": cc,
+        "starts": starts,
+        "segment_size": 1448,
+        "delack_count": 1,
+        "min_rto_s": 0.2,
+        "ecn_threshold_pkts": ECN_THRESHOLD_PKTS,
+        "queue_interval_s": every,
+    }
     if trace is not None:
         params["cwnd_trace"] = str(trace / f"ns3-{cc}.csv")
     key = hashlib.sha256(json.dumps(params, sort_keys=True).encode() + NS3_SCRIPT.read_bytes()).hexdigest()[:24]
@@ -175,12 +200,18 @@ def run_linux(scenario: Path, senders: int, cc: str, duration: float, runs: int)
             flows = pl.read_parquet(folder / "flows.parquet")
         goodputs = [float(x) for x in flows["goodput_bps"]]
         counters = summary.get("kernel_counters", {})
-        out.append({
-            "throughput_bps": sum(goodputs), "goodputs_bps": goodputs, "jain": jain(goodputs), "mean_queue_pkts": None,
-            "drops": int(summary["packets_dropped"]), "retransmits": int(flows["retransmits"].sum()),
-            "timeouts": int(counters.get("TcpExt:TCPTimeouts", 0)),
-            "loss_probes": int(counters.get("TcpExt:TCPLossProbes", 0)),
-        })
+        out.append(
+            {
+                "throughput_bps": sum(goodputs),
+                "goodputs_bps": goodputs,
+                "jain": jain(goodputs),
+                "mean_queue_pkts": None,
+                "drops": int(summary["packets_dropped"]),
+                "retransmits": int(flows["retransmits"].sum()),
+                "timeouts": int(counters.get("TcpExt:TCPTimeouts", 0)),
+                "loss_probes": int(counters.get("TcpExt:TCPLossProbes", 0)),
+            }
+        )
     return {"runs": out}
 
 
@@ -239,8 +270,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case", action="append", choices=list(CASES), help="case to run (repeatable; default all)")
     ap.add_argument("--cc", action="append", choices=CCS, help="controller (repeatable; default all)")
     ap.add_argument("--side", action="append", choices=("corral", "ns-3", "linux"), help="side (repeatable; default all present)")
-    ap.add_argument("--ssthresh", action="append", choices=SSTHRESH_RULES,
-                    help="corral's transport.ssthresh for NewReno (repeatable; default both, a row each)")
+    ap.add_argument(
+        "--ssthresh",
+        action="append",
+        choices=SSTHRESH_RULES,
+        help="corral's transport.ssthresh for NewReno (repeatable; default both, a row each)",
+    )
     ap.add_argument("--duration", type=float, help="seconds of traffic per run (default: 10 s at 1 Gbps, 20 s at 100 Mbps)")
     ap.add_argument("--linux-runs", type=int, default=5, help="runs of each Linux case (default 5)")
     ap.add_argument("--ns3-python", help=f"Python with the ns3 wheel (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
@@ -270,8 +305,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"running {case} {cc} ...", file=sys.stderr, flush=True)
             # corral matched to the packet sizes of ns-3 at 1 Gbps and of Linux at 100 Mbps.
             header = 54 if case == "1g" else 66
-            variants = [(f"corral ssthresh={r}", [f'transport.ssthresh="{r}"']) for r in args.ssthresh or SSTHRESH_RULES] \
-                if cc == "newreno" else [("corral", [])]
+            variants = (
+                [(f"corral ssthresh={r}", [f'transport.ssthresh="{r}"']) for r in args.ssthresh or SSTHRESH_RULES]
+                if cc == "newreno"
+                else [("corral", [])]
+            )
             for k, (label, extra) in enumerate(variants):
                 sim = run_corral(scenario, senders, cc, duration, every, header, trace if k == 0 else None, extra)
                 if "corral" in sides:

@@ -87,10 +87,12 @@ def block(paper: str) -> str:
     r = doc["run"]
     m = r["machine"]
     load = lambda xs: "/".join(f"{x:.1f}" for x in xs) if xs else "?"  # noqa: E731
-    ran = (f"Generated from `docs/claims/{paper}.json` (`.venv/bin/python scripts/claims_tables.py run {paper}` redoes it): "
-           f"`{r['command']}` at commit {r['commit'][:10]}{' with uncommitted changes' if r['uncommitted_changes'] else ''}, "
-           f"{r['date']}, {r['wall_s'] / 60:.1f} min on {m['cores']} cores of an {m['cpu']} shared with other jobs "
-           f"(load average {load(r['load_average_before'])} before, {load(r['load_average_after'])} after; 1/5/15 min).")
+    ran = (
+        f"Generated from `docs/claims/{paper}.json` (`.venv/bin/python scripts/claims_tables.py run {paper}` redoes it): "
+        f"`{r['command']}` at commit {r['commit'][:10]}{' with uncommitted changes' if r['uncommitted_changes'] else ''}, "
+        f"{r['date']}, {r['wall_s'] / 60:.1f} min on {m['cores']} cores of an {m['cpu']} shared with other jobs "
+        f"(load average {load(r['load_average_before'])} before, {load(r['load_average_after'])} after; 1/5/15 min)."
+    )
     return "\n".join([ran, "", *claims.markdown(doc, title="Claims", level=2, conditions="unmet")]).rstrip() + "\n"
 
 
@@ -102,8 +104,7 @@ def papers_list() -> str:
     for paper in ("outcast", "rackcc", "r2c2", "hcc", "scc"):
         path = DOCS / f"{paper}.json"
         count = claims.headline(json.loads(path.read_text())["claims"]) if path.is_file() else "not run yet"
-        lines.append(f"- **{paper}**: {CITATIONS[paper]}; {count} "
-                     f"([reproduction](docs/reproductions/{paper}.md)).")
+        lines.append(f"- **{paper}**: {CITATIONS[paper]}; {count} ([reproduction](docs/reproductions/{paper}.md)).")
     return "\n".join(lines) + "\n"
 
 
@@ -153,10 +154,13 @@ def main() -> int:
             path.write_text(new)
             print(f"{path.relative_to(ROOT)} updated")
     if getattr(args, "check", False) and stale:
-        print(f"claims tables differ from docs/claims in {', '.join(map(str, stale))} (python scripts/claims_tables.py render)",
-              file=sys.stderr)
+        print(
+            f"claims tables differ from docs/claims in {', '.join(map(str, stale))} (python scripts/claims_tables.py render)",
+            file=sys.stderr,
+        )
         return 1
     return 0
+
 
 if __name__ == "__main__":
     os.chdir(ROOT)

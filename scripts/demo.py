@@ -37,15 +37,24 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from claims_tables import CITATIONS  # noqa: E402  (the papers' titles, one place)
 
 PAPERS = ("outcast", "rackcc", "r2c2", "hcc", "scc")
-VERDICT_COLOURS = {"met": "#d7f0d2", "direction": "#fff2c4", "missed": "#f8d4d0", "off_conditions": "#e4e4e4",
-                   "reported": "#dde8f6"}
+VERDICT_COLOURS = {
+    "met": "#d7f0d2",
+    "direction": "#fff2c4",
+    "missed": "#f8d4d0",
+    "off_conditions": "#e4e4e4",
+    "reported": "#dde8f6",
+}
 
 
 def reproduce(paper: str, out: Path) -> tuple[float, str | None]:
     """The quick run of one paper into `out`: (wall seconds, error text or None)."""
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "corral.cli", "reproduce", paper, "--quick", "-o", str(out)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "corral.cli", "reproduce", paper, "--quick", "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wall = time.monotonic() - start
     return wall, None if done.returncode == 0 else (done.stderr.strip()[-2000:] or f"exit status {done.returncode}")
 
@@ -82,16 +91,24 @@ def paper_section(root: Path, paper: str, wall: float | None, error: str | None)
     path = folder / "claims.json"
     if path.is_file():
         doc = json.loads(path.read_text())
-        parts.append(f"<p class=headline>Quick run: {html.escape(claims.headline(doc['claims']))}. "
-                     f"{html.escape(doc.get('quick_means') or '')}</p>")
+        parts.append(
+            f"<p class=headline>Quick run: {html.escape(claims.headline(doc['claims']))}. "
+            f"{html.escape(doc.get('quick_means') or '')}</p>"
+        )
         parts.append(claims_table(doc))
     elif not error:
         parts.append("<p>No claims.json: not run yet.</p>")
     figures = sorted(folder.glob("*.png")) if folder.is_dir() else []  # the paper's figures; runs/ has each run's own
     if figures:
-        parts.append('<div class="figures">' + "".join(
-            f'<figure><a href="{p.relative_to(root)}"><img src="{p.relative_to(root)}" alt="{html.escape(p.stem)}"></a>'
-            f"<figcaption>{html.escape(str(p.relative_to(folder)))}</figcaption></figure>" for p in figures) + "</div>")
+        parts.append(
+            '<div class="figures">'
+            + "".join(
+                f'<figure><a href="{p.relative_to(root)}"><img src="{p.relative_to(root)}" alt="{html.escape(p.stem)}"></a>'
+                f"<figcaption>{html.escape(str(p.relative_to(folder)))}</figcaption></figure>"
+                for p in figures
+            )
+            + "</div>"
+        )
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -116,7 +133,9 @@ def summary_table(root: Path, timings: dict[str, tuple[float | None, str | None]
     """One row per paper: its quick run's paper rows by verdict, and its wall time."""
     from corral.experiments import claims
 
-    head = "<th>paper</th>" + "".join(f'<th style="background:{c}">{v.replace("_", " ")}</th>' for v, c in VERDICT_COLOURS.items())
+    head = "<th>paper</th>" + "".join(
+        f'<th style="background:{c}">{v.replace("_", " ")}</th>' for v, c in VERDICT_COLOURS.items()
+    )
     rows = []
     for paper in PAPERS:
         path = root / paper / "claims.json"
@@ -128,8 +147,7 @@ def summary_table(root: Path, timings: dict[str, tuple[float | None, str | None]
             cells = f'<td colspan="{len(VERDICT_COLOURS)}">{"failed" if error else "not run"}</td>'
         when = f"<td>{wall:.0f} s</td>" if wall is not None else "<td>–</td>"
         rows.append(f'<tr><td><a href="#{paper}">{html.escape(CITATIONS[paper])}</a></td>{cells}{when}</tr>')
-    return (f'<table class="summary"><thead><tr>{head}<th>wall time</th></tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    return f'<table class="summary"><thead><tr>{head}<th>wall time</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 def write_index(root: Path, timings: dict[str, tuple[float | None, str | None]]) -> Path:
@@ -174,8 +192,11 @@ def docs_figures(root: Path, paper: str) -> None:
         Image.open(fig).convert("RGB").quantize(colors=96).save(target / fig.name, optimize=True)
     commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     date = datetime.fromtimestamp(max(f.stat().st_mtime for f in figures), timezone.utc).strftime("%Y-%m-%d") if figures else "?"
-    lines = [f"The figures of the quick run (`make demo`: `corral reproduce {paper} --quick`, commit {commit}, {date}; "
-             "fewer seeds and smaller or shorter runs than the paper's, so they show the shape, not the full run's numbers):", ""]
+    lines = [
+        f"The figures of the quick run (`make demo`: `corral reproduce {paper} --quick`, commit {commit}, {date}; "
+        "fewer seeds and smaller or shorter runs than the paper's, so they show the shape, not the full run's numbers):",
+        "",
+    ]
     lines += [f"![{fig.stem}](img/{paper}/{fig.name})" for fig in figures]
     page = ROOT / "docs" / "reproductions" / f"{paper}.md"
     begin, end = f"<!-- figures:{paper}:begin -->", f"<!-- figures:{paper}:end -->"
@@ -204,8 +225,9 @@ def main() -> int:
             timings[paper] = (wall, error)
             print(f"  {wall:.0f} s" + (f", FAILED: {error.splitlines()[-1]}" if error else ""), flush=True)
         print(f"all papers: {time.monotonic() - total:.0f} s")
-        (args.root / "demo.json").write_text(json.dumps({p: {"wall_s": round(w, 1), "error": e} for p, (w, e) in timings.items()},
-                                                        indent=1) + "\n")
+        (args.root / "demo.json").write_text(
+            json.dumps({p: {"wall_s": round(w, 1), "error": e} for p, (w, e) in timings.items()}, indent=1) + "\n"
+        )
     elif (args.root / "demo.json").is_file():  # the wall times of the last full `make demo`
         timings = {p: (t["wall_s"], t["error"]) for p, t in json.loads((args.root / "demo.json").read_text()).items()}
     path = write_index(args.root, timings)

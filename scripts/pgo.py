@@ -98,8 +98,10 @@ def llvm_profdata() -> Path:
         found = shutil.which(name) if major or name == "llvm-profdata" else None
         if found:
             return Path(found)
-    raise Unavailable(f"no llvm-profdata for rustc's LLVM {llvm or '(unknown)'}: `rustup component add llvm-tools` "
-                      "installs it (corral never does that for you)")
+    raise Unavailable(
+        f"no llvm-profdata for rustc's LLVM {llvm or '(unknown)'}: `rustup component add llvm-tools` "
+        "installs it (corral never does that for you)"
+    )
 
 
 def training_runs(kinds: dict[str, list[str]]) -> list[list[str]]:
@@ -150,7 +152,9 @@ def make_profile() -> Path:
             raise Unavailable(f"training run {' '.join(args)} failed: {run.stderr.strip()[-300:]}")
     profile = PGO / "corral.profdata"
     part = PGO / "corral.profdata.part"
-    merge = subprocess.run([str(tool), "merge", "-o", str(part), *map(str, sorted(raw.glob("*.profraw")))], capture_output=True, text=True)
+    merge = subprocess.run(
+        [str(tool), "merge", "-o", str(part), *map(str, sorted(raw.glob("*.profraw")))], capture_output=True, text=True
+    )
     if merge.returncode != 0:
         raise Unavailable(f"llvm-profdata merge failed: {merge.stderr.strip()[-300:]}")
     part.replace(profile)

@@ -47,13 +47,21 @@ queue_interval = "100us"
 # The files that take longest (a quick reproduction each, the docs' runnable pages) run
 # first: `make test` spreads files over two pytest-xdist workers in collection order, and a
 # long file collected last would leave one worker alone at the end while the other idles.
-LONGEST_FIRST = ("test_docs_runnable.py", "test_scc.py", "test_r2c2.py", "test_hcc.py", "test_outcast.py",
-                 "test_outcast_studies.py", "test_rackcc.py")
+LONGEST_FIRST = (
+    "test_docs_runnable.py",
+    "test_scc.py",
+    "test_r2c2.py",
+    "test_hcc.py",
+    "test_outcast.py",
+    "test_outcast_studies.py",
+    "test_rackcc.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
 
 @pytest.fixture
 def tiny_file(tmp_path: Path) -> Path:
@@ -75,8 +83,9 @@ def corral_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.Complet
     )
 
 
-def assert_verdicts_pinned(claims_json: Path, known: dict[tuple[str, str], str], *,
-                           ignore: frozenset[str] = frozenset()) -> list[dict]:
+def assert_verdicts_pinned(
+    claims_json: Path, known: dict[tuple[str, str], str], *, ignore: frozenset[str] = frozenset()
+) -> list[dict]:
     """The rows of a reproduction's claims.json, checked against its schema: every row whose
     verdict is not `met` (outside the figures in `ignore`, e.g. wall times) is in `known`
     with that verdict, by (figure, start of claim), and every entry of `known` still names
@@ -92,9 +101,14 @@ def assert_verdicts_pinned(claims_json: Path, known: dict[tuple[str, str], str],
     def pinned(r: dict) -> str | None:
         return next((v for (f, start), v in known.items() if r["figure"] == f and r["claim"].startswith(start)), None)
 
-    changed = [(r["figure"], r["claim"], r["verdict"], pinned(r)) for r in rows if r["verdict"] != "met" and pinned(r) != r["verdict"]]
+    changed = [
+        (r["figure"], r["claim"], r["verdict"], pinned(r)) for r in rows if r["verdict"] != "met" and pinned(r) != r["verdict"]
+    ]
     assert not changed, "verdicts not pinned (figure, claim, now, pinned):\n" + "\n".join(map(str, changed))
-    gone = [(f, start, v) for (f, start), v in known.items()
-            if not any(r["figure"] == f and r["claim"].startswith(start) and r["verdict"] == v for r in rows)]
+    gone = [
+        (f, start, v)
+        for (f, start), v in known.items()
+        if not any(r["figure"] == f and r["claim"].startswith(start) and r["verdict"] == v for r in rows)
+    ]
     assert not gone, f"pinned verdicts that changed (update the test and the docs/reproductions page): {gone}"
     return doc["claims"]

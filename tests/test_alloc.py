@@ -88,8 +88,14 @@ def test_matches_lp_reference_and_is_max_min(inst):
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(instances(), st.lists(st.tuples(st.sampled_from(["add", "remove", "demand", "cap"]), st.integers(0, 1000),
-                                        st.floats(0, 8)), min_size=1, max_size=8))
+@given(
+    instances(),
+    st.lists(
+        st.tuples(st.sampled_from(["add", "remove", "demand", "cap"]), st.integers(0, 1000), st.floats(0, 8)),
+        min_size=1,
+        max_size=8,
+    ),
+)
 def test_incremental_equals_from_scratch(inst, ops):
     cap, A, w, prio, dem, h = inst
     al = ca.Allocator(cap, csr_matrix(A), weight=w, priority=prio, demand=dem, headroom=h)
@@ -119,8 +125,14 @@ def test_incremental_equals_from_scratch(inst, ops):
         M = np.zeros((len(ids), len(cap)))
         for r, f in enumerate(ids):
             M[r, flows[f][0]] = flows[f][1]
-        full, _ = ca.maxmin(cap, csr_matrix(M), weight=[flows[f][2] for f in ids], priority=[flows[f][3] for f in ids],
-                            demand=[flows[f][4] for f in ids], headroom=h)
+        full, _ = ca.maxmin(
+            cap,
+            csr_matrix(M),
+            weight=[flows[f][2] for f in ids],
+            priority=[flows[f][3] for f in ids],
+            demand=[flows[f][4] for f in ids],
+            headroom=h,
+        )
         np.testing.assert_allclose(rates, full, atol=1e-9 * max(1.0, cap.max()), rtol=1e-9)
 
 
@@ -128,7 +140,7 @@ def test_torus_rps_usage_and_gil_free_solve():
     u = ca.usage({"kind": "torus", "dims": [5, 5], "link_rate": "10Gbps"}, src=[0, 0], dst=[6, 7], routing="rps")
     assert len(u.capacity) == 2 * (25 + 50) and np.all(u.capacity == 1e10)
     # h0 -> h6: 2 host links at 1 + 4 torus links at 1/2; h0 -> h7 (2,1): 3 paths.
-    assert sorted(u.data[u.indptr[0]:u.indptr[1]]) == [0.5] * 4 + [1.0] * 2
+    assert sorted(u.data[u.indptr[0] : u.indptr[1]]) == [0.5] * 4 + [1.0] * 2
     first = [u.data[k] for k in range(u.indptr[1], u.indptr[2]) if u.link_names[u.indices[k]].startswith("sw0:")]
     assert sorted(first) == pytest.approx([1 / 3, 2 / 3])
     rates, bott = ca.maxmin(u.capacity, u.matrix)
@@ -227,9 +239,12 @@ def test_fluid_mode_runs_through_the_python_api(tmp_path):
 def test_fluid_mode_sums_traffic_flows_per_class():
     import corral
 
-    r = corral.run(FLUID.replace('[[flows]]\npattern = "permutation"\nsize = "10MB"',
-                                 '[[traffic]]\npattern = "all_to_all"\nsize = "50KB"\nload = 0.3\nclass = "web"')
-                   .replace('duration = "40ms"', 'duration = "5ms"'))
+    r = corral.run(
+        FLUID.replace(
+            '[[flows]]\npattern = "permutation"\nsize = "10MB"',
+            '[[traffic]]\npattern = "all_to_all"\nsize = "50KB"\nload = 0.3\nclass = "web"',
+        ).replace('duration = "40ms"', 'duration = "5ms"')
+    )
     tc = r.throughput_class
     assert set(tc["class"].unique()) == {"web", "*"}
     # Traffic flows have no per-flow rows; their bytes are in the class series.

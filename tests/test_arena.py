@@ -35,6 +35,7 @@ def tiny_cells() -> list[P.Cell]:
 
 # -- planning --------------------------------------------------------------------------------
 
+
 def test_quick_plan_has_every_contender_network_and_workload():
     cells = plan_cells(quick=True)
     contenders = {c.contender for c in cells}
@@ -55,7 +56,15 @@ def test_full_plan_uses_the_issue_sizes():
     assert nets["fat_tree"].topology["k"] == 8 and nets["torus3d"].topology["dims"] == [8, 8, 8]
     ls = nets["leaf_spine_3to1"].topology
     assert ls["hosts_per_leaf"] == 3 * ls["spines"]  # 3:1 at equal link rates
-    assert {w.name for w in P.workloads(quick=False)} >= {"websearch", "datamining", "hadoop", "incast16", "incast64", "rpc", "permutation"}
+    assert {w.name for w in P.workloads(quick=False)} >= {
+        "websearch",
+        "datamining",
+        "hadoop",
+        "incast16",
+        "incast64",
+        "rpc",
+        "permutation",
+    }
     assert P.workloads(quick=False)[0].loads == (0.3, 0.5, 0.7, 0.9)
 
 
@@ -95,6 +104,7 @@ def test_the_cli_refuses_an_unknown_contender(tmp_path):
 
 # -- n/a cells -------------------------------------------------------------------------------
 
+
 def test_a_scheme_that_does_not_fit_is_na_with_its_check_message():
     ideal, _, r2c2 = resolve_cells(tiny_cells(), [1])
     assert ideal.hash and ideal.reason is None
@@ -104,6 +114,7 @@ def test_a_scheme_that_does_not_fit_is_na_with_its_check_message():
 
 
 # -- a tiny arena ----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory, client):
@@ -132,7 +143,10 @@ def test_metrics_match_the_run_folder(tiny):
     frame = pl.read_parquet(out / PARQUET)
     run = next(r for r in result.runs if r.cell.contender == "dctcp" and r.seed == 1)
     flows = pl.read_parquet(layout.run_dir(out, run.hash) / "flows.parquet")
-    got = {r["metric"]: r["value"] for r in frame.filter((pl.col("contender") == "dctcp") & (pl.col("seed") == 1)).iter_rows(named=True)}
+    got = {
+        r["metric"]: r["value"]
+        for r in frame.filter((pl.col("contender") == "dctcp") & (pl.col("seed") == 1)).iter_rows(named=True)
+    }
     small = flows.filter((pl.col("size_bytes") < 100_000) & pl.col("slowdown").is_not_null())["slowdown"]
     assert got["slowdown_p99_small"] == pytest.approx(small.quantile(0.99, "linear"), rel=1e-9)
     assert got["slowdown_p50_small"] == pytest.approx(small.quantile(0.5, "linear"), rel=1e-9)
@@ -154,8 +168,11 @@ def test_ratios_to_ideal(tiny):
     out, _ = tiny
     table = ratios(pl.read_parquet(out / PARQUET))
     ideal = table.filter(pl.col("contender") == "ideal")
-    assert ideal.filter(pl.col("ratio").is_not_null())["ratio"].to_list() == pytest.approx([1.0] * ideal.filter(pl.col("ratio").is_not_null()).height)
+    assert ideal.filter(pl.col("ratio").is_not_null())["ratio"].to_list() == pytest.approx(
+        [1.0] * ideal.filter(pl.col("ratio").is_not_null()).height
+    )
     med = medians(pl.read_parquet(out / PARQUET))
+
     def row(c):
         return med.filter((pl.col("contender") == c) & (pl.col("metric") == "slowdown_p99_small")).row(0, named=True)
 

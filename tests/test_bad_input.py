@@ -73,28 +73,78 @@ CASES = [
     ("unknown-host-in-list", edit('src = "h1"', 'src = ["h1", "h16"]'), [], ["flows.0.src", "h16"]),
     ("switch-as-src", edit('src = "h1"', 'src = "tor0"'), [], ["flows.0.src", "tor0"]),
     ("zero-buffer", edit('buffer = "16KB"', 'buffer = "0KB"'), [], ["switch.buffer"]),
-    ("buffer-below-one-packet", edit('buffer = "16KB"', 'buffer = "1000B"'), [], ["switch.buffer", "one full-size packet", "1500"]),
+    (
+        "buffer-below-one-packet",
+        edit('buffer = "16KB"', 'buffer = "1000B"'),
+        [],
+        ["switch.buffer", "one full-size packet", "1500"],
+    ),
     ("host-buffer-below-one-packet", VALID, ["host.buffer=1KB"], ["host.buffer", "one full-size packet"]),
     ("duration-missing", edit('duration = "10ms"', ""), [], ["duration"]),
     ("duration-zero", edit('duration = "10ms"', 'duration = "0s"'), [], ["duration"]),
     ("duration-bad-unit", edit('duration = "10ms"', 'duration = "10 parsecs"'), [], ["duration"]),
     ("bad-cc", edit('cc = "newreno"', 'cc = "newrenoo"'), [], ["transport.cc", "newrenoo"]),
     ("ecn-without-threshold", edit('queue = "taildrop"', 'queue = "ecn"'), [], ["switch.ecn_threshold"]),
-    ("red-table-with-taildrop", edit('queue = "taildrop"', 'queue = "taildrop"\n[switch.red]\nw_q = 0.01'), [], ["switch.red", "red"]),
-    ("red-max-below-min", edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmin_th = "10pkt"\nmax_th = "5pkt"'), [], ["switch.red.max_th"]),
-    ("red-mixed-units", edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmin_th = "5KB"\nmax_th = "15pkt"'), [], ["switch.red.max_th", "unit"]),
+    (
+        "red-table-with-taildrop",
+        edit('queue = "taildrop"', 'queue = "taildrop"\n[switch.red]\nw_q = 0.01'),
+        [],
+        ["switch.red", "red"],
+    ),
+    (
+        "red-max-below-min",
+        edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmin_th = "10pkt"\nmax_th = "5pkt"'),
+        [],
+        ["switch.red.max_th"],
+    ),
+    (
+        "red-mixed-units",
+        edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmin_th = "5KB"\nmax_th = "15pkt"'),
+        [],
+        ["switch.red.max_th", "unit"],
+    ),
     ("red-bad-wq", edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nw_q = 0'), [], ["switch.red.w_q"]),
     ("red-bad-mode", edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmode = "paint"'), [], ["switch.red.mode"]),
-    ("red-unknown-key", edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmin_thresh = "5pkt"'), [], ["switch.red.min_thresh", "min_th"]),
+    (
+        "red-unknown-key",
+        edit('queue = "taildrop"', 'queue = "red"\n[switch.red]\nmin_thresh = "5pkt"'),
+        [],
+        ["switch.red.min_thresh", "min_th"],
+    ),
     ("sfq-zero-buckets", edit('queue = "taildrop"', 'queue = "sfq"\n[switch.sfq]\nbuckets = 0'), [], ["switch.sfq.buckets"]),
     ("sfq-bad-drop", edit('queue = "taildrop"', 'queue = "sfq"\n[switch.sfq]\ndrop = "middle"'), [], ["switch.sfq.drop"]),
     ("sfq-table-with-drr", edit('queue = "taildrop"', 'queue = "drr"\n[switch.sfq]\nbuckets = 4'), [], ["switch.sfq"]),
     ("drr-zero-quantum", edit('queue = "taildrop"', 'queue = "drr"\n[switch.drr]\nquantum = "0B"'), [], ["switch.drr.quantum"]),
-    ("priority-too-many-classes", edit('queue = "taildrop"', 'queue = "priority"\n[switch.priority]\nclasses = 9'), [], ["switch.priority.classes"]),
-    ("priority-ecn-without-threshold", edit('queue = "taildrop"', 'queue = "priority"\n[switch.priority]\nclass = "ecn"'), [], ["switch.ecn_threshold"]),
-    ("shared-without-size", edit('queue = "taildrop"', 'queue = "taildrop"\nbuffer_model = "shared"'), [], ["switch.shared_buffer"]),
-    ("shared-size-per-port", edit('queue = "taildrop"', 'queue = "taildrop"\nshared_buffer = "1MB"'), [], ["switch.shared_buffer", "shared"]),
-    ("shared-bad-alpha", edit('queue = "taildrop"', 'queue = "taildrop"\nbuffer_model = "shared"\nshared_buffer = "1MB"\nalpha = -1.0'), [], ["switch.alpha"]),
+    (
+        "priority-too-many-classes",
+        edit('queue = "taildrop"', 'queue = "priority"\n[switch.priority]\nclasses = 9'),
+        [],
+        ["switch.priority.classes"],
+    ),
+    (
+        "priority-ecn-without-threshold",
+        edit('queue = "taildrop"', 'queue = "priority"\n[switch.priority]\nclass = "ecn"'),
+        [],
+        ["switch.ecn_threshold"],
+    ),
+    (
+        "shared-without-size",
+        edit('queue = "taildrop"', 'queue = "taildrop"\nbuffer_model = "shared"'),
+        [],
+        ["switch.shared_buffer"],
+    ),
+    (
+        "shared-size-per-port",
+        edit('queue = "taildrop"', 'queue = "taildrop"\nshared_buffer = "1MB"'),
+        [],
+        ["switch.shared_buffer", "shared"],
+    ),
+    (
+        "shared-bad-alpha",
+        edit('queue = "taildrop"', 'queue = "taildrop"\nbuffer_model = "shared"\nshared_buffer = "1MB"\nalpha = -1.0'),
+        [],
+        ["switch.alpha"],
+    ),
     ("unknown-routing", edit('kind = "static"', 'kind = "ecmpp"'), [], ["routing.kind", "ecmp"]),
     ("unknown-topology", edit('kind = "fat_tree"', 'kind = "fattree"'), [], ["topology.kind", "fat_tree"]),
     ("bad-flow-size", edit('size = "unbounded"', 'size = "10XB"'), [], ["flows.0.size"]),
@@ -105,7 +155,12 @@ CASES = [
     ("override-bad-value", VALID, ["switch.buffer=16KiBB"], ["switch.buffer"]),
     ("override-bad-index", VALID, ["flows.3.size=1MB"], ["flows"]),
     # [[traffic]] workloads
-    ("unknown-workload", VALID + TRAFFIC.replace('"websearch"', '"websearh"'), [], ["traffic.0.size.cdf", "websearh", "did you mean"]),
+    (
+        "unknown-workload",
+        VALID + TRAFFIC.replace('"websearch"', '"websearh"'),
+        [],
+        ["traffic.0.size.cdf", "websearh", "did you mean"],
+    ),
     ("load-zero", VALID + TRAFFIC.replace("load = 0.5", "load = 0"), [], ["traffic.0.load"]),
     ("load-negative", VALID + TRAFFIC.replace("load = 0.5", "load = -0.2"), [], ["traffic.0.load"]),
     ("load-above-capacity", VALID + TRAFFIC.replace("load = 0.5", "load = 1.2"), [], ["traffic.0.load", "(0, 1]"]),
@@ -113,11 +168,31 @@ CASES = [
     ("traffic-size-missing", VALID + TRAFFIC.replace('size = { cdf = "websearch" }', ""), [], ["traffic.0.size", "missing"]),
     ("unknown-pattern", VALID + TRAFFIC.replace('"all_to_all"', '"all2all"'), [], ["traffic.0.pattern", "all_to_all"]),
     ("traffic-unknown-host", VALID + TRAFFIC + 'hosts = ["h1", "h42"]\n', [], ["traffic.0.hosts.1", "h42"]),
-    ("pareto-shape", VALID + TRAFFIC.replace('{ cdf = "websearch" }', '{ kind = "pareto", shape = 0.9, mean = "10KB" }'), [], ["traffic.0.size.shape"]),
+    (
+        "pareto-shape",
+        VALID + TRAFFIC.replace('{ cdf = "websearch" }', '{ kind = "pareto", shape = 0.9, mean = "10KB" }'),
+        [],
+        ["traffic.0.size.shape"],
+    ),
     ("rate-in-bytes", edit('"1Gbps"', '"1GBps"'), [], ["topology.link_rate", "bytes per second", '"8Gbps"']),
-    ("ecn-threshold-above-buffer", edit('queue = "taildrop"', 'queue = "ecn"\necn_threshold = "20pkt"'), [], ["switch.ecn_threshold", "switch.buffer", "drop before it marks"]),
-    ("ecn-threshold-equals-buffer", edit('queue = "taildrop"', 'queue = "ecn"\necn_threshold = "16KB"'), [], ["switch.ecn_threshold"]),
-    ("incast-every-host", VALID + TRAFFIC.replace('"all_to_all"', '"incast"') + "senders = 16\n", [], ["traffic.0.senders", "16 senders", "15 hosts"]),
+    (
+        "ecn-threshold-above-buffer",
+        edit('queue = "taildrop"', 'queue = "ecn"\necn_threshold = "20pkt"'),
+        [],
+        ["switch.ecn_threshold", "switch.buffer", "drop before it marks"],
+    ),
+    (
+        "ecn-threshold-equals-buffer",
+        edit('queue = "taildrop"', 'queue = "ecn"\necn_threshold = "16KB"'),
+        [],
+        ["switch.ecn_threshold"],
+    ),
+    (
+        "incast-every-host",
+        VALID + TRAFFIC.replace('"all_to_all"', '"incast"') + "senders = 16\n",
+        [],
+        ["traffic.0.senders", "16 senders", "15 hosts"],
+    ),
     ("size-buckets-order", VALID, ['metrics.size_buckets=["1MB", "100KB"]'], ["metrics.size_buckets"]),
 ]
 
@@ -187,7 +262,7 @@ def test_more_tenants_than_a_run_can_index_names_the_block(tmp_path: Path) -> No
 
 def test_invalid_toml_names_the_source(tmp_path: Path) -> None:
     path = tmp_path / "broken.toml"
-    path.write_text(VALID.replace('k = 4', 'k = = 4'))
+    path.write_text(VALID.replace("k = 4", "k = = 4"))
     with pytest.raises(corral.ScenarioError) as info:
         corral.run(path)
     assert "broken.toml" in str(info.value)
@@ -302,25 +377,36 @@ def test_a_one_word_string_is_a_path_not_toml() -> None:
 
 
 def test_an_unknown_key_without_a_suggestion_has_no_stray_separator(tmp_path: Path) -> None:
-    proc = corral_cli("run", write(tmp_path, TINY.replace('duration = "20ms"', 'duration = "20ms"\nzzzzzzzz = 1')), "-o", tmp_path / "o")
+    proc = corral_cli(
+        "run", write(tmp_path, TINY.replace('duration = "20ms"', 'duration = "20ms"\nzzzzzzzz = 1')), "-o", tmp_path / "o"
+    )
     assert_user_error(proc, "zzzzzzzz: unknown key (valid keys: ")
     assert "; (" not in proc.stderr
 
 
-@pytest.mark.parametrize("value,expected", [
-    ("10GBPS", 'ambiguous (bits or bytes per second?): write "10Gbps"'),
-    ("1GBps", 'bytes per second; rates are in bits per second: write "8Gbps"'),
-    ("1Gbit/s", 'write the unit as "Gbps"'),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("10GBPS", 'ambiguous (bits or bytes per second?): write "10Gbps"'),
+        ("1GBps", 'bytes per second; rates are in bits per second: write "8Gbps"'),
+        ("1Gbit/s", 'write the unit as "Gbps"'),
+    ],
+)
 def test_ambiguous_rates_are_refused_with_the_spelling_to_use(tmp_path: Path, value: str, expected: str) -> None:
-    assert_user_error(corral_cli("run", write(tmp_path, TINY), "-o", tmp_path / "o", "--set", f"topology.link_rate={value}"),
-                      "topology.link_rate", expected)
+    assert_user_error(
+        corral_cli("run", write(tmp_path, TINY), "-o", tmp_path / "o", "--set", f"topology.link_rate={value}"),
+        "topology.link_rate",
+        expected,
+    )
 
 
 @pytest.mark.parametrize("value", ["1sec", "1secs", "1 second"])
 def test_time_units_have_one_spelling(tmp_path: Path, value: str) -> None:
-    assert_user_error(corral_cli("run", write(tmp_path, TINY), "-o", tmp_path / "o", "--set", f"duration={value}"),
-                      "duration", 'write the unit as "s"')
+    assert_user_error(
+        corral_cli("run", write(tmp_path, TINY), "-o", tmp_path / "o", "--set", f"duration={value}"),
+        "duration",
+        'write the unit as "s"',
+    )
 
 
 def test_alloc_errors_are_plain_text_and_name_the_argument() -> None:

@@ -80,8 +80,14 @@ def test_offered_load_counts_what_each_flow_could_send_within_the_run() -> None:
     # A 1 Gbps host; a run of 3 s. A 125 MB flow at t = 2 s can offer 1 s of line rate
     # (125 MB) and a 1 GB one at t = 1 s 2 s of it (250 MB); an unbounded flow from t = 0 all 3 s.
     ports = pl.DataFrame({"node": ["h0", "sw0"], "rate_bps": [1_000_000_000, 10_000_000_000]})
-    flows = pl.DataFrame({"src": ["h0", "h0", "h0"], "size_bytes": [125_000_000, 1_000_000_000, None], "start_s": [2.0, 1.0, 0.0],
-                          "fct_s": [0.5, None, None]})
+    flows = pl.DataFrame(
+        {
+            "src": ["h0", "h0", "h0"],
+            "size_bytes": [125_000_000, 1_000_000_000, None],
+            "start_s": [2.0, 1.0, 0.0],
+            "fct_s": [0.5, None, None],
+        }
+    )
     assert cond.offered_bytes(flows, cond.host_rates(ports), 3.0) == pytest.approx(125e6 + 250e6 + 375e6)
     got = cond.realized(flows, ports, 3.0, capacity_bps=1e9, window_s=3.0)
     assert got["load_offered"] == pytest.approx(750e6 * 8 / 3e9)
@@ -90,15 +96,35 @@ def test_offered_load_counts_what_each_flow_could_send_within_the_run() -> None:
 
 def test_a_row_holds_what_the_issue_asks_and_the_headline_counts_paper_rows_only() -> None:
     c = cl.Claims(PAPER)
-    c.add("Fig. 1", "a paper number", [3.0, 3.1, 2.9, 3.0, 3.2], PAPER.around(3.0), paper_value=3.0, null=1.0,
-          conditions={"load": cond.check([0.9], 0.9)})
+    c.add(
+        "Fig. 1",
+        "a paper number",
+        [3.0, 3.1, 2.9, 3.0, 3.2],
+        PAPER.around(3.0),
+        paper_value=3.0,
+        null=1.0,
+        conditions={"load": cond.check([0.9], 0.9)},
+    )
     c.add("Fig. 2", "off its load", [3.0] * 5, PAPER.around(3.0), paper_value=3.0, conditions={"load": cond.check([0.2], 0.9)})
     c.add("Fig. 3", "no number", [1.0] * 5, None)
     c.add("ours", "a mechanism", [1.0] * 5, (0.9, 1.1), kind="acceptance")
     c.add("§1", "arithmetic", [8176.0], (8175.0, 8177.0), kind="structural")
     row = c.rows[0]
-    for key in ("paper", "figure", "claim", "kind", "paper_value", "band", "measured", "range", "seeds", "seeds_agree", "verdict",
-                "conditions", "note"):
+    for key in (
+        "paper",
+        "figure",
+        "claim",
+        "kind",
+        "paper_value",
+        "band",
+        "measured",
+        "range",
+        "seeds",
+        "seeds_agree",
+        "verdict",
+        "conditions",
+        "note",
+    ):
         assert key in row, key
     assert (row["measured"], row["range"], row["seeds"], row["seeds_agree"], row["verdict"]) == (3.0, [2.9, 3.2], 5, 5, "met")
     assert cl.counts(c.rows) == {"met": 1, "direction": 0, "missed": 0, "off_conditions": 1, "reported": 1}
@@ -108,10 +134,19 @@ def test_a_row_holds_what_the_issue_asks_and_the_headline_counts_paper_rows_only
 def synthetic_doc() -> dict:
     c = cl.Claims(PAPER)
     c.add("Fig. 1", "a number", [3.0, 3.1, float("nan"), 2.9], PAPER.around(3.0), paper_value=3.0, null=1.0, unit="x")
-    c.add("Fig. 2", "a direction", [0.9, 0.8], PAPER.below(1.0), null=1.0, conditions={"load": cond.check([0.5], 0.9), "run_s": 1.0})
+    c.add(
+        "Fig. 2", "a direction", [0.9, 0.8], PAPER.below(1.0), null=1.0, conditions={"load": cond.check([0.5], 0.9), "run_s": 1.0}
+    )
     c.add("Fig. 3", "reported", [], None)
-    return cl.document(PAPER, c.rows, seeds=[1, 2, 3, 4], quick=False, overrides=(), quick_means="one seed",
-                       baselines=[cl.baseline("TCP", "min RTO", "1ms", "our choice")])
+    return cl.document(
+        PAPER,
+        c.rows,
+        seeds=[1, 2, 3, 4],
+        quick=False,
+        overrides=(),
+        quick_means="one seed",
+        baselines=[cl.baseline("TCP", "min RTO", "1ms", "our choice")],
+    )
 
 
 def test_claims_json_schema_accepts_a_report_and_names_what_breaks_it(tmp_path: Path) -> None:
@@ -142,7 +177,9 @@ def test_report_tables_come_from_the_claims_document() -> None:
     text = "\n".join(cl.markdown(doc))
     assert text.startswith("## Claims: 1 of 2 paper claims met (1 off conditions, 1 reported)")
     assert "+-25%" in text and "| verdict | paper rows |" in text and "| TCP | min RTO | 1ms | our choice |" in text
-    assert "| Fig. 2 | a direction | direction | <= 0.95x | 0.85 [0.80, 0.90]x | 2 of 2 | off conditions | load 50% of 90% ✗" in text
+    assert (
+        "| Fig. 2 | a direction | direction | <= 0.95x | 0.85 [0.80, 0.90]x | 2 of 2 | off conditions | load 50% of 90% ✗" in text
+    )
     assert "| Fig. 1 | a number | 3.00x | 2.25 to 3.75x | 3.00 [2.90, 3.10]x | 3 of 3 | met |" in text
 
 

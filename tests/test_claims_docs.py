@@ -41,7 +41,9 @@ def test_the_reproduction_page_holds_the_rendering_of_the_committed_claims(paper
     page = ROOT / "docs" / "reproductions" / f"{paper}.md"
     text = page.read_text()
     assert f"<!-- claims:{paper}:begin -->" in text and f"<!-- claims:{paper}:end -->" in text, paper
-    assert script.rendered(page, text) == text, f"{page.name} differs from docs/claims: run `python scripts/claims_tables.py render`"
+    assert script.rendered(page, text) == text, (
+        f"{page.name} differs from docs/claims: run `python scripts/claims_tables.py render`"
+    )
     doc = json.loads((ROOT / "docs" / "claims" / f"{paper}.json").read_text())
     assert f"## Claims: {claims_headline(doc)}" in text
 
@@ -50,7 +52,9 @@ def test_the_readme_lists_every_paper_with_its_committed_headline() -> None:
     script = tables_script()
     text = (ROOT / "README.md").read_text()
     assert "<!-- claims:papers:begin -->" in text and "<!-- claims:papers:end -->" in text
-    assert script.rendered(script.README, text) == text, "README.md differs from docs/claims: run `python scripts/claims_tables.py render`"
+    assert script.rendered(script.README, text) == text, (
+        "README.md differs from docs/claims: run `python scripts/claims_tables.py render`"
+    )
     for paper in PAPERS:
         doc = json.loads((ROOT / "docs" / "claims" / f"{paper}.json").read_text())
         assert f"{claims_headline(doc)} ([reproduction](docs/reproductions/{paper}.md))" in text, paper
@@ -61,8 +65,9 @@ def test_render_check_passes_on_the_committed_pages() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "claims_tables.py"), "render", "--check"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "claims_tables.py"), "render", "--check"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -92,8 +97,11 @@ def test_the_committed_claims_have_the_rows_the_code_writes_now(paper: str, tmp_
 
     from corral.experiments.claims import VERDICTS
 
-    subprocess.run([sys.executable, "-m", "corral.cli", "reproduce", paper, "--quick", "-o", str(tmp_path / paper)],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "corral.cli", "reproduce", paper, "--quick", "-o", str(tmp_path / paper)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     quick = json.loads((tmp_path / paper / "claims.json").read_text())
     committed = json.loads((ROOT / "docs" / "claims" / f"{paper}.json").read_text())
     assert quick["schema"] == committed["schema"]

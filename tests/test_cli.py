@@ -17,32 +17,76 @@ def calls(monkeypatch) -> list[tuple[str, dict]]:
     """Replaces every command with a recorder of its keyword arguments."""
     seen: list[tuple[str, dict]] = []
     for name in ("run", "reproduce", "sweep", "compare", "emulate", "version"):
+
         def record(_name=name, **kwargs):
             seen.append((_name, kwargs))
+
         record.__name__ = name
         monkeypatch.setattr(cli, name, record)
     return seen
 
 
 def test_every_option_reaches_its_command(calls) -> None:
-    cli._dispatch(["run", "s.toml", "-o", "out", "-s", "seed=2", "--set", "duration=1ms", "--no-plots", "--force",
-                   "--max-memory", "2GB", "--unset", "scheme", "--unset", "traffic.1"])
+    cli._dispatch(
+        [
+            "run",
+            "s.toml",
+            "-o",
+            "out",
+            "-s",
+            "seed=2",
+            "--set",
+            "duration=1ms",
+            "--no-plots",
+            "--force",
+            "--max-memory",
+            "2GB",
+            "--unset",
+            "scheme",
+            "--unset",
+            "traffic.1",
+        ]
+    )
     cli._dispatch(["reproduce", "outcast", "--out", "o", "--seeds", "3", "--quick"])
     cli._dispatch(["sweep", "g.toml", "-o", "s", "--workers", "2"])
     cli._dispatch(["compare", "a", "b", "-o", "r", "--by", "transport.cc", "--by", "seed", "--buckets", "1KB,1MB"])
     cli._dispatch(["emulate", "s.toml", "-o", "e", "--scale", "10", "--kernel-cc", "bbr"])
     cli._dispatch(["version"])
     assert calls == [
-        ("run", dict(scenario=Path("s.toml"), out=Path("out"), set_=["seed=2", "duration=1ms"], plots=False,
-                     force=True, max_memory="2GB", unset=["scheme", "traffic.1"])),
-        ("reproduce", dict(experiment="outcast", out=Path("o"), set_=None, force=False, max_memory=None, seeds=3,
-                           quick=True)),
-        ("sweep", dict(sweep_file=Path("g.toml"), out=Path("s"), force=False, max_memory=None, scheduler=None,
-                       workers=2, max_runs=None)),
-        ("compare", dict(folders=[Path("a"), Path("b")], out=Path("r"), force=False, by=["transport.cc", "seed"],
-                         buckets="1KB,1MB", plots=True)),
-        ("emulate", dict(scenario=Path("s.toml"), out=Path("e"), set_=None, force=False, scale=10.0,
-                         kernel_cc="bbr", unset=None)),
+        (
+            "run",
+            dict(
+                scenario=Path("s.toml"),
+                out=Path("out"),
+                set_=["seed=2", "duration=1ms"],
+                plots=False,
+                force=True,
+                max_memory="2GB",
+                unset=["scheme", "traffic.1"],
+            ),
+        ),
+        ("reproduce", dict(experiment="outcast", out=Path("o"), set_=None, force=False, max_memory=None, seeds=3, quick=True)),
+        (
+            "sweep",
+            dict(
+                sweep_file=Path("g.toml"), out=Path("s"), force=False, max_memory=None, scheduler=None, workers=2, max_runs=None
+            ),
+        ),
+        (
+            "compare",
+            dict(
+                folders=[Path("a"), Path("b")],
+                out=Path("r"),
+                force=False,
+                by=["transport.cc", "seed"],
+                buckets="1KB,1MB",
+                plots=True,
+            ),
+        ),
+        (
+            "emulate",
+            dict(scenario=Path("s.toml"), out=Path("e"), set_=None, force=False, scale=10.0, kernel_cc="bbr", unset=None),
+        ),
         ("version", {}),
     ]
 
@@ -56,18 +100,21 @@ def test_defaults_match_the_functions(calls) -> None:
     assert calls[2][1]["buckets"] == ",".join(DEFAULT_BUCKETS) and calls[2][1]["plots"] is True
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["run", "s.toml"], "required: -o/--out"),
-    (["run", "s.toml", "-o", "x", "--plot"], "unrecognized arguments: --plot"),  # no abbreviations
-    (["reproduce", "outcast", "-o", "x", "--seeds", "0"], "--seeds: expected a finite value of at least 1, got 0"),
-    (["reproduce", "outcast", "-o", "x", "--seeds", "two"], "--seeds: expected an integer, got 'two'"),
-    (["sweep", "g.toml", "-o", "x", "--workers", "0"], "--workers: expected a finite value of at least 1"),
-    (["emulate", "s.toml", "-o", "x", "--scale", "0.5"], "--scale: expected a finite value of at least 1.0, got 0.5"),
-    (["emulate", "s.toml", "-o", "x", "--scale", "nan"], "--scale: expected a finite value of at least 1.0, got nan"),
-    (["emulate", "s.toml", "-o", "x", "--scale", "inf"], "--scale: expected a finite value"),
-    (["compare", "-o", "x"], "required: folders"),
-    (["simulate"], "invalid choice: 'simulate'"),
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["run", "s.toml"], "required: -o/--out"),
+        (["run", "s.toml", "-o", "x", "--plot"], "unrecognized arguments: --plot"),  # no abbreviations
+        (["reproduce", "outcast", "-o", "x", "--seeds", "0"], "--seeds: expected a finite value of at least 1, got 0"),
+        (["reproduce", "outcast", "-o", "x", "--seeds", "two"], "--seeds: expected an integer, got 'two'"),
+        (["sweep", "g.toml", "-o", "x", "--workers", "0"], "--workers: expected a finite value of at least 1"),
+        (["emulate", "s.toml", "-o", "x", "--scale", "0.5"], "--scale: expected a finite value of at least 1.0, got 0.5"),
+        (["emulate", "s.toml", "-o", "x", "--scale", "nan"], "--scale: expected a finite value of at least 1.0, got nan"),
+        (["emulate", "s.toml", "-o", "x", "--scale", "inf"], "--scale: expected a finite value"),
+        (["compare", "-o", "x"], "required: folders"),
+        (["simulate"], "invalid choice: 'simulate'"),
+    ],
+)
 def test_usage_mistakes_exit_2_with_an_error_line(calls, capsys, argv, expected) -> None:
     with pytest.raises(SystemExit) as stop:
         cli._dispatch(argv)

@@ -15,8 +15,19 @@ from corral.compare import CompareError, compare
 from corral.sweep import layout, run_sweep
 from sweep_data import SIZED, write_sweep
 
-TABLES = ["runs", "groups", "fct", "fct_runs", "size_buckets", "size_buckets_runs", "fct_by_size", "fct_by_size_runs",
-          "throughput_time", "queues", "queues_runs"]
+TABLES = [
+    "runs",
+    "groups",
+    "fct",
+    "fct_runs",
+    "size_buckets",
+    "size_buckets_runs",
+    "fct_by_size",
+    "fct_by_size_runs",
+    "throughput_time",
+    "queues",
+    "queues_runs",
+]
 FCT_SCENARIOS = Path(corral.__file__).parent / "scenarios" / "fct"
 PLOTS = ["fct_cdf.png", "size_buckets.png", "throughput_time.png", "queue_cdf.png"]
 
@@ -43,8 +54,10 @@ def test_compare_writes_tables_plots_and_report(sweep_dir, tmp_path):
     result = compare([sweep_dir], rep)
     assert result.by == ["transport.cc", "switch.buffer"]
     assert result.groups == [
-        "transport.cc=newreno, switch.buffer=8pkt", "transport.cc=newreno, switch.buffer=64pkt",
-        "transport.cc=cubic, switch.buffer=8pkt", "transport.cc=cubic, switch.buffer=64pkt",
+        "transport.cc=newreno, switch.buffer=8pkt",
+        "transport.cc=newreno, switch.buffer=64pkt",
+        "transport.cc=cubic, switch.buffer=8pkt",
+        "transport.cc=cubic, switch.buffer=64pkt",
     ]
     for name in TABLES:
         assert (rep / f"{name}.csv").is_file() and (rep / f"{name}.parquet").is_file(), name
@@ -69,18 +82,20 @@ def test_compare_writes_tables_plots_and_report(sweep_dir, tmp_path):
     assert buckets.height == 4 * 3 * 4  # groups x buckets x (mean, p50, p99, p99.9)
     assert set(buckets["metric"]) == {"slowdown"}  # the core reports slowdown per flow
     small = flows.filter(pl.col("size_bytes") < 100_000)["slowdown"].to_numpy()
-    cell = buckets.filter(
-        (pl.col("group") == row["group"]) & (pl.col("bucket") == "<100KB") & (pl.col("stat") == "p99")
-    ).row(0, named=True)
+    cell = buckets.filter((pl.col("group") == row["group"]) & (pl.col("bucket") == "<100KB") & (pl.col("stat") == "p99")).row(
+        0, named=True
+    )
     assert cell["pooled"] == pytest.approx(np.quantile(small, 0.99))
     assert cell["samples"] == 16 and cell["runs"] == 2 and cell["unfinished"] == 0
     assert cell["run_min"] <= cell["run_mean"] <= cell["run_max"] and cell["run_min"] < cell["run_max"]
 
     # p99 FCT per bucket: the p99 of each run, averaged over the group's runs
     fct = pl.read_parquet(rep / "fct_by_size.parquet").filter(
-        (pl.col("group") == row["group"]) & (pl.col("bucket") == "<100KB") & (pl.col("stat") == "p99"))
+        (pl.col("group") == row["group"]) & (pl.col("bucket") == "<100KB") & (pl.col("stat") == "p99")
+    )
     index = pl.read_parquet(sweep_dir / layout.INDEX).filter(
-        (pl.col("transport.cc") == "cubic") & (pl.col("switch.buffer") == "8pkt"))
+        (pl.col("transport.cc") == "cubic") & (pl.col("switch.buffer") == "8pkt")
+    )
     per_seed = []
     for h in index["hash"]:
         small = pl.read_parquet(sweep_dir / layout.RUNS / h / "flows.parquet").filter(pl.col("size_bytes") < 100_000)
@@ -189,8 +204,9 @@ def test_a_failed_compare_leaves_no_report(sweep_dir, tmp_path, monkeypatch):
 
 
 def test_compare_cli(sweep_dir, tmp_path):
-    proc = corral_cli("compare", sweep_dir, "-o", tmp_path / "rep", "--by", "transport.cc", "--buckets", "20KB,200KB,1MB",
-                      "--no-plots")
+    proc = corral_cli(
+        "compare", sweep_dir, "-o", tmp_path / "rep", "--by", "transport.cc", "--buckets", "20KB,200KB,1MB", "--no-plots"
+    )
     assert proc.returncode == 0, proc.stderr
     assert "2 group(s) by transport.cc" in proc.stdout
     buckets = pl.read_csv(tmp_path / "rep" / "size_buckets.csv")
@@ -205,13 +221,16 @@ def test_compare_cli(sweep_dir, tmp_path):
 def test_traffic_goodput_comes_from_the_class_table(tmp_path):
     """`[[traffic]]` flows have no per-flow series: compare adds their class series (total
     `*` and per class) to the `[[flows]]` flows' per-flow series."""
-    mixed = SIZED + """
+    mixed = (
+        SIZED
+        + """
 [[traffic]]
 pattern = "all_to_all"
 size = "20KB"
 rate = 3000.0
 class = "web"
 """
+    )
     run = tmp_path / "run"
     corral.run(mixed).write(run, plots=False)
     tc = pl.read_parquet(run / "throughput_class.parquet")
@@ -221,7 +240,9 @@ class = "web"
     total = result.tables["throughput_time"]
     expected = (
         pl.concat([tp.select("time_s", "goodput_bps"), tc.filter(pl.col("class") == "*").select("time_s", "goodput_bps")])
-        .group_by("time_s").agg(pl.col("goodput_bps").sum()).sort("time_s")
+        .group_by("time_s")
+        .agg(pl.col("goodput_bps").sum())
+        .sort("time_s")
     )
     assert total["time_s"].to_list() == expected["time_s"].to_list()
     assert total["mean_bps"].to_numpy() == pytest.approx(expected["goodput_bps"].to_numpy())
@@ -239,7 +260,7 @@ def test_fct_sweep_in_small_through_the_cli(tmp_path):
     NewReno vs DCTCP, one seed, through `corral sweep` and `corral compare`."""
     sweep = tmp_path / "sweep.toml"
     sweep.write_text(f"""
-scenario = "{(FCT_SCENARIOS / 'websearch_fattree.toml').as_posix()}"
+scenario = "{(FCT_SCENARIOS / "websearch_fattree.toml").as_posix()}"
 seeds = [1]
 [set]
 duration = "30ms"
@@ -271,4 +292,7 @@ def test_sweep_file_of_the_fct_study_resolves(tmp_path):
     points = sweep.points()
     assert len(points) == 27
     assert {(p.values["transport.cc"], p.values["transport.ecn"]) for p in points} == {
-        ("newreno", False), ("cubic", False), ("dctcp", True)}
+        ("newreno", False),
+        ("cubic", False),
+        ("dctcp", True),
+    }

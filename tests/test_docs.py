@@ -47,7 +47,9 @@ def page_sections(path: Path) -> dict[str, list[list[str]]]:
 
 def test_the_committed_reference_pages_are_the_generation() -> None:
     for path, text in REF.pages().items():
-        assert path.read_text(encoding="utf-8") == text, f"{path.relative_to(ROOT)} is stale: run `python scripts/docs_reference.py`"
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.relative_to(ROOT)} is stale: run `python scripts/docs_reference.py`"
+        )
 
 
 @pytest.mark.parametrize("title,path,keys", SECTIONS, ids=[s[0] for s in SECTIONS])
@@ -115,8 +117,13 @@ def toml_blocks(path: Path) -> list[str]:
     return re.findall(r"^```toml\n(.*?)^```$", path.read_text(encoding="utf-8"), re.S | re.M)
 
 
-TOML_PAGES = [README, DOCS / "guides" / "scenario-files.md", DOCS / "guides" / "sweeps.md",
-              DOCS / "guides" / "workloads.md", DOCS / "guides" / "routing.md"]
+TOML_PAGES = [
+    README,
+    DOCS / "guides" / "scenario-files.md",
+    DOCS / "guides" / "sweeps.md",
+    DOCS / "guides" / "workloads.md",
+    DOCS / "guides" / "routing.md",
+]
 
 
 @pytest.mark.parametrize("page", TOML_PAGES, ids=[p.name for p in TOML_PAGES])

@@ -30,15 +30,16 @@ _BLOCK = re.compile(r"^<!-- (runnable|file: ([^ ]+)) -->\n```(\w+)[^\n]*\n(.*?)^
 def blocks(page: Path) -> list[tuple[str, str, str]]:
     """(what, language, text) of a page's marked blocks, in order: what is "run" or the
     file name to write."""
-    return [("run" if m.group(1) == "runnable" else m.group(2), m.group(3), m.group(4))
-            for m in _BLOCK.finditer(page.read_text(encoding="utf-8"))]
+    return [
+        ("run" if m.group(1) == "runnable" else m.group(2), m.group(3), m.group(4))
+        for m in _BLOCK.finditer(page.read_text(encoding="utf-8"))
+    ]
 
 
 def run_blocks(pages: list[Path], folder: Path) -> int:
     """Runs the pages' blocks in `folder`; the number of blocks run."""
     (folder / "scenarios").symlink_to(ROOT / "scenarios")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "MPLBACKEND": "Agg"}
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", "MPLBACKEND": "Agg"}
     ran = 0
     for page in pages:
         for what, lang, text in blocks(page):
@@ -48,16 +49,19 @@ def run_blocks(pages: list[Path], folder: Path) -> int:
             cmd = {"bash": ["bash", "-euo", "pipefail", "-c", text], "python": [sys.executable, "-c", text]}.get(lang)
             assert cmd, f"{page.relative_to(ROOT)}: a runnable ```{lang} block (bash or python only)"
             done = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
-            assert done.returncode == 0, (f"{page.relative_to(ROOT)}: block failed ({done.returncode}):\n{text}\n"
-                                          f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}")
+            assert done.returncode == 0, (
+                f"{page.relative_to(ROOT)}: block failed ({done.returncode}):\n{text}\n"
+                f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
+            )
             ran += 1
     return ran
 
 
 def runnable_pages() -> list[Path]:
     """Every page outside Getting started with a runnable block."""
-    return sorted(p for p in DOCS.rglob("*.md")
-                  if p.parent.name != "getting-started" and any(w == "run" for w, _, _ in blocks(p)))
+    return sorted(
+        p for p in DOCS.rglob("*.md") if p.parent.name != "getting-started" and any(w == "run" for w, _, _ in blocks(p))
+    )
 
 
 def test_getting_started_runs_in_order(tmp_path: Path) -> None:

@@ -56,8 +56,9 @@ def test_an_emulated_summary_has_only_declared_keys_and_the_flows_columns():
     from corral.emulate import results
 
     plan = plan_of(dumbbell())
-    cols, thr, summary = results.build(plan, {}, [], scale=1.0, duration_s=2.0, interval_s=0.1,
-                                       cc_of=["newreno"] * len(plan["flows"]))
+    cols, thr, summary = results.build(
+        plan, {}, [], scale=1.0, duration_s=2.0, interval_s=0.1, cc_of=["newreno"] * len(plan["flows"])
+    )
     assert set(summary) <= {name for name, _, _ in tables.summary_fields()}
     assert summary["mode"] == "emulate"
     assert list(cols) == list(tables.schemas()["flows"]) and list(thr) == list(tables.schemas()["throughput"])
@@ -77,7 +78,9 @@ def test_the_plan_holds_nodes_ports_routes_and_flows():
 
 
 def test_ecmp_routes_list_every_equal_cost_port():
-    plan = plan_of('duration = "1s"\n[topology]\nkind = "fat_tree"\nk = 4\nlink_rate = "1Gbps"\n[routing]\nkind = "ecmp"\n[[flows]]\nsrc = "h0"\ndst = "h15"\n')
+    plan = plan_of(
+        'duration = "1s"\n[topology]\nkind = "fat_tree"\nk = 4\nlink_rate = "1Gbps"\n[routing]\nkind = "ecmp"\n[[flows]]\nsrc = "h0"\ndst = "h15"\n'
+    )
     widths = {len(r[2]) for r in plan["routes"]}
     assert widths == {1, 2}, "ToRs and aggregation switches going up have two equal-cost ports"
 
@@ -86,12 +89,12 @@ def test_ecmp_routes_list_every_equal_cost_port():
     "change, key",
     [
         ("routing.kind=vlb", "routing.kind"),
-        ('switch.queue=sfq', "switch.queue"),
+        ("switch.queue=sfq", "switch.queue"),
         ("switch.buffer_model=shared", "switch.buffer_model"),
     ],
 )
 def test_what_a_kernel_cannot_follow_is_named(change, key):
-    extra = '[switch.sfq]\nbuckets = 4\n' if "sfq" in change else ""
+    extra = "[switch.sfq]\nbuckets = 4\n" if "sfq" in change else ""
     extra += 'shared_buffer = "1MB"\n' if "shared" in change else ""
     text = dumbbell(2).replace("[routing]", extra + "[routing]") if extra else dumbbell(2)
     with pytest.raises(Exception, match=key.replace(".", r"\.")):
@@ -130,8 +133,18 @@ def test_queues_map_to_linux_qdiscs():
     assert fabric.leaf_qdisc({"kind": "taildrop", "buffer": {"bytes": 16384}}, 1e8, pkt) == ["bfifo", "limit", "16384"]
     ecn = fabric.leaf_qdisc({"kind": "ecn", "buffer": {"packets": 100}, "threshold": {"packets": 20}}, 1e8, pkt)
     assert ecn[0] == "red" and ecn[-1] == "ecn" and ecn[ecn.index("min") + 1] == str(20 * pkt)
-    red = fabric.leaf_qdisc({"kind": "red", "buffer": {"packets": 100}, "min_th": {"packets": 5}, "max_th": {"packets": 15},
-                             "max_p": 0.1, "mark": False}, 1e8, pkt)
+    red = fabric.leaf_qdisc(
+        {
+            "kind": "red",
+            "buffer": {"packets": 100},
+            "min_th": {"packets": 5},
+            "max_th": {"packets": 15},
+            "max_p": 0.1,
+            "mark": False,
+        },
+        1e8,
+        pkt,
+    )
     assert "ecn" not in red and red[red.index("probability") + 1] == "0.1"
     with pytest.raises(EmulateError, match="switch.queue"):
         fabric.leaf_qdisc({"kind": "pfabric", "buffer": {"packets": 10}}, 1e8, pkt)
@@ -140,8 +153,10 @@ def test_queues_map_to_linux_qdiscs():
 def test_links_get_distinct_subnets_and_counters_parse():
     nets = {fabric.link_subnet(i) for i in range(20000)}
     assert len(nets) == 20000
-    text = ("qdisc htb 1: root refcnt 2 r2q 10 default 0x1\n Sent 99 bytes 3 pkt (dropped 0, overlimits 0 requeues 0)\n"
-            "qdisc pfifo 10: parent 1:1 limit 50p\n Sent 6000 bytes 4 pkt (dropped 7, overlimits 0 requeues 0)\n")
+    text = (
+        "qdisc htb 1: root refcnt 2 r2q 10 default 0x1\n Sent 99 bytes 3 pkt (dropped 0, overlimits 0 requeues 0)\n"
+        "qdisc pfifo 10: parent 1:1 limit 50p\n Sent 6000 bytes 4 pkt (dropped 7, overlimits 0 requeues 0)\n"
+    )
     assert fabric._leaf_counters(text) == {"sent": 4, "dropped": 7, "marked": 0}
     assert jain([1.0, 1.0]) == 1.0 and jain([1.0, 0.0]) == 0.5 and jain([]) is None
 
@@ -174,7 +189,7 @@ def test_two_flows_on_kernel_tcp_share_the_bottleneck(tmp_path):
     sums = thr.group_by("time_s").agg(pl.col("goodput_bps").sum())
     by_bin = {round(t, 6): g for t, g in zip(sums["time_s"].to_list(), sums["goodput_bps"].to_list())}
     per_bin = [by_bin.get(round(0.1 * (b + 1), 6), 0.0) for b in range(30)]  # a bin with no bytes has no row
-    busiest = max(sum(per_bin[i:i + 5]) / 5 for i in range(len(per_bin) - 4))
+    busiest = max(sum(per_bin[i : i + 5]) / 5 for i in range(len(per_bin) - 4))
     assert busiest >= 80e6, f"busiest 0.5 s at {busiest / 1e6:.1f} Mbps; bins {[round(b / 1e6) for b in per_bin]} Mbps"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kernel"] == os.uname().release and summary["scale"] == 1.0
@@ -191,8 +206,11 @@ def test_two_flows_on_kernel_tcp_share_the_bottleneck(tmp_path):
 @ROOT
 def test_ctrl_c_removes_every_namespace_and_leaves_no_output(tmp_path):
     (tmp_path / "s.toml").write_text(dumbbell(2, "20s"))
-    proc = subprocess.Popen([sys.executable, "-m", "corral", "emulate", str(tmp_path / "s.toml"), "-o", str(tmp_path / "run")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "corral", "emulate", str(tmp_path / "s.toml"), "-o", str(tmp_path / "run")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 30
     while not our_namespaces() and time.time() < deadline:
         time.sleep(0.05)

@@ -37,8 +37,13 @@ print(usage.ru_maxrss if code == 0 else -1, p.stderr.read().decode()[-500:])
 
 def peak_mb(args: list[str], cwd: Path) -> float:
     """Peak resident memory (MB) of a `corral` CLI process; it must succeed."""
-    out = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m", "corral.cli", *args], cwd=cwd,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, sys.executable, "-m", "corral.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     kb, _, err = out.partition(" ")
     assert int(kb) > 0, err
     return int(kb) * 1024 / 1e6
@@ -60,8 +65,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,text,overrides", CASES, ids=[c[0] for c in CASES])
-def test_memory_estimate_is_within_1_5x_of_the_measured_peak(tmp_path: Path, name: str, text: str,
-                                                              overrides: list[str]) -> None:
+def test_memory_estimate_is_within_1_5x_of_the_measured_peak(tmp_path: Path, name: str, text: str, overrides: list[str]) -> None:
     (tmp_path / "s.toml").write_text(text)
     plots = name == "fuzz-seed-0"  # one case with plots: they are counted too
     est = estimates.memory(api.simulation(tmp_path / "s.toml", overrides), plots=plots) / 1e6

@@ -94,8 +94,31 @@ size = "1MB"
 # Values a leaf may become: other types, other units, edge numbers.
 VALUES = st.one_of(
     st.sampled_from(
-        ["", "1Gbps", "1GBps", "-1Gbps", "5us", "0s", "1e400s", "16KB", "32pkt", "0pkt", "1.5pkt", "abc",
-         "h0", "h99", "sw0:2", "tor0:9", "unbounded", "websearch", "ecmp", "taildrop", "1e-3ms", "∞", "\x00"]
+        [
+            "",
+            "1Gbps",
+            "1GBps",
+            "-1Gbps",
+            "5us",
+            "0s",
+            "1e400s",
+            "16KB",
+            "32pkt",
+            "0pkt",
+            "1.5pkt",
+            "abc",
+            "h0",
+            "h99",
+            "sw0:2",
+            "tor0:9",
+            "unbounded",
+            "websearch",
+            "ecmp",
+            "taildrop",
+            "1e-3ms",
+            "∞",
+            "\x00",
+        ]
     ),
     st.integers(min_value=-3, max_value=12),
     st.sampled_from([0, 2**31, 2**63 - 1, -(2**63)]),
@@ -106,8 +129,24 @@ VALUES = st.one_of(
     st.just({}),
 )
 
-KEYS = ["kind", "k", "dims", "buffer", "queue", "load", "rate", "size", "count", "pattern", "senders", "weight",
-        "start", "interval", "cc", "bogus_key"]
+KEYS = [
+    "kind",
+    "k",
+    "dims",
+    "buffer",
+    "queue",
+    "load",
+    "rate",
+    "size",
+    "count",
+    "pattern",
+    "senders",
+    "weight",
+    "start",
+    "interval",
+    "cc",
+    "bogus_key",
+]
 
 
 SCALES = [0, 0.5, 1, 2, 3, 10, 1e-3]
@@ -158,7 +197,11 @@ def scenarios(draw) -> str:
     out = dumps(doc)
     if draw(st.integers(0, 9)) == 0:  # now and then, damage the text itself
         i = draw(st.integers(0, len(out)))
-        out = out[:i] + draw(st.sampled_from(["", "[", "]", "=", '"', "\n[[", "\\", "\x00", "é"])) + out[i + draw(st.integers(0, 5)):]
+        out = (
+            out[:i]
+            + draw(st.sampled_from(["", "[", "]", "=", '"', "\n[[", "\\", "\x00", "é"]))
+            + out[i + draw(st.integers(0, 5)) :]
+        )
     return out
 
 

@@ -11,37 +11,37 @@ from conftest import assert_verdicts_pinned, corral_cli
 
 # Verdicts of the quick run other than met, by (figure, start of claim).
 KNOWN = {
-    ('Fig. 4d', "HCC's core queue, median of 1 "): 'off_conditions',
-    ('Fig. 4d', 'newreno: share of 1 ms samples'): 'off_conditions',
-    ('Fig. 4d', 'cubic: share of 1 ms samples w'): 'off_conditions',
-    ('Fig. 4d', "DCTCP's core queue, median of "): 'off_conditions',
-    ('Fig. 4c', "HCC's mean FCT below newreno's"): 'off_conditions',
-    ('Fig. 4c', "HCC's p99 FCT below newreno's "): 'off_conditions',
-    ('Fig. 4c', "HCC's mean FCT below cubic's b"): 'off_conditions',
-    ('Fig. 4c', "HCC's p99 FCT below cubic's by"): 'off_conditions',
-    ('Fig. 4c', "HCC's mean FCT below dctcp's b"): 'off_conditions',
-    ('Fig. 4c', "HCC's p99 FCT below dctcp's by"): 'off_conditions',
-    ('Fig. 4e', "HCC: share of 1 ms windows with Jain's index above 0.8"): 'off_conditions',
-    ('Fig. 4e', "HCC: share of 1 ms windows with Jain's index above 0.9"): 'off_conditions',
-    ('Fig. 4e', "newreno: mean Jain's index of "): 'off_conditions',
-    ('Fig. 4e', "cubic: mean Jain's index of 1 "): 'off_conditions',
-    ('Fig. 4e', "dctcp: mean Jain's index of 1 "): 'off_conditions',
-    ('Fig. 4g-h', 'root received bytes, HCC-2 ove'): 'off_conditions',
-    ('Fig. 4g-h', 'root sent bytes, HCC-2 over th'): 'off_conditions',
-    ('Fig. 4g-h', 'root received bytes grow as the cycles shorten: HCC-2 o'): 'off_conditions',
-    ('Fig. 4g-h', 'root received bytes grow as the cycles shorten: HCC-3 o'): 'off_conditions',
-    ('Fig. 4g-h', 'root sent bytes grow as the cycles shorten: HCC-2 '): 'off_conditions',
-    ('Fig. 4g-h', 'root sent bytes grow as the cycles shorten: HCC-3 '): 'off_conditions',
-    ('Fig. 4g', 'no quantization: root received'): 'off_conditions',
-    ('Fig. 4h', 'no quantization: root sent byt'): 'off_conditions',
-    ('Fig. 5', "gRPC: HCC's mean response FCT below newr"): 'missed',
-    ('Fig. 5', "gRPC: HCC's mean response FCT below cubi"): 'missed',
-    ('Fig. 5', "gRPC: HCC's p99 response FCT below cubic"): 'direction',
-    ('Fig. 5', "gRPC: HCC's mean response FCT below dctc"): 'missed',
-    ('Fig. 5', "gRPC: HCC's p99 response FCT below dctcp"): 'direction',
-    ('Fig. 5', "gRPC: HCC's core queue, median"): 'missed',
-    ('Fig. 4d', "HCC's core queue, p99 of 1 ms "): 'off_conditions',
-    ('Fig. 4f', "HCC's p99 one-way packet laten"): 'off_conditions',
+    ("Fig. 4d", "HCC's core queue, median of 1 "): "off_conditions",
+    ("Fig. 4d", "newreno: share of 1 ms samples"): "off_conditions",
+    ("Fig. 4d", "cubic: share of 1 ms samples w"): "off_conditions",
+    ("Fig. 4d", "DCTCP's core queue, median of "): "off_conditions",
+    ("Fig. 4c", "HCC's mean FCT below newreno's"): "off_conditions",
+    ("Fig. 4c", "HCC's p99 FCT below newreno's "): "off_conditions",
+    ("Fig. 4c", "HCC's mean FCT below cubic's b"): "off_conditions",
+    ("Fig. 4c", "HCC's p99 FCT below cubic's by"): "off_conditions",
+    ("Fig. 4c", "HCC's mean FCT below dctcp's b"): "off_conditions",
+    ("Fig. 4c", "HCC's p99 FCT below dctcp's by"): "off_conditions",
+    ("Fig. 4e", "HCC: share of 1 ms windows with Jain's index above 0.8"): "off_conditions",
+    ("Fig. 4e", "HCC: share of 1 ms windows with Jain's index above 0.9"): "off_conditions",
+    ("Fig. 4e", "newreno: mean Jain's index of "): "off_conditions",
+    ("Fig. 4e", "cubic: mean Jain's index of 1 "): "off_conditions",
+    ("Fig. 4e", "dctcp: mean Jain's index of 1 "): "off_conditions",
+    ("Fig. 4g-h", "root received bytes, HCC-2 ove"): "off_conditions",
+    ("Fig. 4g-h", "root sent bytes, HCC-2 over th"): "off_conditions",
+    ("Fig. 4g-h", "root received bytes grow as the cycles shorten: HCC-2 o"): "off_conditions",
+    ("Fig. 4g-h", "root received bytes grow as the cycles shorten: HCC-3 o"): "off_conditions",
+    ("Fig. 4g-h", "root sent bytes grow as the cycles shorten: HCC-2 "): "off_conditions",
+    ("Fig. 4g-h", "root sent bytes grow as the cycles shorten: HCC-3 "): "off_conditions",
+    ("Fig. 4g", "no quantization: root received"): "off_conditions",
+    ("Fig. 4h", "no quantization: root sent byt"): "off_conditions",
+    ("Fig. 5", "gRPC: HCC's mean response FCT below newr"): "missed",
+    ("Fig. 5", "gRPC: HCC's mean response FCT below cubi"): "missed",
+    ("Fig. 5", "gRPC: HCC's p99 response FCT below cubic"): "direction",
+    ("Fig. 5", "gRPC: HCC's mean response FCT below dctc"): "missed",
+    ("Fig. 5", "gRPC: HCC's p99 response FCT below dctcp"): "direction",
+    ("Fig. 5", "gRPC: HCC's core queue, median"): "missed",
+    ("Fig. 4d", "HCC's core queue, p99 of 1 ms "): "off_conditions",
+    ("Fig. 4f", "HCC's p99 one-way packet laten"): "off_conditions",
 }
 
 
@@ -54,7 +54,17 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_quick_run_writes_the_report_plots_and_tables(quick: Path) -> None:
-    for name in ("report.md", "claims.json", "report.json", "runs.csv", "fct_cdf.png", "steps.png", "overhead.png", "grpc.png", "websearch_series.png"):
+    for name in (
+        "report.md",
+        "claims.json",
+        "report.json",
+        "runs.csv",
+        "fct_cdf.png",
+        "steps.png",
+        "overhead.png",
+        "grpc.png",
+        "websearch_series.png",
+    ):
         assert (quick / name).is_file(), name
     assert not (quick / "summary.json").exists()
     assert "| verdict | paper rows |" in (quick / "report.md").read_text()

@@ -53,7 +53,9 @@ def test_six_six_hop_flows_already_beat_the_two_hop_flow(report) -> None:
 # Known deviation: the 2-hop flow never starves (it gets 1.2-10x the 6-hop mean, the RTT bias
 # the paper also sees early in Fig. 3(a)), but in some seeds one 6-hop flow falls below 25% of
 # the fair share. strict: fails as soon as the simulator meets the claim.
-@pytest.mark.xfail(strict=True, reason="a 6-hop flow falls below 25% of fair share in some seeds; see docs/reproductions/outcast.md")
+@pytest.mark.xfail(
+    strict=True, reason="a 6-hop flow falls below 25% of fair share in some seeds; see docs/reproductions/outcast.md"
+)
 def test_two_six_hop_flows_nobody_starves(report) -> None:
     # Tolerance: with 2 six-hop flows every flow, in every seed, gets >= 25% of the fair
     # share (bottleneck rate / 3) over the whole run.
@@ -110,7 +112,8 @@ def test_result_does_not_hinge_on_link_delay_phase(link_delay: str) -> None:
     # Moving every link's delay by a fraction of a packet time (12 us at 1 Gbps) must not
     # flip the 12-flow result: same tolerance as above, ratio <= 0.5 (mean of 5 seeds).
     jobs = [
-        job for job in outcast.jobs(SEEDS, quick=False, overrides=(f"topology.link_delay={link_delay}",))
+        job
+        for job in outcast.jobs(SEEDS, quick=False, overrides=(f"topology.link_delay={link_delay}",))
         if job.labels["buffer"] is None and job.labels["case"] == "case1_12"
     ]
     ratios = [m["row"]["ratio"] for m in run_jobs(jobs, outcast.measure)]
@@ -121,8 +124,18 @@ def test_reproduce_quick_writes_everything(tmp_path: Path) -> None:
     out = tmp_path / "outcast"
     proc = corral_cli("reproduce", "outcast", "-o", out, "--quick")
     assert proc.returncode == 0, proc.stderr
-    for name in ("table.md", "table.csv", "sweep.md", "sweep.csv", "claims.json", "report.json",
-                 "throughput_bars.png", "drop_runs.png", "throughput_time.png", "sweep.png"):
+    for name in (
+        "table.md",
+        "table.csv",
+        "sweep.md",
+        "sweep.csv",
+        "claims.json",
+        "report.json",
+        "throughput_bars.png",
+        "drop_runs.png",
+        "throughput_time.png",
+        "sweep.png",
+    ):
         assert (out / name).is_file(), name
     for case_name in outcast.CASES:
         assert (out / "runs" / case_name / "flows.parquet").is_file()

@@ -58,7 +58,11 @@ def test_study_claims(by_study, key) -> None:
     def pinned(claim: str) -> str | None:
         return next((v for start, v in known.items() if claim.startswith(start)), None)
 
-    changed = [f"{r['claim']}: {r['verdict']} ({cl.measured_text(r)})" for r in rows if r["verdict"] != "met" and pinned(r["claim"]) != r["verdict"]]
+    changed = [
+        f"{r['claim']}: {r['verdict']} ({cl.measured_text(r)})"
+        for r in rows
+        if r["verdict"] != "met" and pinned(r["claim"]) != r["verdict"]
+    ]
     gone = [start for start, v in known.items() if not any(r["claim"].startswith(start) and r["verdict"] == v for r in rows)]
     assert not changed, "verdicts not pinned:\n" + "\n".join(changed)
     assert not gone, f"pinned verdicts that changed (update KNOWN and docs/reproductions/outcast.md): {gone}"

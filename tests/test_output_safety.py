@@ -57,8 +57,7 @@ def work(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("force", [False, True])
 def test_1_the_current_folder_is_refused_with_or_without_force(work: Path, force: bool) -> None:
     before = snapshot(work.parent)
-    refused_for_good(corral_cli("run", "s.toml", "-o", ".", *(["--force"] if force else []), cwd=work),
-                     "-o .", "current folder")
+    refused_for_good(corral_cli("run", "s.toml", "-o", ".", *(["--force"] if force else []), cwd=work), "-o .", "current folder")
     assert snapshot(work.parent) == before
 
 
@@ -134,7 +133,9 @@ def test_another_kind_needs_force_and_then_only_its_files_go(work: Path, tmp_pat
     assert corral_cli("run", "s.toml", "-o", "x", "--no-plots", cwd=work).returncode == 0
     (work / "x" / "mine.txt").write_text("mine")
     before = snapshot(work)
-    refused(corral_cli("compare", "r", "-o", "x", "--no-plots", cwd=work), "a corral run folder, not a report folder", "pass --force")
+    refused(
+        corral_cli("compare", "r", "-o", "x", "--no-plots", cwd=work), "a corral run folder, not a report folder", "pass --force"
+    )
     assert snapshot(work) == before
     assert corral_cli("compare", "r", "-o", "x", "--no-plots", "--force", cwd=work).returncode == 0
     assert (work / "x" / "report.md").is_file() and (work / "x" / "mine.txt").read_text() == "mine"
@@ -283,12 +284,16 @@ def _do(command: str, target: str, force: bool, work: Path) -> None:
     """Run one command in-process (the CLI's functions, so no process start per step)."""
     from corral import cli
 
-    args = {
-        "run": ["run", "s.toml", "--no-plots"],
-        "sweep": ["sweep", "sweep.toml", "--workers", "1"],
-        "compare": ["compare", "out", "--no-plots"],
-        "reproduce": ["reproduce", "tiny-test", "--seeds", "1"],
-    }[command] + ["-o", target] + (["--force"] if force else [])
+    args = (
+        {
+            "run": ["run", "s.toml", "--no-plots"],
+            "sweep": ["sweep", "sweep.toml", "--workers", "1"],
+            "compare": ["compare", "out", "--no-plots"],
+            "reproduce": ["reproduce", "tiny-test", "--seeds", "1"],
+        }[command]
+        + ["-o", target]
+        + (["--force"] if force else [])
+    )
     cwd = os.getcwd()
     os.chdir(work)
     try:
@@ -322,8 +327,9 @@ def tiny_experiment(monkeypatch):
             def write(result, folder: Path) -> None:
                 (folder / "report.md").write_text(f"{result}\n")
 
-            return runner.reproduce_into(out, "tiny-test", (), force, [runner.Job(scenario)],
-                                         lambda job, res: res.summary["events"], lambda m: m, write)
+            return runner.reproduce_into(
+                out, "tiny-test", (), force, [runner.Job(scenario)], lambda job, res: res.summary["events"], lambda m: m, write
+            )
 
         @staticmethod
         def rich_tables(report):
@@ -332,10 +338,10 @@ def tiny_experiment(monkeypatch):
     monkeypatch.setitem(experiments.EXPERIMENTS, "tiny-test", Tiny)
 
 
-@hypothesis.settings(max_examples=12, deadline=None, derandomize=True,
-                     suppress_health_check=list(hypothesis.HealthCheck))
-@hypothesis.given(steps=st.lists(st.tuples(st.sampled_from(COMMANDS), st.sampled_from(TARGETS), st.booleans()),
-                                 min_size=1, max_size=5))
+@hypothesis.settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(
+    steps=st.lists(st.tuples(st.sampled_from(COMMANDS), st.sampled_from(TARGETS), st.booleans()), min_size=1, max_size=5)
+)
 def test_no_sequence_of_commands_changes_a_user_file(steps, tmp_path_factory, tiny_experiment) -> None:
     root = tmp_path_factory.mktemp("prop")
     work = _tree(root)

@@ -93,9 +93,7 @@ def test_tables_are_consistent(run_dirs) -> None:
     one_packet = 8 * 1600 / (ports["rate_bps"] * summary["sim_time_s"])
     assert ((ports["utilization"] >= 0) & (ports["utilization"] <= 1.0 + one_packet)).all()
     # every packet sent was delivered, dropped, or is still on its way
-    assert summary["packets_sent"] == (
-        summary["packets_delivered"] + summary["packets_dropped"] + summary["packets_in_flight"]
-    )
+    assert summary["packets_sent"] == (summary["packets_delivered"] + summary["packets_dropped"] + summary["packets_in_flight"])
 
 
 def test_arrived_bytes_count_a_byte_once_when_it_first_reaches_the_receiver() -> None:
@@ -241,8 +239,7 @@ size_buckets = ["50KB", "1MB"]
 def test_traffic_run_writes_fct_columns_and_tables(tmp_path: Path) -> None:
     # A Parquet flow list, converted by the Python layer.
     pl.DataFrame(
-        {"src": ["h1", "h4"], "dst": ["h0", "h9"], "size": [20_000, 3_000], "start": [0.001, 0.002],
-         "tenant": ["t1", "t2"]}
+        {"src": ["h1", "h4"], "dst": ["h0", "h9"], "size": [20_000, 3_000], "start": [0.001, 0.002], "tenant": ["t1", "t2"]}
     ).write_parquet(tmp_path / "flows.parquet")
     scenario = tmp_path / "w.toml"
     scenario.write_text(WORKLOAD.replace("FILE", "flows.parquet"))
@@ -305,17 +302,27 @@ def test_terminal_summary_lists_a_capped_number_of_tags(tmp_path: Path) -> None:
 
 def test_a_parquet_flow_list_reads_its_typed_cells_as_the_same_csv_reads(tmp_path: Path) -> None:
     """Numbers go to the core as numbers (no text round trip); text cells read as in a CSV."""
-    rows = {"src": ["h1", "h4", "h2"], "dst": ["h0", "h9", "h3"], "size": [20_000, 3_000, 150_000],
-            "start": [0.001, 0.0025, 0.0], "priority": [1, None, 0], "weight": [2.0, 1.0, 0.5], "tenant": ["a", None, "b"]}
+    rows = {
+        "src": ["h1", "h4", "h2"],
+        "dst": ["h0", "h9", "h3"],
+        "size": [20_000, 3_000, 150_000],
+        "start": [0.001, 0.0025, 0.0],
+        "priority": [1, None, 0],
+        "weight": [2.0, 1.0, 0.5],
+        "tenant": ["a", None, "b"],
+    }
     pl.DataFrame(rows).write_parquet(tmp_path / "typed.parquet")
-    (tmp_path / "same.csv").write_text("src,dst,size,start,priority,weight,tenant\n"
-                                      "h1,h0,20000,0.001,1,2.0,a\nh4,h9,3000,0.0025,,1.0,\nh2,h3,150KB,0,0,0.5,b\n")
+    (tmp_path / "same.csv").write_text(
+        "src,dst,size,start,priority,weight,tenant\nh1,h0,20000,0.001,1,2.0,a\nh4,h9,3000,0.0025,,1.0,\nh2,h3,150KB,0,0,0.5,b\n"
+    )
     pl.DataFrame({**rows, "size": ["20000", "3KB", "150_000"]}).write_parquet(tmp_path / "text.parquet")
     flows = {}
     for name in ("typed.parquet", "same.csv", "text.parquet"):
         (tmp_path / "w.toml").write_text(WORKLOAD.replace("FILE", name).replace("load = 0.5", "load = 0.01"))
         res = corral.run(corral.Scenario.load(tmp_path / "w.toml"))
-        flows[name] = res.flows.filter(pl.col("class") == "listed").select("src", "dst", "size_bytes", "start_s", "priority", "weight", "tenant")
+        flows[name] = res.flows.filter(pl.col("class") == "listed").select(
+            "src", "dst", "size_bytes", "start_s", "priority", "weight", "tenant"
+        )
     assert flows["typed.parquet"].equals(flows["same.csv"])
     assert flows["text.parquet"].equals(flows["same.csv"])
     assert sorted(flows["same.csv"]["size_bytes"].to_list()) == [3_000, 20_000, 150_000]

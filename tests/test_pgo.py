@@ -53,8 +53,12 @@ def test_without_a_profile_the_command_runs_plainly_in_its_own_target_dir(monkey
     monkeypatch.setenv("CORRAL_PGO", "0")
     monkeypatch.setenv("RUSTFLAGS", "-Cdebuginfo=0")
     show = "import json, os; print(json.dumps({k: os.environ.get(k) for k in ('RUSTFLAGS', 'CARGO_TARGET_DIR')}))"
-    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "pgo.py"), "run", "--", sys.executable, "-c", show],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "pgo.py"), "run", "--", sys.executable, "-c", show],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     env = json.loads(out.stdout)
     assert env["RUSTFLAGS"] == "-Cdebuginfo=0"  # the user's flags kept, no profile added
     assert Path(env["CARGO_TARGET_DIR"]) == ROOT / "target" / "pgo" / "use"
@@ -63,10 +67,15 @@ def test_without_a_profile_the_command_runs_plainly_in_its_own_target_dir(monkey
 
 def test_the_command_s_exit_code_is_passed_on_and_bad_usage_is_refused(monkeypatch):
     monkeypatch.setenv("CORRAL_PGO", "0")
-    failing = subprocess.run([sys.executable, str(ROOT / "scripts" / "pgo.py"), "run", "--", sys.executable, "-c", "raise SystemExit(7)"],
-                             capture_output=True, text=True)
+    failing = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "pgo.py"), "run", "--", sys.executable, "-c", "raise SystemExit(7)"],
+        capture_output=True,
+        text=True,
+    )
     assert failing.returncode == 7
     usage = subprocess.run([sys.executable, str(ROOT / "scripts" / "pgo.py"), "build"], capture_output=True, text=True)
     assert usage.returncode == 2 and "pgo.py run --" in usage.stderr
-    missing = subprocess.run([sys.executable, str(ROOT / "scripts" / "pgo.py"), "run", "--", "no-such-command-xyz"], capture_output=True, text=True)
+    missing = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "pgo.py"), "run", "--", "no-such-command-xyz"], capture_output=True, text=True
+    )
     assert missing.returncode == 127 and "error: no-such-command-xyz" in missing.stderr

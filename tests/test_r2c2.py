@@ -14,45 +14,45 @@ from corral.experiments import r2c2
 # Verdicts of the quick run (4x4x4 rack, tau x 8, seed 1) other than met, by (figure, start of
 # claim): not the paper's 512-node rack, so its paper rows are off their conditions.
 KNOWN = {
-    ('Figs. 10, 12', "tau = 1 us: TCP's short-flow p"): 'off_conditions',
-    ('Figs. 11, 13', "tau = 1 us: R2C2's long-flow m"): 'off_conditions',
-    ('Fig. 10', "tau = 1 us: R2C2's short-flow "): 'off_conditions',
-    ('Fig. 14', 'tau = 1us: largest queue, p99 '): 'off_conditions',
-    ('Fig. 14', 'tau = 1us: largest queue, medi'): 'off_conditions',
-    ('Fig. 12', "tau = 10us: R2C2's short-flow "): 'off_conditions',
-    ('Fig. 13', "tau = 10us: R2C2's long-flow m"): 'off_conditions',
-    ('Fig. 12', "tau = 100us: R2C2's short-flow"): 'off_conditions',
-    ('Fig. 13', "tau = 100us: R2C2's long-flow "): 'off_conditions',
-    ('Fig. 14', 'tau = 10us: largest queue, p99'): 'off_conditions',
-    ('Fig. 14', 'tau = 10us: largest queue, med'): 'off_conditions',
-    ('Fig. 14', 'tau = 100us: largest queue, p9'): 'off_conditions',
-    ('Fig. 14', 'tau = 100us: largest queue, me'): 'off_conditions',
-    ('Fig. 14', 'tau = 100 ns: largest queue, p'): 'off_conditions',
-    ('Fig. 14', 'tau = 100 ns: largest queue, m'): 'off_conditions',
-    ('Fig. 14', 'tau = 1 us: reorder buffer, p9'): 'off_conditions',
-    ('Fig. 17', 'headroom 5 % against none: sho'): 'off_conditions',
-    ('Fig. 17', 'headroom 5 % against none: lon'): 'off_conditions',
-    ('Figs. 15-16', 'rho = 500 us, tau = 1 us: rate error against rho = 0, m'): 'off_conditions',
-    ('Figs. 15-16', 'rho = 500 us, tau = 1 us: rate error against rho = 0, p'): 'off_conditions',
-    ('Fig. 15', 'the median error grows with rh'): 'off_conditions',
-    ('Fig. 16', 'the median error falls with lo'): 'off_conditions',
-    ('Fig. 8', 'rho = 500 us, tau = 1 us: one rate computation / rho, m'): 'reported',
-    ('Fig. 8', 'rho = 500 us, tau = 1 us: one rate computation / rho, p'): 'reported',
-    ('Fig. 18', 'adaptive (GA) routing over the'): 'off_conditions',
-    ('Fig. 18', 'RPS over VLB at L >= 0.5 (RPS '): 'off_conditions',
-    ('Fig. 18', 'RPS over VLB at L = 0.1 (VLB b'): 'off_conditions',
+    ("Figs. 10, 12", "tau = 1 us: TCP's short-flow p"): "off_conditions",
+    ("Figs. 11, 13", "tau = 1 us: R2C2's long-flow m"): "off_conditions",
+    ("Fig. 10", "tau = 1 us: R2C2's short-flow "): "off_conditions",
+    ("Fig. 14", "tau = 1us: largest queue, p99 "): "off_conditions",
+    ("Fig. 14", "tau = 1us: largest queue, medi"): "off_conditions",
+    ("Fig. 12", "tau = 10us: R2C2's short-flow "): "off_conditions",
+    ("Fig. 13", "tau = 10us: R2C2's long-flow m"): "off_conditions",
+    ("Fig. 12", "tau = 100us: R2C2's short-flow"): "off_conditions",
+    ("Fig. 13", "tau = 100us: R2C2's long-flow "): "off_conditions",
+    ("Fig. 14", "tau = 10us: largest queue, p99"): "off_conditions",
+    ("Fig. 14", "tau = 10us: largest queue, med"): "off_conditions",
+    ("Fig. 14", "tau = 100us: largest queue, p9"): "off_conditions",
+    ("Fig. 14", "tau = 100us: largest queue, me"): "off_conditions",
+    ("Fig. 14", "tau = 100 ns: largest queue, p"): "off_conditions",
+    ("Fig. 14", "tau = 100 ns: largest queue, m"): "off_conditions",
+    ("Fig. 14", "tau = 1 us: reorder buffer, p9"): "off_conditions",
+    ("Fig. 17", "headroom 5 % against none: sho"): "off_conditions",
+    ("Fig. 17", "headroom 5 % against none: lon"): "off_conditions",
+    ("Figs. 15-16", "rho = 500 us, tau = 1 us: rate error against rho = 0, m"): "off_conditions",
+    ("Figs. 15-16", "rho = 500 us, tau = 1 us: rate error against rho = 0, p"): "off_conditions",
+    ("Fig. 15", "the median error grows with rh"): "off_conditions",
+    ("Fig. 16", "the median error falls with lo"): "off_conditions",
+    ("Fig. 8", "rho = 500 us, tau = 1 us: one rate computation / rho, m"): "reported",
+    ("Fig. 8", "rho = 500 us, tau = 1 us: one rate computation / rho, p"): "reported",
+    ("Fig. 18", "adaptive (GA) routing over the"): "off_conditions",
+    ("Fig. 18", "RPS over VLB at L >= 0.5 (RPS "): "off_conditions",
+    ("Fig. 18", "RPS over VLB at L = 0.1 (VLB b"): "off_conditions",
     # New row: the full run's one Fig. 18 point at 512 nodes, judged here on the quick run's
     # own 64-node runs of that point (GA / best fixed 0.997), so off the paper's rack.
-    ('Fig. 18', '64 nodes, L = 0.1, seed 1: ada'): 'off_conditions',
-    ('Fig. 19', '1 long flow(s) per server: cen'): 'off_conditions',
-    ('Fig. 19', '10 long flow(s) per server: ce'): 'off_conditions',
-    ('Fig. 7', '4x4 torus at 5 Gbps, 10 MB flo'): 'off_conditions',
-    ('Fig. 9', '3D torus, 10 KB flows only: me'): 'off_conditions',
-    ('Fig. 9', '3D mesh, 10 KB flows only: mea'): 'off_conditions',
-    ('Fig. 9', '2D torus, 10 KB flows only: me'): 'off_conditions',
-    ('Fig. 9', '3D torus, 5 % of bytes in smal'): 'off_conditions',
-    ('Fig. 9', '5 % of bytes in small flows: 3'): 'off_conditions',
-    ('Fig. 9', '5 % of bytes in small flows: 2'): 'off_conditions',
+    ("Fig. 18", "64 nodes, L = 0.1, seed 1: ada"): "off_conditions",
+    ("Fig. 19", "1 long flow(s) per server: cen"): "off_conditions",
+    ("Fig. 19", "10 long flow(s) per server: ce"): "off_conditions",
+    ("Fig. 7", "4x4 torus at 5 Gbps, 10 MB flo"): "off_conditions",
+    ("Fig. 9", "3D torus, 10 KB flows only: me"): "off_conditions",
+    ("Fig. 9", "3D mesh, 10 KB flows only: mea"): "off_conditions",
+    ("Fig. 9", "2D torus, 10 KB flows only: me"): "off_conditions",
+    ("Fig. 9", "3D torus, 5 % of bytes in smal"): "off_conditions",
+    ("Fig. 9", "5 % of bytes in small flows: 3"): "off_conditions",
+    ("Fig. 9", "5 % of bytes in small flows: 2"): "off_conditions",
 }
 
 
@@ -73,8 +73,16 @@ def test_fig9_formula_on_a_mesh_and_a_2d_torus_uses_their_mean_hops() -> None:
 def test_fig9_measured_mixes_the_two_ends_by_byte_share() -> None:
     import polars as pl
 
-    runs = pl.DataFrame({"study": ["fig9"] * 4, "topology": ["3D torus"] * 4, "variant": ["small only", "long only"] * 2,
-                         "seed": [1, 1, 2, 2], "control_link_bytes": [30.0, 1.0, 20.0, 2.0], "data_byte_hops": [100.0, 1000.0, 100.0, 1000.0]})
+    runs = pl.DataFrame(
+        {
+            "study": ["fig9"] * 4,
+            "topology": ["3D torus"] * 4,
+            "variant": ["small only", "long only"] * 2,
+            "seed": [1, 1, 2, 2],
+            "control_link_bytes": [30.0, 1.0, 20.0, 2.0],
+            "data_byte_hops": [100.0, 1000.0, 100.0, 1000.0],
+        }
+    )
     assert r2c2.fig9_measured(runs, "3D torus", 1.0) == [0.3, 0.2]
     assert r2c2.fig9_measured(runs, "3D torus", 0.0) == [0.001, 0.002]
     assert abs(r2c2.fig9_measured(runs, "3D torus", 0.05)[0] - (0.05 * 0.3 + 0.95 * 0.001)) < 1e-15
@@ -89,8 +97,18 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_quick_run_writes_the_report_plots_and_tables(quick: Path) -> None:
-    for name in ("report.md", "claims.json", "report.json", "runs.csv", "rate_error.csv", "fct_throughput.png", "queues.png",
-                 "broadcast_share.png", "rate_error.png", "fig7.png"):
+    for name in (
+        "report.md",
+        "claims.json",
+        "report.json",
+        "runs.csv",
+        "rate_error.csv",
+        "fct_throughput.png",
+        "queues.png",
+        "broadcast_share.png",
+        "rate_error.png",
+        "fig7.png",
+    ):
         assert (quick / name).is_file(), name
     report = (quick / "report.md").read_text()
     assert report.startswith("# R2C2 reproduction") and "| verdict | paper rows |" in report and "### Baselines" in report

@@ -12,34 +12,34 @@ from conftest import assert_verdicts_pinned, corral_cli
 
 # Verdicts of the quick run other than met, by (figure, start of claim).
 KNOWN = {
-    ('Fig. 2', '64 KB subflows, fair share after L = 1'): 'direction',
-    ('Fig. 2', '64 KB subflows, fair share after L = 3'): 'missed',
-    ('Fig. 2', 'sensitivity: 64 KB, L = 3 with the mo'): 'reported',
-    ('Fig. 3', "default point (ecmp): DCTCP's "): 'missed',
-    ('Fig. 3b', '(ecmp) the speedup against the'): 'reported',
-    ('Fig. 3c', '(ecmp) the speedup rises with '): 'missed',
-    ('Fig. 3', '(ecmp) sensitivity: the speedup with Fas'): 'reported',
-    ('Fig. 3', '(ecmp) sensitivity: the speedup without '): 'reported',
-    ('Fig. 3', '(ecmp) the shared-alpha-only v'): 'reported',
-    ('Fig. 3', "default point (spray): DCTCP's"): 'missed',
-    ('Fig. 3b', '(spray) the speedup against th'): 'reported',
-    ('Fig. 3c', '(spray) the speedup rises with'): 'missed',
-    ('Fig. 3', '(spray) sensitivity: the speedup with Fa'): 'reported',
-    ('Fig. 3', '(spray) sensitivity: the speedup without'): 'reported',
-    ('Fig. 3', '(spray) the shared-alpha-only '): 'reported',
-    ('Fig. 3', "shared signal (spray): RackCC'"): 'missed',
+    ("Fig. 2", "64 KB subflows, fair share after L = 1"): "direction",
+    ("Fig. 2", "64 KB subflows, fair share after L = 3"): "missed",
+    ("Fig. 2", "sensitivity: 64 KB, L = 3 with the mo"): "reported",
+    ("Fig. 3", "default point (ecmp): DCTCP's "): "missed",
+    ("Fig. 3b", "(ecmp) the speedup against the"): "reported",
+    ("Fig. 3c", "(ecmp) the speedup rises with "): "missed",
+    ("Fig. 3", "(ecmp) sensitivity: the speedup with Fas"): "reported",
+    ("Fig. 3", "(ecmp) sensitivity: the speedup without "): "reported",
+    ("Fig. 3", "(ecmp) the shared-alpha-only v"): "reported",
+    ("Fig. 3", "default point (spray): DCTCP's"): "missed",
+    ("Fig. 3b", "(spray) the speedup against th"): "reported",
+    ("Fig. 3c", "(spray) the speedup rises with"): "missed",
+    ("Fig. 3", "(spray) sensitivity: the speedup with Fa"): "reported",
+    ("Fig. 3", "(spray) sensitivity: the speedup without"): "reported",
+    ("Fig. 3", "(spray) the shared-alpha-only "): "reported",
+    ("Fig. 3", "shared signal (spray): RackCC'"): "missed",
     # Issue 46: N subflows against N DCTCP flows, N = 1, 2, 4. The paper's design falls short of
     # even at N = 1 and 2 (rate-based sending; at 4, fate sharing offsets it); the sensitivity
     # rows (window sending; a JumboFlow per subflow) isolate why. Retransmissions: Fast
     # Start's cold start at 10 Gbps next to DCTCP's slow start.
-    ('section 5', 'coexistence: a JumboFlow of 1 subflow '): 'missed',
-    ('section 5', 'coexistence: a JumboFlow of 2 subflows'): 'missed',
-    ('section 5', 'coexistence, N = 1, sensitivity'): 'reported',
-    ('section 5', 'coexistence, N = 2, sensitivity'): 'reported',
-    ('section 5', 'coexistence, N = 4, sensitivity'): 'reported',
-    ('section 5', "coexistence, N = 1: the JumboFlow's r"): 'missed',
-    ('section 5', "coexistence, N = 2: the JumboFlow's r"): 'missed',
-    ('section 5', "coexistence, N = 4: the JumboFlow's r"): 'missed',
+    ("section 5", "coexistence: a JumboFlow of 1 subflow "): "missed",
+    ("section 5", "coexistence: a JumboFlow of 2 subflows"): "missed",
+    ("section 5", "coexistence, N = 1, sensitivity"): "reported",
+    ("section 5", "coexistence, N = 2, sensitivity"): "reported",
+    ("section 5", "coexistence, N = 4, sensitivity"): "reported",
+    ("section 5", "coexistence, N = 1: the JumboFlow's r"): "missed",
+    ("section 5", "coexistence, N = 2: the JumboFlow's r"): "missed",
+    ("section 5", "coexistence, N = 4: the JumboFlow's r"): "missed",
 }
 
 
@@ -82,8 +82,11 @@ def test_fig3_dctcp_starts_with_the_papers_6_kb_window() -> None:
     from corral import run
     from corral.experiments import rackcc
 
-    job = next(j for j in rackcc.jobs([1], [1], quick=True)
-               if j.labels["study"] == "default" and j.labels["variant"] == "DCTCP" and j.labels["routing"] == "ecmp")
+    job = next(
+        j
+        for j in rackcc.jobs([1], [1], quick=True)
+        if j.labels["study"] == "default" and j.labels["variant"] == "DCTCP" and j.labels["routing"] == "ecmp"
+    )
     res = run(job.scenario, overrides=(*job.overrides, "duration=50us"))
     window = res.scenario["transport"]["initial_window"]
     assert window * 1460 <= 6000 < (window + 1) * 1460

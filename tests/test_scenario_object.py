@@ -45,8 +45,14 @@ def test_key_paths_read_set_and_remove() -> None:
 
 
 def test_from_dict_copies_and_the_writer_handles_nested_shapes() -> None:
-    d = {"a": 1, "b": {"c": [1.5, float("inf")], "d": {"e": "x\"y\n"}}, "t": [{"k": 1, "sub": {"z": True}}, {"k": 2}],
-         "odd key": "é", "empty": {}, "mixed": [{"x": 1}, 2]}
+    d = {
+        "a": 1,
+        "b": {"c": [1.5, float("inf")], "d": {"e": 'x"y\n'}},
+        "t": [{"k": 1, "sub": {"z": True}}, {"k": 2}],
+        "odd key": "é",
+        "empty": {},
+        "mixed": [{"x": 1}, 2],
+    }
     s = Scenario.from_dict(d)
     s.set("a", 2)
     assert d["a"] == 1

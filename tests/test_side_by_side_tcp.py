@@ -21,15 +21,36 @@ def load():
 def test_corral_runs_and_a_missing_ns3_is_skipped_with_a_message(capsys, tmp_path):
     sbs = load()
     out = tmp_path / "out.json"
-    code = sbs.main(["--case", "1g", "--cc", "newreno", "--cc", "bbr", "--side", "corral", "--side", "ns-3",
-                     "--duration", "0.02", "--ns3-python", str(tmp_path / "no-python"), "--json", str(out)])
+    code = sbs.main(
+        [
+            "--case",
+            "1g",
+            "--cc",
+            "newreno",
+            "--cc",
+            "bbr",
+            "--side",
+            "corral",
+            "--side",
+            "ns-3",
+            "--duration",
+            "0.02",
+            "--ns3-python",
+            str(tmp_path / "no-python"),
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr()
     assert "skipped: ns-3: no Python with the ns3 wheel" in text.err
     rows = [line.split() for line in text.out.splitlines() if line.startswith("1g")]
     # NewReno once per ssthresh rule, BBR once.
-    assert [r[:4] for r in rows] == [["1g", "newreno", "corral", "ssthresh=flight"], ["1g", "newreno", "corral", "ssthresh=pipe"],
-                                     ["1g", "bbr", "corral", rows[2][3]]]
+    assert [r[:4] for r in rows] == [
+        ["1g", "newreno", "corral", "ssthresh=flight"],
+        ["1g", "newreno", "corral", "ssthresh=pipe"],
+        ["1g", "bbr", "corral", rows[2][3]],
+    ]
     import json
 
     data = json.loads(out.read_text())

@@ -11,8 +11,10 @@ import sys
 
 
 def test_the_cli_imports_neither_polars_nor_numpy_at_start() -> None:
-    heavy = ("('polars', 'numpy', 'matplotlib', 'pydantic', 'rich.console', 'rich.progress', 'corral.results', "
-             "'dataclasses', 'tempfile', 'typer')")
+    heavy = (
+        "('polars', 'numpy', 'matplotlib', 'pydantic', 'rich.console', 'rich.progress', 'corral.results', "
+        "'dataclasses', 'tempfile', 'typer')"
+    )
     code = f"import sys, corral.cli; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]", out
@@ -37,7 +39,9 @@ def test_the_fast_exit_keeps_piped_output_and_exit_codes(tmp_path) -> None:
 
 
 def test_the_package_loads_run_and_results_on_first_use() -> None:
-    code = ("import sys, corral; lazy = 'corral.results' not in sys.modules; from corral import Results; "
-            "print(lazy, corral.run.__module__, Results.__module__, {'run', 'Results'} <= set(dir(corral)))")
+    code = (
+        "import sys, corral; lazy = 'corral.results' not in sys.modules; from corral import Results; "
+        "print(lazy, corral.run.__module__, Results.__module__, {'run', 'Results'} <= set(dir(corral)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "True corral.api corral.results True", out

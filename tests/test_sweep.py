@@ -33,8 +33,11 @@ def run_dirs(out: Path) -> list[Path]:
 
 # -- the sweep file ------------------------------------------------------------------------
 
+
 def test_grid_zip_and_seeds_expand_to_the_product(tmp_path):
-    path = write_sweep(tmp_path, """
+    path = write_sweep(
+        tmp_path,
+        """
 scenario = "sized.toml"
 seeds = 2
 [set]
@@ -45,7 +48,8 @@ switch.buffer = ["8pkt", "64pkt"]
 [[zip]]
 "transport.min_rto" = ["1ms", "5ms"]
 "transport.initial_window" = [2, 10]
-""")
+""",
+    )
     sweep = load(path)
     assert sweep.keys == ["transport.cc", "switch.buffer", "transport.min_rto", "transport.initial_window"]
     assert sweep.fixed == {"duration": "10ms"}
@@ -53,28 +57,46 @@ switch.buffer = ["8pkt", "64pkt"]
     assert len(points) == sweep.size() == 3 * 2 * 2 * 2
     # seeds vary fastest, then the last axis; zipped keys move together
     assert [p.seed for p in points[:4]] == [1, 2, 1, 2]
-    assert points[0].values == {"transport.cc": "newreno", "switch.buffer": "8pkt",
-                                "transport.min_rto": "1ms", "transport.initial_window": 2}
+    assert points[0].values == {
+        "transport.cc": "newreno",
+        "switch.buffer": "8pkt",
+        "transport.min_rto": "1ms",
+        "transport.initial_window": 2,
+    }
     assert points[2].values["transport.min_rto"] == "5ms" and points[2].values["transport.initial_window"] == 10
-    assert points[-1].values == {"transport.cc": "dctcp", "switch.buffer": "64pkt",
-                                 "transport.min_rto": "5ms", "transport.initial_window": 10}
+    assert points[-1].values == {
+        "transport.cc": "dctcp",
+        "switch.buffer": "64pkt",
+        "transport.min_rto": "5ms",
+        "transport.initial_window": 10,
+    }
     assert len({tuple(sorted(p.values.items())) + (p.seed,) for p in points}) == len(points)
     assert points[0].overrides(sweep.fixed) == [
-        'duration="10ms"', 'transport.cc="newreno"', 'switch.buffer="8pkt"',
-        'transport.min_rto="1ms"', "transport.initial_window=2", "seed=1",
+        'duration="10ms"',
+        'transport.cc="newreno"',
+        'switch.buffer="8pkt"',
+        'transport.min_rto="1ms"',
+        "transport.initial_window=2",
+        "seed=1",
     ]
 
 
 def test_a_zip_key_may_repeat_a_value(tmp_path):
-    path = write_sweep(tmp_path, """
+    path = write_sweep(
+        tmp_path,
+        """
 scenario = "sized.toml"
 [[zip]]
 "transport.cc" = ["newreno", "cubic", "dctcp"]
 "transport.ecn" = [false, false, true]
-""")
+""",
+    )
     points = load(path).points()
     assert [(p.values["transport.cc"], p.values["transport.ecn"]) for p in points] == [
-        ("newreno", False), ("cubic", False), ("dctcp", True)]
+        ("newreno", False),
+        ("cubic", False),
+        ("dctcp", True),
+    ]
 
 
 def test_resolve_hashes_every_point_and_uses_the_scenario_seed_without_seeds(tmp_path):
@@ -88,7 +110,9 @@ def test_resolve_hashes_every_point_and_uses_the_scenario_seed_without_seeds(tmp
 
 
 def test_values_of_every_toml_type_reach_the_core(tmp_path):
-    path = write_sweep(tmp_path, """
+    path = write_sweep(
+        tmp_path,
+        """
 scenario = "sized.toml"
 [grid]
 "transport.cc" = ["newreno", {kind = "cubic", beta = 0.5}]
@@ -96,7 +120,8 @@ scenario = "sized.toml"
 "host.small_queue" = [0, 3]
 "network.clock_ppm" = [0.0, 50.5]
 "transport.handshake_rtt" = [true]
-""")
+""",
+    )
     _, runs = resolve(load(path))
     assert len(runs) == 8
     sim = corral.api.simulation(tmp_path / "sized.toml", list(runs[-1].overrides))
@@ -107,14 +132,20 @@ scenario = "sized.toml"
 
 BAD_SWEEPS = [
     ('scenario = "sized.toml"\ngird = {}\n', "gird: unknown key (did you mean 'grid'?)"),
-    ("[grid]\n\"topology.k\" = [4]\n", "scenario: missing"),
+    ('[grid]\n"topology.k" = [4]\n', "scenario: missing"),
     ('scenario = "nope.toml"\n', "nope.toml: not found; expected the base scenario"),
     ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = "8pkt"\n', 'grid."switch.buffer": must be a non-empty list'),
     ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = []\n', 'grid."switch.buffer": must be a non-empty list'),
-    ('scenario = "sized.toml"\n[grid]\n"switch.buffer" = ["8pkt", "8pkt"]\n', 'grid."switch.buffer": value "8pkt" is listed twice'),
+    (
+        'scenario = "sized.toml"\n[grid]\n"switch.buffer" = ["8pkt", "8pkt"]\n',
+        'grid."switch.buffer": value "8pkt" is listed twice',
+    ),
     ('scenario = "sized.toml"\n[[zip]]\na = [1, 2]\nb = [1]\n', "zip[0]: lists must have equal lengths"),
     ('scenario = "sized.toml"\n[[zip]]\na = [1, 1]\nb = [2, 2]\n', "zip[0]: the combination a=1, b=2 is listed twice"),
-    ('scenario = "sized.toml"\n[set]\nduration = "5ms"\n[grid]\nduration = ["1ms", "2ms"]\n', 'grid."duration": also fixed in [set]'),
+    (
+        'scenario = "sized.toml"\n[set]\nduration = "5ms"\n[grid]\nduration = ["1ms", "2ms"]\n',
+        'grid."duration": also fixed in [set]',
+    ),
     ('scenario = "sized.toml"\n[grid]\nseed = [1, 2]\n', 'grid."seed": sweep seeds with the top-level key seeds'),
     ('scenario = "sized.toml"\n[grid]\na = [1]\n[[zip]]\na = [2]\n', 'zip[0]."a": already swept in grid'),
     ('scenario = "sized.toml"\nseeds = 0\n', "seeds: a count must be >= 1"),
@@ -161,6 +192,7 @@ def test_points_resolving_to_the_same_scenario_are_rejected(tmp_path):
 
 
 # -- running ---------------------------------------------------------------------------------
+
 
 def test_interrupted_sweep_resumes_with_one_result_per_point(tmp_path, client):
     path = write_sweep(tmp_path)
@@ -311,8 +343,12 @@ def test_sigterm_stops_a_sweep_like_ctrl_c_and_writes_the_index(tmp_path):
 
     path = write_sweep(tmp_path, 'scenario = "sized.toml"\nseeds = 40\n[grid]\nduration = ["300ms"]\n')
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "corral.cli", "sweep", str(path), "-o", str(out), "--workers", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "corral.cli", "sweep", str(path), "-o", str(out), "--workers", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         runs = out / layout.RUNS

@@ -49,4 +49,5 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
+
 __all__ = ["run", "kinds", "Results", "Scenario", "ScenarioError", "SimulationError", "__version__"]

@@ -95,7 +95,9 @@ def _opt(weight, priority, demand, n: int):
         pa = np.asarray(priority)
         if pa.ndim != 1 or pa.shape[0] != n:
             raise ValueError(f"priority: expected {n} entries, got shape {pa.shape}")
-        if pa.size and not (np.issubdtype(pa.dtype, np.integer) or (np.issubdtype(pa.dtype, np.floating) and np.all(pa == np.round(pa)))):
+        if pa.size and not (
+            np.issubdtype(pa.dtype, np.integer) or (np.issubdtype(pa.dtype, np.floating) and np.all(pa == np.round(pa)))
+        ):
             bad = next(i for i, v in enumerate(pa.tolist()) if not (isinstance(v, (int, float)) and float(v).is_integer()))
             raise ValueError(f"priority[{bad}]: expected a whole number in 0..255, got {pa.tolist()[bad]!r}")
         if pa.size and (pa.min() < 0 or pa.max() > 255):
@@ -141,8 +143,14 @@ class Allocator:
         w, p, d = _opt(weight, priority, demand, n)
         self._core = _core.AllocatorCore(cap, ip, ix, dt, w, p, d, float(headroom), ipw, ixw)
 
-    def add_flow(self, links: Sequence[int], fractions: Optional[Sequence[float]] = None, weight: float = 1.0,
-                 priority: int = 0, demand: float = float("inf")) -> int:
+    def add_flow(
+        self,
+        links: Sequence[int],
+        fractions: Optional[Sequence[float]] = None,
+        weight: float = 1.0,
+        priority: int = 0,
+        demand: float = float("inf"),
+    ) -> int:
         """Adds a flow using `links` with `fractions` (default 1 each); returns its id.
 
         Ids are small integers: the id of a removed flow is given to the next flow added (the
@@ -211,6 +219,12 @@ def usage(topology: Union[dict, str], src, dst, routing: str = "rps", direct: fl
     Links are the topology's directed links, host links included.
     """
     text = topology if isinstance(topology, str) else json.dumps(topology)
-    ip, ix, dt, cap, names = _core.alloc_usage(text, _i64(np.atleast_1d(src), "src"), _i64(np.atleast_1d(dst), "dst"),
-                                                routing, float(direct), _index(seed, "seed", 2**64 - 1))
+    ip, ix, dt, cap, names = _core.alloc_usage(
+        text,
+        _i64(np.atleast_1d(src), "src"),
+        _i64(np.atleast_1d(dst), "dst"),
+        routing,
+        float(direct),
+        _index(seed, "seed", 2**64 - 1),
+    )
     return Usage(_out(ip, "<i8"), _out(ix, "<i8"), _out(dt, "<f8"), _out(cap, "<f8"), names)

@@ -45,6 +45,7 @@ from .outdir import OutputError
 
 EXIT_USER_ERROR = 2
 
+
 @functools.cache
 def out_console() -> Console:
     """The console for summaries (stdout); rich is imported on first use, so `corral run`
@@ -113,8 +114,15 @@ def _scenario(path: Path, unset: list[str] | None):
     return scenario
 
 
-def run(scenario: Path, out: Path, set_: list[str] | None = None, plots: bool = True, force: bool = False,
-        max_memory: str | None = None, unset: list[str] | None = None) -> None:
+def run(
+    scenario: Path,
+    out: Path,
+    set_: list[str] | None = None,
+    plots: bool = True,
+    force: bool = False,
+    max_memory: str | None = None,
+    unset: list[str] | None = None,
+) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
     from .outdir import check_target
@@ -151,15 +159,24 @@ def _announce(sim, plots: bool) -> bool:
     if note:
         print(f"note: {note}", file=sys.stderr)
     if plots and estimates.memory(sim, plots=True) > sim.memory_limit:
-        print(f"note: plots skipped: with them the run would need about {estimates.memory(sim, True) / 1e9:.1f} GB, "
-              f"more than the limit of {sim.memory_limit / 1e9:.1f} GB (--max-memory); the tables hold all the data",
-              file=sys.stderr)
+        print(
+            f"note: plots skipped: with them the run would need about {estimates.memory(sim, True) / 1e9:.1f} GB, "
+            f"more than the limit of {sim.memory_limit / 1e9:.1f} GB (--max-memory); the tables hold all the data",
+            file=sys.stderr,
+        )
         return False
     return plots
 
 
-def emulate(scenario: Path, out: Path, set_: list[str] | None = None, scale: float | None = None,
-            kernel_cc: str | None = None, force: bool = False, unset: list[str] | None = None) -> None:
+def emulate(
+    scenario: Path,
+    out: Path,
+    set_: list[str] | None = None,
+    scale: float | None = None,
+    kernel_cc: str | None = None,
+    force: bool = False,
+    unset: list[str] | None = None,
+) -> None:
     """Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder."""
     from .emulate import EmulateError
     from .emulate import emulate as run_emulation
@@ -168,8 +185,16 @@ def emulate(scenario: Path, out: Path, set_: list[str] | None = None, scale: flo
     with user_errors():
         check_target(out, "run", (scenario,), force)
         try:
-            folder = run_emulation(_scenario(scenario, unset), out, set_ or (), scale=scale, kernel_congestion=kernel_cc,
-                                   force=force, progress=lambda msg: err_console().print(msg), inputs=(scenario,))
+            folder = run_emulation(
+                _scenario(scenario, unset),
+                out,
+                set_ or (),
+                scale=scale,
+                kernel_congestion=kernel_cc,
+                force=force,
+                progress=lambda msg: err_console().print(msg),
+                inputs=(scenario,),
+            )
         except EmulateError as e:
             raise fail(str(e)) from None
     import polars as pl
@@ -223,18 +248,27 @@ def summary_table(summary: dict, flows, out: Path, timing: dict | None = None) -
         for b in summary.get("fct_by_size") or []:
             slow = b["slowdown"]
             if b["finished"]:
-                rows.append((
-                    f"slowdown {b['bucket']} ({b['finished']}/{b['flows']})",
-                    f"p50 {slow['p50']:.2f}, p99 {slow['p99']:.2f}",
-                ))
+                rows.append(
+                    (
+                        f"slowdown {b['bucket']} ({b['finished']}/{b['flows']})",
+                        f"p50 {slow['p50']:.2f}, p99 {slow['p99']:.2f}",
+                    )
+                )
     rows.append(("written to", str(out)))
     for key, value in rows:
         table.add_row(key, value)
     return table
 
 
-def reproduce(experiment: str, out: Path, seeds: int = 5, quick: bool = False, set_: list[str] | None = None,
-              force: bool = False, max_memory: str | None = None) -> None:
+def reproduce(
+    experiment: str,
+    out: Path,
+    seeds: int = 5,
+    quick: bool = False,
+    set_: list[str] | None = None,
+    force: bool = False,
+    max_memory: str | None = None,
+) -> None:
     """Rerun a paper's experiment and write its tables and figures."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -245,23 +279,39 @@ def reproduce(experiment: str, out: Path, seeds: int = 5, quick: bool = False, s
         raise fail(f"unknown experiment {experiment!r} (choose from: {', '.join(EXPERIMENTS)})")
     with user_errors():
         with Progress(
-            TextColumn(f"[bold]{experiment}"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"),
-            TimeElapsedColumn(), console=err_console(), transient=True,
+            TextColumn(f"[bold]{experiment}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("runs"),
+            TimeElapsedColumn(),
+            console=err_console(),
+            transient=True,
             disable=not err_console().is_terminal,
         ) as bar:
             task = bar.add_task(experiment, total=None)
             report = module.reproduce(
-                out, seeds=seeds, quick=quick, overrides=tuple(set_ or ()),
+                out,
+                seeds=seeds,
+                quick=quick,
+                overrides=tuple(set_ or ()),
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
-                force=force, max_memory=max_memory,
+                force=force,
+                max_memory=max_memory,
             )
     for table in module.rich_tables(report):
         out_console().print(table)
     out_console().print(f"written to {out}")
 
 
-def sweep(sweep_file: Path, out: Path, scheduler: str | None = None, workers: int | None = None, force: bool = False,
-          max_memory: str | None = None, max_runs: int | None = None) -> None:
+def sweep(
+    sweep_file: Path,
+    out: Path,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    max_memory: str | None = None,
+    max_runs: int | None = None,
+) -> None:
     """Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable)."""
     from .sweep import SweepError, run_sweep
 
@@ -271,14 +321,26 @@ def sweep(sweep_file: Path, out: Path, scheduler: str | None = None, workers: in
         try:
             with _sweep_progress() as (bar, update):
                 limits = {"max_runs": max_runs} if max_runs is not None else {}
-                result = run_sweep(sweep_file, out, scheduler=scheduler, workers=workers, progress=update, force=force,
-                                   max_memory=max_memory, stop=lambda: bool(signalled),
-                                   notify=lambda text: print(f"note: {text}", file=sys.stderr), **limits)
+                result = run_sweep(
+                    sweep_file,
+                    out,
+                    scheduler=scheduler,
+                    workers=workers,
+                    progress=update,
+                    force=force,
+                    max_memory=max_memory,
+                    stop=lambda: bool(signalled),
+                    notify=lambda text: print(f"note: {text}", file=sys.stderr),
+                    **limits,
+                )
         except SweepError as e:
             raise fail(str(e)) from None
         except KeyboardInterrupt:
-            print(f"interrupted: finished runs are kept and {out / 'index.parquet'} lists them; "
-                  "run the same command again to resume", file=sys.stderr)
+            print(
+                f"interrupted: finished runs are kept and {out / 'index.parquet'} lists them; "
+                "run the same command again to resume",
+                file=sys.stderr,
+            )
             raise SystemExit(143 if signalled else 130) from None
     c = result.counts
     out_console().print(
@@ -317,25 +379,46 @@ def _sweep_progress():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     bar = Progress(
-        TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("[green]{task.fields[done]} done[/] [red]{task.fields[failed]} failed[/] "
-                   "[dim]{task.fields[skipped]} skipped[/] {task.fields[remaining]} remaining"),
-        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-        console=err_console(), transient=False, disable=not err_console().is_terminal,
+        TextColumn("[bold]sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(
+            "[green]{task.fields[done]} done[/] [red]{task.fields[failed]} failed[/] "
+            "[dim]{task.fields[skipped]} skipped[/] {task.fields[remaining]} remaining"
+        ),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err_console(),
+        transient=False,
+        disable=not err_console().is_terminal,
     )
     with bar:
         task = bar.add_task("sweep", total=None, done=0, failed=0, skipped=0, remaining="?")
 
         def update(c) -> None:
             # the bar counts runs to do in this invocation, so that the ETA ignores skips
-            bar.update(task, total=c.total - c.skipped, completed=c.done + c.failed,
-                       done=c.done, failed=c.failed, skipped=c.skipped, remaining=c.remaining)
+            bar.update(
+                task,
+                total=c.total - c.skipped,
+                completed=c.done + c.failed,
+                done=c.done,
+                failed=c.failed,
+                skipped=c.skipped,
+                remaining=c.remaining,
+            )
 
         yield bar, update
 
 
-def compare(folders: list[Path], out: Path, by: list[str] | None = None, buckets: str = ",".join(DEFAULT_BUCKETS),
-            plots: bool = True, force: bool = False) -> None:
+def compare(
+    folders: list[Path],
+    out: Path,
+    by: list[str] | None = None,
+    buckets: str = ",".join(DEFAULT_BUCKETS),
+    plots: bool = True,
+    force: bool = False,
+) -> None:
     """Compare runs grouped by swept keys: report.md, plots, CSV/Parquet tables."""
     from .compare import CompareError
     from .compare import compare as compare_runs
@@ -347,16 +430,22 @@ def compare(folders: list[Path], out: Path, by: list[str] | None = None, buckets
         except CompareError as e:
             raise fail(str(e)) from None
     by_text = ", ".join(result.by) if result.by else "nothing (one group)"
-    out_console().print(f"{len(result.groups)} group(s) by {by_text}; {len(result.plots)} plots, "
-                        f"{len(result.tables)} tables")
+    out_console().print(f"{len(result.groups)} group(s) by {by_text}; {len(result.plots)} plots, {len(result.tables)} tables")
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     out_console().print(f"report written to {out / 'report.md'}")
 
 
-def arena(out: Path, quick: bool = False, contender: list[str] | None = None, seeds: int | None = None,
-          scheduler: str | None = None, workers: int | None = None, force: bool = False,
-          max_memory: str | None = None) -> None:
+def arena(
+    out: Path,
+    quick: bool = False,
+    contender: list[str] | None = None,
+    seeds: int | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    max_memory: str | None = None,
+) -> None:
     """Run every contender on the arena's networks and workloads; write the leaderboard."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -366,21 +455,37 @@ def arena(out: Path, quick: bool = False, contender: list[str] | None = None, se
         raise fail("--workers sizes the embedded cluster; it cannot be used with --scheduler")
     with user_errors(), _sigterm_as_interrupt() as signalled:
         try:
-            with Progress(TextColumn("[bold]arena"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"),
-                          TimeElapsedColumn(), console=err_console(), disable=not err_console().is_terminal) as bar:
+            with Progress(
+                TextColumn("[bold]arena"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("runs"),
+                TimeElapsedColumn(),
+                console=err_console(),
+                disable=not err_console().is_terminal,
+            ) as bar:
                 task = bar.add_task("arena", total=None)
-                result = run_arena(out, quick=quick, contenders=contender, seeds=seeds, scheduler=scheduler,
-                                   workers=workers, force=force, max_memory=max_memory,
-                                   progress=lambda done, total: bar.update(task, completed=done, total=total),
-                                   stop=lambda: bool(signalled))
+                result = run_arena(
+                    out,
+                    quick=quick,
+                    contenders=contender,
+                    seeds=seeds,
+                    scheduler=scheduler,
+                    workers=workers,
+                    force=force,
+                    max_memory=max_memory,
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                    stop=lambda: bool(signalled),
+                )
         except ArenaError as e:
             raise fail(str(e)) from None
         except KeyboardInterrupt:
             print("interrupted: finished runs are kept; run the same command again to resume", file=sys.stderr)
             raise SystemExit(143 if signalled else 130) from None
     na = sum(1 for r in result.runs if r.hash is None)
-    out_console().print(f"{len(result.runs)} cell x seed: {result.done} run, {result.skipped} already complete, "
-                        f"{na} n/a, {result.failed} failed")
+    out_console().print(
+        f"{len(result.runs)} cell x seed: {result.done} run, {result.skipped} already complete, {na} n/a, {result.failed} failed"
+    )
     for line in result.errors[:10]:
         err_console().print(f"[red]failed[/red] {line}", highlight=False, markup=True)
     out_console().print(f"leaderboard written to {out / 'leaderboard.md'}")
@@ -416,30 +521,35 @@ def _at_least(minimum: float, kind: Callable[[str], float], what: str) -> Callab
     return parse
 
 
-def _add_common(cmd: argparse.ArgumentParser, out_help: str, *, overrides: str | None = None,
-                max_memory: bool = True) -> None:
+def _add_common(cmd: argparse.ArgumentParser, out_help: str, *, overrides: str | None = None, max_memory: bool = True) -> None:
     """-o/--out, --set/-s, --force and --max-memory, shared by the commands that write a folder."""
     cmd.add_argument("-o", "--out", type=Path, required=True, help=out_help)
     if overrides:
         cmd.add_argument("-s", "--set", dest="set_", action="append", metavar="KEY=VALUE", help=overrides)
-    cmd.add_argument("--force", action="store_true",
-                     help="Also write into a corral output folder of another kind (a run folder as a report, "
-                          "say). corral only ever replaces files it wrote itself: a folder with files of yours, "
-                          "the current folder, a parent of it, or one holding an input is refused even then.")
+    cmd.add_argument(
+        "--force",
+        action="store_true",
+        help="Also write into a corral output folder of another kind (a run folder as a report, "
+        "say). corral only ever replaces files it wrote itself: a folder with files of yours, "
+        "the current folder, a parent of it, or one holding an input is refused even then.",
+    )
     if max_memory:
-        cmd.add_argument("--max-memory", metavar="SIZE",
-                         help="Refuse runs estimated to need more memory than this, e.g. 8GB "
-                              "(default: half of this machine's).")
+        cmd.add_argument(
+            "--max-memory",
+            metavar="SIZE",
+            help="Refuse runs estimated to need more memory than this, e.g. 8GB (default: half of this machine's).",
+        )
 
 
-REPLACED = ("Output folder: a new or empty folder, or a corral folder of the same kind, whose files from the "
-            "earlier run are replaced (files you added there are kept).")
+REPLACED = (
+    "Output folder: a new or empty folder, or a corral folder of the same kind, whose files from the "
+    "earlier run are replaced (files you added there are kept)."
+)
 
 
 def parser() -> argparse.ArgumentParser:
     """The `corral` command line: one subcommand per function above."""
-    top = _Parser(prog="corral", allow_abbrev=False,
-                  description="corral: fast, deterministic datacenter network simulation.")
+    top = _Parser(prog="corral", allow_abbrev=False, description="corral: fast, deterministic datacenter network simulation.")
     top.add_argument("--version", action="version", version=f"corral {__version__}")
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
 
@@ -451,57 +561,80 @@ def parser() -> argparse.ArgumentParser:
     cmd = command(run, "Simulate SCENARIO and write its results folder.")
     cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).")
-    cmd.add_argument("--unset", action="append", metavar="KEY",
-                     help="Remove a key or a whole block before the --set overrides: --unset scheme, "
-                          "--unset traffic.1 (repeatable).")
+    cmd.add_argument(
+        "--unset",
+        action="append",
+        metavar="KEY",
+        help="Remove a key or a whole block before the --set overrides: --unset scheme, --unset traffic.1 (repeatable).",
+    )
     cmd.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True, help="Write PNG plots.")
 
     cmd = command(reproduce, "Rerun a paper's experiment and write its tables and figures.")
     cmd.add_argument("experiment", help="Experiment to reproduce: hcc, outcast, r2c2, rackcc or scc.")
     _add_common(cmd, REPLACED, overrides="Override a key in every run, e.g. --set network.clock_ppm=100.")
     cmd.add_argument("--seeds", type=_at_least(1, int, "an integer"), default=5, help="Seeds 1..N per configuration (default 5).")
-    cmd.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,
-                     help="A fast look, not the paper's conditions: fewer seeds and smaller or shorter runs (report.md says which).")
+    cmd.add_argument(
+        "--quick",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="A fast look, not the paper's conditions: fewer seeds and smaller or shorter runs (report.md says which).",
+    )
 
     cmd = command(sweep, "Run every grid point x seed of SWEEP_FILE on Dask into OUT (resumable).")
     cmd.add_argument("sweep_file", type=Path, help="Sweep TOML file (base scenario, grid, seeds).")
     _add_common(cmd, "Sweep folder; finished runs in it are kept and skipped.")
     cmd.add_argument("--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786.")
-    cmd.add_argument("--workers", type=_at_least(1, int, "an integer"),
-                     help="Worker processes of the embedded cluster (default: one per CPU).")
-    cmd.add_argument("--max-runs", type=_at_least(1, int, "an integer"),
-                     help="Refuse a sweep of more runs than this (default 10,000).")
+    cmd.add_argument(
+        "--workers", type=_at_least(1, int, "an integer"), help="Worker processes of the embedded cluster (default: one per CPU)."
+    )
+    cmd.add_argument(
+        "--max-runs", type=_at_least(1, int, "an integer"), help="Refuse a sweep of more runs than this (default 10,000)."
+    )
 
     cmd = command(compare, "Compare runs grouped by swept keys: report.md, plots, CSV/Parquet tables.")
     cmd.add_argument("folders", type=Path, nargs="+", help="Sweep folders (corral sweep) or run folders (corral run).")
-    _add_common(cmd, "Report folder: new, empty, or an earlier corral report (its files are replaced; yours kept).",
-                max_memory=False)
-    cmd.add_argument("--by", action="append", metavar="KEY",
-                     help="Group runs by this swept key (repeatable; default: every key that varies).")
-    cmd.add_argument("--buckets", default=",".join(DEFAULT_BUCKETS),
-                     help="Flow-size bucket edges, comma-separated, e.g. 10KB,100KB,1MB.")
+    _add_common(
+        cmd, "Report folder: new, empty, or an earlier corral report (its files are replaced; yours kept).", max_memory=False
+    )
+    cmd.add_argument(
+        "--by", action="append", metavar="KEY", help="Group runs by this swept key (repeatable; default: every key that varies)."
+    )
+    cmd.add_argument(
+        "--buckets", default=",".join(DEFAULT_BUCKETS), help="Flow-size bucket edges, comma-separated, e.g. 10KB,100KB,1MB."
+    )
     cmd.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True, help="Write PNG plots.")
 
     cmd = command(emulate, "Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder.")
     cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).", max_memory=False)
     cmd.add_argument("--unset", action="append", metavar="KEY", help="Remove a key or a whole block (repeatable).")
-    cmd.add_argument("--scale", type=_at_least(1.0, float, "a number"),
-                     help="Divide every link rate by this (default: bring the busiest link to 100 Mbps).")
-    cmd.add_argument("--kernel-cc", metavar="NAME",
-                     help="Run every flow with this kernel congestion control (e.g. bbr).")
+    cmd.add_argument(
+        "--scale",
+        type=_at_least(1.0, float, "a number"),
+        help="Divide every link rate by this (default: bring the busiest link to 100 Mbps).",
+    )
+    cmd.add_argument("--kernel-cc", metavar="NAME", help="Run every flow with this kernel congestion control (e.g. bbr).")
 
     cmd = command(arena, "Run every contender on the arena's networks and workloads; write the leaderboard.")
     _add_common(cmd, "Arena folder; finished runs in it are kept and skipped.")
-    cmd.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,
-                     help="Smaller networks, loads 30/70 %%, fan-in 8, shorter runs, 1 seed: about 5 minutes on 2 cores.")
-    cmd.add_argument("--contender", action="append", metavar="NAME",
-                     help="Run this controller or scheme (repeatable; ideal is always added). "
-                          "Default: newreno, cubic, dctcp, d2tcp, l2dct, pfabric, ideal, r2c2, hcc, rackcc, scc.")
+    cmd.add_argument(
+        "--quick",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="Smaller networks, loads 30/70 %%, fan-in 8, shorter runs, 1 seed: about 5 minutes on 2 cores.",
+    )
+    cmd.add_argument(
+        "--contender",
+        action="append",
+        metavar="NAME",
+        help="Run this controller or scheme (repeatable; ideal is always added). "
+        "Default: newreno, cubic, dctcp, d2tcp, l2dct, pfabric, ideal, r2c2, hcc, rackcc, scc.",
+    )
     cmd.add_argument("--seeds", type=_at_least(1, int, "an integer"), help="Seeds 1..N per cell (default 3; --quick 1).")
     cmd.add_argument("--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786.")
-    cmd.add_argument("--workers", type=_at_least(1, int, "an integer"),
-                     help="Worker processes of the embedded cluster (default: one per CPU).")
+    cmd.add_argument(
+        "--workers", type=_at_least(1, int, "an integer"), help="Worker processes of the embedded cluster (default: one per CPU)."
+    )
 
     command(version, "Print corral's version.")
     return top

@@ -47,5 +47,7 @@ def long_run_note(seconds: float, what: str = "this run", events: int | None = N
     if seconds <= LONG_RUN_S:
         return None
     count = f"{events:,} events " if events is not None else ""
-    return (f"{what} is estimated to take about {duration_text(seconds)} ({count}at the speed measured on a "
-            f"2-core VM; a rough estimate); Ctrl-C stops it")
+    return (
+        f"{what} is estimated to take about {duration_text(seconds)} ({count}at the speed measured on a "
+        f"2-core VM; a rough estimate); Ctrl-C stops it"
+    )

@@ -21,6 +21,14 @@ def file_problem(path: Path, what: str) -> str | None:
     if stat.S_ISDIR(mode):
         return f"{path}: is a folder; expected {what}"
     if not stat.S_ISREG(mode):
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
         return f"{path}: is {kind}, not a file; expected {what}"
     return None

@@ -148,14 +148,20 @@ def _check_existing(target: Path, shown: str, kind: str, force: bool, new: str) 
         return
     marker = read_marker(target)
     if marker is None:
-        raise OutputError(f"-o {shown}: exists and holds files corral did not write (it has no {MARKER}); "
-                          f"corral never writes into such a folder: {new}")
+        raise OutputError(
+            f"-o {shown}: exists and holds files corral did not write (it has no {MARKER}); "
+            f"corral never writes into such a folder: {new}"
+        )
     if owned_files(target) is None and marker["kind"] != "sweep":
-        raise OutputError(f"-o {shown}: was written by an older corral that did not record which files are its own, "
-                          f"so corral cannot tell them from yours: {new}, or remove it yourself")
+        raise OutputError(
+            f"-o {shown}: was written by an older corral that did not record which files are its own, "
+            f"so corral cannot tell them from yours: {new}, or remove it yourself"
+        )
     if marker["kind"] != kind and not force:
-        raise OutputError(f"-o {shown}: is a corral {marker['kind']} folder, not a {kind} folder; pass --force to "
-                          f"write a {kind} folder there (corral then replaces only the files it wrote), or {new}")
+        raise OutputError(
+            f"-o {shown}: is a corral {marker['kind']} folder, not a {kind} folder; pass --force to "
+            f"write a {kind} folder there (corral then replaces only the files it wrote), or {new}"
+        )
     if marker["kind"] == "sweep" and kind != "sweep":
         raise OutputError(f"-o {shown}: is a corral sweep folder, which holds its runs; {new}")
 
@@ -192,8 +198,9 @@ def _files_below(folder: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def atomic_dir(path: str | os.PathLike, kind: str, inputs: Iterable[str | os.PathLike] = (), force: bool = False,
-               *, owned: bool = False) -> Iterator[Path]:
+def atomic_dir(
+    path: str | os.PathLike, kind: str, inputs: Iterable[str | os.PathLike] = (), force: bool = False, *, owned: bool = False
+) -> Iterator[Path]:
     """Yield a temporary folder; when the block succeeds, its files become `path`'s (module doc).
 
     `owned=True` is for a folder inside a tree corral owns as a whole (a sweep's `runs/`):
@@ -234,8 +241,10 @@ def _merge(tmp: Path, target: Path, kind: str, files: list[str], shown: str, own
     for f in files:
         clash = _user_path_in_the_way(target, f, old_set)
         if clash:
-            raise OutputError(f"-o {shown}: holds {clash}, which corral did not write, where it would write {f}; "
-                              "move it, or choose a folder that does not exist yet")
+            raise OutputError(
+                f"-o {shown}: holds {clash}, which corral did not write, where it would write {f}; "
+                "move it, or choose a folder that does not exist yet"
+            )
     trash = Path(_old_dir(target))
     moved_out: list[str] = []
     moved_in: list[str] = []

@@ -89,13 +89,23 @@ def thin(series: pl.DataFrame, value: str, how: str = "mean", max_points: int = 
         return series
     size = -(-series.height // max_points)
     agg = pl.col(value).mean() if how == "mean" else pl.col(value).max()
-    return (series.with_row_index("_i").with_columns((pl.col("_i") // size).alias("_b"))
-            .group_by("_b", maintain_order=True).agg(pl.col("time_s").first(), agg).drop("_b"))
+    return (
+        series.with_row_index("_i")
+        .with_columns((pl.col("_i") // size).alias("_b"))
+        .group_by("_b", maintain_order=True)
+        .agg(pl.col("time_s").first(), agg)
+        .drop("_b")
+    )
 
 
 def biggest(frame: pl.DataFrame, keys: list[str], weight: str, n: int = MAX_LINES) -> pl.DataFrame:
     """The rows of the `n` groups (by `keys`) with the largest sum of `weight`."""
-    top = frame.group_by(keys).agg(pl.col(weight).sum().alias("_w")).sort(["_w", *keys], descending=[True] + [False] * len(keys)).head(n)
+    top = (
+        frame.group_by(keys)
+        .agg(pl.col(weight).sum().alias("_w"))
+        .sort(["_w", *keys], descending=[True] + [False] * len(keys))
+        .head(n)
+    )
     return frame.join(top.select(keys), on=keys, how="semi")
 
 
@@ -120,7 +130,10 @@ def plot_goodput_time(ax: Axes, throughput: pl.DataFrame, flows: pl.DataFrame) -
         ax.plot(
             series["time_s"].to_list(),
             (series["goodput_bps"] / MBPS).to_list(),
-            color=color, lw=lw, alpha=alpha, label=label,
+            color=color,
+            lw=lw,
+            alpha=alpha,
+            label=label,
         )
     if by_tag or flows.height <= 10:
         ax.legend(fontsize=8, frameon=False)
@@ -168,8 +181,7 @@ def plot_queues(ax: Axes, queues: pl.DataFrame) -> None:
     queues = biggest(queues, ["node", "port"], "bytes")
     for (node, port), series in queues.sort("time_s").group_by(["node", "port"], maintain_order=True):
         series = thin(series.select("time_s", "bytes"), "bytes", "max")
-        ax.plot(series["time_s"].to_list(), (series["bytes"] / 1e3).to_list(), lw=0.8,
-                label=f"{node}:{port}")
+        ax.plot(series["time_s"].to_list(), (series["bytes"] / 1e3).to_list(), lw=0.8, label=f"{node}:{port}")
     ax.legend(fontsize=8, frameon=False)
     _style(ax, "Queue length", "time (s)", "queue (KB)")
 

@@ -41,9 +41,7 @@ class Results:
     timing: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_core(
-        cls, raw: dict[str, Any], scenario: dict[str, Any], wall_time_s: float
-    ) -> Results:
+    def from_core(cls, raw: dict[str, Any], scenario: dict[str, Any], wall_time_s: float) -> Results:
         """Wrap the dict returned by `_core.Simulation.results()`."""
         frames = {name: to_frame(name, raw.get(name)) for name in TABLES}
         summary = dict(raw.get("summary", {}))

@@ -127,7 +127,8 @@ def _incast_qct(flows: pl.DataFrame) -> float | None:
     if not incast.height:
         return None
     requests = incast.group_by("dst", "start_s").agg(
-        pl.col("finish_s").max().alias("last"), pl.col("finish_s").null_count().alias("open"))
+        pl.col("finish_s").max().alias("last"), pl.col("finish_s").null_count().alias("open")
+    )
     done = requests.filter(pl.col("open") == 0)
     if not done.height:
         return None
@@ -140,9 +141,12 @@ CELL_KEYS = ["network", "workload", "load"]
 def medians(frame: pl.DataFrame) -> pl.DataFrame:
     """Per cell and metric: median, min and max over seeds, and the seeds counted."""
     ok = frame.filter(pl.col("status") == "ok")
-    return (ok.group_by(["contender", *CELL_KEYS, "metric"], maintain_order=True)
-            .agg(pl.col("value").median().alias("median"), pl.col("value").min().alias("min"),
-                 pl.col("value").max().alias("max"), pl.len().alias("seeds")))
+    return ok.group_by(["contender", *CELL_KEYS, "metric"], maintain_order=True).agg(
+        pl.col("value").median().alias("median"),
+        pl.col("value").min().alias("min"),
+        pl.col("value").max().alias("max"),
+        pl.len().alias("seeds"),
+    )
 
 
 def ratios(frame: pl.DataFrame, reference: str = "ideal") -> pl.DataFrame:
@@ -152,6 +156,8 @@ def ratios(frame: pl.DataFrame, reference: str = "ideal") -> pl.DataFrame:
     ref = med.filter(pl.col("contender") == reference).select(*CELL_KEYS, "metric", pl.col("median").alias("ref"))
     joined = med.join(ref, on=[*CELL_KEYS, "metric"], how="left", nulls_equal=True)
     return joined.with_columns(
-        pl.when(pl.col("ref").is_not_null() & (pl.col("ref") != 0)).then(pl.col("median") / pl.col("ref"))
-        .otherwise(None).alias("ratio")
+        pl.when(pl.col("ref").is_not_null() & (pl.col("ref") != 0))
+        .then(pl.col("median") / pl.col("ref"))
+        .otherwise(None)
+        .alias("ratio")
     )

@@ -47,8 +47,17 @@ from ..sweep.spec import toml_value
 # The contenders run unless `--contender` names others: the baselines, the
 # reference and the four cooperative schemes.
 DEFAULT_CONTENDERS = (
-    "newreno", "cubic", "dctcp", "d2tcp", "l2dct", "pfabric",
-    "ideal", "r2c2", "hcc", "rackcc", "scc",
+    "newreno",
+    "cubic",
+    "dctcp",
+    "d2tcp",
+    "l2dct",
+    "pfabric",
+    "ideal",
+    "r2c2",
+    "hcc",
+    "rackcc",
+    "scc",
 )
 REFERENCE = "ideal"
 # Controllers that react to ECN marks (their packets are ECN-capable).
@@ -103,8 +112,12 @@ def fat_tree(k: int) -> Network:
     # receiver downlinks of the first ToRs (host ports 0..k/2-1)
     ports = tuple(f"tor{t}:{p}" for t in range(min(4, k * k // 2)) for p in range(k // 2))
     return Network(
-        "fat_tree", {"kind": "fat_tree", "k": k, "link_rate": "10Gbps", "link_delay": "1us"}, hosts,
-        rtt_s=2 * 6 * 1e-6, hcc_levels=3, queue_ports=ports,
+        "fat_tree",
+        {"kind": "fat_tree", "k": k, "link_rate": "10Gbps", "link_delay": "1us"},
+        hosts,
+        rtt_s=2 * 6 * 1e-6,
+        hcc_levels=3,
+        queue_ports=ports,
     )
 
 
@@ -114,10 +127,22 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int) -> Network:
     uplinks = tuple(f"leaf*:{hosts_per_leaf + s}" for s in range(spines))
     return Network(
         "leaf_spine_3to1",
-        {"kind": "leaf_spine", "leaves": leaves, "spines": spines, "hosts_per_leaf": hosts_per_leaf,
-         "host_rate": "10Gbps", "fabric_rate": "10Gbps", "host_delay": "1us", "fabric_delay": "1us"},
-        hosts, rtt_s=2 * 4 * 1e-6, hcc_levels=2, load_links=uplinks,
-        crossing=(hosts - hosts_per_leaf) / (hosts - 1), bottleneck_bps=leaves * spines * LINK_RATE_BPS,
+        {
+            "kind": "leaf_spine",
+            "leaves": leaves,
+            "spines": spines,
+            "hosts_per_leaf": hosts_per_leaf,
+            "host_rate": "10Gbps",
+            "fabric_rate": "10Gbps",
+            "host_delay": "1us",
+            "fabric_delay": "1us",
+        },
+        hosts,
+        rtt_s=2 * 4 * 1e-6,
+        hcc_levels=2,
+        load_links=uplinks,
+        crossing=(hosts - hosts_per_leaf) / (hosts - 1),
+        bottleneck_bps=leaves * spines * LINK_RATE_BPS,
         queue_ports=tuple(f"leaf{l}:{hosts_per_leaf + s}" for l in range(leaves) for s in range(spines)),
     )
 
@@ -128,11 +153,26 @@ def three_tier(edges: int, hosts_per_edge: int) -> Network:
     edges_per_pod = edges // aggs
     return Network(
         "three_tier",
-        {"kind": "three_tier", "cores": 1, "aggs": aggs, "aggs_per_pod": 1, "edges": edges,
-         "hosts_per_edge": hosts_per_edge, "host_rate": "10Gbps", "edge_rate": "10Gbps", "core_rate": "10Gbps",
-         "host_delay": "1us", "edge_delay": "1us", "core_delay": "1us"},
-        hosts, rtt_s=2 * 6 * 1e-6, hcc_levels=3, load_links=(f"agg*:{edges_per_pod}",),
-        crossing=(hosts / 2) / (hosts - 1), bottleneck_bps=aggs * LINK_RATE_BPS,
+        {
+            "kind": "three_tier",
+            "cores": 1,
+            "aggs": aggs,
+            "aggs_per_pod": 1,
+            "edges": edges,
+            "hosts_per_edge": hosts_per_edge,
+            "host_rate": "10Gbps",
+            "edge_rate": "10Gbps",
+            "core_rate": "10Gbps",
+            "host_delay": "1us",
+            "edge_delay": "1us",
+            "core_delay": "1us",
+        },
+        hosts,
+        rtt_s=2 * 6 * 1e-6,
+        hcc_levels=3,
+        load_links=(f"agg*:{edges_per_pod}",),
+        crossing=(hosts / 2) / (hosts - 1),
+        bottleneck_bps=aggs * LINK_RATE_BPS,
         queue_ports=tuple(f"agg{a}:{edges_per_pod}" for a in range(aggs)) + ("core0:0", "core0:1"),
     )
 
@@ -142,9 +182,17 @@ def torus(side: int) -> Network:
     diameter = 3 * (side // 2)
     return Network(
         "torus3d",
-        {"kind": "torus", "dims": [side, side, side], "link_rate": "10Gbps", "link_delay": "100ns",
-         "host_rate": "10Gbps", "host_delay": "100ns"},
-        hosts, rtt_s=2 * (diameter + 2) * 100e-9, hcc_levels=2,
+        {
+            "kind": "torus",
+            "dims": [side, side, side],
+            "link_rate": "10Gbps",
+            "link_delay": "100ns",
+            "host_rate": "10Gbps",
+            "host_delay": "100ns",
+        },
+        hosts,
+        rtt_s=2 * (diameter + 2) * 100e-9,
+        hcc_levels=2,
         queue_ports=tuple(f"sw{i}:0" for i in range(16)),  # receiver downlinks of 16 nodes
     )
 
@@ -168,8 +216,10 @@ class Workload:
 
 def workloads(quick: bool) -> list[Workload]:
     loads = QUICK_LOADS if quick else LOADS
-    out = [Workload(name, "poisson", loads, cdf=cdf)
-           for name, cdf in (("websearch", "websearch"), ("datamining", "datamining"), ("hadoop", "fb_hadoop"))]
+    out = [
+        Workload(name, "poisson", loads, cdf=cdf)
+        for name, cdf in (("websearch", "websearch"), ("datamining", "datamining"), ("hadoop", "fb_hadoop"))
+    ]
     out += [Workload(f"incast{f}", "incast", (0.5,), cdf="websearch", fan_in=f) for f in ((8,) if quick else (16, 64))]
     out += [Workload("rpc", "rpc", (None,)), Workload("permutation", "permutation", (None,))]
     return out
@@ -180,8 +230,7 @@ INCAST_RESPONSE = "64KB"
 INCAST_LOAD = 0.05
 # Closed-loop RPC sessions (half the hosts are clients): 1 KB requests, exponential responses
 # of mean 64 KB, exponential think time of mean 50 us.
-RPC = {"request": "1KB", "response": {"kind": "exponential", "mean": "64KB"},
-       "think": {"kind": "exponential", "mean": "50us"}}
+RPC = {"request": "1KB", "response": {"kind": "exponential", "mean": "64KB"}, "think": {"kind": "exponential", "mean": "50us"}}
 
 
 def traffic_tables(workload: Workload, net: Network, load: float | None, duration_s: float) -> dict[str, Any]:
@@ -197,8 +246,14 @@ def traffic_tables(workload: Workload, net: Network, load: float | None, duratio
     if workload.family == "poisson":
         return {"traffic": [poisson(workload.cdf, load)]}
     if workload.family == "incast":
-        incast = {"pattern": "incast", "senders": workload.fan_in, "size": INCAST_RESPONSE,
-                  "load": INCAST_LOAD, "stop": stop, "class": "incast"}
+        incast = {
+            "pattern": "incast",
+            "senders": workload.fan_in,
+            "size": INCAST_RESPONSE,
+            "load": INCAST_LOAD,
+            "stop": stop,
+            "class": "incast",
+        }
         return {"traffic": [poisson(workload.cdf, load), incast]}
     if workload.family == "rpc":
         return {"rpc": [{"pairs": net.hosts // 2, **RPC, "stop": stop, "class": "rpc"}]}
@@ -222,8 +277,10 @@ def check_contenders(names: Sequence[str]) -> list[str]:
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ArenaError(f"--contender: unknown contender {name!r}{hint}; known controllers: "
-                             f"{', '.join(controllers)}; known schemes: {', '.join(schemes)}")
+            raise ArenaError(
+                f"--contender: unknown contender {name!r}{hint}; known controllers: "
+                f"{', '.join(controllers)}; known schemes: {', '.join(schemes)}"
+            )
     out = [REFERENCE] if REFERENCE not in names else []
     for name in names:
         if name not in out:
@@ -241,8 +298,9 @@ def contender_tables(name: str, net: Network) -> dict[str, Any]:
         # pFabric as its paper runs it (Alizadeh et al., SIGCOMM 2013, sections 4-5): an initial
         # window of one BDP, a minimum RTO of about 3 RTTs, buffers of about 2 BDPs.
         bdp = LINK_RATE_BPS * net.rtt_s / 8
-        transport.update(cc="pfabric", initial_window=max(1, round(bdp / MTU_BYTES)),
-                         min_rto=f"{max(1, round(3 * net.rtt_s * 1e9))}ns")
+        transport.update(
+            cc="pfabric", initial_window=max(1, round(bdp / MTU_BYTES)), min_rto=f"{max(1, round(3 * net.rtt_s * 1e9))}ns"
+        )
         tables["switch"] = {"buffer": f"{max(2, round(2 * bdp / MTU_BYTES))}pkt", "queue": "pfabric"}
     elif name in controllers:
         transport.update(cc=name, ecn=name in ECN_CONTROLLERS)
@@ -284,8 +342,12 @@ class Cell:
             "topology": dict(self.network.topology),
             **contender_tables(self.contender, self.network),
             **traffic_tables(self.workload, self.network, self.load, self.duration_s),
-            "metrics": {"interval": f"{self.duration_s * 1e6 / 20:.0f}us", "queue_ports": list(self.network.queue_ports),
-                        "queue_interval": f"{queue_interval * 1e9:.0f}ns", "size_buckets": ["100KB", "1MB"]},
+            "metrics": {
+                "interval": f"{self.duration_s * 1e6 / 20:.0f}us",
+                "queue_ports": list(self.network.queue_ports),
+                "queue_interval": f"{queue_interval * 1e9:.0f}ns",
+                "size_buckets": ["100KB", "1MB"],
+            },
         }
 
     def toml(self) -> str:

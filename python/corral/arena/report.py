@@ -28,9 +28,21 @@ from .plan import REFERENCE
 
 WITHIN = 0.10  # "within 10 % of ideal"
 TIE = 1e-9  # relative difference below which two medians are the same value
-SHOWN = ("slowdown_p99_small", "slowdown_p99_medium", "slowdown_p99_large", "long_goodput_gbps", "queue_p99_kb",
-         "drop_rate", "timeouts_per_kflow", "jain", "control_ratio", "unfinished", "incast_qct_p99_ms", "rpc_per_s",
-         "offered_load")
+SHOWN = (
+    "slowdown_p99_small",
+    "slowdown_p99_medium",
+    "slowdown_p99_large",
+    "long_goodput_gbps",
+    "queue_p99_kb",
+    "drop_rate",
+    "timeouts_per_kflow",
+    "jain",
+    "control_ratio",
+    "unfinished",
+    "incast_qct_p99_ms",
+    "rpc_per_s",
+    "offered_load",
+)
 
 
 def write_report(frame: pl.DataFrame, out: Path) -> list[Path]:
@@ -68,9 +80,11 @@ def _replace(path: Path, write) -> Path:
 
 def _na_cells(frame: pl.DataFrame) -> pl.DataFrame:
     """One row per contender x cell that did not run, with its status and reason."""
-    return (frame.filter(pl.col("status") != "ok")
-            .group_by(["contender", *CELL_KEYS], maintain_order=True)
-            .agg(pl.col("status").first(), pl.col("reason").first()))
+    return (
+        frame.filter(pl.col("status") != "ok")
+        .group_by(["contender", *CELL_KEYS], maintain_order=True)
+        .agg(pl.col("status").first(), pl.col("reason").first())
+    )
 
 
 def _cell_name(network: str, workload: str, load: float | None) -> str:
@@ -98,30 +112,41 @@ def overall(table: pl.DataFrame, na: pl.DataFrame) -> pl.DataFrame:
     """Per contender: cells run, geometric-mean headline ratio, cells at most 10 % above, n/a."""
     head = headline(table).filter(pl.col("ratio").is_not_null() & (pl.col("ratio") > 0))
     per = head.group_by("contender", maintain_order=True).agg(
-        pl.len().alias("cells"), pl.col("ratio").log().mean().exp().alias("geomean_ratio"),
-        (pl.col("ratio") <= 1 + WITHIN).sum().alias("within"))
+        pl.len().alias("cells"),
+        pl.col("ratio").log().mean().exp().alias("geomean_ratio"),
+        (pl.col("ratio") <= 1 + WITHIN).sum().alias("within"),
+    )
     missing = na.group_by("contender", maintain_order=True).agg(pl.len().alias("na"))
     contenders = pl.DataFrame({"contender": list(dict.fromkeys(table["contender"].to_list() + na["contender"].to_list()))})
     out = contenders.join(per, on="contender", how="left").join(missing, on="contender", how="left")
-    return out.with_columns(pl.col("na").fill_null(0), pl.col("cells").fill_null(0), pl.col("within").fill_null(0)) \
-        .sort(["geomean_ratio", "contender"], nulls_last=True)
+    return out.with_columns(pl.col("na").fill_null(0), pl.col("cells").fill_null(0), pl.col("within").fill_null(0)).sort(
+        ["geomean_ratio", "contender"], nulls_last=True
+    )
 
 
 def leaderboard_md(table: pl.DataFrame, na: pl.DataFrame, findings: list[str]) -> str:
-    lines = ["# Arena leaderboard", "",
-             f"Ranked by the p99 FCT slowdown of flows < 100 KB; `x ideal` is the ratio of the median over seeds to "
-             f"`{REFERENCE}`'s in the same cell (lower is better for slowdowns, queues, drops; higher for goodput, "
-             "Jain's index, RPCs/s). Values are medians over seeds, [min-max] when there are several.", "",
-             "## Overall", "",
-             "| rank | contender | cells run | geomean p99 slowdown < 100 KB x ideal | cells at most 10 % above ideal | n/a cells |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "# Arena leaderboard",
+        "",
+        f"Ranked by the p99 FCT slowdown of flows < 100 KB; `x ideal` is the ratio of the median over seeds to "
+        f"`{REFERENCE}`'s in the same cell (lower is better for slowdowns, queues, drops; higher for goodput, "
+        "Jain's index, RPCs/s). Values are medians over seeds, [min-max] when there are several.",
+        "",
+        "## Overall",
+        "",
+        "| rank | contender | cells run | geomean p99 slowdown < 100 KB x ideal | cells at most 10 % above ideal | n/a cells |",
+        "|---|---|---|---|---|---|",
+    ]
     for i, row in enumerate(overall(table, na).iter_rows(named=True), 1):
-        lines.append(f"| {i} | {row['contender']} | {row['cells']} | {_fmt(row['geomean_ratio'])} | {row['within']} | {row['na']} |")
+        lines.append(
+            f"| {i} | {row['contender']} | {row['cells']} | {_fmt(row['geomean_ratio'])} | {row['within']} | {row['na']} |"
+        )
     lines += ["", "## Findings", ""] + [f"- {f}" for f in findings]
     if na.height:
         lines += ["", "## Cells not run", "", "| contender | cell | status | reason |", "|---|---|---|---|"]
         reasons = na.group_by(["contender", "network", "status", "reason"], maintain_order=True).agg(
-            pl.struct("workload", "load").alias("cells"))
+            pl.struct("workload", "load").alias("cells")
+        )
         for row in reasons.iter_rows(named=True):
             cells = ", ".join(_cell_name("", c["workload"], c["load"]).strip() for c in row["cells"])
             reason = (row["reason"] or "").replace("|", "\\|").replace("\n", " ")
@@ -146,8 +171,11 @@ def leaderboard_md(table: pl.DataFrame, na: pl.DataFrame, findings: list[str]) -
             lines.append("|---|---|" + "---|" * len(cols))
             for rank, c in enumerate(order, 1):
                 lines.append(f"| {rank} | {c} | " + " | ".join(_value(wide.get((c, m))) for m in cols) + " |")
-            gone = na.filter((pl.col("workload") == workload) & (pl.col("network") == network)
-                             & (pl.col("load").is_null() if load is None else pl.col("load") == load))
+            gone = na.filter(
+                (pl.col("workload") == workload)
+                & (pl.col("network") == network)
+                & (pl.col("load").is_null() if load is None else pl.col("load") == load)
+            )
             for row in gone.iter_rows(named=True):
                 lines.append(f"| - | {row['contender']} | {row['status']}" + " |" * len(cols))
     return "\n".join(lines) + "\n"
@@ -185,47 +213,64 @@ def findings_text(table: pl.DataFrame, na: pl.DataFrame) -> list[str]:
         near = mine.filter(pl.col("ratio") <= 1 + WITHIN)
         below = mine.filter(pl.col("ratio") < 1 - WITHIN)
         worst = mine.sort(["ratio"], descending=True).row(0, named=True)
-        text = (f"**{contender}**'s p99 slowdown < 100 KB is at most {WITHIN:.0%} above `{REFERENCE}`'s in "
-                f"{near.height} of {mine.height} cells")
+        text = (
+            f"**{contender}**'s p99 slowdown < 100 KB is at most {WITHIN:.0%} above `{REFERENCE}`'s in "
+            f"{near.height} of {mine.height} cells"
+        )
         if 0 < near.height <= 4:
             text += " (" + ", ".join(_cell_name(r["network"], r["workload"], r["load"]) for r in near.iter_rows(named=True)) + ")"
         if below.height:
             best = below.sort("ratio").row(0, named=True)
-            text += (f", more than {WITHIN:.0%} below it in {below.height} (lowest on "
-                     f"{_cell_name(best['network'], best['workload'], best['load'])}, {_fmt(best['ratio'])}x)")
-        text += (f"; it loses most on {_cell_name(worst['network'], worst['workload'], worst['load'])}, "
-                 f"at {_fmt(worst['ratio'])}x `{REFERENCE}` ({_fmt(worst['median'])} against "
-                 f"{_fmt(worst['median'] / worst['ratio'])}).")
+            text += (
+                f", more than {WITHIN:.0%} below it in {below.height} (lowest on "
+                f"{_cell_name(best['network'], best['workload'], best['load'])}, {_fmt(best['ratio'])}x)"
+            )
+        text += (
+            f"; it loses most on {_cell_name(worst['network'], worst['workload'], worst['load'])}, "
+            f"at {_fmt(worst['ratio'])}x `{REFERENCE}` ({_fmt(worst['median'])} against "
+            f"{_fmt(worst['median'] / worst['ratio'])})."
+        )
         out.append(text)
     for workload in dict.fromkeys(head["workload"].to_list()):
         w = rated.filter(pl.col("workload") == workload)
         if not w.height:
             continue
         cells = w.group_by(["network", "load"], maintain_order=True).agg(
-            pl.col("contender").filter(pl.col("ratio") <= pl.col("ratio").min() * (1 + TIE)).alias("best"))
+            pl.col("contender").filter(pl.col("ratio") <= pl.col("ratio").min() * (1 + TIE)).alias("best")
+        )
         alone = cells.filter(pl.col("best").list.len() == 1).with_columns(pl.col("best").list.first())
         wins = alone.group_by("best", maintain_order=True).agg(pl.len().alias("n")).sort(["n", "best"], descending=[True, False])
         parts = [f"{r['best']} in {r['n']}" for r in wins.iter_rows(named=True)]
         tied = cells.height - alone.height
         if tied:
             parts.append(f"a tie of several in {tied}")
-        out.append(f"On **{workload}**, the lowest p99 slowdown < 100 KB besides `{REFERENCE}` "
-                   f"(of {cells.height} network x load cells): " + ", ".join(parts) + ".")
+        out.append(
+            f"On **{workload}**, the lowest p99 slowdown < 100 KB besides `{REFERENCE}` "
+            f"(of {cells.height} network x load cells): " + ", ".join(parts) + "."
+        )
     short = _short_of_load(table)
     if short:
-        out.append(f"In {len(short)} cells the offered load (`{REFERENCE}`'s run; every contender has the same flows) "
-                   f"was below half its target, so their numbers are of a lighter network: " + ", ".join(short) + ".")
+        out.append(
+            f"In {len(short)} cells the offered load (`{REFERENCE}`'s run; every contender has the same flows) "
+            f"was below half its target, so their numbers are of a lighter network: " + ", ".join(short) + "."
+        )
     if na.height:
         for contender, rows in na.group_by("contender", maintain_order=True):
-            out.append(f"**{contender[0]}** did not run in {rows.height} cells ({', '.join(sorted(set(rows['status'])))}; "
-                       "reasons under \"Cells not run\").")
+            out.append(
+                f"**{contender[0]}** did not run in {rows.height} cells ({', '.join(sorted(set(rows['status'])))}; "
+                'reasons under "Cells not run").'
+            )
     return out
 
 
 def _short_of_load(table: pl.DataFrame) -> list[str]:
     """Cells whose offered load (reference run, median over seeds) is below half the target."""
-    offered = table.filter((pl.col("metric") == "offered_load") & (pl.col("contender") == REFERENCE)
-                           & pl.col("load").is_not_null() & (pl.col("median") < 0.5 * pl.col("load")))
+    offered = table.filter(
+        (pl.col("metric") == "offered_load")
+        & (pl.col("contender") == REFERENCE)
+        & pl.col("load").is_not_null()
+        & (pl.col("median") < 0.5 * pl.col("load"))
+    )
     return [f"{_cell_name(r['network'], r['workload'], r['load'])} ({r['median']:.2g})" for r in offered.iter_rows(named=True)]
 
 
@@ -255,9 +300,16 @@ def slowdown_plots(table: pl.DataFrame, folder: Path) -> list[Path]:
                 if not pts.height:
                     continue
                 ref = c == REFERENCE
-                ax.plot(pts["load"] * 100, pts["median"], label=c, color="black" if ref else colours[c],
-                        linestyle="--" if ref else ["-", "-.", ":"][i // len(PALETTE) % 3], marker="o",
-                        linewidth=2.2 if ref else 1.4, markersize=3)
+                ax.plot(
+                    pts["load"] * 100,
+                    pts["median"],
+                    label=c,
+                    color="black" if ref else colours[c],
+                    linestyle="--" if ref else ["-", "-.", ":"][i // len(PALETTE) % 3],
+                    marker="o",
+                    linewidth=2.2 if ref else 1.4,
+                    markersize=3,
+                )
             ax.set_yscale("log")
             ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2, 5)))
             ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
@@ -328,10 +380,14 @@ def heatmap(table: pl.DataFrame, na: pl.DataFrame, path: Path) -> Path | None:
 def index_html(md: str, plots: list[Path], out: Path) -> str:
     """A self-contained page: the plots, then the leaderboard (markdown tables as HTML)."""
     body = [f'<figure><img src="{html.escape(str(p.relative_to(out)))}" style="max-width:100%"></figure>' for p in plots]
-    return ("<!doctype html><html><head><meta charset='utf-8'><title>corral arena</title><style>"
-            "body{font-family:sans-serif;max-width:1400px;margin:auto}table{border-collapse:collapse;font-size:12px}"
-            "td,th{border:1px solid #ccc;padding:2px 6px}</style></head><body><h1>corral arena</h1>"
-            + "".join(body) + _md_to_html(md) + "</body></html>\n")
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>corral arena</title><style>"
+        "body{font-family:sans-serif;max-width:1400px;margin:auto}table{border-collapse:collapse;font-size:12px}"
+        "td,th{border:1px solid #ccc;padding:2px 6px}</style></head><body><h1>corral arena</h1>"
+        + "".join(body)
+        + _md_to_html(md)
+        + "</body></html>\n"
+    )
 
 
 def _md_to_html(md: str) -> str:

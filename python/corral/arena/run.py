@@ -140,10 +140,19 @@ def _execute(client, todo: list[CellRun], out: Path, result: ArenaResult, max_me
 
     # longest first, so that the last minutes are not one long run alone
     order = sorted(todo, key=lambda r: -r.wall_s)
-    tasks = [{"scenario_toml": r.toml, "source": f"<arena {r.cell.label}>", "overrides": [f"seed={r.seed}"],
-              "dir": str(layout.run_dir(out, r.hash).absolute()), "hash": r.hash,
-              "point": {"arena": r.cell.label, "seed": r.seed, "hash": r.hash}, "plots": False,
-              "max_memory": max_memory} for r in order]
+    tasks = [
+        {
+            "scenario_toml": r.toml,
+            "source": f"<arena {r.cell.label}>",
+            "overrides": [f"seed={r.seed}"],
+            "dir": str(layout.run_dir(out, r.hash).absolute()),
+            "hash": r.hash,
+            "point": {"arena": r.cell.label, "seed": r.seed, "hash": r.hash},
+            "plots": False,
+            "max_memory": max_memory,
+        }
+        for r in order
+    ]
 
     def ended(i: int, fut) -> None:
         if fut.status == "finished":
@@ -162,8 +171,17 @@ def _execute(client, todo: list[CellRun], out: Path, result: ArenaResult, max_me
     run_tasks(client, tasks, ended, stop, prefix="corral-arena")
 
 
-SCHEMA = {"contender": pl.Utf8, "network": pl.Utf8, "workload": pl.Utf8, "load": pl.Float64, "seed": pl.Int64,
-          "metric": pl.Utf8, "value": pl.Float64, "status": pl.Utf8, "reason": pl.Utf8}
+SCHEMA = {
+    "contender": pl.Utf8,
+    "network": pl.Utf8,
+    "workload": pl.Utf8,
+    "load": pl.Float64,
+    "seed": pl.Int64,
+    "metric": pl.Utf8,
+    "value": pl.Float64,
+    "status": pl.Utf8,
+    "reason": pl.Utf8,
+}
 
 
 def collect(out: Path, runs: Sequence[CellRun]) -> pl.DataFrame:

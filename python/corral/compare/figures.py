@@ -47,8 +47,14 @@ def _finish(ax, title: str, xlabel: str, ylabel: str) -> None:
 
 
 def cdf_plot(
-    samples: pl.DataFrame, value: str, groups: list[str], path: Path, *,
-    title: str, xlabel: str, log_x: bool = False,
+    samples: pl.DataFrame,
+    value: str,
+    groups: list[str],
+    path: Path,
+    *,
+    title: str,
+    xlabel: str,
+    log_x: bool = False,
 ) -> Path:
     """CDF of `value` per group (pooled, thick) and per run (thin)."""
     fig, ax = new_figure(7.0, 4.2 + _legend_height(groups))
@@ -105,7 +111,9 @@ def throughput_plot(agg: pl.DataFrame, groups: list[str], path: Path) -> Path:
         sub = agg.filter(pl.col("group") == g).sort("time_s")
         t = sub["time_s"].to_numpy()
         ax.plot(t, sub["mean_bps"].to_numpy() / 1e9, color=cmap[g], linestyle=smap[g], label=g, linewidth=1.5)
-        ax.fill_between(t, sub["min_bps"].to_numpy() / 1e9, sub["max_bps"].to_numpy() / 1e9, color=cmap[g], alpha=0.2, linewidth=0)
+        ax.fill_between(
+            t, sub["min_bps"].to_numpy() / 1e9, sub["max_bps"].to_numpy() / 1e9, color=cmap[g], alpha=0.2, linewidth=0
+        )
     ax.set_ylim(bottom=0)
     legend(fig, ax, len(groups))
     _finish(ax, "aggregate goodput (mean over runs, min-max band)", "time (s)", "Gbps")

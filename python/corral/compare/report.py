@@ -138,8 +138,14 @@ class _Report:
         rows = []
         for row in self.ok.iter_rows(named=True):
             s = layout.read_json(Path(row["path"]) / layout.DONE_FILE)
-            rows.append({"run": row["run"], "sim_time_s": s.get("sim_time_s"), "jain_index": s.get("jain_index"),
-                         "packets_dropped": s.get("packets_dropped")})
+            rows.append(
+                {
+                    "run": row["run"],
+                    "sim_time_s": s.get("sim_time_s"),
+                    "jain_index": s.get("jain_index"),
+                    "packets_dropped": s.get("packets_dropped"),
+                }
+            )
         self.summaries = pl.DataFrame(
             rows, schema={"run": pl.Utf8, "sim_time_s": pl.Float64, "jain_index": pl.Float64, "packets_dropped": pl.Int64}
         )
@@ -210,8 +216,10 @@ class _Report:
             pl.col("fct_s").quantile(0.99, interpolation="linear").alias("fct_p99_s"),
         ]
         if has_slowdown:
-            aggs += [pl.col("slowdown").mean().alias("slowdown_mean"),
-                     pl.col("slowdown").quantile(0.99, interpolation="linear").alias("slowdown_p99")]
+            aggs += [
+                pl.col("slowdown").mean().alias("slowdown_mean"),
+                pl.col("slowdown").quantile(0.99, interpolation="linear").alias("slowdown_p99"),
+            ]
         if has_deadline:
             aggs.append(pl.col("deadline_met").cast(pl.Float64).mean().alias("deadline_met_frac"))
         pooled = flows.group_by(GROUP, maintain_order=True).agg(*aggs)
@@ -237,7 +245,9 @@ class _Report:
             rows.append(row)
         self.md.append(_md_table(headers, rows))
         if not has_slowdown:
-            self.note("No `slowdown` values in flows.parquet (runs of an older corral, or of `corral emulate`): slowdown statistics are left out.")
+            self.note(
+                "No `slowdown` values in flows.parquet (runs of an older corral, or of `corral emulate`): slowdown statistics are left out."
+            )
 
     def fct_section(self, flows: pl.DataFrame) -> None:
         self.md.append("## Flow completion times\n")
@@ -250,8 +260,9 @@ class _Report:
         self.table("fct", spread)
         self.figure(
             "fct_cdf",
-            lambda p: _figures().cdf_plot(finished, "fct_s", self.groups, p, title="flow completion time",
-                                          xlabel="FCT (s)", log_x=True),
+            lambda p: _figures().cdf_plot(
+                finished, "fct_s", self.groups, p, title="flow completion time", xlabel="FCT (s)", log_x=True
+            ),
             "FCT CDF per group",
         )
 
@@ -278,7 +289,9 @@ class _Report:
         scale = 1e3 if metric == "fct_s" else 1.0  # FCT shown in ms
         rows = []
         for (_gi, g, _bi, b), sub in spread.group_by(by, maintain_order=True):
-            cell = {r["stat"]: _pm(_scaled(r["run_mean"], scale), _scaled(r["run_std"], scale)) for r in sub.iter_rows(named=True)}
+            cell = {
+                r["stat"]: _pm(_scaled(r["run_mean"], scale), _scaled(r["run_std"], scale)) for r in sub.iter_rows(named=True)
+            }
             first = sub.row(0, named=True)
             rows.append([g, b, first["samples"], first["unfinished"], *[cell.get(s, "–") for s in stats.STATS]])
         self.md.append(_md_table(["group", "size", "finished", "unfinished", *stats.STATS], rows))
@@ -315,8 +328,10 @@ class _Report:
                 if r is None or r["run_mean"] is None:
                     row.append("–")
                     continue
-                row.append(f"{_pm(r['run_mean'] * 1e3, _scaled(r['run_std'], 1e3))} "
-                           f"[{r['run_min'] * 1e3:.4g}–{r['run_max'] * 1e3:.4g}] ({r['samples'] / r['runs']:.0f})")
+                row.append(
+                    f"{_pm(r['run_mean'] * 1e3, _scaled(r['run_std'], 1e3))} "
+                    f"[{r['run_min'] * 1e3:.4g}–{r['run_max'] * 1e3:.4g}] ({r['samples'] / r['runs']:.0f})"
+                )
             rows.append(row)
         self.md.append(_md_table([*cols, *present], rows))
 
@@ -335,7 +350,9 @@ class _Report:
             ]
             p99 = {(r["group"], r[col]): _num(r["pooled"]) for r in spread.filter(pl.col("stat") == "p99").iter_rows(named=True)}
             rows = [row + [p99.get((row[0], row[1]), "–")] for row in rows]
-            self.md.append(_md_table(["group", col, "finished", "unfinished", "mean (pooled)", "mean over runs", "p99 (pooled)"], rows))
+            self.md.append(
+                _md_table(["group", col, "finished", "unfinished", "mean (pooled)", "mean over runs", "p99 (pooled)"], rows)
+            )
         if not any(_has(flows, c) for c in BREAKDOWN_COLUMNS):
             self.note("No `class` or `tenant` column in flows.parquet: no per-class breakdown.")
 
@@ -396,8 +413,9 @@ class _Report:
         self.md.append(_md_table(["group", *stats.STATS], rows))
         self.figure(
             "queue_cdf",
-            lambda p: _figures().cdf_plot(q.with_columns(pl.col("bytes") / 1e3), "bytes", self.groups, p,
-                                          title="queue occupancy", xlabel="queued (KB)"),
+            lambda p: _figures().cdf_plot(
+                q.with_columns(pl.col("bytes") / 1e3), "bytes", self.groups, p, title="queue occupancy", xlabel="queued (KB)"
+            ),
             "queue occupancy CDF",
         )
 
@@ -405,8 +423,13 @@ class _Report:
         lat = read_table(self.ok, "latency", CARRY)
         if lat is None or lat.is_empty():
             return  # only newer cores write a latency table; nothing to say otherwise
-        value = "latency_s" if "latency_s" in lat.columns else next(
-            (c for c, t in lat.schema.items() if c.endswith("_s") and c not in ("time_s", "start_s") and t.is_float()), None)
+        value = (
+            "latency_s"
+            if "latency_s" in lat.columns
+            else next(
+                (c for c, t in lat.schema.items() if c.endswith("_s") and c not in ("time_s", "start_s") and t.is_float()), None
+            )
+        )
         self.md.append("## Latency\n")
         if value is None:
             self.note("latency.parquet has no `*_s` latency column: latency CDF left out.")
@@ -429,8 +452,10 @@ class _Report:
         for row in bad.iter_rows(named=True):
             info = layout.read_json(Path(row["path"]) / layout.ERROR_JSON)
             errors[(row["source"], row["run"])] = info.get("error", "")
-        rows = [[r["source"], r["run"], r["status"], (errors.get((r["source"], r["run"])) or "").replace("|", "\\|")[:200]]
-                for r in bad.head(MAX_ERRORS_LISTED).iter_rows(named=True)]
+        rows = [
+            [r["source"], r["run"], r["status"], (errors.get((r["source"], r["run"])) or "").replace("|", "\\|")[:200]]
+            for r in bad.head(MAX_ERRORS_LISTED).iter_rows(named=True)
+        ]
         self.md.append(_md_table(["source", "run", "status", "error"], rows))
         if bad.height > MAX_ERRORS_LISTED:
             self.md.append(f"... and {bad.height - MAX_ERRORS_LISTED} more (see runs.csv).\n")

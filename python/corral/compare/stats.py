@@ -56,9 +56,7 @@ def with_bucket(flows: pl.DataFrame, edges: list[float], labels: list[str]) -> p
         index = index.when(size < edge).then(i)
     index = index.otherwise(len(edges)).cast(pl.Int64)
     flows = flows.with_columns(index.alias("bucket_i"))
-    return flows.with_columns(
-        pl.col("bucket_i").map_elements(lambda i: labels[i], return_dtype=pl.Utf8).alias("bucket")
-    )
+    return flows.with_columns(pl.col("bucket_i").map_elements(lambda i: labels[i], return_dtype=pl.Utf8).alias("bucket"))
 
 
 def _stat_exprs(col: str) -> list[pl.Expr]:
@@ -135,13 +133,10 @@ def aggregate_throughput(throughput: pl.DataFrame, by: tuple[str, ...] = ()) -> 
     keys = ["group_i", "group", *by]
     per_run = throughput.group_by([*keys, "run", "time_s"]).agg(pl.col("goodput_bps").sum())
     runs = throughput.select("group_i", "group", "run").unique()
-    grid = (
-        runs.join(per_run.select(*keys).unique(), on=["group_i", "group"])
-        .join(per_run.select("group_i", "time_s").unique(), on="group_i")
+    grid = runs.join(per_run.select(*keys).unique(), on=["group_i", "group"]).join(
+        per_run.select("group_i", "time_s").unique(), on="group_i"
     )
-    per_run = grid.join(per_run, on=[*keys, "run", "time_s"], how="left").with_columns(
-        pl.col("goodput_bps").fill_null(0.0)
-    )
+    per_run = grid.join(per_run, on=[*keys, "run", "time_s"], how="left").with_columns(pl.col("goodput_bps").fill_null(0.0))
     return (
         per_run.group_by([*keys, "time_s"])
         .agg(

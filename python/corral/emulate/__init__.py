@@ -51,8 +51,10 @@ def kernel_cc(plan: dict[str, Any], override: str | None) -> list[str]:
     for f in plan["flows"]:
         name = override or KERNEL_CC.get(f["cc"])
         if name is None:
-            raise EmulateError(f"transport.cc: the kernel has no {f['cc']!r}; corral emulate runs {sorted(KERNEL_CC)} "
-                               f"(or --kernel-cc with one of {have})")
+            raise EmulateError(
+                f"transport.cc: the kernel has no {f['cc']!r}; corral emulate runs {sorted(KERNEL_CC)} "
+                f"(or --kernel-cc with one of {have})"
+            )
         if name not in have:
             raise EmulateError(f"{'--kernel-cc' if override else 'transport.cc'}: this kernel offers {have}, not {name!r}")
         out.append(name)
@@ -64,9 +66,18 @@ def default_scale(plan: dict[str, Any]) -> float:
     return max(1.0, top / DEFAULT_TOP_BPS)
 
 
-def emulate(scenario: Any, out: str | os.PathLike, overrides: Iterable[str] = (), *, scale: float | None = None,
-            kernel_congestion: str | None = None, force: bool = False, interval_s: float = 0.1,
-            progress: Callable[[str], None] | None = None, inputs: Iterable[str | os.PathLike] | None = None) -> Path:
+def emulate(
+    scenario: Any,
+    out: str | os.PathLike,
+    overrides: Iterable[str] = (),
+    *,
+    scale: float | None = None,
+    kernel_congestion: str | None = None,
+    force: bool = False,
+    interval_s: float = 0.1,
+    progress: Callable[[str], None] | None = None,
+    inputs: Iterable[str | os.PathLike] | None = None,
+) -> Path:
     """Runs `scenario` (a path, TOML text or `corral.Scenario`) on namespaces and writes a run
     folder to `out`; returns its path. `inputs` are the files the output must not replace
     (default: `scenario` if it is a file)."""
@@ -99,10 +110,14 @@ def emulate(scenario: Any, out: str | os.PathLike, overrides: Iterable[str] = ()
             say(f"built {len(fab.namespaces)} namespaces; running {duration_s:g} s of traffic at 1/{scale:g} of the link rates")
             agents = _run_agents(fab, plan, cc_of, duration_s, interval_s, tmp)
             queues = fab.qdisc_drops()
-            flows, thr, summary = results.build(plan, agents, queues, scale=scale, duration_s=duration_s, interval_s=interval_s, cc_of=cc_of)
+            flows, thr, summary = results.build(
+                plan, agents, queues, scale=scale, duration_s=duration_s, interval_s=interval_s, cc_of=cc_of
+            )
             tables.to_frame("flows", flows).write_parquet(tmp / "flows.parquet")
             tables.to_frame("throughput", thr).write_parquet(tmp / "throughput.parquet")
-            (tmp / "scenario.toml").write_text(f"# corral emulate ran this scenario with every link rate divided by {scale:g}\n" + text)
+            (tmp / "scenario.toml").write_text(
+                f"# corral emulate ran this scenario with every link rate divided by {scale:g}\n" + text
+            )
             (tmp / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
             for leftover in tmp.glob("agent-*"):
                 leftover.unlink()
@@ -116,7 +131,9 @@ def _raise_exit(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def _run_agents(fab: Fabric, plan: dict[str, Any], cc_of: list[str], duration_s: float, interval_s: float, tmp: Path) -> dict[int, dict[str, Any]]:
+def _run_agents(
+    fab: Fabric, plan: dict[str, Any], cc_of: list[str], duration_s: float, interval_s: float, tmp: Path
+) -> dict[int, dict[str, Any]]:
     """Starts one agent per host with flows, waits for them (killing them on any error), and
     returns their reports by host."""
     hosts: dict[int, dict[str, Any]] = {}
@@ -124,15 +141,31 @@ def _run_agents(fab: Fabric, plan: dict[str, Any], cc_of: list[str], duration_s:
     for i, f in enumerate(plan["flows"]):
         port = 20000 + i
         hosts.setdefault(f["src"], {"send": [], "receive": []})["send"].append(
-            {"id": i, "dst_ip": fab.host_ip[f["dst"]], "port": port, "size": f["size"], "start_s": f["start_ns"] / 1e9, "cc": cc_of[i]})
+            {
+                "id": i,
+                "dst_ip": fab.host_ip[f["dst"]],
+                "port": port,
+                "size": f["size"],
+                "start_s": f["start_ns"] / 1e9,
+                "cc": cc_of[i],
+            }
+        )
         hosts.setdefault(f["dst"], {"send": [], "receive": []})["receive"].append({"id": i, "port": port, "size": f["size"]})
     t0 = time.time() + 1.0 + 0.2 * len(hosts)
     procs = {}
     try:
         for h, work in hosts.items():
             cfg = tmp / f"agent-{h}.json"
-            cfg.write_text(json.dumps({"t0": t0, "duration_s": duration_s, "interval_s": interval_s, "ip": fab.host_ip[h], **work}))
-            args = fab.exec_args(node_of[h]) + [sys.executable, "-m", "corral.emulate.agent", str(cfg), str(tmp / f"agent-{h}.out.json")]
+            cfg.write_text(
+                json.dumps({"t0": t0, "duration_s": duration_s, "interval_s": interval_s, "ip": fab.host_ip[h], **work})
+            )
+            args = fab.exec_args(node_of[h]) + [
+                sys.executable,
+                "-m",
+                "corral.emulate.agent",
+                str(cfg),
+                str(tmp / f"agent-{h}.out.json"),
+            ]
             procs[h] = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = t0 + duration_s + 30
         for h, p in procs.items():

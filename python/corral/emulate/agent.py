@@ -25,11 +25,41 @@ CHUNK = 64 * 1024
 GRACE_S = 1.0
 # struct tcp_info (linux/tcp.h) up to tcpi_total_retrans: 8 u8 fields, then u32 fields.
 TCP_INFO_FMT = "8B24I"
-TCP_INFO_U32 = ("rto", "ato", "snd_mss", "rcv_mss", "unacked", "sacked", "lost", "retrans", "fackets", "last_data_sent",
-                "last_ack_sent", "last_data_recv", "last_ack_recv", "pmtu", "rcv_ssthresh", "rtt", "rttvar", "snd_ssthresh",
-                "snd_cwnd", "advmss", "reordering", "rcv_rtt", "rcv_space", "total_retrans")
-COUNTERS = ("TcpExt:TCPTimeouts", "TcpExt:TCPSackRecovery", "TcpExt:TCPRenoRecovery", "TcpExt:TCPLossProbes",
-            "TcpExt:TCPLostRetransmit", "Tcp:RetransSegs", "Tcp:OutSegs")
+TCP_INFO_U32 = (
+    "rto",
+    "ato",
+    "snd_mss",
+    "rcv_mss",
+    "unacked",
+    "sacked",
+    "lost",
+    "retrans",
+    "fackets",
+    "last_data_sent",
+    "last_ack_sent",
+    "last_data_recv",
+    "last_ack_recv",
+    "pmtu",
+    "rcv_ssthresh",
+    "rtt",
+    "rttvar",
+    "snd_ssthresh",
+    "snd_cwnd",
+    "advmss",
+    "reordering",
+    "rcv_rtt",
+    "rcv_space",
+    "total_retrans",
+)
+COUNTERS = (
+    "TcpExt:TCPTimeouts",
+    "TcpExt:TCPSackRecovery",
+    "TcpExt:TCPRenoRecovery",
+    "TcpExt:TCPLossProbes",
+    "TcpExt:TCPLostRetransmit",
+    "Tcp:RetransSegs",
+    "Tcp:OutSegs",
+)
 
 
 def tcp_counters() -> dict[str, int]:
@@ -87,7 +117,9 @@ def send_flow(flow: dict[str, Any], ip: str, t0: float, end: float, result: dict
         s.close()
 
 
-def receive_flow(listener: socket.socket, flow: dict[str, Any], t0: float, end: float, interval: float, result: dict[str, Any]) -> None:
+def receive_flow(
+    listener: socket.socket, flow: dict[str, Any], t0: float, end: float, interval: float, result: dict[str, Any]
+) -> None:
     bins: dict[int, int] = {}
     total = 0
     try:
@@ -138,7 +170,11 @@ def main(config_path: str, out_path: str) -> None:
     threads = []
     for flow in cfg["receive"]:
         r = results.setdefault(str(flow["id"]), {})
-        threads.append(threading.Thread(target=receive_flow, args=(listeners[flow["id"]], flow, t0, end, cfg["interval_s"], r.setdefault("rx", {}))))
+        threads.append(
+            threading.Thread(
+                target=receive_flow, args=(listeners[flow["id"]], flow, t0, end, cfg["interval_s"], r.setdefault("rx", {}))
+            )
+        )
     for flow in cfg["send"]:
         r = results.setdefault(str(flow["id"]), {})
         threads.append(threading.Thread(target=send_flow, args=(flow, cfg["ip"], t0, end, r.setdefault("tx", {}))))

@@ -149,8 +149,23 @@ def leaf_qdisc(queue: dict[str, Any], rate_bps: float, packet: int) -> list[str]
     else:
         raise EmulateError(f"switch.queue: corral emulate cannot map queue {kind!r} to a Linux qdisc")
     burst = max(1, (2 * lo + hi) // (3 * packet))
-    args = ["red", "limit", str(max(limit_bytes, hi * 2)), "min", str(lo), "max", str(hi), "avpkt", str(packet),
-            "burst", str(burst), "probability", str(p), "bandwidth", f"{int(rate_bps)}bit"]
+    args = [
+        "red",
+        "limit",
+        str(max(limit_bytes, hi * 2)),
+        "min",
+        str(lo),
+        "max",
+        str(hi),
+        "avpkt",
+        str(packet),
+        "burst",
+        str(burst),
+        "probability",
+        str(p),
+        "bandwidth",
+        f"{int(rate_bps)}bit",
+    ]
     return args + (["ecn"] if ecn else [])
 
 
@@ -211,8 +226,10 @@ class Fabric:
             if p > q:
                 continue
             a, b = self.ns_of[port["node"]], self.ns_of[ports[q]["node"]]
-            run_cmd(["ip", "link", "add", self.ifname[p], "netns", a, "type", "veth", "peer", "name", self.ifname[q], "netns", b],
-                    "creating a veth pair")
+            run_cmd(
+                ["ip", "link", "add", self.ifname[p], "netns", a, "type", "veth", "peer", "name", self.ifname[q], "netns", b],
+                "creating a veth pair",
+            )
         for p, port in enumerate(ports):
             ns = self.ns_of[port["node"]]
             dev = self.ifname[p]
@@ -227,8 +244,28 @@ class Fabric:
                         raise EmulateError(f"turning offloads off on {dev}: {e}") from e
             rate = max(1.0, port["rate_bps"] / self.scale)
             self._tc(ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1")
-            self._tc(ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", f"{int(rate)}bit",
-                     "ceil", f"{int(rate)}bit", "burst", str(packet), "cburst", str(packet), "quantum", str(packet))
+            self._tc(
+                ns,
+                "class",
+                "add",
+                "dev",
+                dev,
+                "parent",
+                "1:",
+                "classid",
+                "1:1",
+                "htb",
+                "rate",
+                f"{int(rate)}bit",
+                "ceil",
+                f"{int(rate)}bit",
+                "burst",
+                str(packet),
+                "cburst",
+                str(packet),
+                "quantum",
+                str(packet),
+            )
             self._tc(ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", *leaf_qdisc(port["queue"], rate, packet))
         for i, node in enumerate(nodes):
             ns = self.ns_of[i]
@@ -292,7 +329,9 @@ class Fabric:
         """Per port: packets sent, dropped and ECN-marked by its leaf qdisc."""
         out = []
         for p, port in enumerate(self.plan["ports"]):
-            text = run_cmd(["tc", "-n", self.ns_of[port["node"]], "-s", "qdisc", "show", "dev", self.ifname[p]], "reading queue counters")
+            text = run_cmd(
+                ["tc", "-n", self.ns_of[port["node"]], "-s", "qdisc", "show", "dev", self.ifname[p]], "reading queue counters"
+            )
             out.append({"port": p, **_leaf_counters(text)})
         return out
 

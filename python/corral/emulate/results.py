@@ -22,8 +22,16 @@ def jain(xs: list[float]) -> float | None:
     return s * s / (len(xs) * q) if xs and q > 0 else None
 
 
-def build(plan: dict[str, Any], agents: dict[int, dict[str, Any]], queues: list[dict[str, Any]], *, scale: float,
-          duration_s: float, interval_s: float, cc_of: list[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def build(
+    plan: dict[str, Any],
+    agents: dict[int, dict[str, Any]],
+    queues: list[dict[str, Any]],
+    *,
+    scale: float,
+    duration_s: float,
+    interval_s: float,
+    cc_of: list[str],
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(flows columns, throughput columns, summary) from the agents' reports (by host)."""
     names = {n["host"]: n["name"] for n in plan["nodes"] if n["host"] is not None}
     senders = Counter(f["src"] for f in plan["flows"])
@@ -43,15 +51,36 @@ def build(plan: dict[str, Any], agents: dict[int, dict[str, Any]], queues: list[
         goodputs.append(goodput)
         info = rep_tx.get("tcp_info", {})
         row = {
-            "flow_id": i, "src": names[f["src"]], "dst": names[f["dst"]], "tag": f["tag"], "priority": 0, "weight": 1.0,
-            "transport": "tcp", "cc": cc_of[i], "routing": plan["routing"], "hops": None, "size_bytes": f["size"],
-            "start_s": start, "finish_s": finish, "fct_s": None if finish is None else finish - start,
-            "bytes_delivered": delivered, "goodput_bps": goodput, "packets_sent": None,
+            "flow_id": i,
+            "src": names[f["src"]],
+            "dst": names[f["dst"]],
+            "tag": f["tag"],
+            "priority": 0,
+            "weight": 1.0,
+            "transport": "tcp",
+            "cc": cc_of[i],
+            "routing": plan["routing"],
+            "hops": None,
+            "size_bytes": f["size"],
+            "start_s": start,
+            "finish_s": finish,
+            "fct_s": None if finish is None else finish - start,
+            "bytes_delivered": delivered,
+            "goodput_bps": goodput,
+            "packets_sent": None,
             "retransmits": info.get("total_retrans"),
             "timeouts": counters.get("TcpExt:TCPTimeouts") if alone else None,
-            "fast_recoveries": (counters.get("TcpExt:TCPSackRecovery", 0) + counters.get("TcpExt:TCPRenoRecovery", 0)) if alone else None,
-            "ecn_cuts": None, "max_reorder_bytes": None, "tenant": "", "class": "", "ideal_fct_s": None, "slowdown": None,
-            "deadline_s": None, "deadline_met": None,
+            "fast_recoveries": (counters.get("TcpExt:TCPSackRecovery", 0) + counters.get("TcpExt:TCPRenoRecovery", 0))
+            if alone
+            else None,
+            "ecn_cuts": None,
+            "max_reorder_bytes": None,
+            "tenant": "",
+            "class": "",
+            "ideal_fct_s": None,
+            "slowdown": None,
+            "deadline_s": None,
+            "deadline_met": None,
         }
         for c in cols:
             cols[c].append(row.get(c))
@@ -67,11 +96,19 @@ def build(plan: dict[str, Any], agents: dict[int, dict[str, Any]], queues: list[
         for k, v in rep.get("counters", {}).items():
             totals[k] = totals.get(k, 0) + v
     summary = {
-        "mode": "emulate", "scenario": plan["name"], "seed": plan["seed"], "sim_time_s": duration_s,
-        "kernel": platform.release(), "scale": scale, "flows": len(plan["flows"]),
+        "mode": "emulate",
+        "scenario": plan["name"],
+        "seed": plan["seed"],
+        "sim_time_s": duration_s,
+        "kernel": platform.release(),
+        "scale": scale,
+        "flows": len(plan["flows"]),
         "flows_finished": sum(1 for x in cols["finish_s"] if x is not None),
-        "bytes_delivered": sum(cols["bytes_delivered"]), "packets_dropped": dropped,
-        "ecn_marks": sum(q["marked"] for q in queues), "jain_index": jain(goodputs), "kernel_counters": totals,
+        "bytes_delivered": sum(cols["bytes_delivered"]),
+        "packets_dropped": dropped,
+        "ecn_marks": sum(q["marked"] for q in queues),
+        "jain_index": jain(goodputs),
+        "kernel_counters": totals,
         "port_queues": queues,
         "notes": "link propagation delays are not emulated; rates are the scenario's divided by `scale`",
     }

@@ -72,7 +72,11 @@ def _by_seed(runs: pl.DataFrame, col: str, where: dict) -> list[tuple[int, float
         sub = sub.filter(pl.col(k).is_null()) if v is None else sub.filter(pl.col(k) == v)
     if col not in sub.columns:
         return []
-    return [(s, float(x)) for s, x in zip(sub["seed"].to_list(), sub[col].to_list()) if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    return [
+        (s, float(x))
+        for s, x in zip(sub["seed"].to_list(), sub[col].to_list())
+        if x is not None and not (isinstance(x, float) and math.isnan(x))
+    ]
 
 
 def median(xs: list[float]) -> float | None:
@@ -83,7 +87,7 @@ def median(xs: list[float]) -> float | None:
 
 
 def median_range(xs: list[float], fmt: str = ".3g", scale: float = 1.0) -> str:
-    """"median [min-max]" over seeds."""
+    """ "median [min-max]" over seeds."""
     if not xs:
         return "–"
     m = median(xs)
@@ -105,8 +109,9 @@ class Paper:
     tolerance: float
     tolerance_reason: str
     min_effect: float = 0.05
-    min_effect_reason: str = ("an effect smaller than 5 % of the no-effect value is within the seed-to-seed "
-                              "noise of these runs; it counts as no effect")
+    min_effect_reason: str = (
+        "an effect smaller than 5 % of the no-effect value is within the seed-to-seed noise of these runs; it counts as no effect"
+    )
 
     def around(self, value: float) -> Band:
         """The band centred on a paper number."""
@@ -135,9 +140,12 @@ class Paper:
         return (None, self.threshold(null, -1, unit))
 
     def head(self) -> dict[str, Any]:
-        return {"paper": self.key, "title": self.title,
-                "tolerance": {"relative": self.tolerance, "reason": self.tolerance_reason},
-                "min_effect": {"relative": self.min_effect, "reason": self.min_effect_reason}}
+        return {
+            "paper": self.key,
+            "title": self.title,
+            "tolerance": {"relative": self.tolerance, "reason": self.tolerance_reason},
+            "min_effect": {"relative": self.min_effect, "reason": self.min_effect_reason},
+        }
 
 
 def in_band(x: float, band: Band) -> bool:
@@ -163,8 +171,16 @@ def needed(n: int, every: bool) -> int:
     return n if every else math.ceil(AGREE * n - 1e-9)
 
 
-def judge(values: list[float], band: Band | None, *, paper: Paper, null: float | None = None, every: bool = False,
-          conditions_reached: bool = True, unit: str = "x") -> tuple[str, int]:
+def judge(
+    values: list[float],
+    band: Band | None,
+    *,
+    paper: Paper,
+    null: float | None = None,
+    every: bool = False,
+    conditions_reached: bool = True,
+    unit: str = "x",
+) -> tuple[str, int]:
     """The verdict of a row (module doc) and how many of its values lie in its band."""
     if band is None:
         return "reported", 0
@@ -192,10 +208,23 @@ class Claims:
     paper: Paper
     rows: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, figure: str, claim: str, values: list[float], band: Band | None, *, kind: str = "paper",
-            paper_value: float | None = None, null: float | None = None, every: bool = False,
-            conditions: dict[str, Any] | None = None, unit: str = "x", fmt: str = ".2f", note: str = "",
-            detail: str = "") -> dict[str, Any]:
+    def add(
+        self,
+        figure: str,
+        claim: str,
+        values: list[float],
+        band: Band | None,
+        *,
+        kind: str = "paper",
+        paper_value: float | None = None,
+        null: float | None = None,
+        every: bool = False,
+        conditions: dict[str, Any] | None = None,
+        unit: str = "x",
+        fmt: str = ".2f",
+        note: str = "",
+        detail: str = "",
+    ) -> dict[str, Any]:
         """Judge and keep one row. `values` are in `unit` (per seed, or per run the claim is
         about); `band`, `paper_value` and `null` in the same unit; `detail` is what else the
         reader needs beside the value (other medians, counts)."""
@@ -204,12 +233,26 @@ class Claims:
         reached = cond.reached(conditions)
         verdict, agree = judge(xs, band, paper=self.paper, null=null, every=every, conditions_reached=reached, unit=unit)
         row = {
-            "paper": self.paper.key, "figure": figure, "claim": claim, "kind": kind,
-            "paper_value": paper_value, "band": None if band is None else list(band), "null": null, "every": every,
-            "measured": median(xs), "range": [min(xs), max(xs)] if xs else None, "values": xs,
-            "seeds": len(xs), "seeds_agree": agree, "seeds_needed": needed(len(xs), every) if band is not None else None,
-            "verdict": verdict, "conditions": conditions or {}, "unit": unit, "format": fmt,
-            "detail": detail, "note": note,
+            "paper": self.paper.key,
+            "figure": figure,
+            "claim": claim,
+            "kind": kind,
+            "paper_value": paper_value,
+            "band": None if band is None else list(band),
+            "null": null,
+            "every": every,
+            "measured": median(xs),
+            "range": [min(xs), max(xs)] if xs else None,
+            "values": xs,
+            "seeds": len(xs),
+            "seeds_agree": agree,
+            "seeds_needed": needed(len(xs), every) if band is not None else None,
+            "verdict": verdict,
+            "conditions": conditions or {},
+            "unit": unit,
+            "format": fmt,
+            "detail": detail,
+            "note": note,
         }
         self.rows.append(row)
         return row
@@ -225,7 +268,7 @@ def counts(rows: list[dict[str, Any]], kind: str = "paper") -> dict[str, int]:
 
 
 def headline(rows: list[dict[str, Any]]) -> str:
-    """"N of M paper claims met" (M: the paper rows with a band) and the rest by verdict."""
+    """ "N of M paper claims met" (M: the paper rows with a band) and the rest by verdict."""
     c = counts(rows)
     judged = sum(c.values()) - c["reported"]
     rest = ", ".join(f"{c[v]} {v.replace('_', ' ')}" for v in VERDICTS[1:] if c[v])
@@ -247,19 +290,41 @@ def machine() -> dict[str, Any]:
         load = [round(x, 2) for x in os.getloadavg()]
     except OSError:
         load = None
-    return {"cpu": cpu, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
-            "python": platform.python_version(), "load_average": load}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "system": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "load_average": load,
+    }
 
 
-def document(paper: Paper, rows: list[dict[str, Any]], *, seeds: list[int], quick: bool, overrides: tuple[str, ...],
-             baselines: list[dict[str, str]], quick_means: str, run: dict[str, Any] | None = None) -> dict[str, Any]:
+def document(
+    paper: Paper,
+    rows: list[dict[str, Any]],
+    *,
+    seeds: list[int],
+    quick: bool,
+    overrides: tuple[str, ...],
+    baselines: list[dict[str, str]],
+    quick_means: str,
+    run: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The content of claims.json (`claims_schema.SCHEMA`)."""
     from .. import __version__
 
     return {
-        "schema": "corral-claims/1", **paper.head(), "corral_version": __version__, "seeds": seeds, "quick": quick,
-        "quick_means": quick_means, "overrides": list(overrides), "run": {"machine": machine(), **(run or {})},
-        "counts": counts(rows), "baselines": baselines, "claims": rows,
+        "schema": "corral-claims/1",
+        **paper.head(),
+        "corral_version": __version__,
+        "seeds": seeds,
+        "quick": quick,
+        "quick_means": quick_means,
+        "overrides": list(overrides),
+        "run": {"machine": machine(), **(run or {})},
+        "counts": counts(rows),
+        "baselines": baselines,
+        "claims": rows,
     }
 
 
@@ -299,17 +364,33 @@ def scenario_value(scenario: Any, key: str, default: Any = None) -> Any:
     return node
 
 
-def write_report(out: Any, paper: Paper, report: Any, *, title: str, baselines: list[dict[str, str]], quick_means: str,
-                 body: list[str], values_note: str = "Values are medians over seeds with the range in brackets.",
-                 **extra: Any) -> dict[str, Any]:
+def write_report(
+    out: Any,
+    paper: Paper,
+    report: Any,
+    *,
+    title: str,
+    baselines: list[dict[str, str]],
+    quick_means: str,
+    body: list[str],
+    values_note: str = "Values are medians over seeds with the range in brackets.",
+    **extra: Any,
+) -> dict[str, Any]:
     """A reproduction's outputs in `out`: claims.json (its rows, `report.claims`), report.md
     (the claims tables from claims.json, then `body`) and report.json (what ran, the claims,
     every run's row, and `extra`). `report` has `claims`, `seeds`, `quick`, `overrides` and
     `runs`."""
     from . import report_json
 
-    doc = document(paper, report.claims, seeds=report.seeds, quick=report.quick, overrides=report.overrides,
-                   baselines=baselines, quick_means=quick_means)
+    doc = document(
+        paper,
+        report.claims,
+        seeds=report.seeds,
+        quick=report.quick,
+        overrides=report.overrides,
+        baselines=baselines,
+        quick_means=quick_means,
+    )
     write(out / "claims.json", doc)
     (out / "report.md").write_text("\n".join([*report_head(title, doc, values_note=values_note), *body]) + "\n")
     report_json.write_reproduction(out / "report.json", paper.key, paper.title, report, **extra)
@@ -324,7 +405,7 @@ def _num(x: float | None, fmt: str) -> str:
 
 
 def measured_text(row: dict[str, Any]) -> str:
-    """"median [min-max] unit"."""
+    """ "median [min-max] unit"."""
     fmt, unit = row["format"], row["unit"]
     if row["measured"] is None:
         return "–"
@@ -379,7 +460,11 @@ def conditions_text(c: dict[str, Any], *, unmet_only: bool = False) -> str:
 def rows_table(rows: list[dict[str, Any]], *, conditions: str = "all") -> list[str]:
     """The rows as a Markdown table; `conditions` "all" (every check), "unmet" (only the
     checks that fail) or "none" (no column)."""
-    head = ["figure", "claim", "paper", "band", "measured", "in band", "verdict"] + (["conditions"] if conditions != "none" else []) + ["note"]
+    head = (
+        ["figure", "claim", "paper", "band", "measured", "in band", "verdict"]
+        + (["conditions"] if conditions != "none" else [])
+        + ["note"]
+    )
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         agree = f"{r['seeds_agree']} of {r['seeds']}" if r["band"] is not None else "–"
@@ -398,16 +483,21 @@ def counts_table(doc: dict[str, Any]) -> list[str]:
 
 def baselines_table(doc: dict[str, Any]) -> list[str]:
     out = ["| baseline | setting | value | source |", "|---|---|---|---|"]
-    out += [f"| {_cell(b['baseline'])} | {_cell(b['setting'])} | {_cell(b['value'])} | {_cell(b['source'])} |" for b in doc["baselines"]]
+    out += [
+        f"| {_cell(b['baseline'])} | {_cell(b['setting'])} | {_cell(b['value'])} | {_cell(b['source'])} |"
+        for b in doc["baselines"]
+    ]
     return out
 
 
 def tolerance_text(doc: dict[str, Any]) -> str:
     t, m = doc["tolerance"], doc["min_effect"]
-    return (f"Bands: the paper's number +-{t['relative']:.0%} ({t['reason']}); a direction the paper states without a "
-            f"number needs an effect of at least {m['relative']:.0%} ({m['reason']}). `met` needs the median in the band "
-            f"and {AGREE:.0%} of the seeds in it (every run for a claim about every run); `off conditions`: the runs did "
-            "not reach the paper's conditions (offered load within +-10 % of the paper's, its scale and length).")
+    return (
+        f"Bands: the paper's number +-{t['relative']:.0%} ({t['reason']}); a direction the paper states without a "
+        f"number needs an effect of at least {m['relative']:.0%} ({m['reason']}). `met` needs the median in the band "
+        f"and {AGREE:.0%} of the seeds in it (every run for a claim about every run); `off conditions`: the runs did "
+        "not reach the paper's conditions (offered load within +-10 % of the paper's, its scale and length)."
+    )
 
 
 def markdown(doc: dict[str, Any], *, title: str | None = None, level: int = 2, conditions: str = "all") -> list[str]:
@@ -416,20 +506,39 @@ def markdown(doc: dict[str, Any], *, title: str | None = None, level: int = 2, c
     acceptance checks and the structural rows (`conditions` as in `rows_table`)."""
     h = "#" * level
     rows = doc["claims"]
-    out = [f"{h} {title or 'Claims'}: {headline(rows)}", "", tolerance_text(doc), "", *counts_table(doc), "",
-           f"{h}# Baselines", "", *baselines_table(doc), ""]
-    for kind, name in (("paper", "Paper claims"), ("acceptance", "Our acceptance checks (not counted)"),
-                       ("structural", "Structural (true by construction; pinned by tests, not counted)")):
+    out = [
+        f"{h} {title or 'Claims'}: {headline(rows)}",
+        "",
+        tolerance_text(doc),
+        "",
+        *counts_table(doc),
+        "",
+        f"{h}# Baselines",
+        "",
+        *baselines_table(doc),
+        "",
+    ]
+    for kind, name in (
+        ("paper", "Paper claims"),
+        ("acceptance", "Our acceptance checks (not counted)"),
+        ("structural", "Structural (true by construction; pinned by tests, not counted)"),
+    ):
         some = [r for r in rows if r["kind"] == kind]
         if some:
             out += [f"{h}# {name}", "", *rows_table(some, conditions=conditions), ""]
     return out
 
 
-def report_head(title: str, doc: dict[str, Any], *, values_note: str = "Values are medians over seeds with the range in brackets.") -> list[str]:
+def report_head(
+    title: str, doc: dict[str, Any], *, values_note: str = "Values are medians over seeds with the range in brackets."
+) -> list[str]:
     """The head of a reproduction's report.md, from its claims.json content."""
-    ran = (f"corral {doc['corral_version']}, seeds {doc['seeds'][0]}..{doc['seeds'][-1]}"
-           + (f", quick ({doc['quick_means']})" if doc["quick"] else "") + "".join(f", --set {o}" for o in doc["overrides"]) + ".")
+    ran = (
+        f"corral {doc['corral_version']}, seeds {doc['seeds'][0]}..{doc['seeds'][-1]}"
+        + (f", quick ({doc['quick_means']})" if doc["quick"] else "")
+        + "".join(f", --set {o}" for o in doc["overrides"])
+        + "."
+    )
     return [f"# {title}", "", ran, values_note, "", *markdown(doc)]
 
 

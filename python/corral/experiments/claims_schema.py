@@ -17,8 +17,21 @@ _REASONED = {"type": "object", "required": ["relative", "reason"], "properties":
 
 ROW = {
     "type": "object",
-    "required": ["paper", "figure", "claim", "kind", "paper_value", "band", "measured", "range", "seeds", "seeds_agree",
-                 "verdict", "conditions", "note"],
+    "required": [
+        "paper",
+        "figure",
+        "claim",
+        "kind",
+        "paper_value",
+        "band",
+        "measured",
+        "range",
+        "seeds",
+        "seeds_agree",
+        "verdict",
+        "conditions",
+        "note",
+    ],
     "properties": {
         "paper": _STR,
         "figure": _STR,
@@ -48,8 +61,20 @@ SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "corral reproduction claims",
     "type": "object",
-    "required": ["schema", "paper", "title", "tolerance", "min_effect", "corral_version", "seeds", "quick", "run", "counts",
-                 "baselines", "claims"],
+    "required": [
+        "schema",
+        "paper",
+        "title",
+        "tolerance",
+        "min_effect",
+        "corral_version",
+        "seeds",
+        "quick",
+        "run",
+        "counts",
+        "baselines",
+        "claims",
+    ],
     "properties": {
         "schema": {"enum": ["corral-claims/1"]},
         "paper": _STR,
@@ -63,8 +88,14 @@ SCHEMA = {
         "overrides": {"type": "array", "items": _STR},
         "run": {"type": "object", "required": ["machine"], "properties": {"machine": {"type": "object"}}},
         "counts": {"type": "object", "required": list(VERDICTS), "properties": {v: {"type": "integer"} for v in VERDICTS}},
-        "baselines": {"type": "array", "items": {"type": "object", "required": ["baseline", "setting", "value", "source"],
-                                                  "properties": {k: _STR for k in ("baseline", "setting", "value", "source")}}},
+        "baselines": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["baseline", "setting", "value", "source"],
+                "properties": {k: _STR for k in ("baseline", "setting", "value", "source")},
+            },
+        },
         "claims": {"type": "array", "items": ROW},
     },
 }

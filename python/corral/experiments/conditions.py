@@ -51,8 +51,9 @@ def offered_bps(flows: pl.DataFrame, ports: pl.DataFrame, end_s: float, window_s
     return offered_bytes(flows, host_rates(ports), end_s) * 8 / window_s
 
 
-def realized(flows: pl.DataFrame, ports: pl.DataFrame, end_s: float, *, capacity_bps: float | None = None,
-             window_s: float | None = None) -> dict[str, Any]:
+def realized(
+    flows: pl.DataFrame, ports: pl.DataFrame, end_s: float, *, capacity_bps: float | None = None, window_s: float | None = None
+) -> dict[str, Any]:
     """A run's realized conditions (`COLUMNS`): the offered load (module doc) over
     `window_s` (default: the run) as a fraction of `capacity_bps` (None: not a load-driven
     workload, no load), the flows started and finished, and the run's length."""
@@ -60,8 +61,12 @@ def realized(flows: pl.DataFrame, ports: pl.DataFrame, end_s: float, *, capacity
     if capacity_bps:
         window = window_s or end_s
         load = offered_bytes(flows, host_rates(ports), end_s) * 8 / (capacity_bps * window)
-    return {"load_offered": load, "flows_started": flows.height, "flows_finished": int(flows["fct_s"].is_not_null().sum()),
-            "run_s": end_s}
+    return {
+        "load_offered": load,
+        "flows_started": flows.height,
+        "flows_finished": int(flows["fct_s"].is_not_null().sum()),
+        "run_s": end_s,
+    }
 
 
 def check(realized_values: list[float], target: float, tolerance: float = LOAD_TOLERANCE) -> dict[str, Any]:
@@ -96,8 +101,7 @@ def unmet(conditions: dict[str, Any] | None) -> list[str]:
     return [k for k, v in (conditions or {}).items() if is_check(v) and not holds(v)]
 
 
-def of_runs(runs: pl.DataFrame, *, load: float | None = None, run_s: float | None = None,
-            **extra: Any) -> dict[str, Any]:
+def of_runs(runs: pl.DataFrame, *, load: float | None = None, run_s: float | None = None, **extra: Any) -> dict[str, Any]:
     """A row's conditions from the runs it was judged on (`runs`, rows with `COLUMNS`):
     the offered load checked against `load` (the paper's, a fraction), the run length
     against `run_s` (the paper's, exactly) when given, the flows started and finished over

@@ -40,8 +40,15 @@ def websearch_series(series: pl.DataFrame, phases: tuple, path: Path) -> Path:
         axes[1].plot(t, sub["packets"].to_list(), label=variant, color=color, lw=1)
         j = sub.drop_nulls("jain")
         axes[2].plot((j["time_s"] * 1e3).to_list(), j["jain"].to_list(), label=variant, color=color, lw=1, marker=".", ms=3)
-    axes[0].step([a * 1e3 for a, _, _, _ in phases] + [phases[-1][1] * 1e3], [c / 1e9 for _, _, c, _ in phases] + [phases[-1][2] / 1e9],
-                 where="post", color="k", lw=0.8, ls=":", label="core capacity")
+    axes[0].step(
+        [a * 1e3 for a, _, _, _ in phases] + [phases[-1][1] * 1e3],
+        [c / 1e9 for _, _, c, _ in phases] + [phases[-1][2] / 1e9],
+        where="post",
+        color="k",
+        lw=0.8,
+        ls=":",
+        label="core capacity",
+    )
     axes[0].set(ylabel="goodput (Gbps)", title="web search (Fig. 4a, d, e), first seed")
     axes[1].set(ylabel="core queue (packets)", yscale="symlog")
     axes[2].set(ylabel="Jain index (1 ms)", xlabel="time (ms)", ylim=(0, 1.05))
@@ -56,7 +63,12 @@ def steps(util: pl.DataFrame, step_times: tuple[tuple[float, float], ...], path:
     for variant, color in COLORS.items():
         sub = util.filter((pl.col("variant") == variant) & (pl.col("seed") == first)).sort("time_s")
         if sub.height:
-            sub = sub.with_columns(bucket=(pl.col("time_s") * 1e4).floor()).group_by("bucket").agg(pl.col("util").mean()).sort("bucket")
+            sub = (
+                sub.with_columns(bucket=(pl.col("time_s") * 1e4).floor())
+                .group_by("bucket")
+                .agg(pl.col("util").mean())
+                .sort("bucket")
+            )
             ax.plot((sub["bucket"] / 10).to_list(), sub["util"].to_list(), label=variant, color=color, lw=1)
     for at, cap in step_times:
         ax.axvline(at * 1e3, color="k", lw=0.8, ls=":")
@@ -76,7 +88,10 @@ def overhead(runs: pl.DataFrame, path: Path) -> Path:
     stats = sub.group_by("variant").agg(pl.col("root_received_bytes").median(), pl.col("root_sent_bytes").median())
     by = {r["variant"]: r for r in stats.to_dicts()}
     names = [v for v in order if v in by]
-    for ax, col, title in ((a, "root_received_bytes", "received at the root (Fig. 4g)"), (b, "root_sent_bytes", "sent by the root (Fig. 4h)")):
+    for ax, col, title in (
+        (a, "root_received_bytes", "received at the root (Fig. 4g)"),
+        (b, "root_sent_bytes", "sent by the root (Fig. 4h)"),
+    ):
         ax.bar(range(len(names)), [by[n][col] / 1e3 for n in names], color=["#d62728"] + ["#1f77b4"] * (len(names) - 1))
         ax.set_xticks(range(len(names)), [n.replace(", ", "\n") for n in names], fontsize=8)
         ax.set(ylabel="KB", yscale="log", title=title)
@@ -88,7 +103,9 @@ def grpc(runs: pl.DataFrame, path: Path) -> Path:
     seeds."""
     fig, (a, b) = new_figure(10.0, 3.8, ncols=2)
     sub = runs.filter(pl.col("study") == "grpc")
-    stats = sub.group_by("variant").agg(pl.col("mean_response_fct_s").median(), pl.col("p99_response_fct_s").median(), pl.col("queue_p99_pkts").median())
+    stats = sub.group_by("variant").agg(
+        pl.col("mean_response_fct_s").median(), pl.col("p99_response_fct_s").median(), pl.col("queue_p99_pkts").median()
+    )
     by = {r["variant"]: r for r in stats.to_dicts()}
     names = [v for v in ("HCC-2", "newreno", "cubic", "dctcp", "HCC-2, headroom 5 %", "HCC-2, uniform phases") if v in by]
     x = range(len(names))

@@ -56,8 +56,10 @@ PAPER = cl.Paper(
     key="outcast",
     title="Prakash et al., The TCP Outcast Problem: Exposing Unfairness in Data Center Networks, NSDI 2012",
     tolerance=0.25,
-    tolerance_reason=("the paper's ratios come from single testbed or ns-2 runs of dynamics that are bistable from seed to "
-                      "seed (a seed can lock either side out), so only a ratio's size, not its digits, can be reproduced"),
+    tolerance_reason=(
+        "the paper's ratios come from single testbed or ns-2 runs of dynamics that are bistable from seed to "
+        "seed (a seed can lock either side out), so only a ratio's size, not its digits, can be reproduced"
+    ),
 )
 QUICK_MEANS = "one seed and 0.2 s runs"
 
@@ -100,7 +102,9 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         port_class=pl.when(pl.col("in_node") == few["src"][0]).then(pl.lit(FEW_TAG)).otherwise(pl.lit(MANY_TAG))
     )
     # The goodputs over the paper's window for the case (Figs. 3(d)-(f)), within the run.
-    window = min(PAPER_WINDOW_S.get(job.labels["case"], math.inf) if job.labels["buffer"] is None else math.inf, res.summary["sim_time_s"])
+    window = min(
+        PAPER_WINDOW_S.get(job.labels["case"], math.inf) if job.labels["buffer"] is None else math.inf, res.summary["sim_time_s"]
+    )
     goodput = window_goodput(res, 0.0, window)
     g = dict(zip(goodput["flow_id"].to_list(), goodput["goodput_bps"].to_list()))
     g_few = g.get(few["flow_id"][0], 0.0)
@@ -194,10 +198,9 @@ def aggregate(
     runs = pl.DataFrame([m["row"] for m in measured], infer_schema_length=None)
     base = [m for m in measured if m["buffer"] is None]
     flows = pl.concat(m["flows"].with_columns(case=pl.lit(m["case"]), seed=pl.lit(m["seed"])) for m in base)
-    drop_hist = pl.concat(
-        m["drop_hist"].with_columns(case=pl.lit(m["case"]), seed=pl.lit(m["seed"]))
-        for m in base
-    ).select("case", "seed", "port_class", "run_length", "episodes")
+    drop_hist = pl.concat(m["drop_hist"].with_columns(case=pl.lit(m["case"]), seed=pl.lit(m["seed"])) for m in base).select(
+        "case", "seed", "port_class", "run_length", "episodes"
+    )
     timeline = {m["case"]: m["results"] for m in base if m["results"] is not None}
     report = Report(
         runs=runs,
@@ -225,16 +228,34 @@ def case1_claims(runs: pl.DataFrame, c: cl.Claims) -> None:
 
     def at(case: str) -> tuple[list[float], dict[str, Any]]:
         sub = base.filter(pl.col("case") == case).sort("seed")
-        return cl.clean(sub["ratio"].to_list()), cond.of_runs(sub, window_s=cond.check(sub["window_s"].to_list(), PAPER_WINDOW_S[case], 0.0))
+        return cl.clean(sub["ratio"].to_list()), cond.of_runs(
+            sub, window_s=cond.check(sub["window_s"].to_list(), PAPER_WINDOW_S[case], 0.0)
+        )
 
     for case, fig, n in (("case1_12", "Fig. 3f", 12), ("case1_6", "Fig. 3e", 6)):
         values, conditions = at(case)
-        c.add(fig, f"{n} 6-hop flows: the 2-hop flow's goodput over the 6-hop mean ('{round(1 / PAPER_RATIO[case])}x worse')", values,
-              PAPER.around(PAPER_RATIO[case]), paper_value=PAPER_RATIO[case], null=1.0, conditions=conditions, fmt=".3f",
-              note=f"goodputs over the first {PAPER_WINDOW_S[case]:g} s, as the paper's figure")
+        c.add(
+            fig,
+            f"{n} 6-hop flows: the 2-hop flow's goodput over the 6-hop mean ('{round(1 / PAPER_RATIO[case])}x worse')",
+            values,
+            PAPER.around(PAPER_RATIO[case]),
+            paper_value=PAPER_RATIO[case],
+            null=1.0,
+            conditions=conditions,
+            fmt=".3f",
+            note=f"goodputs over the first {PAPER_WINDOW_S[case]:g} s, as the paper's figure",
+        )
     values, conditions = at("case1_2")
-    c.add("Fig. 3d", "2 6-hop flows: the 2-hop flow's goodput over the 6-hop mean ('higher than average share in the beginning')", values,
-          PAPER.above(1.0), null=1.0, conditions=conditions, fmt=".2f", note="goodputs over the first 0.1 s, as the paper's figure")
+    c.add(
+        "Fig. 3d",
+        "2 6-hop flows: the 2-hop flow's goodput over the 6-hop mean ('higher than average share in the beginning')",
+        values,
+        PAPER.above(1.0),
+        null=1.0,
+        conditions=conditions,
+        fmt=".2f",
+        note="goodputs over the first 0.1 s, as the paper's figure",
+    )
 
 
 # The ratio over seeds: the median and range lead (one seed's lockout moves a mean a lot);
@@ -301,14 +322,39 @@ def baselines() -> list[dict[str, str]]:
     return [
         b("all", "network", f"k = 4 fat-tree, {v(base, 'topology.link_rate')} links", paper),
         b("all", "link delay", v(base, "topology.link_delay"), ours),
-        b("all", "switch buffer, queue", f"{v(base, 'switch.buffer')} per port, {v(base, 'switch.queue')}", paper + " (NetFPGA: 16 KB per port)"),
+        b(
+            "all",
+            "switch buffer, queue",
+            f"{v(base, 'switch.buffer')} per port, {v(base, 'switch.queue')}",
+            paper + " (NetFPGA: 16 KB per port)",
+        ),
         b("all", "routing", f"{v(base, 'routing.kind')}: the shortest path chosen by the destination's address bits", paper),
         b("TCP", "congestion control", v(base, "transport.cc"), "the paper's ns-2 runs ('NewReno for ns-2 simulations')"),
         b("TCP", "min RTO", v(base, "transport.min_rto"), paper + " ('minRTO ... 2 milliseconds')"),
-        b("TCP", "initial window", f"{v(base, 'transport.initial_window', 10)} segments", ours + " (the paper: Linux's and ns-2's defaults)"),
-        b("TCP", "receive window", f"{v(base, 'transport.receive_window')} B (20 segments)", "ns-2's default window, which the paper's simulations used"),
-        b("TCP", "SACK", "off", "the paper's ns-2 runs (NewReno); its testbed's Linux used SACK (with SACK on: this reproduction's docs page)"),
-        b("hosts", "send jitter", v(base, "host.send_jitter"), ours + ": breaks the exact phase lock of identical links (this reproduction's docs page)"),
+        b(
+            "TCP",
+            "initial window",
+            f"{v(base, 'transport.initial_window', 10)} segments",
+            ours + " (the paper: Linux's and ns-2's defaults)",
+        ),
+        b(
+            "TCP",
+            "receive window",
+            f"{v(base, 'transport.receive_window')} B (20 segments)",
+            "ns-2's default window, which the paper's simulations used",
+        ),
+        b(
+            "TCP",
+            "SACK",
+            "off",
+            "the paper's ns-2 runs (NewReno); its testbed's Linux used SACK (with SACK on: this reproduction's docs page)",
+        ),
+        b(
+            "hosts",
+            "send jitter",
+            v(base, "host.send_jitter"),
+            ours + ": breaks the exact phase lock of identical links (this reproduction's docs page)",
+        ),
         b("RED", "min_th, max_th, w_q", "5, 15 packets, 0.002", "Outcast paper, section 5.1"),
         b("SFQ", "buckets", "4", "Outcast paper, section 5.2"),
         b("pacing", "sender", "TCP pacing at cwnd / RTT", "Outcast paper, section 5.3 (the pacing rule ours)"),
@@ -323,17 +369,24 @@ def write(report: Report, out: Path) -> None:
     (out / "table.md").write_text(case_markdown(report))
     (out / "sweep.md").write_text(sweep_markdown(report))
     figures.throughput_bars(report.flows, report.cases, out / "throughput_bars.png")
-    figures.drop_runs(
-        report.drop_hist.filter(pl.col("case") == SWEEP_CASE), len(report.seeds), out / "drop_runs.png"
-    )
+    figures.drop_runs(report.drop_hist.filter(pl.col("case") == SWEEP_CASE), len(report.seeds), out / "drop_runs.png")
     figures.throughput_time(report.timeline, out / "throughput_time.png")
     figures.sweep(report.sweep, out / "sweep.png")
     studies_md = write_studies(report.studies, report.study_rows, out) if report.studies else ""
-    cl.write_report(out, PAPER, report, title="TCP Outcast reproduction (Prakash et al., NSDI 2012)", baselines=baselines(),
-                    quick_means=QUICK_MEANS, body=report_body(report, studies_md),
-                    values_note="Ratio = goodput of the few (2-hop) flows / mean goodput of the many (6-hop) flows; medians over seeds with the range in brackets.",
-                    cases=report.cases.to_dicts(), sweep=report.sweep.to_dicts(),
-                    drop_runs=report.drop_hist.sort("case", "seed", "port_class", "run_length").to_dicts(), study_runs=report.studies)
+    cl.write_report(
+        out,
+        PAPER,
+        report,
+        title="TCP Outcast reproduction (Prakash et al., NSDI 2012)",
+        baselines=baselines(),
+        quick_means=QUICK_MEANS,
+        body=report_body(report, studies_md),
+        values_note="Ratio = goodput of the few (2-hop) flows / mean goodput of the many (6-hop) flows; medians over seeds with the range in brackets.",
+        cases=report.cases.to_dicts(),
+        sweep=report.sweep.to_dicts(),
+        drop_runs=report.drop_hist.sort("case", "seed", "port_class", "run_length").to_dicts(),
+        study_runs=report.studies,
+    )
     for case, res in report.timeline.items():
         res.write(out / "runs" / case)
 
@@ -343,7 +396,7 @@ def _num(x: Any, fmt: str = ".2f") -> str:
 
 
 def _median_range(r: dict[str, Any]) -> str:
-    """"median [min–max]" of the ratio over seeds; the median alone for one seed."""
+    """ "median [min–max]" of the ratio over seeds; the median alone for one seed."""
     if r["seeds"] < 2:
         return _num(r["ratio_median"])
     return f"{_num(r['ratio_median'])} [{_num(r['ratio_min'])}–{_num(r['ratio_max'])}]"
@@ -368,19 +421,21 @@ def case_rows(cases: pl.DataFrame) -> list[list[str]]:
     """The cells of the case table, as text, shared by markdown and rich output."""
     rows = []
     for r in cases.iter_rows(named=True):
-        rows.append([
-            r["case"],
-            str(r["n_6hop"]),
-            str(r["seeds"]),
-            _median_range(r),
-            _num(r["paper_ratio"]),
-            _num(r["goodput_2hop_mbps"], ".1f"),
-            _num(r["goodput_6hop_mean_mbps"], ".1f"),
-            _num(r["utilization"], ".3f"),
-            f"{_num(r['drop_run_mean_2hop'])} / {_num(r['drop_run_max_2hop'], 'd')}",
-            f"{_num(r['drop_run_mean_6hop'])} / {_num(r['drop_run_max_6hop'], 'd')}",
-            f"{_num(r['timeouts_2hop'], '.1f')} / {_num(r['timeouts_6hop_mean'], '.1f')}",
-        ])
+        rows.append(
+            [
+                r["case"],
+                str(r["n_6hop"]),
+                str(r["seeds"]),
+                _median_range(r),
+                _num(r["paper_ratio"]),
+                _num(r["goodput_2hop_mbps"], ".1f"),
+                _num(r["goodput_6hop_mean_mbps"], ".1f"),
+                _num(r["utilization"], ".3f"),
+                f"{_num(r['drop_run_mean_2hop'])} / {_num(r['drop_run_max_2hop'], 'd')}",
+                f"{_num(r['drop_run_mean_6hop'])} / {_num(r['drop_run_max_6hop'], 'd')}",
+                f"{_num(r['timeouts_2hop'], '.1f')} / {_num(r['timeouts_6hop_mean'], '.1f')}",
+            ]
+        )
     return rows
 
 
@@ -435,14 +490,10 @@ def sweep_markdown(report: Report) -> str:
     header = ["buffer \\ routing", *SWEEP_ROUTING]
     cells = {(r["buffer"], r["routing"]): _median_range(r) for r in report.sweep.iter_rows(named=True)}
     rows = [[b, *(cells.get((b, r), "–") for r in SWEEP_ROUTING)] for b in SWEEP_BUFFERS]
-    return (
-        f"# TCP Outcast sweep: {SWEEP_CASE}, ratio 2-hop / mean 6-hop goodput\n\n"
-        + _markdown(header, rows)
-    )
+    return f"# TCP Outcast sweep: {SWEEP_CASE}, ratio 2-hop / mean 6-hop goodput\n\n" + _markdown(header, rows)
 
 
-RICH_HEADERS = ("6-hop\nflows", "ratio", "paper", "2-hop\nMbps", "6-hop\nMbps", "util",
-                "run\n2-hop", "run\n6-hop", "timeouts")
+RICH_HEADERS = ("6-hop\nflows", "ratio", "paper", "2-hop\nMbps", "6-hop\nMbps", "util", "run\n2-hop", "run\n6-hop", "timeouts")
 
 
 def rich_tables(report: Report) -> list[Table]:
@@ -473,5 +524,6 @@ def rich_tables(report: Report) -> list[Table]:
     if report.claims:
         tables.append(cl.claims_table(cl.rich_title("Outcast", report), report.claims))
     return tables
+
 
 reproduce = experiment(KIND, (SCENARIO_DIR,), plan, measure_any, write)

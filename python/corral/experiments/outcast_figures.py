@@ -30,8 +30,11 @@ def throughput_bars(flows: pl.DataFrame, cases: pl.DataFrame, path: Path) -> Pat
         per_flow = (
             flows.filter(pl.col("case") == info["case"])
             .group_by("flow_id", "tag", "src")
-            .agg(median=pl.col("goodput_bps").median() / MBPS, lo=pl.col("goodput_bps").min() / MBPS,
-                 hi=pl.col("goodput_bps").max() / MBPS)
+            .agg(
+                median=pl.col("goodput_bps").median() / MBPS,
+                lo=pl.col("goodput_bps").min() / MBPS,
+                hi=pl.col("goodput_bps").max() / MBPS,
+            )
             .sort(pl.col("tag") != "2-hop", "flow_id")
         )
         colors = [FEW_COLOR if t == "2-hop" else MANY_COLOR for t in per_flow["tag"]]
@@ -63,8 +66,13 @@ def drop_runs(drop_hist: pl.DataFrame, n_seeds: int, path: Path) -> Path:
     fig, ax = new_figure(6.5, 3.8)
     for offset, cls, color in ((-0.2, "2-hop", FEW_COLOR), (0.2, "6-hop", MANY_COLOR)):
         sub = hist.filter(pl.col("port_class") == cls).sort("run_length")
-        ax.bar([k + offset for k in sub["run_length"]], sub["per_seed"].to_list(), width=0.4,
-               color=color, label=f"{cls} input port" + ("s" if cls == "6-hop" else ""))
+        ax.bar(
+            [k + offset for k in sub["run_length"]],
+            sub["per_seed"].to_list(),
+            width=0.4,
+            color=color,
+            label=f"{cls} input port" + ("s" if cls == "6-hop" else ""),
+        )
     run_length_axis(ax)
     ax.set_yscale("log")
     ax.set_xlabel("consecutive packet drops (k)")
@@ -86,8 +94,7 @@ def throughput_time(timeline: dict[str, Results], path: Path) -> Path:
             ax.axhline(to_receiver[0] / res.flows.height / MBPS, color="k", ls="--", lw=1, label="fair share")
             ax.legend(fontsize=8, frameon=False, loc="upper right")
         n_many = res.flows.filter(pl.col("tag") == "6-hop").height
-        ax.set_title(f"{case}: 1 two-hop vs {n_many} six-hop flows, seed {res.summary.get('seed')}",
-                     fontsize=10)
+        ax.set_title(f"{case}: 1 two-hop vs {n_many} six-hop flows, seed {res.summary.get('seed')}", fontsize=10)
         if case != list(timeline)[-1]:
             ax.set_xlabel("")
     return save(fig, path)
@@ -104,8 +111,7 @@ def sweep(table: pl.DataFrame, path: Path) -> Path:
         pos = {b: j for j, b in enumerate(buffers)}
         med = sub["ratio_median"].to_list()
         spread = [[m - lo for m, lo in zip(med, sub["ratio_min"])], [hi - m for m, hi in zip(med, sub["ratio_max"])]]
-        ax.bar([pos[b] - 0.4 + width * (i + 0.5) for b in sub["buffer"]], med, yerr=spread, width=width, capsize=2,
-               label=routing)
+        ax.bar([pos[b] - 0.4 + width * (i + 0.5) for b in sub["buffer"]], med, yerr=spread, width=width, capsize=2, label=routing)
     ax.axhline(1.0, color="k", ls="--", lw=1, label="fair (ratio 1)")
     ax.set_xticks(range(len(buffers)), buffers)
     ax.set_xlabel("switch buffer per port")

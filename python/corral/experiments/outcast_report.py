@@ -80,7 +80,9 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
     if start is None:
         start = float(pl.concat([few, many])["start_s"].max())
     goodput = flows.select("flow_id", "tag").join(window_goodput(res, start), on="flow_id", how="left").fill_null(0.0)
-    by_tag = {t: goodput.filter(pl.col("tag") == t)["goodput_bps"].mean() for t in (study.few_tag, study.many_tag, *study.extra_tags)}
+    by_tag = {
+        t: goodput.filter(pl.col("tag") == t)["goodput_bps"].mean() for t in (study.few_tag, study.many_tag, *study.extra_tags)
+    }
     node, port = study.bottleneck.split(":")
     ports = res.ports.filter((pl.col("node") == node) & (pl.col("port") == int(port)))
     if ports.height != 1:
@@ -153,36 +155,65 @@ def _fmt(x: Any, spec: str = ".2f") -> str:
 
 def study_markdown(study: Study, table: pl.DataFrame, rows: list[dict[str, Any]], figure: str) -> str:
     few, many = study.few_tag, study.many_tag
-    header = ["variant", "seeds", f"ratio {few}/{many} median", "mean ± std", "min..max", "seeds < 1", f"{few} Mbps", f"{many} Mbps",
-              *(f"{t} Mbps" for t in study.extra_tags), "util", f"timeouts {few}/{many}",
-              f"max drop run {few}/{many}", f"single-drop share {few}/{many}", f"runs >= {LONG_RUN} share {few}/{many}"]
-    lines = [f"## {study.title}", "", f"Paper: {study.paper}. Bottleneck `{study.bottleneck}`; "
-             f"the {few} flows arrive from {', '.join(study.few_in)}.", ""]
+    header = [
+        "variant",
+        "seeds",
+        f"ratio {few}/{many} median",
+        "mean ± std",
+        "min..max",
+        "seeds < 1",
+        f"{few} Mbps",
+        f"{many} Mbps",
+        *(f"{t} Mbps" for t in study.extra_tags),
+        "util",
+        f"timeouts {few}/{many}",
+        f"max drop run {few}/{many}",
+        f"single-drop share {few}/{many}",
+        f"runs >= {LONG_RUN} share {few}/{many}",
+    ]
+    lines = [
+        f"## {study.title}",
+        "",
+        f"Paper: {study.paper}. Bottleneck `{study.bottleneck}`; the {few} flows arrive from {', '.join(study.few_in)}.",
+        "",
+    ]
     if study.notes:
         lines += [study.notes, ""]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in table.iter_rows(named=True):
-        cells = [r["variant"], str(r["seeds"]), _fmt(r["ratio_median"]), f"{_fmt(r['ratio_mean'])} ± {_fmt(r['ratio_std'])}",
-                 f"{_fmt(r['ratio_min'])}..{_fmt(r['ratio_max'])}", str(r["seeds_below_fair"]), _fmt(r["goodput_few_mbps"], ".1f"),
-                 _fmt(r["goodput_many_mbps"], ".1f"),
-                 *(_fmt((r[f"goodput_{t}_bps"] or 0) / 1e6, ".1f") for t in study.extra_tags),
-                 _fmt(r["utilization"], ".3f"), f"{_fmt(r['timeouts_few'], '.1f')} / {_fmt(r['timeouts_many'], '.1f')}",
-                 f"{r['drop_run_max_few']} / {r['drop_run_max_many']}",
-                 f"{_fmt(r['single_drop_share_few'])} / {_fmt(r['single_drop_share_many'])}",
-                 f"{_fmt(r['long_run_share_few'])} / {_fmt(r['long_run_share_many'])}"]
+        cells = [
+            r["variant"],
+            str(r["seeds"]),
+            _fmt(r["ratio_median"]),
+            f"{_fmt(r['ratio_mean'])} ± {_fmt(r['ratio_std'])}",
+            f"{_fmt(r['ratio_min'])}..{_fmt(r['ratio_max'])}",
+            str(r["seeds_below_fair"]),
+            _fmt(r["goodput_few_mbps"], ".1f"),
+            _fmt(r["goodput_many_mbps"], ".1f"),
+            *(_fmt((r[f"goodput_{t}_bps"] or 0) / 1e6, ".1f") for t in study.extra_tags),
+            _fmt(r["utilization"], ".3f"),
+            f"{_fmt(r['timeouts_few'], '.1f')} / {_fmt(r['timeouts_many'], '.1f')}",
+            f"{r['drop_run_max_few']} / {r['drop_run_max_many']}",
+            f"{_fmt(r['single_drop_share_few'])} / {_fmt(r['single_drop_share_many'])}",
+            f"{_fmt(r['long_run_share_few'])} / {_fmt(r['long_run_share_many'])}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", *cl.rows_table(rows, conditions="none")]
     lines += ["", f"![{study.key}]({figure})", ""]
     return "\n".join(lines)
 
 
-def study_claims(rows: list[dict[str, Any]], c: cl.Claims, studies: tuple[Study, ...] = STUDIES) -> dict[str, list[dict[str, Any]]]:
+def study_claims(
+    rows: list[dict[str, Any]], c: cl.Claims, studies: tuple[Study, ...] = STUDIES
+) -> dict[str, list[dict[str, Any]]]:
     """Every study's claims rows into `c`, from the measured study runs `rows`; returns the
     rows added per study."""
     out = {}
     for study in studies:
-        runs = {v.label: sorted((r for r in rows if r["study"] == study.key and r["variant"] == v.label), key=lambda r: r["seed"])
-                for v in study.variants}
+        runs = {
+            v.label: sorted((r for r in rows if r["study"] == study.key and r["variant"] == v.label), key=lambda r: r["seed"])
+            for v in study.variants
+        }
         before = len(c.rows)
         study.claims(StudyRuns(study.key, study.paper, runs), c)
         out[study.key] = c.rows[before:]
@@ -208,8 +239,9 @@ def study_figure(study: Study, table: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
-def write_studies(rows: list[dict[str, Any]], by_study: dict[str, list[dict[str, Any]]], out: Path,
-                  studies: tuple[Study, ...] = STUDIES) -> str:
+def write_studies(
+    rows: list[dict[str, Any]], by_study: dict[str, list[dict[str, Any]]], out: Path, studies: tuple[Study, ...] = STUDIES
+) -> str:
     """Write every study's table and figure into `out`; return the Markdown (with each
     study's claims rows, `by_study` from `study_claims`)."""
     sections = []

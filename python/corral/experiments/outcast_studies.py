@@ -107,6 +107,7 @@ DCTCP = ("transport.cc=dctcp", "transport.ecn=true", "switch.queue=ecn", "switch
 def _single_drops(s: StudyRuns, variant: str) -> list[float]:
     """Per seed: the smaller of the two port classes' shares of single-drop episodes, in %
     (a class without drops counts as all single)."""
+
     def share(r: dict[str, Any], cls: str) -> float:
         x = r[f"single_drop_share_{cls}"]
         return 1.0 if x is None else x
@@ -122,18 +123,61 @@ def _long_runs(s: StudyRuns, variant: str) -> list[float]:
 def mitigations(s: StudyRuns, c: cl.Claims) -> None:
     p = c.paper
     for variant, kind in (("RED", "paper"), ("RED, 100-packet buffer", "acceptance")):
-        s.add(c, variant, "single-drop episodes, the smaller share of the two input ports ('more than 90 %')", _single_drops(s, variant),
-              p.at_least(90.0), kind=kind, paper_value=90.0, unit="%", fmt=".0f")
-        s.add(c, variant, f"{RATIO} (RTT bias: the 2-hop flow gets more)", s.values(variant, "ratio"), p.above(1.0), kind=kind, null=1.0)
+        s.add(
+            c,
+            variant,
+            "single-drop episodes, the smaller share of the two input ports ('more than 90 %')",
+            _single_drops(s, variant),
+            p.at_least(90.0),
+            kind=kind,
+            paper_value=90.0,
+            unit="%",
+            fmt=".0f",
+        )
+        s.add(
+            c,
+            variant,
+            f"{RATIO} (RTT bias: the 2-hop flow gets more)",
+            s.values(variant, "ratio"),
+            p.above(1.0),
+            kind=kind,
+            null=1.0,
+        )
     for variant, kind in (("SFQ (4 buckets)", "paper"), ("SFQ (4 buckets, head drop, perturb 10 ms)", "acceptance")):
-        s.add(c, variant, f"{RATIO} ('almost equal throughput')", s.values(variant, "ratio"), p.around(1.0), kind=kind, paper_value=1.0)
-    s.add(c, "pacing", f"{RATIO} ('reduced from 7x to 2x')", s.values("pacing", "ratio"), p.around(0.5), paper_value=0.5, null=1.0)
+        s.add(
+            c,
+            variant,
+            f"{RATIO} ('almost equal throughput')",
+            s.values(variant, "ratio"),
+            p.around(1.0),
+            kind=kind,
+            paper_value=1.0,
+        )
+    s.add(
+        c, "pacing", f"{RATIO} ('reduced from 7x to 2x')", s.values("pacing", "ratio"), p.around(0.5), paper_value=0.5, null=1.0
+    )
     for variant in ("equal-length, random core", "equal-length, dest bits"):
         s.add(c, variant, f"{RATIO} ('a fair throughput share')", s.values(variant, "ratio"), p.around(1.0), paper_value=1.0)
-        s.add(c, variant, "drop episodes of 4 or more drops, the larger share of the bottleneck's input ports ('none suffer many consecutive drops')",
-              _long_runs(s, variant), (None, 5.0), kind="acceptance", unit="%", fmt=".1f", note="our bound: 5 %")
-    s.add(c, "DCTCP (K=5pkt)", f"{RATIO} (the paper: future work)", s.values("DCTCP (K=5pkt)", "ratio"), (0.67, 1.5), kind="acceptance",
-          note="our band: within 1.5x of even")
+        s.add(
+            c,
+            variant,
+            "drop episodes of 4 or more drops, the larger share of the bottleneck's input ports ('none suffer many consecutive drops')",
+            _long_runs(s, variant),
+            (None, 5.0),
+            kind="acceptance",
+            unit="%",
+            fmt=".1f",
+            note="our bound: 5 %",
+        )
+    s.add(
+        c,
+        "DCTCP (K=5pkt)",
+        f"{RATIO} (the paper: future work)",
+        s.values("DCTCP (K=5pkt)", "ratio"),
+        (0.67, 1.5),
+        kind="acceptance",
+        note="our band: within 1.5x of even",
+    )
 
 
 MITIGATIONS = Study(
@@ -165,6 +209,7 @@ MITIGATIONS = Study(
 
 # ---------------------------------------------------------------- Case II: multiple flows (Fig. 4)
 
+
 def _case2(s: StudyRuns, c: cl.Claims) -> None:
     first, *rest = s.runs
     s.add(c, first, f"{RATIO} ('3x worse')", s.values(first, "ratio"), c.paper.around(1 / 3), paper_value=1 / 3, null=1.0)
@@ -176,12 +221,9 @@ CASE2 = Study(
     key="case2",
     title="Case II: 10, 20, 30 flows per host at the 1:12 proportion",
     paper="Sec. 3.2.2, Fig. 4",
-    variants=tuple(
-        Variant(f"{n} flows/host", (f"flows.0.count={n}", f"flows.1.count={n}")) for n in (10, 20, 30)
-    ),
+    variants=tuple(Variant(f"{n} flows/host", (f"flows.0.count={n}", f"flows.1.count={n}")) for n in (10, 20, 30)),
     claims=_case2,
-    notes="Every sender opens n flows to h0; the ratio is per flow (equal to per host, since all "
-    "hosts open the same number).",
+    notes="Every sender opens n flows to h0; the ratio is per flow (equal to per host, since all hosts open the same number).",
 )
 
 
@@ -223,13 +265,28 @@ CASE4 = Study(
 
 # ---------------------------------------------------------------- Case V: background traffic (Fig. 7)
 
+
 def case5(s: StudyRuns, c: cl.Claims) -> None:
     p = c.paper
     for variant, paper in (("10 % background", 0.25), ("20 % background", 0.4)):
-        s.add(c, variant, f"{RATIO} ('the gap remains 4x and 2.5x')", s.values(variant, "ratio"), p.around(paper), paper_value=paper, null=1.0)
+        s.add(
+            c,
+            variant,
+            f"{RATIO} ('the gap remains 4x and 2.5x')",
+            s.values(variant, "ratio"),
+            p.around(paper),
+            paper_value=paper,
+            null=1.0,
+        )
     lo, hi = s.values("10 % background", "ratio"), s.values("50 % background", "ratio")
-    c.add(s.paper, "50 % background: the unfairness tapers off: the ratio at 50 % over at 10 %", [b / a for a, b in zip(lo, hi) if a],
-          p.above(1.0), null=1.0, conditions=s.conditions("10 % background", "50 % background"))
+    c.add(
+        s.paper,
+        "50 % background: the unfairness tapers off: the ratio at 50 % over at 10 %",
+        [b / a for a, b in zip(lo, hi) if a],
+        p.above(1.0),
+        null=1.0,
+        conditions=s.conditions("10 % background", "50 % background"),
+    )
 
 
 CASE5 = Study(

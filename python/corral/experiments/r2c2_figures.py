@@ -18,9 +18,12 @@ TAU_ORDER = ["100ns", "1us", "10us", "100us"]
 
 
 def _median_range(sub: pl.DataFrame, col: str, by: str) -> pl.DataFrame:
-    return sub.group_by(by).agg(
-        med=pl.col(col).median(), lo=pl.col(col).min(), hi=pl.col(col).max()
-    ).with_columns(order=pl.col(by).replace_strict({t: i for i, t in enumerate(TAU_ORDER)}, default=99)).sort("order")
+    return (
+        sub.group_by(by)
+        .agg(med=pl.col(col).median(), lo=pl.col(col).min(), hi=pl.col(col).max())
+        .with_columns(order=pl.col(by).replace_strict({t: i for i, t in enumerate(TAU_ORDER)}, default=99))
+        .sort("order")
+    )
 
 
 def _errorbar(ax, stats: pl.DataFrame, label: str, color: str | None, scale: float) -> None:
@@ -55,26 +58,42 @@ def queues(runs: pl.DataFrame, path: Path) -> Path:
     for col, label in (("queue_max_p99_bytes", "p99 over queues"), ("queue_max_median_bytes", "median over queues")):
         _errorbar(ax, _median_range(sub.drop_nulls(col), col, "tau"), label, None, 1e-3)
     ax.axhline(54, color="k", ls="--", lw=1, label="54 KB (the issue's bound)")
-    ax.set(xlabel="mean inter-arrival time tau", ylabel="largest queue (KB)", yscale="log", title="R2C2: queue occupancy (Fig. 14)")
+    ax.set(
+        xlabel="mean inter-arrival time tau", ylabel="largest queue (KB)", yscale="log", title="R2C2: queue occupancy (Fig. 14)"
+    )
     ax.legend(frameon=False, fontsize=9)
     return save(fig, path)
 
 
-def broadcast_share(runs: pl.DataFrame, topologies: Any, formula: Callable[[Any, float], float],
-                    measured: Callable[[pl.DataFrame, str, float], list[float]], path: Path) -> Path:
+def broadcast_share(
+    runs: pl.DataFrame,
+    topologies: Any,
+    formula: Callable[[Any, float], float],
+    measured: Callable[[pl.DataFrame, str, float], list[float]],
+    path: Path,
+) -> Path:
     """Broadcast bytes / data byte-hops against the share of bytes in small flows, per
     topology: the formula (line) and the measured mix of the two ends (markers, median over
     seeds), with the 5 % point."""
     fig, ax = new_figure(6.0, 3.8)
     xs = [i / 100 for i in range(0, 101, 2)]
     for (name, geo), color in zip(topologies, ("#1f77b4", "#ff7f0e", "#2ca02c")):
-        ax.plot([100 * x for x in xs], [100 * formula(geo, x) for x in xs], color=color, lw=1,
-                label=f"{name} {'x'.join(map(str, geo.dims))}: formula")
+        ax.plot(
+            [100 * x for x in xs],
+            [100 * formula(geo, x) for x in xs],
+            color=color,
+            lw=1,
+            label=f"{name} {'x'.join(map(str, geo.dims))}: formula",
+        )
         points = [(x, measured(runs, name, x)) for x in (0.0, 0.05, 0.25, 0.5, 0.75, 1.0)]
         points = [(x, sorted(v)[len(v) // 2]) for x, v in points if v]
-        ax.scatter([100 * x for x, _ in points], [100 * y for _, y in points], color=color, zorder=3, s=18, label=f"{name}: measured")
+        ax.scatter(
+            [100 * x for x, _ in points], [100 * y for _, y in points], color=color, zorder=3, s=18, label=f"{name}: measured"
+        )
     ax.axvline(5, color="k", ls=":", lw=1)
-    ax.set(xlabel="bytes in small (10 KB) flows (%)", ylabel="broadcast / data byte-hops (%)", title="Broadcast overhead (Fig. 9)")
+    ax.set(
+        xlabel="bytes in small (10 KB) flows (%)", ylabel="broadcast / data byte-hops (%)", title="Broadcast overhead (Fig. 9)"
+    )
     ax.legend(frameon=False, fontsize=8)
     ax.grid(alpha=0.3)
     return save(fig, path)
@@ -87,7 +106,12 @@ def rate_error(err: pl.DataFrame, path: Path) -> Path:
         for (rho, tau), g in err.group_by("rho", "tau", maintain_order=True):
             e = g["error"].sort().to_list()
             ax.plot([100 * x for x in e], [(i + 1) / len(e) for i in range(len(e))], label=f"rho {rho}, tau {tau}")
-    ax.set(xlabel="|throughput - ideal| / ideal (%)", ylabel="CDF of long flows", xscale="symlog", title="Long-flow throughput against ideal (Figs. 15-16)")
+    ax.set(
+        xlabel="|throughput - ideal| / ideal (%)",
+        ylabel="CDF of long flows",
+        xscale="symlog",
+        title="Long-flow throughput against ideal (Figs. 15-16)",
+    )
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
     return save(fig, path)
@@ -96,11 +120,14 @@ def rate_error(err: pl.DataFrame, path: Path) -> Path:
 def fig7(f7: pl.DataFrame, path: Path) -> Path:
     """FCT CDFs, packet level against fluid mode (Fig. 7's validation)."""
     fig, ax = new_figure(6.0, 3.8)
-    curves = [(f7.filter(pl.col("variant") == v)[col], label) for v, col, label in (
-        ("packet", "fct_s", "packet level, R2C2 (5 % headroom)"),
-        ("packet, headroom 0", "fct_s", "packet level, R2C2 without headroom"),
-        ("packet", "fct_s_fluid", "fluid (max-min, no headroom)"),
-    )]
+    curves = [
+        (f7.filter(pl.col("variant") == v)[col], label)
+        for v, col, label in (
+            ("packet", "fct_s", "packet level, R2C2 (5 % headroom)"),
+            ("packet, headroom 0", "fct_s", "packet level, R2C2 without headroom"),
+            ("packet", "fct_s_fluid", "fluid (max-min, no headroom)"),
+        )
+    ]
     for values, label in curves:
         v = values.sort().to_list()
         ax.plot([1e3 * x for x in v], [(i + 1) / len(v) for i in range(len(v))], label=label)

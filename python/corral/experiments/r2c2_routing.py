@@ -121,8 +121,11 @@ class Torus2D:
         u = alloc.usage(self.topology(), [s for s, _ in pairs], [d for _, d in pairs], "dest_tag")
         out = {}
         for i, pair in enumerate(pairs):
-            links = [int(link) for link in u.indices[u.indptr[i]:u.indptr[i + 1]] if u.link_names[link].startswith("sw")
-                     and not u.link_names[link].endswith(":0")]
+            links = [
+                int(link)
+                for link in u.indices[u.indptr[i] : u.indptr[i + 1]]
+                if u.link_names[link].startswith("sw") and not u.link_names[link].endswith(":0")
+            ]
             assert len(links) == 1, (pair, links)
             out[links[0]] = pair
         return out
@@ -142,7 +145,7 @@ class Torus2D:
         column = {link: i for i, link in enumerate(self.channels)}
         g = np.zeros((n, n, len(column)))
         for f, (s, d) in enumerate(zip(src, dst)):
-            for link, a in zip(u.indices[u.indptr[f]:u.indptr[f + 1]], u.data[u.indptr[f]:u.indptr[f + 1]]):
+            for link, a in zip(u.indices[u.indptr[f] : u.indptr[f + 1]], u.data[u.indptr[f] : u.indptr[f + 1]]):
                 c = column.get(int(link))
                 if c is not None:
                     g[s, d, c] += a
@@ -203,12 +206,16 @@ def table(k: int = K) -> dict[str, dict[str, float]]:
 
 def markdown(t: dict[str, dict[str, float]], k: int = K) -> list[str]:
     return [
-        f"## Fig. 2: throughput of four routing protocols on an {k}-ary 2-cube", "",
+        f"## Fig. 2: throughput of four routing protocols on an {k}-ary 2-cube",
+        "",
         "As a fraction of capacity (the ideal throughput under uniform traffic, 2 b B_C / N: one link's rate b on an 8x8 "
         "torus), from the links each protocol's packets cross (`corral.alloc.usage`); WC: the worst permutation. NN: to the four neighbours; UR: uniform "
-        "random; BC: bit complement; TP: transpose; TOR: tornado.", "",
-        "| routing | " + " | ".join(PATTERNS) + " |", "|---|" + "---|" * len(PATTERNS),
-        *(f"| {r} | " + " | ".join(f"{t[r][p]:.2f}" for p in PATTERNS) + " |" for r in t), "",
+        "random; BC: bit complement; TP: transpose; TOR: tornado.",
+        "",
+        "| routing | " + " | ".join(PATTERNS) + " |",
+        "|---|" + "---|" * len(PATTERNS),
+        *(f"| {r} | " + " | ".join(f"{t[r][p]:.2f}" for p in PATTERNS) + " |" for r in t),
+        "",
     ]
 
 

@@ -77,6 +77,8 @@ def _coexist_variants(n: int) -> list[str]:
     """The coexistence variants run with `n` subflows (with one subflow a JumboFlow per
     subflow is the window variant again)."""
     return [v for v in COEXIST_VARIANTS if not (n == 1 and "per subflow" in v)]
+
+
 ROUTINGS = {"ecmp": (), "spray": ("routing.kind=spray", "transport.dupthresh=10", "scheme.dupthresh=10")}
 SERVERS = 5  # per rack; rack A is h0-h4, rack B (another pod) h25-h29
 DEFAULT = {"subflows": 25, "period_us": 10, "size": 150_000}
@@ -133,11 +135,23 @@ def jobs(seeds: list[int], fig3_seeds: list[int], quick: bool, overrides: tuple[
                         out.append(Job(FIG3, (f"seed={seed}", *_fig3_overrides(variant, routing, point), *overrides), labels))
     for seed in seeds:
         for duration in ("5ms", "10ms"):
-            out.append(Job(DTARGET, (f"seed={seed}", f"duration={duration}", *overrides), {"study": "dtarget", "seed": seed, "duration": duration}))
+            out.append(
+                Job(
+                    DTARGET,
+                    (f"seed={seed}", f"duration={duration}", *overrides),
+                    {"study": "dtarget", "seed": seed, "duration": duration},
+                )
+            )
         for n in COEXIST_N:
             hosts = [", ".join(f'"h{first + i}"' for i in range(n)) for first in (0, 4)]
             for variant in _coexist_variants(n):
-                over = (f"seed={seed}", f"flows.0.src=[{hosts[0]}]", f"flows.1.src=[{hosts[1]}]", *COEXIST_VARIANTS[variant](n), *overrides)
+                over = (
+                    f"seed={seed}",
+                    f"flows.0.src=[{hosts[0]}]",
+                    f"flows.1.src=[{hosts[1]}]",
+                    *COEXIST_VARIANTS[variant](n),
+                    *overrides,
+                )
                 out.append(Job(COEXIST, over, {"study": "coexist", "seed": seed, "subflows": n, "variant": variant}))
     return out
 
@@ -170,8 +184,12 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         return row
     fct = flows["fct_s"].drop_nulls()
     row.update(
-        finished=fct.len(), flows=flows.height, jct_s=fct.max() if fct.len() == flows.height else None,
-        median_fct_s=fct.median(), timeouts=int(flows["timeouts"].sum()), drops=res.summary["packets_dropped"],
+        finished=fct.len(),
+        flows=flows.height,
+        jct_s=fct.max() if fct.len() == flows.height else None,
+        median_fct_s=fct.median(),
+        timeouts=int(flows["timeouts"].sum()),
+        drops=res.summary["packets_dropped"],
     )
     row["max_over_median"] = row["jct_s"] / row["median_fct_s"] if row["jct_s"] and row["median_fct_s"] else None
     # What the Fig. 2 model is calibrated on: the JumboFlow's throughput over its job, the NIC.
@@ -205,11 +223,15 @@ class Report:
 def _speedups(runs: pl.DataFrame) -> pl.DataFrame:
     """Per seed and Fig. 3 point: DCTCP's job completion time over each RackCC variant's (the
     period sweep's DCTCP is the default point's)."""
-    fig3 = runs.filter(pl.col("study").is_in(["default", *SWEEPS])).select("study", "routing", "variant", "seed", *DEFAULT, "jct_s")
+    fig3 = runs.filter(pl.col("study").is_in(["default", *SWEEPS])).select(
+        "study", "routing", "variant", "seed", *DEFAULT, "jct_s"
+    )
     dctcp = fig3.filter(pl.col("variant") == "DCTCP")
     base = dctcp.filter(pl.col("study") == "default").drop("study", "period_us", "variant").rename({"jct_s": "dctcp_jct_s"})
     rest = fig3.filter(pl.col("variant") != "DCTCP")
-    same = rest.join(dctcp.drop("variant").rename({"jct_s": "dctcp_jct_s"}), on=["study", "routing", "seed", *DEFAULT], how="inner")
+    same = rest.join(
+        dctcp.drop("variant").rename({"jct_s": "dctcp_jct_s"}), on=["study", "routing", "seed", *DEFAULT], how="inner"
+    )
     period = rest.filter(pl.col("study") == "period_us").join(base, on=["routing", "seed", "subflows", "size"], how="inner")
     both = pl.concat([same, period.select(same.columns)])
     return both.with_columns(speedup=pl.col("dctcp_jct_s") / pl.col("jct_s"))
@@ -225,11 +247,17 @@ def _interval(xs: list[float], level: float = 0.95, resamples: int = 4000) -> tu
     return float(lo), float(hi)
 
 
-def aggregate(measured: list[dict[str, Any]], seeds: list[int], fig3_seeds: list[int], quick: bool, overrides: tuple[str, ...]) -> Report:
+def aggregate(
+    measured: list[dict[str, Any]], seeds: list[int], fig3_seeds: list[int], quick: bool, overrides: tuple[str, ...]
+) -> Report:
     runs = pl.DataFrame(measured, infer_schema_length=None)
     params = calibration(runs)
-    fig2 = pl.concat([pl.DataFrame(model.table(FIG2_SIZES, FIG2_EXISTING, FIG2_L, p=p)).with_columns(model=pl.lit(name))
-                      for name, p in (("calibrated", params), ("fitted", model.FITTED))])
+    fig2 = pl.concat(
+        [
+            pl.DataFrame(model.table(FIG2_SIZES, FIG2_EXISTING, FIG2_L, p=p)).with_columns(model=pl.lit(name))
+            for name, p in (("calibrated", params), ("fitted", model.FITTED))
+        ]
+    )
     report = Report(runs, fig2, params, _speedups(runs), seeds, fig3_seeds, quick, overrides)
     report.claims = claims(report)
     return report
@@ -242,8 +270,10 @@ PAPER = cl.Paper(
     key="rackcc",
     title="RackCC: rack-level congestion control (HotNets 2016)",
     tolerance=0.10,
-    tolerance_reason=("the paper's only numbers (Fig. 2: 3.2x and 1.3x) come from a closed-form model whose output moves "
-                      "only with its parameters, so a model with the paper's shape should land within 10 %"),
+    tolerance_reason=(
+        "the paper's only numbers (Fig. 2: 3.2x and 1.3x) come from a closed-form model whose output moves "
+        "only with its parameters, so a model with the paper's shape should land within 10 %"
+    ),
 )
 QUICK_MEANS = "3 seeds (also at Fig. 3's default point) and fewer sweep points"
 
@@ -257,7 +287,9 @@ def _fig2_ceiling(p: model.ModelParams, size_bytes: float, L: int) -> float:
     """The model's speedup when every draw of B exceeds the NIC: the share is the NIC."""
     bits = size_bytes * 8.0
     rate = np.array([p.nic_bps])
-    return float(model.tcp_time(bits, rate, p.rtt_s, p.initial_window_bytes * 8.0)[0] / model.rackcc_time(bits, rate, p.rtt_s, L)[0])
+    return float(
+        model.tcp_time(bits, rate, p.rtt_s, p.initial_window_bytes * 8.0)[0] / model.rackcc_time(bits, rate, p.rtt_s, L)[0]
+    )
 
 
 def _speedup(report: Report, variant: str = "RackCC", **where: Any) -> list[float]:
@@ -278,27 +310,67 @@ def claims(r: Report) -> list[dict[str, Any]]:
     def params(q: model.ModelParams) -> str:
         return f"RTT {q.rtt_s * 1e6:.0f} us, IW 6 KB, B ~ Exp(mean {q.mean_b_bps / 1e9:.1f} Gbps), NIC {q.nic_bps / 1e9:.0f} Gbps, 1 existing subflow"
 
-    calibration = (f"{params(p)}: B's mean is RackCC's JumboFlow throughput at Fig. 3's default point (ECMP, median over seeds), "
-                   "the NIC Fig. 3's host link")
+    calibration = (
+        f"{params(p)}: B's mean is RackCC's JumboFlow throughput at Fig. 3's default point (ECMP, median over seeds), "
+        "the NIC Fig. 3's host link"
+    )
     # Fig. 2 (the model, calibrated on the Fig. 3 network: nothing in it is fitted to these numbers).
     s1, s3 = _fig2(r, "size", "size_bytes", 64e3, 1), _fig2(r, "size", "size_bytes", 64e3, 3)
     ceiling = _fig2_ceiling(p, 64e3, 1)
-    c.add("Fig. 2", "64 KB subflows, fair share after L = 1 RTT: Fast Start's speedup over slow start", [s1], PAPER.around(3.2),
-          paper_value=3.2, null=1.0, conditions=model_cond, note=calibration,
-          detail=f"at most {ceiling:.2f}x at this NIC (B unbounded)")
-    c.add("Fig. 2", "64 KB subflows, fair share after L = 3 RTTs: Fast Start's speedup over slow start", [s3], PAPER.around(1.3),
-          paper_value=1.3, null=1.0, conditions=model_cond, note=calibration)
+    c.add(
+        "Fig. 2",
+        "64 KB subflows, fair share after L = 1 RTT: Fast Start's speedup over slow start",
+        [s1],
+        PAPER.around(3.2),
+        paper_value=3.2,
+        null=1.0,
+        conditions=model_cond,
+        note=calibration,
+        detail=f"at most {ceiling:.2f}x at this NIC (B unbounded)",
+    )
+    c.add(
+        "Fig. 2",
+        "64 KB subflows, fair share after L = 3 RTTs: Fast Start's speedup over slow start",
+        [s3],
+        PAPER.around(1.3),
+        paper_value=1.3,
+        null=1.0,
+        conditions=model_cond,
+        note=calibration,
+    )
     by_size = {s: _fig2(r, "size", "size_bytes", s, 1) for s in (64e3, 1e6, 10e6)}
-    c.add("Fig. 2", "the speedup falls with size (amortized for long flows): 10 MB over 64 KB, L = 1", [by_size[10e6] / by_size[64e3]],
-          PAPER.below(1.0), null=1.0, conditions=model_cond, fmt=".2f",
-          detail=" > ".join(f"{x:.2f}x" for x in by_size.values()) + f" at 64 KB, 1 MB, 10 MB; {_fig2(r, 'size', 'size_bytes', 16e3, 1):.2f}x at 16 KB")
+    c.add(
+        "Fig. 2",
+        "the speedup falls with size (amortized for long flows): 10 MB over 64 KB, L = 1",
+        [by_size[10e6] / by_size[64e3]],
+        PAPER.below(1.0),
+        null=1.0,
+        conditions=model_cond,
+        fmt=".2f",
+        detail=" > ".join(f"{x:.2f}x" for x in by_size.values())
+        + f" at 64 KB, 1 MB, 10 MB; {_fig2(r, 'size', 'size_bytes', 16e3, 1):.2f}x at 16 KB",
+    )
     by_n = [_fig2(r, "existing", "existing", n, 1) for n in (1, FIG2_EXISTING[-1])]
-    c.add("Fig. 2", f"the speedup falls with the JumboFlow's subflows: {FIG2_EXISTING[-1]} over 1 (L = 1, 64 KB)", [by_n[1] / by_n[0]],
-          PAPER.below(1.0), null=1.0, conditions=model_cond, detail=f"{by_n[0]:.2f}x at 1, {by_n[1]:.2f}x at {FIG2_EXISTING[-1]}")
+    c.add(
+        "Fig. 2",
+        f"the speedup falls with the JumboFlow's subflows: {FIG2_EXISTING[-1]} over 1 (L = 1, 64 KB)",
+        [by_n[1] / by_n[0]],
+        PAPER.below(1.0),
+        null=1.0,
+        conditions=model_cond,
+        detail=f"{by_n[0]:.2f}x at 1, {by_n[1]:.2f}x at {FIG2_EXISTING[-1]}",
+    )
     f1, f3 = (_fig2(r, "size", "size_bytes", 64e3, L, "fitted") for L in (1, 3))
-    c.add("Fig. 2", "sensitivity: 64 KB, L = 3 with the model fitted to the paper's L = 1 point instead", [f3], None, kind="acceptance",
-          conditions=model_cond, detail=f"L = 1 gives {f1:.2f}x there (fitted)",
-          note=f"{params(f)}: B's mean chosen to bring L = 1 within 10 % of 3.2x, a network unlike Fig. 3's")
+    c.add(
+        "Fig. 2",
+        "sensitivity: 64 KB, L = 3 with the model fitted to the paper's L = 1 point instead",
+        [f3],
+        None,
+        kind="acceptance",
+        conditions=model_cond,
+        detail=f"L = 1 gives {f1:.2f}x there (fitted)",
+        note=f"{params(f)}: B's mean chosen to bring L = 1 within 10 % of 3.2x, a network unlike Fig. 3's",
+    )
     # Fig. 3 (packet level): the default point, then the sweeps, under both routings.
     for routing in ROUTINGS:
         _fig3_claims(r, c, routing)
@@ -312,10 +384,16 @@ def _fig3_claims(r: Report, c: cl.Claims, routing: str) -> None:
     ci = _interval(sp)
     fig3 = r.runs.filter(pl.col("study").is_in(["default", *SWEEPS]) & (pl.col("routing") == routing))
     fcond = cond.of_runs(fig3)
-    c.add("Fig. 3", f"default point ({routing}): DCTCP's job completion time over RackCC's (speedup)", sp, PAPER.above(1.0), null=1.0,
-          conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
-          detail=f"95 % interval of the median [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "",
-          note=f"25 subflows of 150 KB, 10 us period, {how}; the paper gives the figure, not its numbers")
+    c.add(
+        "Fig. 3",
+        f"default point ({routing}): DCTCP's job completion time over RackCC's (speedup)",
+        sp,
+        PAPER.above(1.0),
+        null=1.0,
+        conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
+        detail=f"95 % interval of the median [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "",
+        note=f"25 subflows of 150 KB, 10 us period, {how}; the paper gives the figure, not its numbers",
+    )
     sweeps = QUICK_SWEEPS if r.quick else SWEEPS
     frame = r.speedups.filter((pl.col("routing") == routing) & (pl.col("variant") == "RackCC"))
 
@@ -324,76 +402,188 @@ def _fig3_claims(r: Report, c: cl.Claims, routing: str) -> None:
 
     pts = {sweep: {v: point(sweep, v)["speedup"].to_list() for v in values} for sweep, values in sweeps.items()}
     lo, hi = sweeps["subflows"][0], sweeps["subflows"][-1]
-    c.add("Fig. 3a", f"({routing}) the speedup falls as subflows are added: at {hi} over at {lo}",
-          _per_seed_ratio(point("subflows", hi), point("subflows", lo)), PAPER.below(1.0), null=1.0, conditions=fcond,
-          detail=", ".join(f"{n}: {median_range(v, '.2f')}x" for n, v in pts["subflows"].items()))
+    c.add(
+        "Fig. 3a",
+        f"({routing}) the speedup falls as subflows are added: at {hi} over at {lo}",
+        _per_seed_ratio(point("subflows", hi), point("subflows", lo)),
+        PAPER.below(1.0),
+        null=1.0,
+        conditions=fcond,
+        detail=", ".join(f"{n}: {median_range(v, '.2f')}x" for n, v in pts["subflows"].items()),
+    )
     p_lo, p_hi = sweeps["period_us"][0], sweeps["period_us"][-1]
-    c.add("Fig. 3b", f"({routing}) the speedup against the aggregation period: at {p_hi} us over at {p_lo} us",
-          _per_seed_ratio(point("period_us", p_hi), point("period_us", p_lo)), None, null=1.0, conditions=fcond,
-          detail=", ".join(f"{pu} us {median_range(v, '.2f')}x" for pu, v in pts["period_us"].items()),
-          note="the paper: 'decreases as the period decreases since the ECN information becomes increasingly stale', "
-               "which contradicts itself (see this reproduction's docs page): reported, not judged")
+    c.add(
+        "Fig. 3b",
+        f"({routing}) the speedup against the aggregation period: at {p_hi} us over at {p_lo} us",
+        _per_seed_ratio(point("period_us", p_hi), point("period_us", p_lo)),
+        None,
+        null=1.0,
+        conditions=fcond,
+        detail=", ".join(f"{pu} us {median_range(v, '.2f')}x" for pu, v in pts["period_us"].items()),
+        note="the paper: 'decreases as the period decreases since the ECN information becomes increasingly stale', "
+        "which contradicts itself (see this reproduction's docs page): reported, not judged",
+    )
     sizes = sweeps["size"]
     detail = ", ".join(f"{sz // 1000} KB {median_range(v, '.2f')}x" for sz, v in pts["size"].items())
-    c.add("Fig. 3c", f"({routing}) the speedup rises with size: at 150 KB over at 10 KB",
-          _per_seed_ratio(point("size", 150_000), point("size", 10_000)), PAPER.above(1.0), null=1.0, conditions=fcond, detail=detail)
-    c.add("Fig. 3c", f"({routing}) then plateaus: at {sizes[-1] // 1000} KB over at {sizes[-2] // 1000} KB",
-          _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[-2])), PAPER.around(1.0), paper_value=1.0, conditions=fcond,
-          note="a plateau read as the last two sizes within the tolerance")
+    c.add(
+        "Fig. 3c",
+        f"({routing}) the speedup rises with size: at 150 KB over at 10 KB",
+        _per_seed_ratio(point("size", 150_000), point("size", 10_000)),
+        PAPER.above(1.0),
+        null=1.0,
+        conditions=fcond,
+        detail=detail,
+    )
+    c.add(
+        "Fig. 3c",
+        f"({routing}) then plateaus: at {sizes[-1] // 1000} KB over at {sizes[-2] // 1000} KB",
+        _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[-2])),
+        PAPER.around(1.0),
+        paper_value=1.0,
+        conditions=fcond,
+        note="a plateau read as the last two sizes within the tolerance",
+    )
     full, shared = sp, _speedup(r, "shared-alpha only", study="default", routing=routing)
     cold = _speedup(r, "RackCC, cold start 20 Gbps", study="default", routing=routing)
-    c.add("Fig. 3", f"({routing}) sensitivity: the speedup with Fast Start's cold-start rate at {COLD_START_BPS / 1e9:.0f} Gbps "
-          "instead of the source ToR's uplinks (50 Gbps)", cold, None, kind="acceptance",
-          conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")), detail=f"default {median_range(sp, '.2f')}x",
-          note="the cold-start rate is ours: the paper's first rate T / (N + M) is undefined for an idle JumboFlow")
-    c.add("Fig. 3", f"({routing}) sensitivity: the speedup without the loss response (loss_halves = false)",
-          _speedup(r, "RackCC, no loss halving", study="default", routing=routing), None, kind="acceptance",
-          conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")), detail=f"default {median_range(sp, '.2f')}x",
-          note="halving f on a detected loss is ours (DCTCP's response; the paper names none)")
-    c.add("Fig. 3", f"({routing}) the shared-alpha-only variant's speedup (the caption credits 'sharing ECN rate across subflows')", shared,
-          None, kind="acceptance", conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
-          detail=f"full RackCC {median_range(full, '.2f')}x", note="default point; which reading: this reproduction's docs page")
+    c.add(
+        "Fig. 3",
+        f"({routing}) sensitivity: the speedup with Fast Start's cold-start rate at {COLD_START_BPS / 1e9:.0f} Gbps "
+        "instead of the source ToR's uplinks (50 Gbps)",
+        cold,
+        None,
+        kind="acceptance",
+        conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
+        detail=f"default {median_range(sp, '.2f')}x",
+        note="the cold-start rate is ours: the paper's first rate T / (N + M) is undefined for an idle JumboFlow",
+    )
+    c.add(
+        "Fig. 3",
+        f"({routing}) sensitivity: the speedup without the loss response (loss_halves = false)",
+        _speedup(r, "RackCC, no loss halving", study="default", routing=routing),
+        None,
+        kind="acceptance",
+        conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
+        detail=f"default {median_range(sp, '.2f')}x",
+        note="halving f on a detected loss is ours (DCTCP's response; the paper names none)",
+    )
+    c.add(
+        "Fig. 3",
+        f"({routing}) the shared-alpha-only variant's speedup (the caption credits 'sharing ECN rate across subflows')",
+        shared,
+        None,
+        kind="acceptance",
+        conditions=cond.of_runs(fig3.filter(pl.col("study") == "default")),
+        detail=f"full RackCC {median_range(full, '.2f')}x",
+        note="default point; which reading: this reproduction's docs page",
+    )
 
 
 def _acceptance(r: Report, c: cl.Claims) -> None:
     """Our checks of the mechanisms: D_target, the shared signal's fairness, coexistence."""
     dt = r.runs.filter(pl.col("study") == "dtarget")
     d = [x / 1e9 for x in per_seed(r.runs, "d_bps", study="dtarget", duration="5ms")]
-    c.add("D_target", "four senders into one receiver: D after 50 intervals (C/4 = 2.5 Gbps)", d, (2.25, 2.75), kind="acceptance", every=True,
-          conditions=cond.of_runs(dt), unit="Gbps", fmt=".3f")
+    c.add(
+        "D_target",
+        "four senders into one receiver: D after 50 intervals (C/4 = 2.5 Gbps)",
+        d,
+        (2.25, 2.75),
+        kind="acceptance",
+        every=True,
+        conditions=cond.of_runs(dt),
+        unit="Gbps",
+        fmt=".3f",
+    )
     q = per_seed(r.runs, "queue_median_pkts", study="dtarget", duration="10ms")
-    c.add("D_target", "the same: persistent queue, median over 5-10 ms (10 % of the 100-packet buffer)", q, (None, 10.0), kind="acceptance",
-          conditions=cond.of_runs(dt), unit="packets", fmt=".0f")
+    c.add(
+        "D_target",
+        "the same: persistent queue, median over 5-10 ms (10 % of the 100-packet buffer)",
+        q,
+        (None, 10.0),
+        kind="acceptance",
+        conditions=cond.of_runs(dt),
+        unit="packets",
+        fmt=".0f",
+    )
     g = [x / 1e9 for x in per_seed(r.runs, "goodput_bps", study="dtarget", duration="10ms")]
-    c.add("D_target", "the same: goodput over 5-10 ms (90 % of C)", g, (0.9 * CAPACITY / 1e9, None), kind="acceptance",
-          conditions=cond.of_runs(dt), unit="Gbps", fmt=".2f")
+    c.add(
+        "D_target",
+        "the same: goodput over 5-10 ms (90 % of C)",
+        g,
+        (0.9 * CAPACITY / 1e9, None),
+        kind="acceptance",
+        conditions=cond.of_runs(dt),
+        unit="Gbps",
+        fmt=".2f",
+    )
     for routing in ROUTINGS:
-        spread = [a / b for a, b in zip(per_seed(r.runs, "max_over_median", study="default", routing=routing, variant="RackCC"),
-                                                        per_seed(r.runs, "max_over_median", study="default", routing=routing, variant="DCTCP")) if b]
-        c.add("Fig. 3", f"shared signal ({routing}): RackCC's max / median FCT within a job over DCTCP's", spread, (None, 1.0),
-              kind="acceptance", null=1.0, conditions=cond.of_runs(r.runs.filter((pl.col("study") == "default") & (pl.col("routing") == routing))),
-              fmt=".2f", note="default point, seed by seed")
+        spread = [
+            a / b
+            for a, b in zip(
+                per_seed(r.runs, "max_over_median", study="default", routing=routing, variant="RackCC"),
+                per_seed(r.runs, "max_over_median", study="default", routing=routing, variant="DCTCP"),
+            )
+            if b
+        ]
+        c.add(
+            "Fig. 3",
+            f"shared signal ({routing}): RackCC's max / median FCT within a job over DCTCP's",
+            spread,
+            (None, 1.0),
+            kind="acceptance",
+            null=1.0,
+            conditions=cond.of_runs(r.runs.filter((pl.col("study") == "default") & (pl.col("routing") == routing))),
+            fmt=".2f",
+            note="default point, seed by seed",
+        )
     for n in COEXIST_N:
         runs = r.runs.filter((pl.col("study") == "coexist") & (pl.col("subflows") == n))
         flows, flows_of = ("flow", "flow's") if n == 1 else ("flows", "flows'")
         for variant in _coexist_variants(n):
             share = [100 * x for x in per_seed(runs, "rackcc_share", variant=variant)]
             if variant == "RackCC":
-                c.add("section 5", f"coexistence: a JumboFlow of {n} subflow{'s' * (n > 1)} against {n} DCTCP {flows}, its share of the bottleneck ('TCP-friendly')",
-                      share, (45.0, 55.0), kind="acceptance", conditions=cond.of_runs(runs), unit="%", fmt=".1f",
-                      note="claimed in the paper, not evaluated there; throughput after 10 ms, within 10 % of even")
+                c.add(
+                    "section 5",
+                    f"coexistence: a JumboFlow of {n} subflow{'s' * (n > 1)} against {n} DCTCP {flows}, its share of the bottleneck ('TCP-friendly')",
+                    share,
+                    (45.0, 55.0),
+                    kind="acceptance",
+                    conditions=cond.of_runs(runs),
+                    unit="%",
+                    fmt=".1f",
+                    note="claimed in the paper, not evaluated there; throughput after 10 ms, within 10 % of even",
+                )
             else:
-                c.add("section 5", f"coexistence, N = {n}, sensitivity: the JumboFlow's share with {variant}", share, None, kind="acceptance",
-                      conditions=cond.of_runs(runs), unit="%", fmt=".1f",
-                      note="isolates the shortfall of the row above: rate-based sending collects more marks than ACK-clocked windows; fate sharing cuts every subflow for any mark")
+                c.add(
+                    "section 5",
+                    f"coexistence, N = {n}, sensitivity: the JumboFlow's share with {variant}",
+                    share,
+                    None,
+                    kind="acceptance",
+                    conditions=cond.of_runs(runs),
+                    unit="%",
+                    fmt=".1f",
+                    note="isolates the shortfall of the row above: rate-based sending collects more marks than ACK-clocked windows; fate sharing cuts every subflow for any mark",
+                )
         # DCTCP's retransmissions are often 0 with one flow: at least 1 in the ratio.
-        rtx = [a / max(b, 1) for a, b in zip(per_seed(runs, "rackcc_retransmits", variant="RackCC"),
-                                                per_seed(runs, "dctcp_retransmits", variant="RackCC"))]
+        rtx = [
+            a / max(b, 1)
+            for a, b in zip(
+                per_seed(runs, "rackcc_retransmits", variant="RackCC"), per_seed(runs, "dctcp_retransmits", variant="RackCC")
+            )
+        ]
         late = [sum(per_seed(runs, f"{tag}_late_drops", variant="RackCC")) for tag in ("rackcc", "dctcp")]
-        c.add("section 5", f"coexistence, N = {n}: the JumboFlow's retransmissions over the DCTCP {flows_of} (within 2x)", rtx, (None, 2.0),
-              kind="acceptance", null=1.0, conditions=cond.of_runs(runs), fmt=".2f",
-              detail=f"drops after 10 ms over all seeds: JumboFlow {late[0]:.0f}, DCTCP {late[1]:.0f}",
-              note="over the whole 50 ms run, most of them in the first 2 ms (Fast Start's cold start next to slow start); DCTCP's count at least 1")
+        c.add(
+            "section 5",
+            f"coexistence, N = {n}: the JumboFlow's retransmissions over the DCTCP {flows_of} (within 2x)",
+            rtx,
+            (None, 2.0),
+            kind="acceptance",
+            null=1.0,
+            conditions=cond.of_runs(runs),
+            fmt=".2f",
+            detail=f"drops after 10 ms over all seeds: JumboFlow {late[0]:.0f}, DCTCP {late[1]:.0f}",
+            note="over the whole 50 ms run, most of them in the first 2 ms (Fast Start's cold start next to slow start); DCTCP's count at least 1",
+        )
 
 
 def _study(sweep: str, value: Any) -> str:
@@ -419,27 +609,68 @@ def baselines() -> list[dict[str, str]]:
     paper, ours = "RackCC paper, section 4.2", "our choice (the paper gives none)"
     iw = v(FIG3, "transport.initial_window", 10)
     return [
-        b("all (Fig. 3)", "network", f"k = 10 fat-tree, {v(FIG3, 'topology.link_rate')} links of {v(FIG3, 'topology.link_delay')} "
-          "(base RTT about 61 us across pods)", paper + " ('a three level FatTree', 'around 60 us'); k and the link rate ours"),
-        b("all (Fig. 3)", "buffers, marking", f"drop-tail {v(FIG3, 'switch.buffer')} (one BDP), ECN above {v(FIG3, 'switch.ecn_threshold')} (half)",
-          paper + " ('buffers based on the bandwidth-delay product', 'ECN threshold 1/2 of the total queue length')"),
+        b(
+            "all (Fig. 3)",
+            "network",
+            f"k = 10 fat-tree, {v(FIG3, 'topology.link_rate')} links of {v(FIG3, 'topology.link_delay')} "
+            "(base RTT about 61 us across pods)",
+            paper + " ('a three level FatTree', 'around 60 us'); k and the link rate ours",
+        ),
+        b(
+            "all (Fig. 3)",
+            "buffers, marking",
+            f"drop-tail {v(FIG3, 'switch.buffer')} (one BDP), ECN above {v(FIG3, 'switch.ecn_threshold')} (half)",
+            paper + " ('buffers based on the bandwidth-delay product', 'ECN threshold 1/2 of the total queue length')",
+        ),
         b("all (Fig. 3)", "min RTO", v(FIG3, "transport.min_rto"), paper + " ('an aggressive min-RTO of 200 us')"),
         b("all (Fig. 3)", "routing", "ECMP, and per-packet spraying (dupthresh 10 for both)", ours + ": both are run"),
-        b("DCTCP", "initial window", f"{iw} segments ({iw * 1460:,} B)",
-          "RackCC paper, section 4.1 ('initial window of 6 KB'; 4 segments of 1460 B)" if iw == 4 else "corral's default (the paper's section 4.1 gives 6 KB)"),
-        b("DCTCP", "gain g, delayed ACK", f"1/16, every {v(FIG3, 'transport.delayed_ack', 1)} segment(s)", "DCTCP paper (g); the ACK policy ours"),
+        b(
+            "DCTCP",
+            "initial window",
+            f"{iw} segments ({iw * 1460:,} B)",
+            "RackCC paper, section 4.1 ('initial window of 6 KB'; 4 segments of 1460 B)"
+            if iw == 4
+            else "corral's default (the paper's section 4.1 gives 6 KB)",
+        ),
+        b(
+            "DCTCP",
+            "gain g, delayed ACK",
+            f"1/16, every {v(FIG3, 'transport.delayed_ack', 1)} segment(s)",
+            "DCTCP paper (g); the ACK policy ours",
+        ),
         b("RackCC", "aggregation period, subflows, size", "10 us, 25, 150 KB (the default point)", "RackCC paper, section 4.2"),
-        b("all (Fig. 3)", "loss recovery", "SACK, RACK-TLP, PRR, limited transmit (corral's TCP defaults, as Linux)",
-          ours + " ('dup-acks, timeouts and similar mechanisms', section 5); the same for DCTCP and RackCC's subflows"),
-        b("RackCC", "alpha gain, cold start", f"1/16; the source ToR's uplinks (50 Gbps), {COLD_START_BPS / 1e9:.0f} Gbps in the sensitivity row",
-          ours + " (T / (N + M) is undefined for an idle JumboFlow)"),
-        b("RackCC", "law clock, loss", "once per smoothed RTT, r = MSS / RTT; a detected loss halves f",
-          "RackCC paper, section 3.1 ('r = MSS/RTT', 'fair to standard DCTCP'); the loss response DCTCP's (the paper names none)"),
+        b(
+            "all (Fig. 3)",
+            "loss recovery",
+            "SACK, RACK-TLP, PRR, limited transmit (corral's TCP defaults, as Linux)",
+            ours + " ('dup-acks, timeouts and similar mechanisms', section 5); the same for DCTCP and RackCC's subflows",
+        ),
+        b(
+            "RackCC",
+            "alpha gain, cold start",
+            f"1/16; the source ToR's uplinks (50 Gbps), {COLD_START_BPS / 1e9:.0f} Gbps in the sensitivity row",
+            ours + " (T / (N + M) is undefined for an idle JumboFlow)",
+        ),
+        b(
+            "RackCC",
+            "law clock, loss",
+            "once per smoothed RTT, r = MSS / RTT; a detected loss halves f",
+            "RackCC paper, section 3.1 ('r = MSS/RTT', 'fair to standard DCTCP'); the loss response DCTCP's (the paper names none)",
+        ),
         b("shared-alpha only", "start", f"slow start from {iw} segments", "the same initial window as DCTCP"),
-        b("Fig. 2 model", "RTT, initial window", "60 us, 6 KB", "RackCC paper, sections 4.1-4.2 ('around 60 us', 'initial window of 6 KB')"),
-        b("Fig. 2 model", "NIC, B's mean", "Fig. 3's host link; RackCC's JumboFlow throughput at Fig. 3's default point (ECMP, median over seeds)",
-          ours + " (B 'from an exponential distribution', no mean): calibrated on the Fig. 3 network, not on the claim; "
-          "40 Gbps and 80 Gbps (fitted to the L = 1 point) in the sensitivity row"),
+        b(
+            "Fig. 2 model",
+            "RTT, initial window",
+            "60 us, 6 KB",
+            "RackCC paper, sections 4.1-4.2 ('around 60 us', 'initial window of 6 KB')",
+        ),
+        b(
+            "Fig. 2 model",
+            "NIC, B's mean",
+            "Fig. 3's host link; RackCC's JumboFlow throughput at Fig. 3's default point (ECMP, median over seeds)",
+            ours + " (B 'from an exponential distribution', no mean): calibrated on the Fig. 3 network, not on the claim; "
+            "40 Gbps and 80 Gbps (fitted to the L = 1 point) in the sensitivity row",
+        ),
     ]
 
 
@@ -460,11 +691,22 @@ def write(report: Report, out: Path) -> None:
         "`claims.json`: the claims above; `report.json`: what ran, the claims and every run's numbers; `runs.csv`: one row per run; "
         "`speedups.csv`: DCTCP / RackCC per seed and Fig. 3 point; `fig2.csv`: the model's table.",
     ]
-    cl.write_report(out, PAPER, report, title="RackCC reproduction (rack-to-rack JumboFlows, section 4)", baselines=baselines(),
-                    quick_means=QUICK_MEANS, body=body,
-                    values_note=(f"Values are medians over seeds with the range in brackets (Fig. 3's default point: seeds "
-                                 f"{report.fig3_seeds[0]}..{report.fig3_seeds[-1]}); speedup = DCTCP's job completion time / RackCC's, seed by seed."),
-                    fig3_seeds=report.fig3_seeds, fig2=report.fig2.to_dicts(), fig2_params=asdict(report.fig2_params))
+    cl.write_report(
+        out,
+        PAPER,
+        report,
+        title="RackCC reproduction (rack-to-rack JumboFlows, section 4)",
+        baselines=baselines(),
+        quick_means=QUICK_MEANS,
+        body=body,
+        values_note=(
+            f"Values are medians over seeds with the range in brackets (Fig. 3's default point: seeds "
+            f"{report.fig3_seeds[0]}..{report.fig3_seeds[-1]}); speedup = DCTCP's job completion time / RackCC's, seed by seed."
+        ),
+        fig3_seeds=report.fig3_seeds,
+        fig2=report.fig2.to_dicts(),
+        fig2_params=asdict(report.fig2_params),
+    )
 
 
 def rich_tables(report: Report) -> list[Table]:

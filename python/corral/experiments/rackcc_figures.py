@@ -22,7 +22,12 @@ def fig2(table: pl.DataFrame, path: Path) -> Path:
     fig, (by_size, by_n) = new_figure(9.0, 3.6, ncols=2, sharey=True)
     for which, style, width in (("calibrated", "-", 1.5), ("fitted", ":", 0.8)):
         _fig2_curves(table.filter(pl.col("model") == which), by_size, by_n, style, width, which == "calibrated")
-    by_size.set(xscale="log", xlabel="new subflow size (KB)", ylabel="speedup (TCP / RackCC)", title="Fig. 2: against size (1 existing subflow)")
+    by_size.set(
+        xscale="log",
+        xlabel="new subflow size (KB)",
+        ylabel="speedup (TCP / RackCC)",
+        title="Fig. 2: against size (1 existing subflow)",
+    )
     by_n.set(xscale="log", xlabel="existing subflows", title="against subflows (64 KB)")
     for ax in (by_size, by_n):
         ax.axhline(1.0, color="k", lw=0.6, ls=":")
@@ -35,7 +40,9 @@ def _fig2_curves(table: pl.DataFrame, by_size: Any, by_n: Any, style: str, width
     for L, color in L_COLORS.items():
         s = table.filter((pl.col("sweep") == "size") & (pl.col("L") == L)).sort("size_bytes")
         label = f"L = {L} RTT" if labelled else None
-        by_size.plot((s["size_bytes"] / 1e3).to_list(), s["speedup"].to_list(), marker="o", ls=style, lw=width, color=color, label=label)
+        by_size.plot(
+            (s["size_bytes"] / 1e3).to_list(), s["speedup"].to_list(), marker="o", ls=style, lw=width, color=color, label=label
+        )
         n = table.filter((pl.col("sweep") == "existing") & (pl.col("L") == L)).sort("existing")
         by_n.plot(n["existing"].to_list(), n["speedup"].to_list(), marker="o", ls=style, lw=width, color=color, label=label)
 
@@ -43,9 +50,11 @@ def _fig2_curves(table: pl.DataFrame, by_size: Any, by_n: Any, style: str, width
 def fig3(speedups: pl.DataFrame, path: Path) -> Path:
     """Median speedup (with the range over seeds) for each sweep: ECMP solid, spraying dashed."""
     fig, axes = new_figure(12.0, 3.6, ncols=3, sharey=True)
-    panels = (("subflows", "subflows", "Fig. 3a: subflow count", 1.0),
-              ("period_us", "period_us", "Fig. 3b: aggregation period (us)", 1.0),
-              ("size", "size", "Fig. 3c: subflow size (KB)", 1e-3))
+    panels = (
+        ("subflows", "subflows", "Fig. 3a: subflow count", 1.0),
+        ("period_us", "period_us", "Fig. 3b: aggregation period (us)", 1.0),
+        ("size", "size", "Fig. 3c: subflow size (KB)", 1e-3),
+    )
     for ax, (sweep, col, title, scale) in zip(axes, panels):
         others = [k for k in ("subflows", "period_us", "size") if k != sweep]
         for routing, style in (("ecmp", "-"), ("spray", "--")):
@@ -56,8 +65,12 @@ def fig3(speedups: pl.DataFrame, path: Path) -> Path:
                 if default.height:
                     sub = sub.filter(pl.col(k) == default[k][0])
             for variant, color in VARIANT_COLORS.items():
-                g = sub.filter(pl.col("variant") == variant).group_by(col).agg(
-                    mid=pl.col("speedup").median(), lo=pl.col("speedup").min(), hi=pl.col("speedup").max()).sort(col)
+                g = (
+                    sub.filter(pl.col("variant") == variant)
+                    .group_by(col)
+                    .agg(mid=pl.col("speedup").median(), lo=pl.col("speedup").min(), hi=pl.col("speedup").max())
+                    .sort(col)
+                )
                 if not g.height:
                     continue
                 x = [v * scale for v in g[col].to_list()]

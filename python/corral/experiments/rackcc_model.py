@@ -84,12 +84,24 @@ def speedup(size_bytes: float, existing: int, rtts_to_learn: int, p: ModelParams
     return float(ratio.mean())
 
 
-def table(sizes: list[float], existing: list[int], rtts: list[int], default_existing: int = 1,
-          default_size: float = 64e3, p: ModelParams = ModelParams()) -> list[dict]:
+def table(
+    sizes: list[float],
+    existing: list[int],
+    rtts: list[int],
+    default_existing: int = 1,
+    default_size: float = 64e3,
+    p: ModelParams = ModelParams(),
+) -> list[dict]:
     """Fig. 2's two sweeps: speedup against size (at `default_existing`) and against the
     number of existing subflows (at `default_size`), for each L."""
-    rows = [{"sweep": "size", "size_bytes": s, "existing": default_existing, "L": L, "speedup": speedup(s, default_existing, L, p)}
-            for L in rtts for s in sizes]
-    rows += [{"sweep": "existing", "size_bytes": default_size, "existing": n, "L": L, "speedup": speedup(default_size, n, L, p)}
-             for L in rtts for n in existing]
+    rows = [
+        {"sweep": "size", "size_bytes": s, "existing": default_existing, "L": L, "speedup": speedup(s, default_existing, L, p)}
+        for L in rtts
+        for s in sizes
+    ]
+    rows += [
+        {"sweep": "existing", "size_bytes": default_size, "existing": n, "L": L, "speedup": speedup(default_size, n, L, p)}
+        for L in rtts
+        for n in existing
+    ]
     return rows

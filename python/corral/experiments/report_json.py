@@ -31,8 +31,17 @@ def write_reproduction(path: Path, experiment: str, paper: str, report: Any, **e
     confused.)"""
     from .. import __version__
 
-    write(path, {
-        "experiment": experiment, "paper": paper, "corral_version": __version__, "seeds": report.seeds,
-        "quick": report.quick, "overrides": list(report.overrides), "claims": report.claims,
-        "runs": report.runs.to_dicts(), **extra,
-    })
+    write(
+        path,
+        {
+            "experiment": experiment,
+            "paper": paper,
+            "corral_version": __version__,
+            "seeds": report.seeds,
+            "quick": report.quick,
+            "overrides": list(report.overrides),
+            "claims": report.claims,
+            "runs": report.runs.to_dicts(),
+            **extra,
+        },
+    )

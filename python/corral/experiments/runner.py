@@ -74,8 +74,15 @@ def seed_range(seeds: int, quick: bool, quick_seeds: int = 1) -> list[int]:
 Plan = Callable[[int, bool, tuple[str, ...]], tuple[list[Job], Callable[[list[Any]], Any]]]
 
 
-def experiment(kind: str, inputs: tuple[Path, ...], plan: Plan, measure: Callable[[Job, Results], Any],
-               write: Callable[[Any, Path], None], *, default_seeds: int = 5) -> Callable[..., Any]:
+def experiment(
+    kind: str,
+    inputs: tuple[Path, ...],
+    plan: Plan,
+    measure: Callable[[Job, Results], Any],
+    write: Callable[[Any, Path], None],
+    *,
+    default_seeds: int = 5,
+) -> Callable[..., Any]:
     """The `reproduce` function of a paper reproduction (the `EXPERIMENTS` protocol):
     `plan(seeds, quick, overrides)` gives its jobs and the function that turns their
     measurements into the report; `reproduce_into` does the rest."""
@@ -93,7 +100,9 @@ def experiment(kind: str, inputs: tuple[Path, ...], plan: Plan, measure: Callabl
         """Run the reproduction and write `out_dir` (atomically; `corral.outdir` rules:
         `force` skips the checks of which existing folder it may replace)."""
         all_jobs, report = plan(seeds, quick, tuple(overrides))
-        return reproduce_into(out_dir, kind, inputs, force, all_jobs, measure, report, write, progress=progress, max_memory=max_memory)
+        return reproduce_into(
+            out_dir, kind, inputs, force, all_jobs, measure, report, write, progress=progress, max_memory=max_memory
+        )
 
     return reproduce
 

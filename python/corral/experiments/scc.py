@@ -89,7 +89,9 @@ def tenants_text(scc: bool) -> str:
     [ds] = scenario.get("traffic")
     assert (ds.get("hosts"), ds.get("dst"), ds.get("tenant")) == (["h1", "h4"], "h4", "ds"), "fig1.toml's DS block changed"
     # Each tenant on a stream of its own (two blocks may not share one).
-    scenario.set("traffic", [{**ds, "tenant": "A", "stream": 0}, {**ds, "hosts": ["h0", "h3"], "dst": "h3", "tenant": "B", "stream": 1}])
+    scenario.set(
+        "traffic", [{**ds, "tenant": "A", "stream": 0}, {**ds, "hosts": ["h0", "h3"], "dst": "h3", "tenant": "B", "stream": 1}]
+    )
     if scc:
         scenario.set("scheme.weights", {"A/DS": TENANT_WEIGHTS[0], "B/DS": TENANT_WEIGHTS[1]})
     return scenario.to_toml()
@@ -112,19 +114,50 @@ def jobs(seeds: list[int], quick: bool = True, overrides: tuple[str, ...] = ()) 
         for case, scc in FIG4_SHARED:
             rate = LS_LOAD * SHARED / MEAN_BITS
             ov = [f"seed={seed}", "topology.bottleneck_rate=1Gbps", f"traffic.0.rate={rate}", f"traffic.1.rate={rate}"]
-            out.append(Job(case_text(("DS", "CS"), scc), (*ov, *overrides), {"study": "fig4_shared", "case": case, "load": LS_LOAD, "seed": seed}))  # type: ignore[arg-type]
+            out.append(
+                Job(
+                    case_text(("DS", "CS"), scc),
+                    (*ov, *overrides),
+                    {"study": "fig4_shared", "case": case, "load": LS_LOAD, "seed": seed},
+                )
+            )  # type: ignore[arg-type]
         out.append(Job(WEIGHTS, (f"seed={seed}", *overrides), {"study": "weights", "case": "2:1", "load": None, "seed": seed}))
-        out.append(Job(WEIGHTS, (f"seed={seed}", 'scheme.cc.CS="l2dct"', *overrides), {"study": "weights", "case": "2:1, L2DCT inside", "load": None, "seed": seed}))
-        out.append(Job(WEIGHTS, (f"seed={seed}", "scheme.validate=true", *overrides), {"study": "weights", "case": "2:1, rate validation", "load": None, "seed": seed}))
+        out.append(
+            Job(
+                WEIGHTS,
+                (f"seed={seed}", 'scheme.cc.CS="l2dct"', *overrides),
+                {"study": "weights", "case": "2:1, L2DCT inside", "load": None, "seed": seed},
+            )
+        )
+        out.append(
+            Job(
+                WEIGHTS,
+                (f"seed={seed}", "scheme.validate=true", *overrides),
+                {"study": "weights", "case": "2:1, rate validation", "load": None, "seed": seed},
+            )
+        )
         for scc in (False, True):
             rate = TENANT_NEED / MEAN_BITS
-            ov = (f"seed={seed}", "topology.bottleneck_rate=1Gbps", f"traffic.0.rate={rate}", f"traffic.1.rate={rate}", *overrides)
-            out.append(Job(tenants_text(scc), ov, {"study": "tenants", "case": "SCC" if scc else "D2TCP", "load": None, "seed": seed}))  # type: ignore[arg-type]
+            ov = (
+                f"seed={seed}",
+                "topology.bottleneck_rate=1Gbps",
+                f"traffic.0.rate={rate}",
+                f"traffic.1.rate={rate}",
+                *overrides,
+            )
+            out.append(
+                Job(tenants_text(scc), ov, {"study": "tenants", "case": "SCC" if scc else "D2TCP", "load": None, "seed": seed})
+            )  # type: ignore[arg-type]
         for case, classes in STAR_CASES:
             for variant in ("none", "scc_fifo"):
                 text = scc_fabric.case_text(STAR.read_text(), classes, variant, STAR_WEIGHT)
-                out.append(Job(text, (f"seed={seed}", *overrides), {"study": "star", "case": case, "variant": variant, "load": None, "seed": seed,
-                                                          "window_s": ARRIVALS_S}))  # type: ignore[arg-type]
+                out.append(
+                    Job(
+                        text,
+                        (f"seed={seed}", *overrides),
+                        {"study": "star", "case": case, "variant": variant, "load": None, "seed": seed, "window_s": ARRIVALS_S},
+                    )
+                )  # type: ignore[arg-type]
     return out + scc_fabric.jobs(FABRIC.read_text(), seeds, quick, overrides)
 
 
@@ -147,7 +180,13 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         row["ds_miss"] = scc_fabric.deadline_miss(flows)
         return row
     if job.labels["study"] == "weights":
-        tp = res.tables()["throughput"].filter(pl.col("time_s") > 0.05 + 1e-9).group_by("flow_id").agg(pl.col("bytes").sum()).sort("flow_id")
+        tp = (
+            res.tables()["throughput"]
+            .filter(pl.col("time_s") > 0.05 + 1e-9)
+            .group_by("flow_id")
+            .agg(pl.col("bytes").sum())
+            .sort("flow_id")
+        )
         a, b = tp["bytes"].to_list()
         row.update(ratio=a / b, utilization=(a + b) * 8 * 1500 / 1460 / 0.15 / 1e9)
         return row
@@ -178,8 +217,10 @@ PAPER = cl.Paper(
     key="scc",
     title="SCC: stacked congestion control for multi-tenant, multi-objective datacenters",
     tolerance=0.25,
-    tolerance_reason=("the paper's numbers are read from NS-2 and testbed runs whose switch, timer and deadline "
-                      "settings it mostly leaves to the transports' own papers, and its loads admit two readings (this reproduction's docs page)"),
+    tolerance_reason=(
+        "the paper's numbers are read from NS-2 and testbed runs whose switch, timer and deadline "
+        "settings it mostly leaves to the transports' own papers, and its loads admit two readings (this reproduction's docs page)"
+    ),
 )
 QUICK_MEANS = "one seed, and the fabric with 8 hosts per ToR and runs of 150 ms (data-mining 1 s)"
 LS_LOAD = 0.8  # LS: 400 Mbps of 500
@@ -188,8 +229,10 @@ LS_LOAD = 0.8  # LS: 400 Mbps of 500
 def _dumbbell(runs: pl.DataFrame, cases: tuple[str, ...], load: float | None, **extra: Any) -> dict[str, Any]:
     """Conditions of a motivation-setup row: each class's offered load (a fraction of 500
     Mbps, over the arrival window) against the paper's (LS 400 Mbps; DS and CS `load`)."""
-    sub = runs.filter(pl.col("case").is_in(list(cases)) & ((pl.col("load") == load) | pl.col("load").is_null() if load is not None
-                                                            else pl.col("load").is_null()))
+    sub = runs.filter(
+        pl.col("case").is_in(list(cases))
+        & ((pl.col("load") == load) | pl.col("load").is_null() if load is not None else pl.col("load").is_null())
+    )
     checks = {}
     for cls in CLASSES:
         col = f"offered_{cls}_bps"
@@ -205,67 +248,189 @@ def claims(r: Report) -> list[dict[str, Any]]:
     c = cl.Claims(PAPER)
     hi = 0.8
     alone = [1e6 * x for x in per_seed(runs, "ls_mean_s", case="LS alone")]
-    c.add("Fig. 1b", "LS alone: mean per-packet RTT ('very close to the RTT', 300 us)", alone, PAPER.around(300.0), paper_value=300.0,
-          conditions=_dumbbell(runs, ("LS alone",), None), unit="us", fmt=".0f", note="per-packet RTT: one-way delay + the ACK's unloaded way back")
+    c.add(
+        "Fig. 1b",
+        "LS alone: mean per-packet RTT ('very close to the RTT', 300 us)",
+        alone,
+        PAPER.around(300.0),
+        paper_value=300.0,
+        conditions=_dumbbell(runs, ("LS alone",), None),
+        unit="us",
+        fmt=".0f",
+        note="per-packet RTT: one-way delay + the ACK's unloaded way back",
+    )
     lsds = _dumbbell(runs, ("LS alone", "LS+DS"), hi)
     p99 = ratio(runs, "ls_p99_s", {"case": "LS+DS", "load": hi}, {"case": "LS alone"})
     mean = ratio(runs, "ls_mean_s", {"case": "LS+DS", "load": hi}, {"case": "LS alone"})
-    c.add("Fig. 1b", "LS with DS at 80 %: LS p99 RTT over alone ('increases by more than 300 %')", p99, PAPER.at_least(4.0), paper_value=4.0,
-          null=1.0, conditions=lsds)
-    c.add("Fig. 1b", "LS with DS at 80 %: LS mean RTT over alone ('more than 50 %')", mean, PAPER.at_least(1.5), paper_value=1.5, null=1.0,
-          conditions=lsds)
+    c.add(
+        "Fig. 1b",
+        "LS with DS at 80 %: LS p99 RTT over alone ('increases by more than 300 %')",
+        p99,
+        PAPER.at_least(4.0),
+        paper_value=4.0,
+        null=1.0,
+        conditions=lsds,
+    )
+    c.add(
+        "Fig. 1b",
+        "LS with DS at 80 %: LS mean RTT over alone ('more than 50 %')",
+        mean,
+        PAPER.at_least(1.5),
+        paper_value=1.5,
+        null=1.0,
+        conditions=lsds,
+    )
     ups = {load: ratio(runs, "ds_miss", {"case": "DS+CS", "load": load}, {"case": "DS alone", "load": load}) for load in LOADS}
-    most = [max(xs) for xs in zip(*(v for v in ups.values() if len(v) == len(r.seeds)))] if any(len(v) == len(r.seeds) for v in ups.values()) else []
-    c.add("Fig. 1c", "DS with CS: misses over DS alone, the largest over loads 20-80 % ('up to 4x')", most, PAPER.around(4.0), paper_value=4.0,
-          null=1.0, conditions=_dumbbell(runs, ("DS alone", "DS+CS"), hi),
-          detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.2f')}x" for l, x in ups.items()),
-          note="loads where DS alone misses none give no ratio; loads are fractions of 500 Mbps (our reading)")
+    most = (
+        [max(xs) for xs in zip(*(v for v in ups.values() if len(v) == len(r.seeds)))]
+        if any(len(v) == len(r.seeds) for v in ups.values())
+        else []
+    )
+    c.add(
+        "Fig. 1c",
+        "DS with CS: misses over DS alone, the largest over loads 20-80 % ('up to 4x')",
+        most,
+        PAPER.around(4.0),
+        paper_value=4.0,
+        null=1.0,
+        conditions=_dumbbell(runs, ("DS alone", "DS+CS"), hi),
+        detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.2f')}x" for l, x in ups.items()),
+        note="loads where DS alone misses none give no ratio; loads are fractions of 500 Mbps (our reading)",
+    )
     cs = ratio(runs, "cs_afct_s", {"case": "DS+CS", "load": hi}, {"case": "CS alone", "load": hi})
-    c.add("Fig. 1d", "CS with DS at 80 %: AFCT over CS alone ('more than 2x')", cs, PAPER.at_least(2.0), paper_value=2.0, null=1.0,
-          conditions=_dumbbell(runs, ("CS alone", "DS+CS"), hi))
+    c.add(
+        "Fig. 1d",
+        "CS with DS at 80 %: AFCT over CS alone ('more than 2x')",
+        cs,
+        PAPER.at_least(2.0),
+        paper_value=2.0,
+        null=1.0,
+        conditions=_dumbbell(runs, ("CS alone", "DS+CS"), hi),
+    )
     f4 = _dumbbell(runs, ("DS+CS", "DS+CS, SCC"), hi)
     miss = ratio(runs, "ds_miss", {"case": "DS+CS", "load": hi}, {"case": "DS+CS, SCC", "load": hi})
     afct = ratio(runs, "cs_afct_s", {"case": "DS+CS", "load": hi}, {"case": "DS+CS, SCC", "load": hi})
-    c.add("Fig. 4", "DS with CS at 80 %: DS misses without SCC over with ('4x')", miss, PAPER.around(4.0), paper_value=4.0, null=1.0,
-          conditions=f4, note="SCC: one tunnel per class, equal weights, in-tunnel scheduling, the paper's transports inside")
-    c.add("Fig. 4", "DS with CS at 80 %: CS AFCT without SCC over with ('5x')", afct, PAPER.around(5.0), paper_value=5.0, null=1.0,
-          conditions=f4)
+    c.add(
+        "Fig. 4",
+        "DS with CS at 80 %: DS misses without SCC over with ('4x')",
+        miss,
+        PAPER.around(4.0),
+        paper_value=4.0,
+        null=1.0,
+        conditions=f4,
+        note="SCC: one tunnel per class, equal weights, in-tunnel scheduling, the paper's transports inside",
+    )
+    c.add(
+        "Fig. 4",
+        "DS with CS at 80 %: CS AFCT without SCC over with ('5x')",
+        afct,
+        PAPER.around(5.0),
+        paper_value=5.0,
+        null=1.0,
+        conditions=f4,
+    )
     # The same under the other reading of the loads: fractions of the shared 1000 Mbps.
     shared = runs.filter(pl.col("study") == "fig4_shared")
-    f4b = cond.of_runs(shared, **{f"load_{k}": cond.check([x / SHARED for x in shared[f"offered_{k}_bps"].drop_nulls().to_list()], LS_LOAD)
-                                 for k in ("DS", "CS") if f"offered_{k}_bps" in shared.columns})
+    f4b = cond.of_runs(
+        shared,
+        **{
+            f"load_{k}": cond.check([x / SHARED for x in shared[f"offered_{k}_bps"].drop_nulls().to_list()], LS_LOAD)
+            for k in ("DS", "CS")
+            if f"offered_{k}_bps" in shared.columns
+        },
+    )
     none, scc = (case for case, _ in FIG4_SHARED)
     miss_b = ratio(shared, "ds_miss", {"case": none}, {"case": scc})
     afct_b = ratio(shared, "cs_afct_s", {"case": none}, {"case": scc})
-    c.add("Fig. 4", "loads read as fractions of 1000 Mbps, DS with CS at 80 %: DS misses without SCC over with ('4x')", miss_b,
-          PAPER.around(4.0), paper_value=4.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (this reproduction's docs page)")
-    c.add("Fig. 4", "loads read as fractions of 1000 Mbps, DS with CS at 80 %: CS AFCT without SCC over with ('5x')", afct_b,
-          PAPER.around(5.0), paper_value=5.0, null=1.0, conditions=f4b, note="the other reading of the paper's loads (this reproduction's docs page)")
+    c.add(
+        "Fig. 4",
+        "loads read as fractions of 1000 Mbps, DS with CS at 80 %: DS misses without SCC over with ('4x')",
+        miss_b,
+        PAPER.around(4.0),
+        paper_value=4.0,
+        null=1.0,
+        conditions=f4b,
+        note="the other reading of the paper's loads (this reproduction's docs page)",
+    )
+    c.add(
+        "Fig. 4",
+        "loads read as fractions of 1000 Mbps, DS with CS at 80 %: CS AFCT without SCC over with ('5x')",
+        afct_b,
+        PAPER.around(5.0),
+        paper_value=5.0,
+        null=1.0,
+        conditions=f4b,
+        note="the other reading of the paper's loads (this reproduction's docs page)",
+    )
     # Fig. 5: how much in-tunnel algorithms cut against FIFO tunnels, the largest over loads.
     for name, col, paper in (("DS misses", "ds_miss", 8.0), ("CS AFCT", "cs_afct_s", 6.0)):
-        cuts = {load: [100 * (1 - x) for x in ratio(runs, col, {"case": "DS+CS, SCC", "load": load}, {"case": "DS+CS, SCC FIFO", "load": load})]
-                for load in LOADS}
+        cuts = {
+            load: [
+                100 * (1 - x)
+                for x in ratio(runs, col, {"case": "DS+CS, SCC", "load": load}, {"case": "DS+CS, SCC FIFO", "load": load})
+            ]
+            for load in LOADS
+        }
         full = [v for v in cuts.values() if len(v) == len(r.seeds)]
-        c.add("Fig. 5", f"in-tunnel algorithms against FIFO tunnels: {name} lower by, the most over loads ('up to {paper:.0f} %')",
-              [max(xs) for xs in zip(*full)] if full else [], PAPER.around(paper), paper_value=paper, null=0.0,
-              conditions=_dumbbell(runs, ("DS+CS, SCC", "DS+CS, SCC FIFO"), hi), unit="%", fmt=".0f",
-              detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.0f')} %" for l, x in cuts.items()),
-              note="a FIFO tunnel is one packet queue per tunnel at its source host, released at the tunnel's rate")
+        c.add(
+            "Fig. 5",
+            f"in-tunnel algorithms against FIFO tunnels: {name} lower by, the most over loads ('up to {paper:.0f} %')",
+            [max(xs) for xs in zip(*full)] if full else [],
+            PAPER.around(paper),
+            paper_value=paper,
+            null=0.0,
+            conditions=_dumbbell(runs, ("DS+CS, SCC", "DS+CS, SCC FIFO"), hi),
+            unit="%",
+            fmt=".0f",
+            detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.0f')} %" for l, x in cuts.items()),
+            note="a FIFO tunnel is one packet queue per tunnel at its source host, released at the tunnel's rate",
+        )
     _testbed(r, c)
     _tenants(r, c)
     w = per_seed(runs, "ratio", study="weights", case="2:1")
     u = [100 * x for x in per_seed(runs, "utilization", study="weights", case="2:1")]
     wcond = cond.of_runs(runs.filter(pl.col("study") == "weights"))
-    c.add("section III-B", "two tunnels weighted 2:1 on 1 Gbps: their throughput ratio ('proportional to its weight')", w, PAPER.around(2.0),
-          paper_value=2.0, null=1.0, conditions=wcond, detail=f"utilization {median_range(u, '.0f')} %",
-          note="the paper's underlay as read in this reproduction's docs page, DCTCP inside the tunnels")
-    c.add("section III-B", "the same: utilization of the bottleneck", u, (90.0, None), kind="acceptance", conditions=wcond, unit="%", fmt=".0f")
+    c.add(
+        "section III-B",
+        "two tunnels weighted 2:1 on 1 Gbps: their throughput ratio ('proportional to its weight')",
+        w,
+        PAPER.around(2.0),
+        paper_value=2.0,
+        null=1.0,
+        conditions=wcond,
+        detail=f"utilization {median_range(u, '.0f')} %",
+        note="the paper's underlay as read in this reproduction's docs page, DCTCP inside the tunnels",
+    )
+    c.add(
+        "section III-B",
+        "the same: utilization of the bottleneck",
+        u,
+        (90.0, None),
+        kind="acceptance",
+        conditions=wcond,
+        unit="%",
+        fmt=".0f",
+    )
     wv = per_seed(runs, "ratio", study="weights", case="2:1, rate validation")
-    c.add("section III-B", "the same with rate validation (our addition, off by default): throughput ratio", wv, None, kind="acceptance",
-          conditions=wcond, note="RFC 7661's idea; the former default underlay (weighted DCTCP with validation)")
+    c.add(
+        "section III-B",
+        "the same with rate validation (our addition, off by default): throughput ratio",
+        wv,
+        None,
+        kind="acceptance",
+        conditions=wcond,
+        note="RFC 7661's idea; the former default underlay (weighted DCTCP with validation)",
+    )
     wl = per_seed(runs, "ratio", study="weights", case="2:1, L2DCT inside")
-    c.add("section III-B", "the same with L2DCT inside the tunnels: throughput ratio", wl, None, kind="acceptance", conditions=wcond,
-          note="L2DCT grows a long flow's window by 0.125 packet per RTT: the window, not the tunnel, limits it")
+    c.add(
+        "section III-B",
+        "the same with L2DCT inside the tunnels: throughput ratio",
+        wl,
+        None,
+        kind="acceptance",
+        conditions=wcond,
+        note="L2DCT grows a long flow's window by 0.125 packet per RTT: the window, not the tunnel, limits it",
+    )
     scc_fabric.claims(runs, c)
     return c.rows
 
@@ -279,32 +444,90 @@ def _testbed(r: Report, c: cl.Claims) -> None:
         sub = runs.filter(pl.col("case") == case)
         return cond.of_runs(sub, load_CS=cond.check([x / 1e9 for x in sub["offered_CS_bps"].drop_nulls().to_list()], 0.4))
 
-    afct = {case: ratio(runs, "cs_afct_s", {"case": case, "variant": "scc_fifo"}, {"case": case, "variant": "none"}) for case, _ in STAR_CASES}
-    fewer = {case: ratio(runs, "ds_miss", {"case": case, "variant": "none"}, {"case": case, "variant": "scc_fifo"}) for case, _ in STAR_CASES}
-    c.add("Fig. 3", "testbed, CS alone at 400 Mbps: SCC's CS AFCT over no SCC's ('remains the same')", afct["CS"], PAPER.around(1.0),
-          paper_value=1.0, conditions=on("CS"), note="16-host star, FIFO tunnels (the testbed has no in-tunnel algorithms)")
+    afct = {
+        case: ratio(runs, "cs_afct_s", {"case": case, "variant": "scc_fifo"}, {"case": case, "variant": "none"})
+        for case, _ in STAR_CASES
+    }
+    fewer = {
+        case: ratio(runs, "ds_miss", {"case": case, "variant": "none"}, {"case": case, "variant": "scc_fifo"})
+        for case, _ in STAR_CASES
+    }
+    c.add(
+        "Fig. 3",
+        "testbed, CS alone at 400 Mbps: SCC's CS AFCT over no SCC's ('remains the same')",
+        afct["CS"],
+        PAPER.around(1.0),
+        paper_value=1.0,
+        conditions=on("CS"),
+        note="16-host star, FIFO tunnels (the testbed has no in-tunnel algorithms)",
+    )
     note = "loads ours (the paper: 'medium', 'high'): CS 400, DS 300, LS 200 Mbps (star.toml)"
     for case, cut, miss in (("CS+DS", 17.0, 2.0), ("CS+DS+LS", 53.0, 1.0)):
-        c.add("Fig. 3", f"testbed, {case}: SCC's CS AFCT below no SCC's by", [100 * (1 - x) for x in afct[case]], PAPER.around(cut),
-              paper_value=cut, null=0.0, conditions=on(case), unit="%", fmt=".0f", note=note)
-        c.add("Fig. 3", f"testbed, {case}: DS misses without SCC over with", fewer[case], PAPER.around(miss), paper_value=miss,
-              null=1.0 if miss > 1 else None, conditions=on(case), note=note)
+        c.add(
+            "Fig. 3",
+            f"testbed, {case}: SCC's CS AFCT below no SCC's by",
+            [100 * (1 - x) for x in afct[case]],
+            PAPER.around(cut),
+            paper_value=cut,
+            null=0.0,
+            conditions=on(case),
+            unit="%",
+            fmt=".0f",
+            note=note,
+        )
+        c.add(
+            "Fig. 3",
+            f"testbed, {case}: DS misses without SCC over with",
+            fewer[case],
+            PAPER.around(miss),
+            paper_value=miss,
+            null=1.0 if miss > 1 else None,
+            conditions=on(case),
+            note=note,
+        )
 
 
 def _tenants(r: Report, c: cl.Claims) -> None:
     """Fig. 8b: two DS tenants needing 600 Mbps each, weighted 2:1, on 1 Gbps."""
     runs = r.runs.filter(pl.col("study") == "tenants")
-    need = {f"load_{t}": cond.check([x / TENANT_NEED for x in runs[f"offered_{t}_bps"].drop_nulls().to_list()], 1.0) for t in ("A", "B")}
+    need = {
+        f"load_{t}": cond.check([x / TENANT_NEED for x in runs[f"offered_{t}_bps"].drop_nulls().to_list()], 1.0)
+        for t in ("A", "B")
+    }
     tcond = cond.of_runs(runs, **need)
     a = [100 * x for x in per_seed(runs, "miss_A", case="SCC")]
     b = [100 * x for x in per_seed(runs, "miss_B", case="SCC")]
-    c.add("Fig. 8b", f"weighted {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}: tenant A's misses under SCC ('meets almost all the deadlines')", a,
-          (None, 5.0), paper_value=0.0, conditions=tcond, unit="%", fmt=".1f", note="'almost all' read as at most 5 % missed; A's weight ours")
-    c.add("Fig. 8b", "the same: tenant B's misses above A's ('the performance degrades for tenant B')", [y - x for x, y in zip(a, b)],
-          PAPER.above(0.0, "%"), null=0.0, conditions=tcond, unit="points", fmt="+.1f")
+    c.add(
+        "Fig. 8b",
+        f"weighted {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}: tenant A's misses under SCC ('meets almost all the deadlines')",
+        a,
+        (None, 5.0),
+        paper_value=0.0,
+        conditions=tcond,
+        unit="%",
+        fmt=".1f",
+        note="'almost all' read as at most 5 % missed; A's weight ours",
+    )
+    c.add(
+        "Fig. 8b",
+        "the same: tenant B's misses above A's ('the performance degrades for tenant B')",
+        [y - x for x, y in zip(a, b)],
+        PAPER.above(0.0, "%"),
+        null=0.0,
+        conditions=tcond,
+        unit="points",
+        fmt="+.1f",
+    )
     both = ratio(runs, "ds_miss", {"case": "SCC"}, {"case": "D2TCP"})
-    c.add("Fig. 8b", "both tenants combined: misses under SCC over both on D2TCP ('meets more deadlines')", both, PAPER.below(1.0), null=1.0,
-          conditions=tcond, note="the paper does not say against what; both tenants on D2TCP without SCC")
+    c.add(
+        "Fig. 8b",
+        "both tenants combined: misses under SCC over both on D2TCP ('meets more deadlines')",
+        both,
+        PAPER.below(1.0),
+        null=1.0,
+        conditions=tcond,
+        note="the paper does not say against what; both tenants on D2TCP without SCC",
+    )
 
 
 def aggregate(measured: list[dict[str, Any]], seeds: list[int], quick: bool, overrides: tuple[str, ...]) -> Report:
@@ -325,18 +548,50 @@ def baselines() -> list[dict[str, str]]:
     paper, ours = "SCC paper", "our choice (the paper gives none)"
     pf = scc_fabric.pfabric_settings(FABRIC.read_text())
     return [
-        b("motivation (Figs. 1, 4, 5, 8b)", "bottleneck, buffer, K, RTT", f"500 Mbps alone, 1 Gbps shared; {v(FIG1, 'switch.buffer')}, "
-          f"{v(FIG1, 'switch.ecn_threshold')}; 300 us", paper + ", section II-B"),
-        b("motivation", "loads", "fractions of 500 Mbps: DS and CS 20, 50, 80 %; LS 400 Mbps of 2 KB flows", paper + "; the 500 Mbps base ours"),
-        b("fabric (Figs. 6-12)", "network", f"leaf-spine, 4 ToRs x 30 hosts, {v(FABRIC, 'topology.host_rate')} hosts, "
-          f"{v(FABRIC, 'topology.fabric_rate')} core, RTT 300 us", paper + ", section VI"),
-        b("fabric", "routing", f"{v(FABRIC, 'routing.kind')}: 64 KiB flowcells, a flow's cells round-robin over the spines; "
-          "per-flow ECMP as a sensitivity run (the data-mining coexistence pair)",
-          paper + ", section III (it assumes Presto); the 64 KiB Presto's (the SCC paper gives no size)"),
-        b("fabric", "switch buffer, K", f"{v(FABRIC, 'switch.buffer')}, {v(FABRIC, 'switch.ecn_threshold')}", "SCC paper (250 KB); K ours (Fig. 1's)"),
-        b("fabric", "loads, deadlines", "300 Mbps per class (90 % with three); DS deadlines exponential, mean 20 ms",
-          paper + " (loads); the deadline mean ours (the paper points to L2DCT's guidelines)"),
-        b("DCTCP (LS)", "gain g, initial window", f"1/16, {v(FABRIC, 'transport.initial_window', 10)} segments", "DCTCP paper; corral's default window"),
+        b(
+            "motivation (Figs. 1, 4, 5, 8b)",
+            "bottleneck, buffer, K, RTT",
+            f"500 Mbps alone, 1 Gbps shared; {v(FIG1, 'switch.buffer')}, {v(FIG1, 'switch.ecn_threshold')}; 300 us",
+            paper + ", section II-B",
+        ),
+        b(
+            "motivation",
+            "loads",
+            "fractions of 500 Mbps: DS and CS 20, 50, 80 %; LS 400 Mbps of 2 KB flows",
+            paper + "; the 500 Mbps base ours",
+        ),
+        b(
+            "fabric (Figs. 6-12)",
+            "network",
+            f"leaf-spine, 4 ToRs x 30 hosts, {v(FABRIC, 'topology.host_rate')} hosts, "
+            f"{v(FABRIC, 'topology.fabric_rate')} core, RTT 300 us",
+            paper + ", section VI",
+        ),
+        b(
+            "fabric",
+            "routing",
+            f"{v(FABRIC, 'routing.kind')}: 64 KiB flowcells, a flow's cells round-robin over the spines; "
+            "per-flow ECMP as a sensitivity run (the data-mining coexistence pair)",
+            paper + ", section III (it assumes Presto); the 64 KiB Presto's (the SCC paper gives no size)",
+        ),
+        b(
+            "fabric",
+            "switch buffer, K",
+            f"{v(FABRIC, 'switch.buffer')}, {v(FABRIC, 'switch.ecn_threshold')}",
+            "SCC paper (250 KB); K ours (Fig. 1's)",
+        ),
+        b(
+            "fabric",
+            "loads, deadlines",
+            "300 Mbps per class (90 % with three); DS deadlines exponential, mean 20 ms",
+            paper + " (loads); the deadline mean ours (the paper points to L2DCT's guidelines)",
+        ),
+        b(
+            "DCTCP (LS)",
+            "gain g, initial window",
+            f"1/16, {v(FABRIC, 'transport.initial_window', 10)} segments",
+            "DCTCP paper; corral's default window",
+        ),
         b("D2TCP (DS)", "deadline imminence d clip", "[0.5, 2]", "D2TCP paper"),
         b("L2DCT (CS)", "weight schedule", "2.5 up to 200 KB sent, 0.125 from 1 MB", "L2DCT paper's bounds; the schedule ours"),
         b("all TCPs", "min RTO", v(FABRIC, "transport.min_rto"), ours),
@@ -344,15 +599,38 @@ def baselines() -> list[dict[str, str]]:
         b("pFabric", "min RTO", pf["min_rto_text"], "pFabric paper (about 3 RTTs)"),
         b("pFabric", "switch buffer", pf["buffer_text"], "pFabric paper (about 2 BDPs)"),
         b("pFabric", "priorities", "remaining bytes; DS before CS", "pFabric paper; 'high priority to DS flows' the SCC paper's"),
-        b("SCC", "underlay", "eqs. 1-2 read as weighted DCTCP: + W_t segments per RTT, cut (1 - alpha/2) once per RTT; no rate validation",
-          paper + ", section III-B (the reading ours, this reproduction's docs page)"),
-        b("SCC", "least increase", f"none: a tunnel grows by its weight W_t (min_increase 0); {scc_fabric.LEAST_INCREASE:g} segment per RTT "
-          "as a sensitivity run (web-search and MapReduce coexistence)", paper + ", eqs. 1, 3-4 (the option ours)"),
-        b("SCC", "division weights", f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}", ours),
-        b("SCC FIFO tunnels", "in-tunnel scheduling", "off: one FIFO packet queue per tunnel at the source host, released at R_t; "
-          "its flows send as their windows allow", paper + ", sections III-A and V ('a rate limited per-tunnel queue')"),
-        b("fabric, data-mining", "load, run length", "load counted by what each flow can send before the run ends "
-          "(traffic load_basis = \"run\"); runs of 1.5 s, arrivals to 1.25 s", ours + " (the paper's 1 GB flows outlast any affordable run)"),
+        b(
+            "SCC",
+            "underlay",
+            "eqs. 1-2 read as weighted DCTCP: + W_t segments per RTT, cut (1 - alpha/2) once per RTT; no rate validation",
+            paper + ", section III-B (the reading ours, this reproduction's docs page)",
+        ),
+        b(
+            "SCC",
+            "least increase",
+            f"none: a tunnel grows by its weight W_t (min_increase 0); {scc_fabric.LEAST_INCREASE:g} segment per RTT "
+            "as a sensitivity run (web-search and MapReduce coexistence)",
+            paper + ", eqs. 1, 3-4 (the option ours)",
+        ),
+        b(
+            "SCC",
+            "division weights",
+            f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}",
+            ours,
+        ),
+        b(
+            "SCC FIFO tunnels",
+            "in-tunnel scheduling",
+            "off: one FIFO packet queue per tunnel at the source host, released at R_t; its flows send as their windows allow",
+            paper + ", sections III-A and V ('a rate limited per-tunnel queue')",
+        ),
+        b(
+            "fabric, data-mining",
+            "load, run length",
+            "load counted by what each flow can send before the run ends "
+            '(traffic load_basis = "run"); runs of 1.5 s, arrivals to 1.25 s',
+            ours + " (the paper's 1 GB flows outlast any affordable run)",
+        ),
         b("strict priority (Fig. 12)", "queues", "2 per port, LS high, ECN in each", paper),
     ]
 
@@ -378,9 +656,18 @@ def write(report: Report, out: Path) -> None:
         "`claims.json`: the claims above; `report.json`: what ran, the claims and every run's numbers; "
         "`runs.csv`: one row per run (case, load, seed) with every measured number.",
     ]
-    cl.write_report(out, PAPER, report, title=("SCC reproduction (stacked congestion control: Figs. 1, 3, 4, 5, 8b and weighted sharing; "
-                                               "Figs. 6-12 on a leaf-spine fabric)"),
-                    baselines=baselines(), quick_means=QUICK_MEANS, body=body)
+    cl.write_report(
+        out,
+        PAPER,
+        report,
+        title=(
+            "SCC reproduction (stacked congestion control: Figs. 1, 3, 4, 5, 8b and weighted sharing; "
+            "Figs. 6-12 on a leaf-spine fabric)"
+        ),
+        baselines=baselines(),
+        quick_means=QUICK_MEANS,
+        body=body,
+    )
 
 
 def rich_tables(report: Report) -> list[Table]:

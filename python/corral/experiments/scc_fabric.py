@@ -72,8 +72,11 @@ SMALL_LS = 10_000  # LS latency: flows of at most this many bytes
 # instead (module doc) and last 1.5 s: at that length a run costs what the former 3 s runs
 # at the nominal rate did (the arrivals it adds are mostly small flows, the elephants are
 # cut by the run's end either way), which keeps the full reproduction near 22 minutes.
-TIMES = {"datamining": (("1.5s", "1.25s"), ("1s", "0.8s")), "websearch": (("1s", "950ms"), ("150ms", "120ms")),
-         "fb_hadoop": (("1s", "950ms"), ("150ms", "120ms"))}
+TIMES = {
+    "datamining": (("1.5s", "1.25s"), ("1s", "0.8s")),
+    "websearch": (("1s", "950ms"), ("150ms", "120ms")),
+    "fb_hadoop": (("1s", "950ms"), ("150ms", "120ms")),
+}
 # How the data-mining blocks count load: what a flow can send before the run ends.
 DATAMINING_LOAD_BASIS = "run"
 QUICK_HOSTS_PER_LEAF = 8  # --quick: 4 ToRs x 8 hosts
@@ -101,7 +104,12 @@ CASES: tuple[tuple[str, str, tuple[str, ...], str, float, tuple[str, ...]], ...]
     ("coexist datamining", "datamining", CLASSES, "scc_fifo", 0.3, ()),
     ("vs pFabric", "datamining", ("DS", "CS"), "pfabric", 0.4, ()),
     ("vs pFabric", "datamining", ("DS", "CS"), "scc", 0.4, ()),
-    *((f"isolation {c}", "datamining", (c,), v, load, ()) for c in ("DS", "CS") for v in ("none", "scc") for load in (0.3, 0.6, 0.9)),
+    *(
+        (f"isolation {c}", "datamining", (c,), v, load, ())
+        for c in ("DS", "CS")
+        for v in ("none", "scc")
+        for load in (0.3, 0.6, 0.9)
+    ),
     *(("oversubscribed", "websearch", CLASSES, v, 0.3, ("topology.spines=1",)) for v in ("none", "scc")),
     ("coexist datamining", "datamining", CLASSES, "scc_dctcp", 0.3, ()),
     ("coexist datamining", "datamining", CLASSES, "priority", 0.3, ()),
@@ -112,7 +120,7 @@ CASES: tuple[tuple[str, str, tuple[str, ...], str, float, tuple[str, ...]], ...]
 
 
 def _time_s(text: str) -> float:
-    """"40us", "10ms" or "2s" in seconds."""
+    """ "40us", "10ms" or "2s" in seconds."""
     for suffix, scale in (("us", 1e-6), ("ms", 1e-3), ("ns", 1e-9), ("s", 1.0)):
         if text.endswith(suffix):
             return float(text[: -len(suffix)]) * scale
@@ -134,13 +142,22 @@ def pfabric_settings(fabric: str) -> dict[str, Any]:
     bandwidth the host link's."""
     from .claims import scenario_value
 
-    rtt = 4 * _time_s(scenario_value(fabric, "topology.host_delay")) + 4 * _time_s(scenario_value(fabric, "topology.fabric_delay"))
+    rtt = 4 * _time_s(scenario_value(fabric, "topology.host_delay")) + 4 * _time_s(
+        scenario_value(fabric, "topology.fabric_delay")
+    )
     bdp = _rate_bps(scenario_value(fabric, "topology.host_rate")) * rtt / 8
     window = round(bdp / 1500)  # packets of 1500 B on the wire
     rto_us = round(3 * rtt * 1e6)
-    return {"rtt_s": rtt, "bdp_bytes": bdp, "initial_window": window, "min_rto": f"{rto_us}us", "buffer": f"{round(2 * bdp / 1000)}KB",
-            "initial_window_text": f"{window} segments (one BDP: {bdp / 1e3:.1f} KB at {rtt * 1e6:.0f} us)",
-            "min_rto_text": f"{rto_us} us (3 RTTs)", "buffer_text": f"{round(2 * bdp / 1000)} KB (2 BDPs)"}
+    return {
+        "rtt_s": rtt,
+        "bdp_bytes": bdp,
+        "initial_window": window,
+        "min_rto": f"{rto_us}us",
+        "buffer": f"{round(2 * bdp / 1000)}KB",
+        "initial_window_text": f"{window} segments (one BDP: {bdp / 1e3:.1f} KB at {rtt * 1e6:.0f} us)",
+        "min_rto_text": f"{rto_us} us (3 RTTs)",
+        "buffer_text": f"{round(2 * bdp / 1000)} KB (2 BDPs)",
+    }
 
 
 def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float | None = DIVISION_WEIGHT) -> str:
@@ -198,10 +215,21 @@ def jobs(fabric: str, seeds: list[int], quick: bool, overrides: tuple[str, ...])
                 if workload == "datamining":
                     ov.append(f'traffic.{i}.load_basis="{DATAMINING_LOAD_BASIS}"')
                 if case == "oversubscribed":  # all inter-rack, the load on the ToRs' uplinks (port 30+)
-                    ov += [f"traffic.{i}.pattern=inter_rack", f'traffic.{i}.load_links=["leaf*:{QUICK_HOSTS_PER_LEAF if quick else 30}"]']
-            labels = {"study": "fabric", "case": case, "variant": variant, "workload": workload, "load": load, "seed": seed,
-                      "window_s": _seconds(stop), "total_load": round(load * len(classes), 9),
-                      "uplinks": case == "oversubscribed"}
+                    ov += [
+                        f"traffic.{i}.pattern=inter_rack",
+                        f'traffic.{i}.load_links=["leaf*:{QUICK_HOSTS_PER_LEAF if quick else 30}"]',
+                    ]
+            labels = {
+                "study": "fabric",
+                "case": case,
+                "variant": variant,
+                "workload": workload,
+                "load": load,
+                "seed": seed,
+                "window_s": _seconds(stop),
+                "total_load": round(load * len(classes), 9),
+                "uplinks": case == "oversubscribed",
+            }
             out.append(Job(case_text(fabric, classes, variant), (*ov, *overrides), labels))  # type: ignore[arg-type]
     return out
 
@@ -224,7 +252,7 @@ def cs_metrics(flows: pl.DataFrame, end_s: float) -> dict[str, Any]:
 
 
 def _seconds(text: str) -> float:
-    """"250ms" or "2.5s" in seconds."""
+    """ "250ms" or "2.5s" in seconds."""
     return float(text[:-2]) / 1e3 if text.endswith("ms") else float(text[:-1])
 
 
@@ -239,8 +267,11 @@ def measure(labels: dict[str, Any], res: Results) -> dict[str, Any]:
         # The offered load against the capacity the classes' loads are fractions of: the
         # host links, or the ToRs' uplinks for the oversubscribed case (module doc).
         uplinks = ports.filter(pl.col("node").str.starts_with("leaf") & pl.col("peer").str.starts_with("spine"))["rate_bps"].sum()
-        row.update(**cond.realized(flows, ports, end, capacity_bps=float(uplinks if labels["uplinks"] else host_bps),
-                                   window_s=labels["window_s"]))
+        row.update(
+            **cond.realized(
+                flows, ports, end, capacity_bps=float(uplinks if labels["uplinks"] else host_bps), window_s=labels["window_s"]
+            )
+        )
     else:
         row.update(**cond.realized(flows, ports, end))
         for cls in CLASSES:
@@ -279,17 +310,48 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
         return cond.of_runs(sub, load=float(sub["total_load"][0]) if sub.height else None)
 
     dm = "coexist datamining"
-    ecmp_note = ("sensitivity (not counted): per-flow ECMP instead of the paper's Presto-like 64 KiB flowcells; "
-                 "the same band as the paper row")
+    ecmp_note = (
+        "sensitivity (not counted): per-flow ECMP instead of the paper's Presto-like 64 KiB flowcells; "
+        "the same band as the paper row"
+    )
     for case, kind, extra in ((dm, "paper", ""), (ECMP_CASE, "acceptance", "under ECMP: ")):
-        c.add("Figs. 6b, 10a", f"{extra}data-mining, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by",
-              lower("cs_afct_s", case, "scc", "none"), paper.around(40.0), kind=kind, paper_value=40.0, null=0.0,
-              conditions=at(case, "none", "scc"), unit="%", fmt=".0f", note=ecmp_note if extra else "")
-        c.add("Fig. 10b", f"{extra}data-mining: DS misses without SCC over with", r("ds_miss", case, "none", "scc"), paper.around(3.2),
-              kind=kind, paper_value=3.2, null=1.0, conditions=at(case, "none", "scc"), note=ecmp_note if extra else "")
-        c.add("Fig. 6", f"{extra}data-mining: SCC's LS latency below no SCC's by ('up to 40 %')", lower("ls_small_fct_s", case, "scc", "none"),
-              paper.around(40.0), kind=kind, paper_value=40.0, null=0.0, conditions=at(case, "none", "scc"), unit="%", fmt=".0f",
-              note=ecmp_note if extra else "LS latency: mean FCT of LS flows of at most 10 KB")
+        c.add(
+            "Figs. 6b, 10a",
+            f"{extra}data-mining, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by",
+            lower("cs_afct_s", case, "scc", "none"),
+            paper.around(40.0),
+            kind=kind,
+            paper_value=40.0,
+            null=0.0,
+            conditions=at(case, "none", "scc"),
+            unit="%",
+            fmt=".0f",
+            note=ecmp_note if extra else "",
+        )
+        c.add(
+            "Fig. 10b",
+            f"{extra}data-mining: DS misses without SCC over with",
+            r("ds_miss", case, "none", "scc"),
+            paper.around(3.2),
+            kind=kind,
+            paper_value=3.2,
+            null=1.0,
+            conditions=at(case, "none", "scc"),
+            note=ecmp_note if extra else "",
+        )
+        c.add(
+            "Fig. 6",
+            f"{extra}data-mining: SCC's LS latency below no SCC's by ('up to 40 %')",
+            lower("ls_small_fct_s", case, "scc", "none"),
+            paper.around(40.0),
+            kind=kind,
+            paper_value=40.0,
+            null=0.0,
+            conditions=at(case, "none", "scc"),
+            unit="%",
+            fmt=".0f",
+            note=ecmp_note if extra else "LS latency: mean FCT of LS flows of at most 10 KB",
+        )
     _fig7(fab, c)
     least = "every tunnel grows at least one segment per RTT (scheme.min_increase = 1, our option)"
     least_note = f"sensitivity (not counted): {least}; the same band as the paper row"
@@ -297,24 +359,74 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
         case = f"coexist {w}"
         for variant, kind, extra in (("scc", "paper", ""), ("scc_least", "acceptance", "with a least increase: ")):
             note = least_note if extra else ""
-            c.add("Fig. 10a", f"{extra}{name}, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by", lower("cs_afct_s", case, variant, "none"),
-                  paper.around(afct), kind=kind, paper_value=afct, null=0.0, conditions=at(case, "none", variant), unit="%", fmt=".0f",
-                  note=note)
-            c.add("Fig. 10b", f"{extra}{name}: DS misses without SCC over with", r("ds_miss", case, "none", variant), paper.around(miss),
-                  kind=kind, paper_value=miss, null=1.0 if miss > 1 else None, conditions=at(case, "none", variant), note=note)
+            c.add(
+                "Fig. 10a",
+                f"{extra}{name}, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by",
+                lower("cs_afct_s", case, variant, "none"),
+                paper.around(afct),
+                kind=kind,
+                paper_value=afct,
+                null=0.0,
+                conditions=at(case, "none", variant),
+                unit="%",
+                fmt=".0f",
+                note=note,
+            )
+            c.add(
+                "Fig. 10b",
+                f"{extra}{name}: DS misses without SCC over with",
+                r("ds_miss", case, "none", variant),
+                paper.around(miss),
+                kind=kind,
+                paper_value=miss,
+                null=1.0 if miss > 1 else None,
+                conditions=at(case, "none", variant),
+                note=note,
+            )
         for variant, extra in (("scc", ""), ("scc_least", ", with a least increase")):
-            _work_conserving(c, f"{name}, LS+DS+CS at 90 %{extra}", r("realized_load", case, variant, "none"), at(case, "none", variant),
-                             f"; sensitivity (not counted): {least}" if extra else "")
+            _work_conserving(
+                c,
+                f"{name}, LS+DS+CS at 90 %{extra}",
+                r("realized_load", case, variant, "none"),
+                at(case, "none", variant),
+                f"; sensitivity (not counted): {least}" if extra else "",
+            )
     _work_conserving(c, "data-mining, LS+DS+CS at 90 %", r("realized_load", dm, "scc", "none"), at(dm, "none", "scc"))
     for cls in ("DS", "CS"):
         case = f"isolation {cls}"
-        _work_conserving(c, f"data-mining, {cls} alone at 90 %", r("realized_load", case, "scc", "none", 0.9), at(case, "none", "scc", load=0.9))
+        _work_conserving(
+            c,
+            f"data-mining, {cls} alone at 90 %",
+            r("realized_load", case, "scc", "none", 0.9),
+            at(case, "none", "scc", load=0.9),
+        )
     pf = "vs pFabric"
-    c.add("Fig. 8a", "DS+CS at 40 % each: SCC's CS AFCT below pFabric's by", lower("cs_afct_s", pf, "scc", "pfabric", 0.4),
-          paper.around(30.0), paper_value=30.0, null=0.0, conditions=at(pf, "scc", "pfabric", load=0.4), unit="%", fmt=".0f")
-    pd = [100 * (a - b) for a, b in zip(per_seed(fab, "ds_miss", case=pf, variant="scc"), per_seed(fab, "ds_miss", case=pf, variant="pfabric"))]
-    c.add("Fig. 8a", "the same: SCC's DS misses above pFabric's by", pd, (0.0, 4.0), paper_value=2.0, conditions=at(pf, "scc", "pfabric", load=0.4),
-          unit="points", fmt="+.1f", note="band 0-4 points, wider than +-25 % of 2: a difference of two small miss rates")
+    c.add(
+        "Fig. 8a",
+        "DS+CS at 40 % each: SCC's CS AFCT below pFabric's by",
+        lower("cs_afct_s", pf, "scc", "pfabric", 0.4),
+        paper.around(30.0),
+        paper_value=30.0,
+        null=0.0,
+        conditions=at(pf, "scc", "pfabric", load=0.4),
+        unit="%",
+        fmt=".0f",
+    )
+    pd = [
+        100 * (a - b)
+        for a, b in zip(per_seed(fab, "ds_miss", case=pf, variant="scc"), per_seed(fab, "ds_miss", case=pf, variant="pfabric"))
+    ]
+    c.add(
+        "Fig. 8a",
+        "the same: SCC's DS misses above pFabric's by",
+        pd,
+        (0.0, 4.0),
+        paper_value=2.0,
+        conditions=at(pf, "scc", "pfabric", load=0.4),
+        unit="points",
+        fmt="+.1f",
+        note="band 0-4 points, wider than +-25 % of 2: a difference of two small miss rates",
+    )
     loads = (0.3, 0.6, 0.9)
     ds_by_load = {load: r("ds_miss", "isolation DS", "none", "scc", load) for load in loads}
     ds_runs = fab.filter(pl.col("case") == "isolation DS")
@@ -322,46 +434,127 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
     iso = cond.of_runs(ds_runs, load_of_target=cond.check((ds_runs["load_offered"] / ds_runs["total_load"]).to_list(), 1.0))
     best = [max(xs) for xs in zip(*ds_by_load.values())]
     worst = [min(xs) for xs in zip(*ds_by_load.values())]
-    c.add("Fig. 9a", "DS alone: D2TCP's misses over SCC's, the largest over loads 30-90 % ('up to 2.5x')", best, paper.around(2.5),
-          paper_value=2.5, null=1.0, conditions=iso,
-          detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.2f')}x" for l, x in ds_by_load.items()))
-    c.add("Fig. 9a", "DS alone: SCC meets more deadlines at every load: D2TCP over SCC, the smallest over loads", worst, paper.above(1.0),
-          null=1.0, conditions=iso)
-    for load, text, band, pv in ((0.3, "similar at low load", paper.around(1.0), 1.0), (0.9, "better at high load", paper.below(1.0), None)):
+    c.add(
+        "Fig. 9a",
+        "DS alone: D2TCP's misses over SCC's, the largest over loads 30-90 % ('up to 2.5x')",
+        best,
+        paper.around(2.5),
+        paper_value=2.5,
+        null=1.0,
+        conditions=iso,
+        detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.2f')}x" for l, x in ds_by_load.items()),
+    )
+    c.add(
+        "Fig. 9a",
+        "DS alone: SCC meets more deadlines at every load: D2TCP over SCC, the smallest over loads",
+        worst,
+        paper.above(1.0),
+        null=1.0,
+        conditions=iso,
+    )
+    for load, text, band, pv in (
+        (0.3, "similar at low load", paper.around(1.0), 1.0),
+        (0.9, "better at high load", paper.below(1.0), None),
+    ):
         sub = fab.filter((pl.col("case") == "isolation CS") & (pl.col("load") == load))
-        c.add("Fig. 9b", f"CS alone at {int(load * 100)} %: SCC's AFCT over L2DCT's ({text})", r("cs_afct_s", "isolation CS", "scc", "none", load),
-              band, paper_value=pv, null=1.0, conditions=cond.of_runs(sub, load=load))
+        c.add(
+            "Fig. 9b",
+            f"CS alone at {int(load * 100)} %: SCC's AFCT over L2DCT's ({text})",
+            r("cs_afct_s", "isolation CS", "scc", "none", load),
+            band,
+            paper_value=pv,
+            null=1.0,
+            conditions=cond.of_runs(sub, load=load),
+        )
     over = "oversubscribed"
-    c.add("Fig. 11a", "3:1 oversubscribed, web-search inter-rack: SCC's CS AFCT below no SCC's by", lower("cs_afct_s", over, "scc", "none"),
-          paper.around(20.0), paper_value=20.0, null=0.0, conditions=at(over, "none", "scc"), unit="%", fmt=".0f",
-          note="loads of 30 % per class on the ToR uplinks")
-    c.add("Fig. 11a", "the same: DS misses without SCC over with ('only marginally')", r("ds_miss", over, "none", "scc"), None,
-          conditions=at(over, "none", "scc"))
-    c.add("Fig. 11b", "SCC over DCTCP: CS AFCT without SCC (the paper's transports) over with", r("cs_afct_s", dm, "none", "scc_dctcp"),
-          paper.around(3.0), paper_value=3.0, null=1.0, conditions=at(dm, "none", "scc_dctcp"))
-    c.add("Fig. 11b", "SCC over DCTCP: DS misses below D2TCP's without SCC: without over with", r("ds_miss", dm, "none", "scc_dctcp"),
-          paper.above(1.0), null=1.0, conditions=at(dm, "none", "scc_dctcp"))
-    c.add("Fig. 11b", "SCC over DCTCP: DS misses above SCC over D2TCP's", r("ds_miss", dm, "scc_dctcp", "scc"), paper.above(1.0), null=1.0,
-          conditions=at(dm, "scc", "scc_dctcp"))
+    c.add(
+        "Fig. 11a",
+        "3:1 oversubscribed, web-search inter-rack: SCC's CS AFCT below no SCC's by",
+        lower("cs_afct_s", over, "scc", "none"),
+        paper.around(20.0),
+        paper_value=20.0,
+        null=0.0,
+        conditions=at(over, "none", "scc"),
+        unit="%",
+        fmt=".0f",
+        note="loads of 30 % per class on the ToR uplinks",
+    )
+    c.add(
+        "Fig. 11a",
+        "the same: DS misses without SCC over with ('only marginally')",
+        r("ds_miss", over, "none", "scc"),
+        None,
+        conditions=at(over, "none", "scc"),
+    )
+    c.add(
+        "Fig. 11b",
+        "SCC over DCTCP: CS AFCT without SCC (the paper's transports) over with",
+        r("cs_afct_s", dm, "none", "scc_dctcp"),
+        paper.around(3.0),
+        paper_value=3.0,
+        null=1.0,
+        conditions=at(dm, "none", "scc_dctcp"),
+    )
+    c.add(
+        "Fig. 11b",
+        "SCC over DCTCP: DS misses below D2TCP's without SCC: without over with",
+        r("ds_miss", dm, "none", "scc_dctcp"),
+        paper.above(1.0),
+        null=1.0,
+        conditions=at(dm, "none", "scc_dctcp"),
+    )
+    c.add(
+        "Fig. 11b",
+        "SCC over DCTCP: DS misses above SCC over D2TCP's",
+        r("ds_miss", dm, "scc_dctcp", "scc"),
+        paper.above(1.0),
+        null=1.0,
+        conditions=at(dm, "scc", "scc_dctcp"),
+    )
     pcond = at(dm, "none", "priority")
-    c.add("Fig. 12", "strict priority, LS high: LS latency with over without", r("ls_small_fct_s", dm, "priority", "none"), paper.below(1.0),
-          null=1.0, conditions=pcond)
+    c.add(
+        "Fig. 12",
+        "strict priority, LS high: LS latency with over without",
+        r("ls_small_fct_s", dm, "priority", "none"),
+        paper.below(1.0),
+        null=1.0,
+        conditions=pcond,
+    )
     for name, col in (("CS AFCT", "cs_afct_s"), ("DS misses", "ds_miss")):
-        c.add("Fig. 12", f"strict priority: {name} with over without ('hurt a little')", r(col, dm, "priority", "none"), (1.0, 1.0 + paper.tolerance),
-              conditions=pcond, note="'hurt a little' read as worse by at most the paper's tolerance")
+        c.add(
+            "Fig. 12",
+            f"strict priority: {name} with over without ('hurt a little')",
+            r(col, dm, "priority", "none"),
+            (1.0, 1.0 + paper.tolerance),
+            conditions=pcond,
+            note="'hurt a little' read as worse by at most the paper's tolerance",
+        )
     fifo = {col: r(col, dm, "scc", "scc_fifo") for col in ("ls_small_fct_s", "ds_miss", "cs_afct_s")}
     for name, col in (("LS latency", "ls_small_fct_s"), ("DS misses", "ds_miss"), ("CS AFCT", "cs_afct_s")):
-        c.add("Fig. 5 (fabric)", f"data-mining at 90 %: {name}, in-tunnel algorithms over FIFO tunnels", fifo[col], (None, 1.03),
-              kind="acceptance", conditions=at(dm, "scc", "scc_fifo"),
-              note="the paper: 'similar gains in other scenarios'; our check: in-tunnel worsens nothing by more than 3 %")
+        c.add(
+            "Fig. 5 (fabric)",
+            f"data-mining at 90 %: {name}, in-tunnel algorithms over FIFO tunnels",
+            fifo[col],
+            (None, 1.03),
+            kind="acceptance",
+            conditions=at(dm, "scc", "scc_fifo"),
+            note="the paper: 'similar gains in other scenarios'; our check: in-tunnel worsens nothing by more than 3 %",
+        )
 
 
 def _work_conserving(c: cl.Claims, what: str, values: list[float], conditions: dict[str, Any], note: str = "") -> None:
     """Our check of the paper's "work-conserving design" (section III-B): SCC delivers at
     least 97 % of the bytes the same flows deliver without it."""
-    c.add("section III-B", f"{what}: bytes delivered under SCC over without ('work-conserving')", values, (0.97, None), kind="acceptance",
-          conditions=conditions, note="our check of the paper's 'work-conserving design': SCC delivers at least 97 % of what the same flows "
-                                      "deliver without it" + note)
+    c.add(
+        "section III-B",
+        f"{what}: bytes delivered under SCC over without ('work-conserving')",
+        values,
+        (0.97, None),
+        kind="acceptance",
+        conditions=conditions,
+        note="our check of the paper's 'work-conserving design': SCC delivers at least 97 % of what the same flows "
+        "deliver without it" + note,
+    )
 
 
 def _fig7(fab: pl.DataFrame, c: cl.Claims) -> None:
@@ -375,14 +568,19 @@ def _fig7(fab: pl.DataFrame, c: cl.Claims) -> None:
     def of(cases: list[str], variants: tuple[str, ...]) -> dict[str, Any]:
         """Conditions over runs of different totals: each run's offered load against its own."""
         runs = fab.filter(pl.col("case").is_in(cases) & pl.col("variant").is_in(list(variants)) & (pl.col("load") == 0.3))
-        return cond.of_runs(runs, load_of_target=cond.check((runs["load_offered"] / runs["total_load"]).to_list() if runs.height else [], 1.0))
+        return cond.of_runs(
+            runs, load_of_target=cond.check((runs["load_offered"] / runs["total_load"]).to_list() if runs.height else [], 1.0)
+        )
 
     def value(col: str, case: str, variant: str) -> dict[int, float]:
-        sub = fab.filter((pl.col("case") == case) & (pl.col("variant") == variant) & (pl.col("load") == 0.3) & pl.col(col).is_not_null())
+        sub = fab.filter(
+            (pl.col("case") == case) & (pl.col("variant") == variant) & (pl.col("load") == 0.3) & pl.col(col).is_not_null()
+        )
         return dict(zip(sub["seed"].to_list(), sub[col].to_list())) if col in sub.columns else {}
 
-    def per_set(f: Any, sets: dict[str, str], col: str, base: tuple[str, str] | None, variant: str = "none",
-                base_variant: str = "none") -> dict[str, dict[int, float]]:
+    def per_set(
+        f: Any, sets: dict[str, str], col: str, base: tuple[str, str] | None, variant: str = "none", base_variant: str = "none"
+    ) -> dict[str, dict[int, float]]:
         """Per set, per seed: f(the set's value, the base's) (the base None: the set's own run under `base_variant`)."""
         out = {}
         for name, case in sets.items():
@@ -405,17 +603,48 @@ def _fig7(fab: pl.DataFrame, c: cl.Claims) -> None:
         return 100 * (a - b)
 
     hurt = per_set(points, ds_with, "ds_miss", (ds_alone, "none"))
-    c.add("Fig. 7a", "data-mining, no SCC: DS misses coexisting above DS alone, the smallest over CS / LS / CS+LS "
-          "('DS flows miss lots of deadlines because of interference')", over(hurt, min), paper.above(0.0, "%"), null=0.0,
-          conditions=of([*ds_with.values(), ds_alone], ("none",)), unit="points", fmt="+.1f", detail=detail(hurt, "with", "+.1f", " points"),
-          note="DS alone: the isolation case at 30 %; the CS+LS set is Fig. 10b's run")
+    c.add(
+        "Fig. 7a",
+        "data-mining, no SCC: DS misses coexisting above DS alone, the smallest over CS / LS / CS+LS "
+        "('DS flows miss lots of deadlines because of interference')",
+        over(hurt, min),
+        paper.above(0.0, "%"),
+        null=0.0,
+        conditions=of([*ds_with.values(), ds_alone], ("none",)),
+        unit="points",
+        fmt="+.1f",
+        detail=detail(hurt, "with", "+.1f", " points"),
+        note="DS alone: the isolation case at 30 %; the CS+LS set is Fig. 10b's run",
+    )
     cut = per_set(div, ds_with, "ds_miss", None, base_variant="scc")
-    c.add("Fig. 7a", "data-mining: DS misses without SCC over with, the largest over CS / LS / CS+LS ('up to 3x')", over(cut, max),
-          paper.around(3.0), paper_value=3.0, null=1.0, conditions=of(list(ds_with.values()), ("none", "scc")), detail=detail(cut, "with", ".2f", "x"))
+    c.add(
+        "Fig. 7a",
+        "data-mining: DS misses without SCC over with, the largest over CS / LS / CS+LS ('up to 3x')",
+        over(cut, max),
+        paper.around(3.0),
+        paper_value=3.0,
+        null=1.0,
+        conditions=of(list(ds_with.values()), ("none", "scc")),
+        detail=detail(cut, "with", ".2f", "x"),
+    )
     slow = per_set(div, cs_with, "cs_afct_s", (cs_alone, "none"))
     more = {k: v for k, v in per_set(div, cs_with, "cs_afct_s", (cs_with["LS"], "none")).items() if k != "LS"}
-    c.add("Fig. 7b", "data-mining, no SCC: CS AFCT with DS over with LS only, the smallest over DS / DS+LS "
-          "('CS performance affects more in the presence of DS flows')", over(more, min), paper.above(1.0), null=1.0,
-          conditions=of(list(cs_with.values()), ("none",)), detail=detail(slow, "over CS alone, with", ".2f", "x"))
-    c.add("Fig. 7b", "data-mining, no SCC: CS AFCT with LS only over CS alone ('the AFCT is not degraded')", over({"LS": slow["LS"]}, min),
-          paper.around(1.0), paper_value=1.0, conditions=of([cs_with["LS"], cs_alone], ("none",)), note="CS alone: the isolation case at 30 %")
+    c.add(
+        "Fig. 7b",
+        "data-mining, no SCC: CS AFCT with DS over with LS only, the smallest over DS / DS+LS "
+        "('CS performance affects more in the presence of DS flows')",
+        over(more, min),
+        paper.above(1.0),
+        null=1.0,
+        conditions=of(list(cs_with.values()), ("none",)),
+        detail=detail(slow, "over CS alone, with", ".2f", "x"),
+    )
+    c.add(
+        "Fig. 7b",
+        "data-mining, no SCC: CS AFCT with LS only over CS alone ('the AFCT is not degraded')",
+        over({"LS": slow["LS"]}, min),
+        paper.around(1.0),
+        paper_value=1.0,
+        conditions=of([cs_with["LS"], cs_alone], ("none",)),
+        note="CS alone: the isolation case at 30 %",
+    )

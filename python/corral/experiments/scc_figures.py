@@ -11,8 +11,13 @@ import polars as pl
 from ..plots import new_figure, save
 from .scc_fabric import CLASSES, fig7_case
 
-CASE_STYLE = {"DS alone": ("#1f77b4", "-"), "CS alone": ("#1f77b4", "-"), "LS+DS": ("#d62728", "--"), "DS+CS": ("#d62728", "--"),
-              "DS+CS, SCC": ("#2ca02c", ":")}
+CASE_STYLE = {
+    "DS alone": ("#1f77b4", "-"),
+    "CS alone": ("#1f77b4", "-"),
+    "LS+DS": ("#d62728", "--"),
+    "DS+CS": ("#d62728", "--"),
+    "DS+CS, SCC": ("#2ca02c", ":"),
+}
 
 
 def fig1(runs: pl.DataFrame, path: Path) -> Path:
@@ -22,9 +27,11 @@ def fig1(runs: pl.DataFrame, path: Path) -> Path:
     if alone.height:
         ls.axhline(alone["ls_mean_s"].median() * 1e6, color="#1f77b4", label="LS alone (mean)")
         ls.axhline(alone["ls_p99_s"].median() * 1e6, color="#1f77b4", ls=":", label="LS alone (p99)")
-    for ax, col, cases, scale, label in ((ls, "ls_p99_s", ("LS+DS",), 1e6, "LS p99 latency (us)"),
-                                         (ds, "ds_miss", ("DS alone", "LS+DS", "DS+CS", "DS+CS, SCC"), 100.0, "DS deadlines missed (%)"),
-                                         (cs, "cs_afct_s", ("CS alone", "DS+CS", "DS+CS, SCC"), 1e3, "CS average FCT (ms)")):
+    for ax, col, cases, scale, label in (
+        (ls, "ls_p99_s", ("LS+DS",), 1e6, "LS p99 latency (us)"),
+        (ds, "ds_miss", ("DS alone", "LS+DS", "DS+CS", "DS+CS, SCC"), 100.0, "DS deadlines missed (%)"),
+        (cs, "cs_afct_s", ("CS alone", "DS+CS", "DS+CS, SCC"), 1e3, "CS average FCT (ms)"),
+    ):
         for case in cases:
             sub = f.filter((pl.col("case") == case) & pl.col(col).is_not_null())
             if not sub.height:
@@ -43,7 +50,14 @@ def fig1(runs: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
-VARIANT_COLOR = {"none": "#d62728", "scc": "#2ca02c", "scc_fifo": "#8c564b", "scc_dctcp": "#9467bd", "pfabric": "#1f77b4", "priority": "#ff7f0e"}
+VARIANT_COLOR = {
+    "none": "#d62728",
+    "scc": "#2ca02c",
+    "scc_fifo": "#8c564b",
+    "scc_dctcp": "#9467bd",
+    "pfabric": "#1f77b4",
+    "priority": "#ff7f0e",
+}
 
 
 def fabric(runs: pl.DataFrame, path: Path) -> Path:
@@ -56,8 +70,12 @@ def fabric(runs: pl.DataFrame, path: Path) -> Path:
     groups = f.select("case", "load").unique(maintain_order=True).rows()
     variants = [v for v in VARIANT_COLOR if v in f["variant"].unique().to_list()]
     width = 0.8 / len(variants)
-    for ax, col, scale, label in zip(axes, ("ls_small_fct_s", "ds_miss", "cs_afct_s"), (1e3, 100.0, 1e3),
-                                     ("LS latency: FCT of flows <= 10 KB (ms)", "DS deadlines missed (%)", "CS average FCT (ms)")):
+    for ax, col, scale, label in zip(
+        axes,
+        ("ls_small_fct_s", "ds_miss", "cs_afct_s"),
+        (1e3, 100.0, 1e3),
+        ("LS latency: FCT of flows <= 10 KB (ms)", "DS deadlines missed (%)", "CS average FCT (ms)"),
+    ):
         for j, v in enumerate(variants):
             xs, ys = [], []
             for i, (case, load) in enumerate(groups):
@@ -84,10 +102,34 @@ def fig7(runs: pl.DataFrame, path: Path) -> Path:
     if "variant" not in runs.columns:
         return save(fig, path)
     f = runs.filter((pl.col("study") == "fabric") & (pl.col("load") == 0.3))
-    panels = ((ds, "ds_miss", 100.0, "DS deadlines missed (%)", "Fig. 7a: DS",
-               (("alone", "isolation DS"), ("with CS", fig7_case(("DS", "CS"))), ("with LS", fig7_case(("LS", "DS"))), ("with CS+LS", fig7_case(CLASSES)))),
-              (cs, "cs_afct_s", 1e3, "CS average FCT (ms)", "Fig. 7b: CS",
-               (("alone", "isolation CS"), ("with DS", fig7_case(("DS", "CS"))), ("with LS", fig7_case(("LS", "CS"))), ("with DS+LS", fig7_case(CLASSES)))))
+    panels = (
+        (
+            ds,
+            "ds_miss",
+            100.0,
+            "DS deadlines missed (%)",
+            "Fig. 7a: DS",
+            (
+                ("alone", "isolation DS"),
+                ("with CS", fig7_case(("DS", "CS"))),
+                ("with LS", fig7_case(("LS", "DS"))),
+                ("with CS+LS", fig7_case(CLASSES)),
+            ),
+        ),
+        (
+            cs,
+            "cs_afct_s",
+            1e3,
+            "CS average FCT (ms)",
+            "Fig. 7b: CS",
+            (
+                ("alone", "isolation CS"),
+                ("with DS", fig7_case(("DS", "CS"))),
+                ("with LS", fig7_case(("LS", "CS"))),
+                ("with DS+LS", fig7_case(CLASSES)),
+            ),
+        ),
+    )
     for ax, col, scale, label, title, sets in panels:
         for j, v in enumerate(("none", "scc")):
             xs, ys = [], []

@@ -177,8 +177,10 @@ def run_sweep(
     sweep = spec.load(sweep_file)
     size = sweep.size()
     if size > max_runs:
-        raise SweepError(f"the sweep has {size:,} runs (grid points x seeds), more than the limit of {max_runs:,}; "
-                         f"pass --max-runs {size} to run them all")
+        raise SweepError(
+            f"the sweep has {size:,} runs (grid points x seeds), more than the limit of {max_runs:,}; "
+            f"pass --max-runs {size} to run them all"
+        )
     out = Path(out)
     target = check_folder(out, (sweep_file, sweep.scenario), force)
     text, runs = resolve(sweep, max_memory)
@@ -219,16 +221,19 @@ STOP_POLL_S = 0.25
 
 
 def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memory, stop=None) -> None:
-    tasks = [{
-        "scenario_toml": text,
-        "source": str(sweep.scenario),
-        "overrides": list(run.overrides),
-        "dir": str(layout.run_dir(out, run.hash).absolute()),
-        "hash": run.hash,
-        "point": run.record(sweep),
-        "plots": sweep.plots,
-        "max_memory": max_memory,
-    } for run in todo]
+    tasks = [
+        {
+            "scenario_toml": text,
+            "source": str(sweep.scenario),
+            "overrides": list(run.overrides),
+            "dir": str(layout.run_dir(out, run.hash).absolute()),
+            "hash": run.hash,
+            "point": run.record(sweep),
+            "plots": sweep.plots,
+            "max_memory": max_memory,
+        }
+        for run in todo
+    ]
 
     def ended(i: int, fut) -> None:
         _record(fut, todo[i], sweep, out, counts, errors)
@@ -238,16 +243,22 @@ def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memor
     run_tasks(client, tasks, ended, stop)
 
 
-def run_tasks(client, tasks: list[dict[str, Any]], ended: Callable[[int, Any], None],
-              stop: Callable[[], bool] | None = None, prefix: str = "corral-run") -> None:
+def run_tasks(
+    client,
+    tasks: list[dict[str, Any]],
+    ended: Callable[[int, Any], None],
+    stop: Callable[[], bool] | None = None,
+    prefix: str = "corral-run",
+) -> None:
     """Run each `worker.run_point` task on `client`; `ended(i, future)` hears of task `i` as
     it ends (in task order among those ending together). `stop()` is polled while they run:
     once true, the tasks not yet ended are cancelled and KeyboardInterrupt raised."""
     from dask.distributed import wait
 
     token = uuid.uuid4().hex[:8]
-    futures = {client.submit(run_point, task, key=f"{prefix}-{task['hash']}-{token}", pure=False): i
-               for i, task in enumerate(tasks)}
+    futures = {
+        client.submit(run_point, task, key=f"{prefix}-{task['hash']}-{token}", pure=False): i for i, task in enumerate(tasks)
+    }
     pending = set(futures)
     try:
         while pending:
@@ -301,8 +312,11 @@ def dask_client(client, scheduler, workers, processes) -> Iterator[Any]:
         # the scheduler's HTTP endpoint falls back to a free port if 8787 is taken; that is fine
         warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
         cluster = LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=processes,
-            dashboard_address=None, silence_logs=logging.ERROR,
+            n_workers=n,
+            threads_per_worker=1,
+            processes=processes,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
         )
     with cluster, Client(cluster) as c:
         if processes:

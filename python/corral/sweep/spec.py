@@ -141,7 +141,7 @@ def parse(data: dict[str, Any], path: Path) -> Sweep:
         raise SweepError(f"scenario: must be a file path string, got {scenario!r}")
     from ..inputs import file_problem
 
-    scenario_path = (path.parent / scenario)
+    scenario_path = path.parent / scenario
     problem = file_problem(scenario_path, "the base scenario TOML file, relative to the sweep file")
     if problem:
         raise SweepError(f"scenario: {problem}")
@@ -218,9 +218,7 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def _flatten(
-    table: dict[str, Any], where: str, *, leaf_lists: bool, unique: bool = True, prefix: str = ""
-) -> dict[str, Any]:
+def _flatten(table: dict[str, Any], where: str, *, leaf_lists: bool, unique: bool = True, prefix: str = "") -> dict[str, Any]:
     """Nested tables -> {"a.b.c": value}. With `leaf_lists`, every leaf must be a list (of
     distinct values with `unique`)."""
     out: dict[str, Any] = {}
