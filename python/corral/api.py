@@ -101,8 +101,11 @@ def _parquet_cells(i: int, path: Path) -> tuple[list[str], list[list[Any]]]:
     """The header and cells of Parquet flow list `path` (traffic block `i`), as the file types
     them: ints, floats and text go to the core as they are (a column of another type, a
     duration or a date, as its text)."""
-    if not path.is_file():
-        raise ScenarioError(f"traffic[{i}].file: cannot read flow list {path}: no such file")
+    from .inputs import file_problem
+
+    problem = file_problem(path, "a flow list")
+    if problem:
+        raise ScenarioError(f"traffic[{i}].file: {problem}")
     import polars as pl
 
     try:

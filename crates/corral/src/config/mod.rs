@@ -3,6 +3,7 @@
 //! exact serialization of buffer sizes. Lower modules (net, route, transport, workload) use
 //! these instead of reaching up into the scenario module.
 
+pub mod input_file;
 pub mod suggest;
 mod typed;
 
