@@ -5,6 +5,12 @@
 
 The wall time of each paper's run is kept in results/demo.json for `--page`.
 
+The results folder is a corral output folder of kind `demo` (`corral.outdir`): the demo
+writes only `index.html` and `demo.json` there, by name, and each paper's folder is its
+`corral reproduce` output with a marker of its own. A file of the user's where the demo
+would write, or a paper folder that is not corral's, stops the demo before anything runs,
+with a message that says how to write it elsewhere (`make demo OUT=another-folder`).
+
     python scripts/demo.py results --page --docs   # also put each paper's figures into its docs page
 
 `--docs` copies the figures of results/<paper>/ (palette PNGs, to keep the repository small)
@@ -150,8 +156,21 @@ def summary_table(root: Path, timings: dict[str, tuple[float | None, str | None]
     return f'<table class="summary"><thead><tr>{head}<th>wall time</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
-def write_index(root: Path, timings: dict[str, tuple[float | None, str | None]]) -> Path:
-    """results/index.html from the papers' folders under `root`."""
+KIND = "demo"  # the marker kind of the results folder
+ELSEWHERE = "or write the demo into another folder: make demo OUT=another-folder"
+
+
+def write_index(root: Path, timings: dict[str, tuple[float | None, str | None]], writer=None) -> Path:
+    """results/index.html from the papers' folders under `root` (through `writer`, the
+    results folder's `corral.outdir.Writer`, or one taken here)."""
+    if writer is None:
+        from corral.outdir import writing
+
+        with writing(root, KIND, command="make demo") as w:
+            w.adopt(["index.html"])
+            path = write_index(root, timings, w)
+            w.finish()
+        return path
     legend = "".join(f'<span style="background:{c}">{v.replace("_", " ")}</span>' for v, c in VERDICT_COLOURS.items())
     nav = "".join(f'<a href="#{p}">{p}</a>' for p in PAPERS)
     body = "\n".join(paper_section(root, p, *timings.get(p, (None, None))) for p in PAPERS)
@@ -171,9 +190,8 @@ Written {stamp}.</p>
 {body}
 </body></html>
 """
-    path = root / "index.html"
-    path.write_text(page, encoding="utf-8")
-    return path
+    writer.put_text("index.html", page)
+    return root / "index.html"
 
 
 def docs_figures(root: Path, paper: str) -> None:
@@ -215,7 +233,24 @@ def main() -> int:
     ap.add_argument("--papers", nargs="+", choices=PAPERS, default=list(PAPERS))
     ap.add_argument("--docs", action="store_true", help="also copy each paper's figures into its docs page")
     args = ap.parse_args()
-    args.root.mkdir(parents=True, exist_ok=True)
+    from corral.outdir import OutputError, check_target, writing
+
+    try:
+        with writing(args.root, KIND, command="make demo") as w:
+            if not args.page:  # every paper's folder checked before the first runs
+                for paper in args.papers:
+                    check_target(args.root / paper, paper)
+            w.adopt(["index.html", "demo.json"])
+            code = run_demo(args, w)
+            w.finish()
+    except OutputError as e:
+        print(f"error: {e}; {ELSEWHERE}", file=sys.stderr)
+        return 2
+    return code
+
+
+def run_demo(args, writer) -> int:
+    """The quick runs (unless --page), demo.json and index.html, into the held results folder."""
     timings: dict[str, tuple[float | None, str | None]] = {}
     if not args.page:
         total = time.monotonic()
@@ -225,12 +260,12 @@ def main() -> int:
             timings[paper] = (wall, error)
             print(f"  {wall:.0f} s" + (f", FAILED: {error.splitlines()[-1]}" if error else ""), flush=True)
         print(f"all papers: {time.monotonic() - total:.0f} s")
-        (args.root / "demo.json").write_text(
-            json.dumps({p: {"wall_s": round(w, 1), "error": e} for p, (w, e) in timings.items()}, indent=1) + "\n"
+        writer.put_text(
+            "demo.json", json.dumps({p: {"wall_s": round(w, 1), "error": e} for p, (w, e) in timings.items()}, indent=1) + "\n"
         )
     elif (args.root / "demo.json").is_file():  # the wall times of the last full `make demo`
         timings = {p: (t["wall_s"], t["error"]) for p, t in json.loads((args.root / "demo.json").read_text()).items()}
-    path = write_index(args.root, timings)
+    path = write_index(args.root, timings, writer)
     print(f"open {path}")
     if args.docs:
         for paper in args.papers:

@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from ..outdir import atomic_dir, check_target
+from ..outdir import writing
 from ..sweep import layout
 from . import stats
 from .buckets import DEFAULT_BUCKETS
@@ -58,7 +58,11 @@ def compare(
     `out` must not hold one of `folders` or be a folder corral did not write as a report
     (`corral.outdir.OutputError`); `force=True` skips that check.
     """
-    check_target(out, "report", folders, force)
+    with writing(out, "report", folders, force) as writer:
+        return _compare(writer, folders, out, by, buckets, plots)
+
+
+def _compare(writer, folders, out, by, buckets, plots) -> CompareResult:
     catalog = load_catalog([Path(f) for f in folders])
     by = _check_by(catalog, by)
     try:
@@ -69,7 +73,7 @@ def compare(
     ok = _with_groups(catalog.ok, by)
     groups = ok.unique("group_i", maintain_order=True).sort("group_i")["group"].to_list()
     result = CompareResult(Path(out), by, groups)
-    with atomic_dir(out, "report", folders, force) as tmp:
+    with writer.publish() as tmp:
         _Report(tmp, catalog, ok, by, groups, edges, labels, plots, result).build()
     return result
 
