@@ -505,6 +505,11 @@ def arena(
     for line in result.errors[:10]:
         err_console().print(f"[red]failed[/red] {line}", highlight=False, markup=True)
     out_console().print(f"leaderboard written to {out / 'leaderboard.md'}")
+    _arena_exit(result)
+
+
+def _arena_exit(result) -> None:
+    """Exit 1 when no cell ran (every one n/a or failed) or a run failed."""
     if result.done + result.skipped == 0:
         reasons = sorted({r.reason for r in result.runs if r.reason})[:3]
         print("error: no cell ran" + (": " + "; ".join(reasons) if reasons else ""), file=sys.stderr)

@@ -69,7 +69,7 @@ def check_path_text(path: str | os.PathLike, shown: str) -> None:
             f"-o {shown!r}: is not valid text (it holds bytes that are not UTF-8); {NEW} with a plain name"
         ) from None
     here = Path(text).absolute()
-    while not here.exists() and here != here.parent:
+    while not os.path.lexists(here) and here != here.parent:  # lexists: False on a name too long, too
         here = here.parent
     try:
         limit = os.pathconf(here, "PC_NAME_MAX")
