@@ -306,3 +306,14 @@ def test_sweep_file_of_the_fct_study_resolves(tmp_path):
         ("cubic", False),
         ("dctcp", True),
     }
+
+
+def test_the_statistics_are_the_same_bytes_on_every_call(sweep_dir, tmp_path):
+    """The report's tables sum in one order: two reports of the same runs are byte-identical
+    (the throughput spread's std_bps changed in its last digit before)."""
+    first = compare([sweep_dir], tmp_path / "a", plots=False)
+    for i in range(3):
+        compare([sweep_dir], tmp_path / f"b{i}", plots=False)
+        for name in first.tables:
+            a = (tmp_path / "a" / f"{name}.parquet").read_bytes()
+            assert (tmp_path / f"b{i}" / f"{name}.parquet").read_bytes() == a, name
