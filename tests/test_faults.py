@@ -171,7 +171,7 @@ def _run_case(proj: Path, env, sig: int, n: int, seed: int) -> dict[str, int]:
 
 @pytest.mark.parametrize("name,sig", RUN_CASES)
 def test_a_killed_run_leaves_the_old_result_the_new_one_or_one_marked_incomplete(proj, env, name, sig):
-    _run_case(proj, env, sig, 4, seed=1)
+    _run_case(proj, env, sig, 2, seed=1)
 
 
 @pytest.mark.slow
@@ -202,6 +202,7 @@ def _folder_case(proj, env, first_args, args, out: str, sig, n, seed, span_args=
         assert is_complete(proj / out) and not scratch_left(proj, proj / out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,sig", RUN_CASES)
 def test_a_killed_compare_leaves_a_complete_or_incomplete_report(proj, env, name, sig):
     assert start(["run", "s.toml", "-o", "r1", "--no-plots"], proj, env).wait(timeout=300) == 0
@@ -233,13 +234,15 @@ def _complete_runs(out: Path) -> dict[str, int]:
     }
 
 
-@pytest.mark.parametrize("name,sig", RUN_CASES)
-def test_a_killed_sweep_resumes_with_exactly_the_incomplete_runs(proj, env, name, sig):
+@pytest.mark.parametrize(
+    "name,sig,n", [("kill", signal.SIGKILL, 1), pytest.param("term", signal.SIGTERM, 1, marks=pytest.mark.slow)]
+)
+def test_a_killed_sweep_resumes_with_exactly_the_incomplete_runs(proj, env, name, sig, n):
     _sweep(proj, 6)
     args = ["sweep", "sweep.toml", "-o", "sw", "--workers", "1"]
     span = timed(args, proj, env, 0.02)
     shutil.rmtree(proj / "sw")
-    for at in moments(2, span, seed=5):
+    for at in moments(n, span, seed=5):
         code, err = hurt(args, proj, env, 0.02, at, sig)
         assert "Traceback" not in err, err
         (proj / "sw").mkdir(exist_ok=True)
@@ -261,21 +264,21 @@ def test_a_killed_sweep_resumes_with_exactly_the_incomplete_runs(proj, env, name
         shutil.rmtree(proj / "sw")
 
 
-def test_a_truncated_table_makes_its_run_incomplete_and_compare_names_nothing_it_cannot_read(proj, env):
-    _sweep(proj, 2)
-    assert start(["sweep", "sweep.toml", "-o", "sw", "--workers", "1"], proj, env).wait(timeout=600) == 0
+def test_a_truncated_table_makes_its_run_incomplete_and_compare_names_nothing_it_cannot_read(proj):
+    from corral.compare import compare
+    from corral.sweep import run_sweep
+
+    sweep = _sweep(proj, 2)
+    run_sweep(sweep, proj / "sw", workers=1, processes=False)
     run = next(d for d in (proj / "sw" / layout.RUNS).iterdir() if d.is_dir())
     data = (run / "throughput.parquet").read_bytes()
     (run / "throughput.parquet").write_bytes(data[: len(data) // 2])
     assert layout.status(run) == layout.MISSING
-    proc = start(["compare", "sw", "-o", "rep", "--no-plots"], proj, env)
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0 and "Traceback" not in err, err
+    compare([proj / "sw"], proj / "rep", plots=False)
     md = (proj / "rep" / "report.md").read_text()
     assert "1 compared, 0 failed, 1 missing" in md
-    proc = start(["sweep", "sweep.toml", "-o", "sw", "--workers", "1"], proj, env)
-    out, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0 and "1 done, 1 skipped" in out, (out, err)
+    again = run_sweep(sweep, proj / "sw", workers=1, processes=False)
+    assert (again.counts.done, again.counts.skipped) == (1, 1)
     assert layout.status(run) == layout.OK
 
 
@@ -291,7 +294,7 @@ def test_two_writers_of_one_folder_never_mix_their_files(proj, env):
         assert start(["run", "s.toml", "-o", f"ref{seed}", "--no-plots", "--set", f"seed={seed}"], proj, env).wait(300) == 0
         refs[seed] = corral_files(proj / f"ref{seed}")
     outcomes = []
-    for _ in range(4):
+    for _ in range(3):
         a = start(args + ["--set", "seed=1"], proj, env, 0.02)
         b = start(args + ["--set", "seed=2"], proj, env, 0.02)
         (ca, ea), (cb, eb) = finish(a), finish(b)
@@ -342,3 +345,27 @@ def test_a_full_disk_is_an_error_and_leaves_nothing_half_written(proj, env, smal
     assert (small_fs / "mine.txt").read_text() == "mine"
     if (small_fs / "sw" / layout.INDEX).exists():
         pl.read_parquet(small_fs / "sw" / layout.INDEX)  # readable, not a torn file
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_a_sweep_s_workers_start_prints_no_traceback(proj):
+    """Ctrl-C reaches the whole process group; while the Dask workers start they ignore it,
+    so none dies half-imported with a traceback (the one-off moments are fixed)."""
+    _sweep(proj, 4)
+    for at in (0.5, 1.0, 1.5, 2.0, 2.5):
+        shutil.rmtree(proj / "sw", ignore_errors=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "corral.cli", "sweep", "sweep.toml", "-o", "sw", "--workers", "1"],
+            cwd=proj,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        time.sleep(at)
+        try:
+            os.killpg(proc.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode in (0, 130) and "Traceback" not in err and "leaked" not in err, (at, err)
