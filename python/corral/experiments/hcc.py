@@ -4,32 +4,46 @@ Runs the paper's three-tier tree (1 core, 2 aggregation and 8 edge switches, 8 h
 the 32 left hosts send to the 32 right hosts) and measures from the result tables only:
 
 - Fig. 4 (web search): HCC-2 against NewReno, CUBIC and DCTCP on the same flows, with the
-  core links at 10, 50 and 5 Gbps for a third of the run T each: FCT (mean and p99 over
-  the flows every variant finished), the queue at the left aggregation switch's core port
-  (sampled every 1 ms), Jain's index per 1 ms, and one-way packet latency against the
-  unloaded path's;
-- capacity steps (Fig. 4a-b's convergence): 8 always-backlogged flows through the same
-  steps, the core port's utilization every 10 us, and the time to fill it after each step;
-- Figs. 4g-h (overhead): bytes the root agent receives and sends for HCC-1, HCC-2 (with and
-  without quantization) and HCC-3, and for the centralized controller (`ideal` in periodic
-  mode at the same switch);
+  core links at 10, 50 and 5 Gbps for a third of the run T each, under both readings of the
+  paper's load (below): FCT (mean and p99 over the flows every variant finished), and per
+  phase and over the run (`hcc_phases`, 1 ms samples): the core port's utilization and
+  goodput, the queue at the left aggregation switch's core port, Jain's index, one-way
+  packet latency against the unloaded path's, and the time to fill the core after a step;
+- capacity steps (our isolating experiment for Fig. 4a-b): 8 always-backlogged flows through
+  the same steps, the core port's utilization every 10 us, and the time to fill it;
+- Figs. 4g-h (overhead): bytes and messages each level of agents receives and sends, for
+  HCC-1, HCC-2 (with and without quantization) and HCC-3, against a centralized controller
+  fed the same per-flow updates (`ideal`, `mode = "updates"`, at the root's switch), and
+  against one that polls every flow every period (`mode = "periodic"`, a sensitivity), each
+  with the leaves' demands from their backlog and, as a sensitivity, from on-off
+  applications (`schemes/app_demand`);
 - Fig. 5 (gRPC on-off): 500 closed-loop request/response sessions on 10 Gbps links for 0.5 s,
-  the mean and p99 response FCT and the core port's queue, HCC-2 against the TCPs (and HCC-2
-  with 5 % headroom, to show what the queue owes to the 2 % default, and with independent
-  uniform start phases, `phase = "uniform"`, to show what it owes to spreading one host's flows).
+  the mean and p99 response FCT, the responses unfinished at the end (with their ages), the
+  core port's utilization and its variation, queue and latency, HCC-2 against the TCPs (and
+  HCC-2 with 5 % headroom, and with independent uniform start phases).
 
-The paper's loads "50 %, 10 %, 100 %" are read as one Poisson arrival rate offering 5 Gbps
-against the three core capacities (the issue's reading). The paper runs T = 0.1 s and says
-"Longer simulations did not change the observed results" (section IV-A): at 0.1 s a phase
-sees about 10 web-search flows and realizes 0.56-1.45 of its 50 % load over five seeds, so
-the full run takes T = 3 s (about 360 flows a phase; median loads 0.48, 0.095 and 1.08 of
-0.5, 0.1 and 1.0 on seeds 1-5), and `--quick` runs one seed at the paper's 0.1 s.
+The paper's load: "flows congest the network with average loads of 50 %, 10 %, 100 %" while
+the core steps 10 -> 50 -> 5 Gbps, which one Poisson rate of 5 Gbps gives (reading "one
+rate", websearch.toml); its throughput text ("HCC acquires almost all the capacity all the
+time while other protocols are slow in filling the bandwidth specially when the available
+bandwidth is increased to 50Gbps", a "utilization gap up to 20 %" there, TCP queues full
+"most of the time") needs a core full in every phase (reading "full core",
+websearch_saturated.toml: each phase offered 100 % of its capacity). A Fig. 4 row is judged
+under the reading its sentence describes, the other as its sensitivity row. The paper runs
+T = 0.1 s and says "Longer simulations did not change the observed results" (section IV-A):
+at 0.1 s a phase sees about 10 web-search flows at 5 Gbps and realizes 0.56-1.45 of its load
+over five seeds, so the full run takes T = 3 s, and `--quick` runs one seed at the paper's
+0.1 s.
+
+The TCPs (the baselines' and HCC's own, which keeps TCP for reliability) run ns-3.35's
+defaults (the scenarios' `[transport]`, with the sources); corral's earlier settings
+(`CORRAL_TCP`) are sensitivity rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,11 +55,15 @@ from ..results import Results
 from . import claims as cl
 from . import conditions as cond
 from . import hcc_figures as figures
-from .claims import median_range, per_seed, ratio
+from . import claims_table
+from . import hcc_claims as hc
+from . import hcc_phases as phases_
+from .claims import median_range, per_seed
 from .runner import Job, experiment, seed_range
 
 SCENARIO_DIR = Path(str(resources.files("corral") / "scenarios" / "hcc"))
 WEBSEARCH = SCENARIO_DIR / "websearch.toml"
+SATURATED = SCENARIO_DIR / "websearch_saturated.toml"
 STEPS = SCENARIO_DIR / "steps.toml"
 GRPC = SCENARIO_DIR / "grpc.toml"
 RESPONSE = 256 * 1024  # bytes of a gRPC response
@@ -53,26 +71,69 @@ KIND = "reproduce-hcc"
 CORE_PORT = ("agg0", 4)  # the left aggregation switch's port to the core: the bottleneck
 MSS, WIRE = 1460, 1500
 TCPS = ("newreno", "cubic", "dctcp")
+# The two readings of Fig. 4's load: study name -> (scenario, label, each phase's offered load
+# as a fraction of its core capacity).
+READINGS = {
+    "fig4": (WEBSEARCH, "one rate", (0.5, 0.1, 1.0)),
+    "fig4_full": (SATURATED, "full core", (1.0, 1.0, 1.0)),
+}
+TRAFFIC_BLOCKS = {WEBSEARCH: 1, SATURATED: 7}
+# corral's TCP settings before this reproduction ran ns-3's (a sensitivity): an ACK per
+# segment, a 1 ms minimum RTO, RACK-TLP, ssthresh from the FlightSize.
+CORRAL_TCP = (
+    "transport.min_rto=1ms",
+    "transport.delayed_ack=1",
+    "transport.delayed_ack_timeout=40us",
+    "transport.rack=true",
+    "transport.ssthresh=flight",
+)
+CORRAL = " (corral TCP)"  # the suffix of a TCP variant run with CORRAL_TCP
 # (Cycle_child, Cycle_parent) in link delays: HCC-1 the slowest, HCC-2 the paper's default.
 CYCLES = {"HCC-1": (4, 16), "HCC-2": (2, 8), "HCC-3": (1, 4)}
-# The centralized controller at the root's switch, every HCC-2 root cycle (2 x 10 us), with
-# HCC's headroom and message sizes.
-CENTRAL = ("scheme.kind=ideal", "scheme.mode=periodic", "scheme.period=20us", "scheme.controller=agg0", "scheme.headroom=0.02")
-# Websearch phases, as fractions of the run T: (start, end, core capacity in bit/s, offered load).
-PHASE_SHARES = ((0.0, 1 / 3, 10e9, 0.5), (1 / 3, 2 / 3, 50e9, 0.1), (2 / 3, 1.0, 5e9, 1.0))
+ONOFF = ", on-off"  # the suffix of a variant whose leaves demand as on-off applications
+# The centralized controllers at the root's switch, with HCC's headroom and message sizes:
+# fed the per-flow updates HCC-2's leaves produce (hosts report every 8 us, HCC-2's host
+# Cycle_parent; the controller computes every 20 us, HCC-2's root Cycle_child), or polling
+# every flow every 20 us (a sensitivity).
+CENTRAL = {
+    "centralized": (
+        "scheme.kind=ideal",
+        "scheme.mode=updates",
+        "scheme.period=20us",
+        "scheme.host_period=8us",
+        "scheme.controller=agg0",
+        "scheme.headroom=0.02",
+    ),
+    "centralized, polling": (
+        "scheme.kind=ideal",
+        "scheme.mode=periodic",
+        "scheme.period=20us",
+        "scheme.controller=agg0",
+        "scheme.headroom=0.02",
+    ),
+}
+# Websearch phases, as fractions of the run T: (start, end, core capacity in bit/s).
+PHASE_SHARES = ((0.0, 1 / 3, 10e9), (1 / 3, 2 / 3, 50e9), (2 / 3, 1.0, 5e9))
 # The web-search run's T in seconds: the paper's 0.1 s for --quick, 3 s for the full run (module doc).
 WEBSEARCH_T = {"quick": 0.1, "full": 3.0}
 
 
-def phases(run_s: float) -> tuple[tuple[float, float, float, float], ...]:
-    """The web-search phases of a run of `run_s` seconds: (start, end, core capacity, load)."""
-    return tuple((a * run_s, b * run_s, cap, load) for a, b, cap, load in PHASE_SHARES)
+def phases(run_s: float, study: str = "fig4") -> tuple[tuple[float, float, float, float], ...]:
+    """The web-search phases of a run of `run_s` seconds under a reading: (start, end, core
+    capacity, offered load)."""
+    loads = READINGS[study][2]
+    return tuple((a * run_s, b * run_s, cap, load) for (a, b, cap), load in zip(PHASE_SHARES, loads))
 
 
-def _websearch_length(run_s: float) -> tuple[str, ...]:
-    """Overrides that run websearch.toml for `run_s` seconds, its core steps at T/3 and 2T/3."""
-    steps = [a for a, *_ in phases(run_s)[1:] for _ in range(2)]  # both aggregation switches' core links
-    return (f"duration={round(run_s * 1e6)}us", *(f"events.{i}.at={round(at * 1e6)}us" for i, at in enumerate(steps)))
+def _websearch_length(run_s: float, scenario: Path) -> tuple[str, ...]:
+    """Overrides that run a web-search scenario for `run_s` seconds, its core steps at T/3
+    and 2T/3 and, for the full-core reading, its traffic blocks' windows with them."""
+    t1, t2 = (round(run_s * 1e6 * f) for f in (1 / 3, 2 / 3))
+    out = [f"duration={round(run_s * 1e6)}us", *(f"events.{i}.at={at}us" for i, at in enumerate((t1, t1, t2, t2)))]
+    if scenario == SATURATED:
+        out += ["traffic.0.stop=%dus" % t1, "traffic.6.start=%dus" % t2]
+        out += [f"traffic.{i}.{k}={v}us" for i in range(1, 6) for k, v in (("start", t1), ("stop", t2))]
+    return tuple(out)
 
 
 # Capacity steps of steps.toml: (time, capacity).
@@ -80,48 +141,58 @@ STEP_TIMES = ((0.0, 10e9), (0.01, 50e9), (0.02, 5e9))
 STEP_END = 0.03
 BUSY = 0.95  # "busy": the core port's utilization
 GRPC_WARMUP = 0.020  # s: the gRPC core's utilization is judged after the sessions' first 20 ms
+GRPC_SESSIONS = 500
+GRPC_THINK_S = 0.002  # the mean think time
 WINDOW = 10  # samples (of 10 us) per utilization window
 HOLD = 0.001  # s the utilization must hold after convergence
 
 
-def _variant(v: str, where: str) -> tuple[str, ...]:
+def _variant(v: str, scenario: Path, where: str) -> tuple[str, ...]:
+    """The overrides of variant `v` (a TCP, an HCC variant or a centralized controller, with
+    its suffixes) in `scenario`, whose flows are `where` (traffic, flows, rpc)."""
+    if v.endswith(CORRAL):
+        return (*_variant(v[: -len(CORRAL)], scenario, where), *CORRAL_TCP)
+    if v.endswith(ONOFF):
+        return (*_variant(v[: -len(ONOFF)], scenario, where), "scheme.demand=onoff")
     if v in TCPS:
-        return (f"{where}.0.transport={v}",)
+        blocks = TRAFFIC_BLOCKS.get(scenario, 1) if where == "traffic" else 1
+        return tuple(f"{where}.{i}.transport={v}" for i in range(blocks))
     if v in CYCLES:
         c, p = CYCLES[v]
         return (f"scheme.child_cycle={c}", f"scheme.parent_cycle={p}")
     if v == "HCC-2, no quantization":
-        return (*_variant("HCC-2", where), "scheme.bins=0")
-    if v == "centralized":
-        return CENTRAL
+        return (*_variant("HCC-2", scenario, where), "scheme.bins=0")
+    if v in CENTRAL:
+        return CENTRAL[v]
     if v == "HCC-2, headroom 5 %":
-        return (*_variant("HCC-2", where), "scheme.headroom=0.05")
+        return (*_variant("HCC-2", scenario, where), "scheme.headroom=0.05")
     if v == "HCC-2, uniform phases":
-        return (*_variant("HCC-2", where), "scheme.phase=uniform")
+        return (*_variant("HCC-2", scenario, where), "scheme.phase=uniform")
     raise ValueError(v)
+
+
+# What runs, per seed: (study, scenario, flows' key, variants).
+OVERHEAD = ("HCC-1", "HCC-3", "HCC-2, no quantization", "centralized", "centralized, polling")
+WITH_CORRAL = ("HCC-2", *TCPS, *(v + CORRAL for v in ("HCC-2", *TCPS)))
+ONOFF_VARIANTS = tuple(v + ONOFF for v in ("HCC-2", "HCC-1", "HCC-3", "HCC-2, no quantization", "centralized"))
+STUDIES = (
+    ("fig4", WEBSEARCH, "traffic", WITH_CORRAL),
+    ("fig4_full", SATURATED, "traffic", WITH_CORRAL),
+    ("overhead", WEBSEARCH, "traffic", OVERHEAD + ONOFF_VARIANTS),
+    ("overhead_full", SATURATED, "traffic", ("centralized",)),
+    ("steps", STEPS, "flows", ("HCC-2", *TCPS)),
+    ("grpc", GRPC, "rpc", (*WITH_CORRAL, "HCC-2, headroom 5 %", "HCC-2, uniform phases")),
+)
 
 
 def jobs(seeds: list[int], overrides: tuple[str, ...] = (), websearch_s: float = WEBSEARCH_T["full"]) -> list[Job]:
     out = []
-    length = _websearch_length(websearch_s)
     for seed in seeds:
-        for v in ("HCC-2", *TCPS, "HCC-1", "HCC-3", "HCC-2, no quantization", "centralized"):
-            study = "fig4" if v == "HCC-2" or v in TCPS else "overhead"
-            out.append(
-                Job(
-                    WEBSEARCH,
-                    (f"seed={seed}", *length, *_variant(v, "traffic"), *overrides),
-                    {"study": study, "variant": v, "seed": seed},
-                )
-            )
-        for v in ("HCC-2", *TCPS):
-            out.append(
-                Job(STEPS, (f"seed={seed}", *_variant(v, "flows"), *overrides), {"study": "steps", "variant": v, "seed": seed})
-            )
-        for v in ("HCC-2", *TCPS, "HCC-2, headroom 5 %", "HCC-2, uniform phases"):
-            out.append(
-                Job(GRPC, (f"seed={seed}", *_variant(v, "rpc"), *overrides), {"study": "grpc", "variant": v, "seed": seed})
-            )
+        for study, scenario, where, variants in STUDIES:
+            length = _websearch_length(websearch_s, scenario) if where == "traffic" else ()
+            for v in variants:
+                labels = {"study": study, "variant": v, "seed": seed}
+                out.append(Job(scenario, (f"seed={seed}", *length, *_variant(v, scenario, where), *overrides), labels))
     return out
 
 
@@ -180,16 +251,58 @@ def convergence(util: pl.DataFrame, start: float, end: float) -> tuple[float | N
     return None, None
 
 
+# Scheme counters a run's row keeps: bytes and messages per level of agents (l1: the hosts';
+# l2: the edge switches'; l3: the root at agg0) and at the root or controller, and the flow
+# events the leaves saw.
+COUNTERS = tuple(
+    f"{who}_{way}_{what}" for who in ("root", "l1", "l2", "l3") for way in ("received", "sent") for what in ("bytes", "msgs")
+) + ("flow_arrivals", "flow_departures", "demand_switches")
+
+
+def _grpc(res: Results, q: pl.DataFrame) -> dict[str, Any]:
+    """Fig. 5's numbers of one gRPC run: response FCTs, the responses still unfinished at the
+    end with their ages, the core's utilization and its variation after the warm-up, the
+    queue and packet latency, and the response throughput the closed loop ran at."""
+    f = res.flows
+    end = res.summary["sim_time_s"]
+    resp = f.filter(pl.col("size_bytes") == RESPONSE)
+    done = resp.filter(pl.col("fct_s").is_not_null())["fct_s"]
+    open_ = resp.filter(pl.col("fct_s").is_null())
+    ages = (end - open_["start_s"]) if open_.height else pl.Series([], dtype=pl.Float64)
+    after = resp.filter(pl.col("fct_s").is_not_null() & (pl.col("finish_s") >= GRPC_WARMUP))
+    rate = after.height / (end - GRPC_WARMUP)
+    util = _utilization(q, ((0.0, 10e9),)).filter(pl.col("time_s") > GRPC_WARMUP)["util"]
+    lat = res.latency["latency_s"]
+    with_open = pl.concat([done, ages]) if ages.len() else done
+    return {
+        "responses": done.len(),
+        "mean_response_fct_s": done.mean(),
+        "p99_response_fct_s": done.quantile(0.99),
+        "unfinished": open_.height,
+        "unfinished_age_median_s": ages.median() if ages.len() else None,
+        "unfinished_age_max_s": ages.max() if ages.len() else None,
+        # A lower bound on the mean: every unfinished response counted at its age.
+        "mean_response_fct_with_open_s": with_open.mean(),
+        # Little's law for the closed loop: N sessions = X (R + Z), so R = N / X - Z.
+        "responses_per_s": rate,
+        "little_response_s": GRPC_SESSIONS / rate - GRPC_THINK_S if rate else None,
+        "queue_median_pkts": q["packets"].median(),
+        "queue_mean_pkts": q["packets"].mean(),
+        "queue_p99_pkts": q["packets"].quantile(0.99),
+        "core_util_after_20ms": _busy_after(q, GRPC_WARMUP, 10e9),
+        "core_util_std": util.std() if util.len() > 1 else None,
+        "latency_p99_over_min": float(lat.quantile(0.99) / lat.min()) if lat.len() else None,
+        "drops": res.summary.get("packets_dropped"),
+    }
+
+
 def measure(job: Job, res: Results) -> dict[str, Any]:
     """The numbers one run contributes, from its result tables."""
     counters = ((res.summary.get("scheme") or {}).get("counters")) or {}
-    row: dict[str, Any] = {
-        **job.labels,
-        "root_received_bytes": counters.get("root_received_bytes", 0),
-        "root_sent_bytes": counters.get("root_sent_bytes", 0),
-    }
+    study = job.labels["study"]
+    row: dict[str, Any] = {**job.labels, **{k: counters.get(k, 0) for k in COUNTERS}}
     q = _core_samples(res)
-    if job.labels["study"] == "steps":
+    if study == "steps":
         util = _utilization(q, STEP_TIMES)
         ends = [s[0] for s in STEP_TIMES[1:]] + [STEP_END]
         for k, ((at, _), end) in enumerate(zip(STEP_TIMES, ends)):
@@ -202,53 +315,24 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
             "util": util.with_columns(pl.lit(job.labels["variant"]).alias("variant"), pl.lit(job.labels["seed"]).alias("seed")),
         }
     f = res.flows
-    if job.labels["study"] == "grpc":
-        resp = f.filter((pl.col("size_bytes") == RESPONSE) & pl.col("fct_s").is_not_null())["fct_s"]
-        row.update(**cond.realized(f, res.ports, res.summary["sim_time_s"]))
-        row.update(
-            {
-                "responses": resp.len(),
-                "mean_response_fct_s": resp.mean(),
-                "p99_response_fct_s": resp.quantile(0.99),
-                "queue_median_pkts": q["packets"].median(),
-                "queue_p99_pkts": q["packets"].quantile(0.99),
-                "core_util_after_20ms": _busy_after(q, GRPC_WARMUP, 10e9),
-                "drops": res.summary.get("packets_dropped"),
-            }
-        )
-        return {"row": row, "flows": None, "util": None, "series": None}
-    lat = res.latency["latency_s"]
-    jain = res.throughput_class.filter(pl.col("class") == "*")["jain"].drop_nulls()
     row.update(**cond.realized(f, res.ports, res.summary["sim_time_s"]))
+    if study == "grpc":
+        row.update(_grpc(res, q))
+        return {"row": row, "flows": None, "util": None, "series": None}
+    reading = "fig4_full" if study.endswith("_full") else "fig4"
     rates = cond.host_rates(res.ports)
-    run_phases = phases(res.summary["sim_time_s"])
+    run_phases = phases(res.summary["sim_time_s"], reading)
     for k, (a, b, capacity, _) in enumerate(run_phases):
         # The offered load of each phase: the flows arriving in it, against its core capacity.
         arrived = f.filter((pl.col("start_s") >= a) & (pl.col("start_s") < b))
         row[f"phase{k}_load_offered"] = cond.offered_bytes(arrived, rates, res.summary["sim_time_s"]) * 8 / ((b - a) * capacity)
-    row.update(
-        {
-            "flows": f.height,
-            "finished": int(f["fct_s"].is_not_null().sum()),
-            "queue_median_pkts": q["packets"].median(),
-            "queue_p99_pkts": q["packets"].quantile(0.99),
-            "queue_over_800_share": float((q["packets"] > 800).mean()) if q.height else None,
-            "jain_mean": float(jain.mean()) if jain.len() else None,
-            "jain_ge_09_share": float((jain >= 0.9).mean()) if jain.len() else None,
-            "jain_ge_08_share": float((jain >= 0.8).mean()) if jain.len() else None,
-            "latency_p99_over_min": float(lat.quantile(0.99) / lat.min()) if lat.len() else None,
-            "drops": res.summary.get("packets_dropped"),
-        }
-    )
-    for k, (a, b, _, _) in enumerate(run_phases):
-        ph = q.filter((pl.col("time_s") >= a) & (pl.col("time_s") < b))["packets"]
-        row[f"phase{k}_queue_median_pkts"] = ph.median()
-        row[f"phase{k}_queue_over_800_share"] = float((ph > 800).mean()) if ph.len() else None
+    row.update({"flows": f.height, "finished": int(f["fct_s"].is_not_null().sum()), "drops": res.summary.get("packets_dropped")})
     series = None
-    if job.labels["study"] == "fig4":
+    if study in READINGS:
         tp = res.throughput_class.filter(pl.col("class") == "*").select("time_s", "goodput_bps", "jain")
+        row.update(phases_.stats(q, tp, res.latency.select("time_s", "latency_s"), run_phases))
         series = tp.join(q.select("time_s", "packets"), on="time_s", how="left").with_columns(
-            pl.lit(job.labels["variant"]).alias("variant"), pl.lit(job.labels["seed"]).alias("seed")
+            pl.lit(study).alias("study"), pl.lit(job.labels["variant"]).alias("variant"), pl.lit(job.labels["seed"]).alias("seed")
         )
     return {"row": row, "flows": f.select("flow_id", "size_bytes", "fct_s"), "util": None, "series": series}
 
@@ -259,31 +343,46 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
 @dataclass
 class Report:
     runs: pl.DataFrame
-    fct: pl.DataFrame  # seed, variant, flow_id, fct_s: flows every fig4 variant finished
+    fct: pl.DataFrame  # study, group, seed, variant, flow_id, fct_s: flows every variant of the group finished
     util: pl.DataFrame  # steps: seed, variant, time_s, util
-    series: pl.DataFrame  # fig4: seed, variant, time_s, goodput_bps, jain, packets (1 ms)
+    series: pl.DataFrame  # fig4 (both readings): study, seed, variant, time_s, goodput_bps, jain, packets (1 ms)
     claims: list[dict[str, Any]]
     seeds: list[int]
     quick: bool
     overrides: tuple[str, ...] = ()
+    tables: list[dict[str, Any]] = field(default_factory=list)
+
+
+# The variants whose FCTs compare: HCC-2 against ns-3's TCPs (the paper rows), and against
+# corral's (their sensitivity rows).
+FCT_GROUPS = {"ns3": ("HCC-2", *TCPS), "corral": tuple(v + CORRAL for v in ("HCC-2", *TCPS))}
 
 
 def _common_fcts(pairs: list[tuple[dict, dict]]) -> pl.DataFrame:
-    """Per seed, the FCTs of the flows that every Fig. 4 variant finished (a variant that
-    finishes more of the late, large flows would otherwise look slower)."""
+    """Per Fig. 4 reading, group and seed, the FCTs of the flows that every variant of the
+    group finished (a variant that finishes more of the late, large flows would otherwise
+    look slower)."""
     frames = []
-    for seed in sorted({l["seed"] for l, _ in pairs}):
-        runs = {l["variant"]: m["flows"] for l, m in pairs if l["study"] == "fig4" and l["seed"] == seed}
-        done = None
-        for fl in runs.values():
-            ids = set(fl.filter(pl.col("fct_s").is_not_null())["flow_id"].to_list())
-            done = ids if done is None else done & ids
-        for v, fl in runs.items():
-            frames.append(
-                fl.filter(pl.col("flow_id").is_in(sorted(done or ()))).with_columns(
-                    pl.lit(seed).alias("seed"), pl.lit(v).alias("variant")
-                )
-            )
+    for study in READINGS:
+        for group, variants in FCT_GROUPS.items():
+            for seed in sorted({l["seed"] for l, _ in pairs}):
+                runs = {
+                    l["variant"]: m["flows"]
+                    for l, m in pairs
+                    if l["study"] == study and l["seed"] == seed and l["variant"] in variants
+                }
+                if len(runs) < len(variants):
+                    continue
+                done = None
+                for fl in runs.values():
+                    ids = set(fl.filter(pl.col("fct_s").is_not_null())["flow_id"].to_list())
+                    done = ids if done is None else done & ids
+                for v, fl in runs.items():
+                    frames.append(
+                        fl.filter(pl.col("flow_id").is_in(sorted(done or ()))).with_columns(
+                            pl.lit(study).alias("study"), pl.lit(group).alias("group"), pl.lit(seed).alias("seed"), pl.lit(v).alias("variant")
+                        )
+                    )
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
@@ -294,325 +393,151 @@ def aggregate(
     fct = _common_fcts(pairs)
     rows = [m["row"] for m in measured]
     if fct.height:
-        stats = fct.group_by("seed", "variant").agg(
+        stats = fct.group_by("study", "group", "seed", "variant").agg(
             mean_fct_s=pl.col("fct_s").mean(), p99_fct_s=pl.col("fct_s").quantile(0.99), common_flows=pl.len()
         )
-        by = {(r["seed"], r["variant"]): r for r in stats.to_dicts()}
-        for r in rows:
-            r.update(
-                {k: v for k, v in by.get((r["seed"], r["variant"]), {}).items() if k not in ("seed", "variant")}
-                if r["study"] == "fig4"
-                else {}
-            )
+        for st in stats.to_dicts():
+            for r in rows:
+                if (r["study"], r["seed"], r["variant"]) == (st["study"], st["seed"], st["variant"]):
+                    for k in ("mean_fct_s", "p99_fct_s", "common_flows"):
+                        r[f"{k}@{st['group']}"] = st[k]
     runs = pl.DataFrame(rows, infer_schema_length=None)
     util = pl.concat([m["util"] for m in measured if m["util"] is not None])
     series = pl.concat([m["series"] for m in measured if m["series"] is not None])
     report = Report(runs, fct, util, series, [], seeds, quick, overrides)
     report.claims = claims(report)
+    report.tables = tables(report)
     return report
 
 
 # ---------------------------------------------------------------- claims
 
 
-PAPER = cl.Paper(
-    key="hcc",
-    title="HCC: hierarchical congestion control with aggregated, quantized and pruned messages",
-    tolerance=0.25,
-    tolerance_reason=(
-        "the paper's numbers come from one ns-3 run each, under a load whose reading is ours (one Poisson rate "
-        "offering 5 Gbps against the three core capacities) and cycle values it does not give"
-    ),
-)
+TABLE = claims_table.load("hcc")
+PAPER = TABLE.paper
 QUICK_MEANS = (
     "one seed, and the web-search runs at the paper's T = 0.1 s (the full run's are 3 s long, to reach the paper's loads)"
 )
 GRPC_RUN_S = 0.5  # the paper's T for gRPC: "0.5 second"
 
 
-def _websearch(runs: pl.DataFrame, quick: bool, **where: Any) -> dict[str, Any]:
-    """Conditions of a web-search row: the offered load of each phase against the paper's
-    (50 %, 10 %, 100 % of the core), and the run's length against the T it was planned with
-    (the paper's 0.1 s quick, 3 s full: module doc)."""
-    sub = runs.filter(pl.col("study").is_in(["fig4", "overhead"]))
-    for k, v in where.items():
-        sub = sub.filter(pl.col(k) == v)
-    loads = {
-        f"load_phase{k}": cond.check(sub[f"phase{k}_load_offered"].to_list(), load) for k, (*_, load) in enumerate(PHASE_SHARES)
-    }
-    return cond.of_runs(sub, run_s=WEBSEARCH_T["quick" if quick else "full"], paper_run_s=0.1, **loads)
+def _ids(setup: str, kind: str = "paper", prefix: str = "") -> list[str]:
+    """The claims of the table under `setup` (of `kind`, ids starting with `prefix`), in
+    the table's order."""
+    return [c.id for c in TABLE.claims.values() if c.setup == setup and c.kind == kind and c.id.startswith(prefix)]
 
 
 def claims(r: Report) -> list[dict[str, Any]]:
     runs = r.runs
-    c = cl.Claims(PAPER)
-    fig4 = {"study": "fig4"}
-    ws = _websearch(runs, r.quick)
-
-    # Fig. 4d: the queue at the core port, sampled every 1 ms.
-    qm = per_seed(runs, "queue_median_pkts", **fig4, variant="HCC-2")
-    c.add(
-        "Fig. 4d",
-        "HCC's core queue, median of 1 ms samples ('very close to zero')",
-        qm,
-        (None, 1.0),
-        paper_value=0.0,
-        conditions=ws,
-        unit="packets",
-        fmt=".1f",
-        note="'very close to zero' read as at most one packet",
-    )
-    for v in ("newreno", "cubic"):
-        full = [100 * x for x in per_seed(runs, "queue_over_800_share", **fig4, variant=v)]
-        c.add(
-            "Fig. 4d",
-            f"{v}: share of 1 ms samples with the core queue near full ('most of the time')",
-            full,
-            (50.0, None),
-            conditions=ws,
-            unit="%",
-            fmt=".0f",
-            note="near full: above 800 of 1000 packets; 'most of the time' read as more than half",
-        )
-    dq = per_seed(runs, "queue_median_pkts", **fig4, variant="dctcp")
-    c.add(
-        "Fig. 4d",
-        "DCTCP's core queue, median of 1 ms samples ('around 65 packets')",
-        dq,
-        PAPER.around(65.0),
-        paper_value=65.0,
-        conditions=ws,
-        unit="packets",
-        fmt=".0f",
-    )
-    # Fig. 4c: FCT over the flows every variant finished.
-    papers = {"newreno": (62, 68), "cubic": (54, 39), "dctcp": (42, 49)}
-    for v in TCPS:
-        for stat, col, paper in (("mean", "mean_fct_s", papers[v][0]), ("p99", "p99_fct_s", papers[v][1])):
-            lower = [100 * (1 - x) for x in ratio(runs, col, {**fig4, "variant": "HCC-2"}, {**fig4, "variant": v})]
-            c.add(
-                "Fig. 4c",
-                f"HCC's {stat} FCT below {v}'s by",
-                lower,
-                PAPER.around(paper),
-                paper_value=paper,
-                null=0.0,
-                conditions=ws,
-                unit="%",
-                fmt=".0f",
-                note="over the flows every variant finished",
-            )
-    # Fig. 4e: Jain's index per 1 ms.
-    for level, paper in ((0.8, 95.0), (0.9, 89.0)):
-        share = [100 * x for x in per_seed(runs, f"jain_ge_0{int(level * 10)}_share", **fig4, variant="HCC-2")]
-        c.add(
-            "Fig. 4e",
-            f"HCC: share of 1 ms windows with Jain's index above {level}",
-            share,
-            PAPER.around(paper),
-            paper_value=paper,
-            conditions=ws,
-            unit="%",
-            fmt=".0f",
-            note="windows with at least one flow active through the whole window",
-        )
-    for v in TCPS:
-        c.add(
-            "Fig. 4e",
-            f"{v}: mean Jain's index of 1 ms windows (paper: 'below 0.5' for the others)",
-            per_seed(runs, "jain_mean", **fig4, variant=v),
-            PAPER.at_most(0.5),
-            paper_value=0.5,
-            conditions=ws,
-            unit="",
-            fmt=".2f",
-        )
-    # Fig. 4g-h: overhead at the root.
-    hcc2 = {"variant": "HCC-2", "study": "fig4"}
-    for what, col, paper in (("received", "root_received_bytes", 0.27), ("sent", "root_sent_bytes", 0.005)):
-        c.add(
-            "Fig. 4g-h",
-            f"root {what} bytes, HCC-2 over the centralized controller",
-            ratio(runs, col, hcc2, {"variant": "centralized"}),
-            PAPER.around(paper),
-            paper_value=paper,
-            null=1.0,
-            conditions=ws,
-            fmt=".4f",
-            note="centralized: `ideal` in periodic mode at agg0, every 20 us (baselines)",
-        )
-    for what, col in (("received", "root_received_bytes"), ("sent", "root_sent_bytes")):
-        for slow, fast in (("HCC-1", "HCC-2"), ("HCC-2", "HCC-3")):
-            a = {"variant": fast, **({"study": "fig4"} if fast == "HCC-2" else {})}
-            b = {"variant": slow, **({"study": "fig4"} if slow == "HCC-2" else {})}
-            c.add(
-                "Fig. 4g-h",
-                f"root {what} bytes grow as the cycles shorten: {fast} over {slow}",
-                ratio(runs, col, a, b),
-                PAPER.above(1.0),
-                null=1.0,
-                conditions=ws,
-                fmt=".3f",
-                note="cycles (child, parent) in link delays: " + ", ".join(f"{k} {c_}x/{p}x" for k, (c_, p) in CYCLES.items()),
-            )
-    noq = ratio(runs, "root_received_bytes", {"variant": "HCC-2, no quantization"}, hcc2)
-    c.add(
-        "Fig. 4g",
-        "no quantization: root received bytes over HCC-2's",
-        noq,
-        PAPER.around(1.7),
-        paper_value=1.7,
-        null=1.0,
-        conditions=ws,
-        fmt=".2f",
-        note="a leaf demands its bytes not yet sent over its host agent's Cycle_parent, capped at its line rate",
-    )
-    noq_sent = ratio(runs, "root_sent_bytes", {"variant": "HCC-2, no quantization"}, hcc2)
-    c.add(
-        "Fig. 4h",
-        "no quantization: root sent bytes over HCC-2's ('no significant change')",
-        noq_sent,
-        PAPER.around(1.0),
-        paper_value=1.0,
-        conditions=ws,
-        fmt=".2f",
-    )
-    # Fig. 5: gRPC.
-    grpc = {"study": "grpc"}
+    c = cl.Claims(PAPER, table=TABLE)
+    run_s = WEBSEARCH_T["quick" if r.quick else "full"]
+    conds = {
+        setup: hc.websearch_conditions(runs, study, run_s, READINGS[study][2]) for setup, study in hc.STUDY.items()
+    }
+    # Fig. 4: each row under its setup's reading, then the other reading and corral's TCPs.
+    for setup, study in hc.STUDY.items():
+        values = hc.fig4_values(runs, study)
+        ids = _ids(setup)
+        hc.add_rows(c, TABLE, values, ids + _ids(setup, "acceptance"), conds[setup])
+        other, name = hc.OTHER[setup]
+        hc.add_sensitivity(c, hc.fig4_values(runs, other), ids, name, conds[next(k for k, v in hc.STUDY.items() if v == other)])
+        hc.add_sensitivity(c, hc.fig4_values(runs, study, CORRAL), ids, "corral-tcp", conds[setup])
+    # Figs. 4(g)-(h): against the controller fed the same updates; polling, on-off demands
+    # and the full-core reading as sensitivities.
+    ov = conds["fig4-one-rate"]
+    ids = _ids("overhead")
+    hc.add_rows(c, TABLE, hc.overhead_values(runs), ids, ov)
+    central = ["fig4g-received", "fig4h-sent", "fig4g-all-agents", "fig4g-l2", "fig4h-l2"]
+    hc.add_sensitivity(c, hc.overhead_values(runs, central="centralized, polling"), central, "polling", ov)
+    hc.add_sensitivity(c, hc.overhead_values(runs, sfx=ONOFF), ids, "on-off", ov)
+    hc.add_sensitivity(c, hc.overhead_values(runs, hcc_study="fig4_full"), central, "full-core", conds["fig4-full-core"])
+    # Fig. 5: gRPC, with corral's TCPs as the sensitivity.
     gcond = cond.of_runs(runs.filter(pl.col("study") == "grpc"), run_s=GRPC_RUN_S)
-    fig5 = {"newreno": (47, 40), "cubic": (46, 39), "dctcp": (9, 6)}
-    for v in TCPS:
-        for stat, col, paper in (("mean", "mean_response_fct_s", fig5[v][0]), ("p99", "p99_response_fct_s", fig5[v][1])):
-            lower = [100 * (1 - x) for x in ratio(runs, col, {**grpc, "variant": "HCC-2"}, {**grpc, "variant": v})]
-            c.add(
-                "Fig. 5",
-                f"gRPC: HCC's {stat} response FCT below {v}'s by",
-                lower,
-                PAPER.around(paper),
-                paper_value=paper,
-                null=0.0,
-                conditions=gcond,
-                unit="%",
-                fmt=".0f",
-                note="500 closed-loop sessions, 256 KiB responses",
-            )
-    gm = per_seed(runs, "queue_median_pkts", **grpc, variant="HCC-2")
-    c.add(
-        "Fig. 5",
-        "gRPC: HCC's core queue, median of samples ('near zero')",
-        gm,
-        (None, 1.0),
-        paper_value=0.0,
-        conditions=gcond,
-        unit="packets",
-        fmt=".1f",
-        note="'near zero' read as at most one packet",
-    )
-    # Our checks.
-    q99 = per_seed(runs, "queue_p99_pkts", **fig4, variant="HCC-2")
-    c.add(
-        "Fig. 4d",
-        "HCC's core queue, p99 of 1 ms samples",
-        q99,
-        (None, 20.0),
-        kind="acceptance",
-        conditions=ws,
-        unit="packets",
-        fmt=".0f",
-    )
-    gq = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2")
-    g5 = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2, headroom 5 %")
-    g_uniform = per_seed(runs, "queue_p99_pkts", **grpc, variant="HCC-2, uniform phases")
-    c.add(
-        "Fig. 5",
-        "gRPC: HCC's core queue, p99 of samples",
-        gq,
-        (None, 20.0),
-        kind="acceptance",
-        conditions=gcond,
-        unit="packets",
-        fmt=".0f",
-        detail=f"with 5 % headroom {median_range(g5, '.0f')}; with independent uniform phases {median_range(g_uniform, '.0f')}",
-        note='one host\'s flows interleave their packets (`phase = "spread"`); independent phases of about 490 flows make an N*D/D/1 queue',
-    )
-    gu = [100 * x for x in per_seed(runs, "core_util_after_20ms", **grpc, variant="HCC-2")]
-    c.add(
-        "Fig. 5",
-        "gRPC: HCC's core utilization after the first 20 ms",
-        gu,
-        (100 * BUSY, None),
-        kind="acceptance",
-        conditions=gcond,
-        unit="%",
-        fmt=".1f",
-        note="rates sum to the core less 2 % headroom",
-    )
-    lat = per_seed(runs, "latency_p99_over_min", **fig4, variant="HCC-2")
-    c.add(
-        "Fig. 4f",
-        "HCC's p99 one-way packet latency over the unloaded path's ('close to the physical latency')",
-        lat,
-        (None, 1.1),
-        kind="acceptance",
-        conditions=ws,
-        fmt=".3f",
-        note="unloaded path: the smallest one-way delay measured in the run",
-    )
+    values = hc.grpc_values(runs)
+    r_hcc = values["_r_hcc"][0][0] if values["_r_hcc"][0] else None
+    for t in TCPS:
+        implied = hc.little_implied(TABLE.value(f"fig5b-mean-{t}"), r_hcc, GRPC_THINK_S)
+        xs, unit, _ = values[f"fig5a-util-{t}"]
+        values[f"fig5a-util-{t}"] = (
+            xs,
+            unit,
+            "" if implied is None else f"the paper's mean-FCT reduction implies {implied:.2f} (Little's law at HCC's measured mean)",
+        )
+    ids = _ids("grpc")
+    hc.add_rows(c, TABLE, values, ids + _ids("grpc", "acceptance"), gcond)
+    hc.add_sensitivity(c, hc.grpc_values(runs, CORRAL), ids, "corral-tcp", gcond)
+    g5 = per_seed(runs, "queue_p99_pkts", study="grpc", variant="HCC-2, headroom 5 %")
+    gu = per_seed(runs, "queue_p99_pkts", study="grpc", variant="HCC-2, uniform phases")
+    row = next(x for x in c.rows if x["id"] == "fig5c-hcc-p99")
+    row["detail"] = f"with 5 % headroom {median_range(g5, '.0f')}; with independent uniform phases {median_range(gu, '.0f')}"
     _steps(r, c)
     return c.rows
 
 
 def _steps(r: Report, c: cl.Claims) -> None:
-    """Our capacity-step study (8 backlogged flows through the same steps): acceptance rows;
-    the paper's Fig. 4a-b is the web-search run ("up to 4x faster" than the TCPs)."""
-    runs = r.runs
-    root_cycle = 2 * 10e-6  # HCC-2's root: Cycle_child = 2 x the 10 us aggregation-edge delay
-    steps = runs.filter(pl.col("study") == "steps")
+    """Our capacity-step study (8 backlogged flows through the same steps): acceptance rows
+    isolating Fig. 4(a)-(b)'s convergence."""
+    steps = r.runs.filter(pl.col("study") == "steps")
     scond = cond.of_runs(steps)
-    note = "core port utilization per 100 us, held for 1 ms; steps.toml, 8 backlogged flows"
-    for k, label in ((1, "10 -> 50 Gbps"), (2, "50 -> 5 Gbps")):
-        hcc = [1e6 * x for x in per_seed(steps, f"step{k}_converge_s", variant="HCC-2")]
-        c.add(
-            "Fig. 4a-b",
-            f"{label}: HCC's time to stay >= 95 % busy (2 root cycles: {2e6 * root_cycle:.0f} us)",
-            hcc,
-            (None, 2e6 * root_cycle),
-            kind="acceptance",
-            conditions=scond,
-            unit="us",
-            fmt=".0f",
-            note=note,
-        )
+    for k, name in ((1, "50"), (2, "5")):
+        c.row(f"steps-hcc-{name}", [1e6 * x for x in per_seed(steps, f"step{k}_converge_s", variant="HCC-2")], unit="us", conditions=scond)
         busy = [100 * x for x in per_seed(steps, f"step{k}_busy_share", variant="HCC-2")]
-        c.add(
-            "Fig. 4a-b",
-            f"{label}: share of 100 us windows HCC stays >= 95 % busy after converging",
-            busy,
-            (100 * BUSY, None),
-            kind="acceptance",
-            conditions=scond,
-            unit="%",
-            fmt=".0f",
-        )
+        c.row(f"steps-hcc-{name}-busy", busy, unit="%", conditions=scond)
     faster, never = [], 0
     window = STEP_TIMES[2][0] - STEP_TIMES[1][0]
     for seed in r.seeds:
-        t = steps.filter((pl.col("seed") == seed) & pl.col("variant").is_in(TCPS))["step1_converge_s"].fill_null(window)
+        tcp = steps.filter((pl.col("seed") == seed) & pl.col("variant").is_in(TCPS))["step1_converge_s"]
         h = per_seed(steps, "step1_converge_s", seed=seed, variant="HCC-2")
-        never += int(steps.filter((pl.col("seed") == seed) & pl.col("variant").is_in(TCPS))["step1_converge_s"].null_count())
-        if h and h[0] > 0 and t.len():
-            faster.append(t.min() / h[0])
-    c.add(
-        "Fig. 4a-b",
-        "10 -> 50 Gbps: the fastest TCP's time to stay busy over HCC's (paper: HCC 'up to 4x faster')",
-        faster,
-        (2.0, None),
-        kind="acceptance",
-        conditions=scond,
-        fmt=".1f",
-        detail=f"{never} of {3 * len(r.seeds)} TCP runs never stay busy",
-        note="a TCP that never stays busy counts at the step's 10 ms (a lower bound)",
+        never += int(tcp.null_count())
+        if h and h[0] > 0 and tcp.len():
+            faster.append(tcp.fill_null(window).min() / h[0])
+    c.row("steps-faster", faster, unit="x", conditions=scond, detail=f"{never} of {3 * len(r.seeds)} TCP runs never stay busy")
+
+
+def tables(r: Report) -> list[dict[str, Any]]:
+    """The report's tables beside the rows: Fig. 4 per phase under both readings, and the
+    control messages per flow event at each level of agents."""
+    variants = WITH_CORRAL
+    phase_rows = phases_.table(r.runs, {s: READINGS[s][1] for s in READINGS}, variants)
+    return [
+        {
+            "id": "fig4-phases",
+            "title": "Fig. 4 per phase (medians over seeds of the 1 ms samples)",
+            "columns": ["reading", "variant", "phase", "util", "util_std", "goodput_gbps", "queue_median", "queue_full_share", "jain_mean", "converge_ms"],
+            "rows": phase_rows,
+        },
+        {
+            "id": "messages",
+            "title": "Control messages and bytes per flow event (arrivals, departures and on-off switches; medians over seeds)",
+            "columns": ["variant", "level", "received_msgs", "received_bytes", "sent_msgs", "sent_bytes"],
+            "rows": _messages(r.runs),
+        },
+    ]
+
+
+def _messages(runs: pl.DataFrame) -> list[dict[str, Any]]:
+    """Messages and bytes each level receives and sends per flow event, for HCC's variants
+    and the centralized controllers (their root is the controller, their L1 the hosts)."""
+    out = []
+    order = (
+        ("fig4", "HCC-2"),
+        *(("overhead", v) for v in OVERHEAD),
+        *(("overhead", v) for v in ONOFF_VARIANTS),
     )
+    for study, v in order:
+        sub = runs.filter((pl.col("study") == study) & (pl.col("variant") == v))
+        if not sub.height:
+            continue
+        events = sub["flow_arrivals"] + sub["flow_departures"] + sub["demand_switches"]
+        levels = ("l1", "root") if v.startswith("centralized") else ("l1", "l2", "l3")
+        for lvl in levels:
+            row: dict[str, Any] = {"variant": v, "level": {"l1": "hosts (L1)", "l2": "edge (L2)", "l3": "root (L3)", "root": "controller"}[lvl]}
+            for way in ("received", "sent"):
+                for what in ("msgs", "bytes"):
+                    per = (sub[f"{lvl}_{way}_{what}"] / events).drop_nulls()
+                    row[f"{way}_{what}"] = float(per.median()) if per.len() else None
+            out.append(row)
+    return out
 
 
 # ---------------------------------------------------------------- the experiment

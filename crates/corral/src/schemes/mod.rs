@@ -10,6 +10,7 @@
 //! flows with `transport = "scheme"` (the default when a scheme is present) are its flows.
 //! Adding a scheme is one folder and one line in [`REGISTRY`].
 
+pub mod app_demand;
 pub mod hcc;
 pub mod ideal;
 pub mod r2c2;

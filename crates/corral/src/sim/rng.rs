@@ -47,6 +47,9 @@ pub mod stream {
     pub const CONTROLLER: u64 = 14;
     /// Flowcell routing's per-(flow, switch) rotation offsets (a stateless hash salt).
     pub const FLOWCELL: u64 = 15;
+    /// A flow's application demand (on-off periods), per flow index
+    /// (`schemes::app_demand`).
+    pub const APP_DEMAND: u64 = 16;
 }
 
 impl Rng {

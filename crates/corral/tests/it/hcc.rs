@@ -175,3 +175,64 @@ fn rates_summing_to_the_core_keep_it_busy() {
     let carried = common::port_stats(&sim, "agg0:2").tx_bytes as f64 * 8.0 / 0.020;
     assert!(carried >= 0.95 * 18e9, "core carried {:.3e} bit/s of 18e9", carried);
 }
+
+// The centralized controller fed the same updates as HCC's leaves (`ideal`, mode "updates",
+// at agg0): each host reports its flows' arrivals once (h0 two flows, h1, h4 and h5 one: four
+// reports of 16 B + 8 B a flow, 104 B), the demands of unbounded flows never change, and the
+// controller sends each flow its rate (16 B) when it first computes it or it moves by more
+// than 1 %. The rates are the instant controller's within 1 %. HCC's counters per level add
+// up: what the root receives is what the edges sent it, and each flow arrived once.
+#[test]
+fn a_controller_fed_the_leaves_updates_gets_their_rates_from_few_messages() {
+    let updates = "kind = \"ideal\"\nmode = \"updates\"\ncontroller = \"agg0\"\nperiod = \"20us\"\nhost_period = \"8us\"\nheadroom = 0.02";
+    let ideal = common::run(&tree("1ms", "kind = \"ideal\"\nheadroom = 0.02"), &[]);
+    let sim = common::run(&tree("5ms", updates), &[]);
+    for (i, (a, b)) in sim.flows.iter().zip(&ideal.flows).enumerate() {
+        let (ra, rb) = (a.sender.rate_bps().unwrap() as f64, b.sender.rate_bps().unwrap() as f64);
+        assert!((ra / rb - 1.0).abs() < 0.01, "flow {i}: updates {ra:.4e} vs ideal {rb:.4e}");
+    }
+    let c = &sim.scheme_counters;
+    assert_eq!((c["root_received_msgs"], c["root_received_bytes"]), (4, 4 * 16 + 5 * 8), "{c:?}");
+    assert_eq!(c["l1_sent_bytes"], c["root_received_bytes"]);
+    assert!((5..=10).contains(&c["root_sent_msgs"]), "{c:?}");
+    assert_eq!(c["root_sent_bytes"], 16 * c["root_sent_msgs"]);
+    assert_eq!(c["flow_arrivals"], 5);
+    let hcc = common::run(&tree("5ms", "kind = \"hcc\""), &[]);
+    let h = &hcc.scheme_counters;
+    assert_eq!(h["root_received_msgs"], h["l3_received_msgs"]);
+    assert_eq!(
+        h["root_received_bytes"],
+        h["l2_sent_bytes"] - (h["l2_sent_msgs"] - h["root_received_msgs"]) * 16,
+        "{h:?}"
+    );
+    assert_eq!(h["flow_arrivals"], 5);
+    let err =
+        corral::scenario::load(&tree("1ms", "kind = \"ideal\"\nhost_period = \"4us\""), &[], "t")
+            .and_then(corral::Simulation::new)
+            .err()
+            .unwrap()
+            .to_string();
+    assert!(err.starts_with("scheme.host_period: only used with mode = \"updates\""), "{err}");
+}
+
+// On-off applications (`demand = "onoff"`, exponential on and off periods of mean 1 ms):
+// HCC's leaves and the updates controller's hosts read the same switching times (each flow's
+// own random stream), so both count the same switches up to the last reading (within a few
+// at the run's end), and with half the time off the flows deliver about half what they do
+// when always on.
+#[test]
+fn on_off_demands_switch_alike_under_both_controllers() {
+    let onoff = "demand = \"onoff\"";
+    let updates = format!(
+        "kind = \"ideal\"\nmode = \"updates\"\ncontroller = \"agg0\"\nperiod = \"20us\"\n{onoff}"
+    );
+    let a = common::run(&tree("40ms", &format!("kind = \"hcc\"\n{onoff}")), &[]);
+    let b = common::run(&tree("40ms", &updates), &[]);
+    let (sa, sb) = (a.scheme_counters["demand_switches"], b.scheme_counters["demand_switches"]);
+    assert!(sa > 100 && sa.abs_diff(sb) <= 5, "switches: hcc {sa}, updates {sb}");
+    let always = common::run(&tree("40ms", "kind = \"hcc\""), &[]);
+    let total = |s: &corral::Simulation| common::delivered(s).iter().sum::<f64>();
+    let share = total(&a) / total(&always);
+    assert!((0.3..0.7).contains(&share), "on-off delivers {share:.2} of always-on");
+    assert!(b.scheme_counters["root_received_msgs"] > sb / 2, "{:?}", b.scheme_counters);
+}

@@ -19,7 +19,8 @@
 //!   bytes not yet sent over its host agent's Cycle_parent, capped at its access-link rate
 //!   (the paper's leaves "receive the application layer demands as input"), refreshed every
 //!   cycle of its host agent; `demand = "line"` demands the access-link rate until the last
-//!   byte is sent. Its sender is TCP paced at its share by a token bucket, the window not
+//!   byte is sent, and `"onoff"` alternates on periods (as `backlog`) and off periods
+//!   (demand 0) ([`crate::schemes::app_demand`]). Its sender is TCP paced at its share by a token bucket, the window not
 //!   limiting and no backoff on loss (TCP keeps reliability). Before its first share it is plain TCP with
 //!   the initial window (`first_rate = "window"`, the default: the paper sets "initial
 //!   congestion window 10" and lets TCP do all but the rate) or sends nothing
@@ -33,7 +34,10 @@
 //! - **Messages** (Fig. 3), only on change, as control packets with real delay: up,
 //!   `up_header` bytes (child and parent ids) plus `up_entry` per entry of the delta map
 //!   (quantized demand, signed count); down, `down_bytes` (child id and share); an excess
-//!   return, `down_bytes` too. A lost message is sent again at the next cycle.
+//!   return, `down_bytes` too. A lost message is sent again at the next cycle. The scheme
+//!   counts the bytes and messages each level of agents receives and sends (`l1_...` for the
+//!   hosts' agents up to `l4_...`; the roots' also as `root_...`), and the flow events its
+//!   leaves see (`flow_arrivals`, `flow_departures`, `demand_switches`).
 //! - **Quantization and pruning** (section III-C, [`quantize`], [`demand`]): each agent
 //!   quantizes the demands it reports with Lloyd-Max levels (`bins`, refitted every
 //!   `refit`); a share or demand change of at most `prune` (relative) is not sent.
@@ -57,6 +61,7 @@ use crate::config::typed;
 use crate::ctrl::Message;
 use crate::error::{ensure, Result};
 use crate::ids::{FlowId, NodeId, PortId};
+use crate::schemes::app_demand::{self, AppDemand, DemandModel};
 use crate::transport::rate::spread_phases;
 use crate::units::Time;
 use agent::{delta, Agent, Up};
@@ -104,9 +109,14 @@ pub struct HccConfig {
     /// Before the first share: "window" (default) or "wait".
     pub first_rate: FirstRate,
     /// A leaf's demand: "backlog" (default: what it could send, its remaining bytes over its
-    /// host agent's Cycle_parent, capped at its access-link rate) or "line" (its access-link
-    /// rate until its last byte is sent).
-    pub demand: Demand,
+    /// host agent's Cycle_parent, capped at its access-link rate), "line" (its access-link
+    /// rate until its last byte is sent) or "onoff" (on periods as "backlog", off periods
+    /// demanding 0).
+    pub demand: DemandModel,
+    /// With demand = "onoff": the mean on and off periods, exponentially distributed
+    /// (defaults "1ms" and "1ms").
+    pub on_period: Time,
+    pub off_period: Time,
 }
 
 /// Where a flow's first packet after a new rate goes within its packet time (`[scheme]
@@ -116,14 +126,6 @@ pub struct HccConfig {
 pub enum Phase {
     Spread,
     Uniform,
-}
-
-/// How a leaf's demand is set (`[scheme] demand`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Demand {
-    Backlog,
-    Line,
 }
 
 impl Default for HccConfig {
@@ -143,7 +145,9 @@ impl Default for HccConfig {
             jitter: true,
             phase: Phase::Spread,
             first_rate: FirstRate::Window,
-            demand: Demand::Backlog,
+            demand: DemandModel::Backlog,
+            on_period: app_demand::DEFAULT_PERIOD,
+            off_period: app_demand::DEFAULT_PERIOD,
         }
     }
 }
@@ -166,7 +170,9 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.up_header >= 1 && cfg.down_bytes >= 1, "scheme.up_header", || {
         "up_header and down_bytes must be at least 1 byte".into()
     })?;
+    app_demand::check(cfg.demand, cfg.on_period, cfg.off_period)?;
     Ok(Box::new(Hcc {
+        app: AppDemand::new(cfg.demand, cfg.on_period, cfg.off_period),
         cfg,
         agents: Vec::new(),
         by_port: BTreeMap::new(),
@@ -178,10 +184,14 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
 const CHILD_LOOP: u32 = 0;
 const PARENT_LOOP: u32 = 1;
 
-/// Counters of bytes received and sent by agents, by level from the bottom (L1: hosts).
+/// Counters of bytes and messages received and sent by agents, by level from the bottom
+/// (L1: hosts).
 const RECEIVED: [&str; 4] =
     ["l1_received_bytes", "l2_received_bytes", "l3_received_bytes", "l4_received_bytes"];
 const SENT: [&str; 4] = ["l1_sent_bytes", "l2_sent_bytes", "l3_sent_bytes", "l4_sent_bytes"];
+const RECEIVED_MSGS: [&str; 4] =
+    ["l1_received_msgs", "l2_received_msgs", "l3_received_msgs", "l4_received_msgs"];
+const SENT_MSGS: [&str; 4] = ["l1_sent_msgs", "l2_sent_msgs", "l3_sent_msgs", "l4_sent_msgs"];
 
 /// Up: a child's demand delta for one parent.
 struct DemandMsg {
@@ -207,6 +217,8 @@ struct ExcessMsg {
 
 pub struct Hcc {
     cfg: HccConfig,
+    /// The leaves' demands.
+    app: AppDemand,
     agents: Vec<Agent>,
     by_port: BTreeMap<PortId, usize>,
     /// The agent of each flow's host (its leaf's parent).
@@ -222,19 +234,16 @@ impl Hcc {
         Time((delay.0 as f64 * multiple).round() as u64).max(self.cfg.min_cycle)
     }
 
-    /// Flow `f`'s demand at its host agent `host`: its access-link rate, or with `demand =
-    /// "backlog"` what it could send, its bytes not yet sent over the host agent's
-    /// Cycle_parent (the horizon of the demand it reports), capped at that rate.
-    fn leaf_demand(&self, ctx: &mut dyn Ctx, f: FlowId, host: usize) -> f64 {
-        let line = ctx.access_rate(ctx.flow(f).src).bps() as f64;
-        let p = ctx.progress(f);
-        match (self.cfg.demand, p.size) {
-            (Demand::Backlog, Some(size)) => {
-                let left = size.saturating_sub(p.sent) as f64 * 8.0;
-                line.min(left / (self.agents[host].cycle_parent.0 as f64 * 1e-12))
-            }
-            _ => line,
+    /// Flow `f`'s demand at its host agent `host` ([`AppDemand::demand`]; the horizon of a
+    /// backlog is the host agent's Cycle_parent, the period of the demand it reports).
+    fn leaf_demand(&mut self, ctx: &mut dyn Ctx, f: FlowId, host: usize) -> f64 {
+        let horizon = self.agents[host].cycle_parent;
+        let before = self.app.switched;
+        let d = self.app.demand(ctx, f, horizon);
+        if self.app.switched > before {
+            ctx.count("demand_switches", self.app.switched - before);
         }
+        d
     }
 
     /// Refreshes host agent `a`'s leaf demands; whether one changed.
@@ -316,8 +325,10 @@ impl Hcc {
     fn send(&mut self, ctx: &mut dyn Ctx, from: usize, to: usize, msg: Message) {
         let (a, b) = (&self.agents[from], &self.agents[to]);
         ctx.count(SENT[a.level], msg.bytes as u64);
+        ctx.count(SENT_MSGS[a.level], 1);
         if a.is_root() {
             ctx.count("root_sent_bytes", msg.bytes as u64);
+            ctx.count("root_sent_msgs", 1);
         }
         ctx.send(a.node, b.node, msg);
     }
@@ -472,8 +483,10 @@ impl Hcc {
 
     fn received(&self, ctx: &mut dyn Ctx, at: usize, bytes: u32) {
         ctx.count(RECEIVED[self.agents[at].level], bytes as u64);
+        ctx.count(RECEIVED_MSGS[self.agents[at].level], 1);
         if self.agents[at].is_root() {
             ctx.count("root_received_bytes", bytes as u64);
+            ctx.count("root_received_msgs", 1);
         }
     }
 
@@ -491,7 +504,10 @@ impl Hcc {
 
     fn leave(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         if let Some(&a) = self.host_agent.get(&flow.0) {
-            self.agents[a].flows.remove(&flow.0);
+            if self.agents[a].flows.remove(&flow.0).is_some() {
+                ctx.count("flow_departures", 1);
+                self.app.forget(flow);
+            }
             self.agents[a].flow_rate.remove(&flow.0);
             self.wake_child(ctx, a);
             self.wake_parent(ctx, a);
@@ -524,6 +540,7 @@ impl Scheme for Hcc {
             self.link(ctx, w[0], w[1]);
         }
         let host = chain[0];
+        ctx.count("flow_arrivals", 1);
         let demand = self.leaf_demand(ctx, flow, host);
         self.agents[host].flows.insert(flow.0, demand);
         self.host_agent.insert(flow.0, host);

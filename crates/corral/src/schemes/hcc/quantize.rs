@@ -52,9 +52,11 @@ impl Quantizer {
         &self.levels
     }
 
-    /// The level nearest `x` (ties to the lower); infinite demands stay infinite.
+    /// The level nearest `x` (ties to the lower); infinite demands stay infinite, and a
+    /// zero demand (an idle flow: an on-off application's off period) stays 0, since any
+    /// level above it would reserve capacity for a flow that sends nothing.
     pub fn quantize(&self, x: f64) -> f64 {
-        if self.levels.is_empty() || !x.is_finite() {
+        if self.levels.is_empty() || !x.is_finite() || x == 0.0 {
             return x;
         }
         self.levels[nearest(&self.levels, x)]
@@ -92,6 +94,9 @@ mod tests {
         assert_eq!((q.quantize(4.0), q.quantize(6.0), q.quantize(5.5)), (1.0, 10.0, 1.0));
         assert!(q.quantize(f64::INFINITY).is_infinite());
         assert_eq!(Quantizer::fit(&[], 4, 10).quantize(3.0), 3.0);
+        let q = Quantizer::fit(&[0.0, 1.0, 1.2, 10.0], 2, 50);
+        assert!(q.levels()[0] > 0.0, "0 shares its bin: {:?}", q.levels());
+        assert_eq!(q.quantize(0.0), 0.0, "a zero demand is no demand");
     }
 
     #[test]

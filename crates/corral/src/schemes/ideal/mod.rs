@@ -16,7 +16,12 @@
 //! share of the link), so the headroom carries them, as in R2C2 (40 B per 1500 B packet is
 //! 2.7 % of the reverse link). Before its first allocation arrives (with `delay > 0`) a flow
 //! sends as `first_rate` says: at its access-link rate by default, as R2C2's senders do.
+//!
+//! Two control-plane modes stand for HCC's centralized baseline: `periodic` ([`periodic`]:
+//! every host reports all its flows every period) and `updates` ([`updates`]: hosts report
+//! only the changes of their flows' demands, the information HCC's leaves give their agents).
 
+use super::app_demand::{self, DemandModel};
 use super::{Ctx, FirstRate, Scheme, SchemeTransport};
 use crate::alloc::{Allocator, FlowSpec, Problem};
 use crate::config::typed;
@@ -27,6 +32,7 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod periodic;
+pub mod updates;
 
 /// How the controller learns of flows and tells them their rates.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -38,20 +44,36 @@ pub enum Mode {
     /// Hosts report to a controller switch every `period` and it sends rates back, as real
     /// control messages ([`periodic`]).
     Periodic,
+    /// Hosts report each flow's arrival, departure and demand changes every `host_period`,
+    /// and the controller sends each flow its rate when it changes ([`updates`]).
+    Updates,
 }
 
 /// `[scheme]` with `kind = "ideal"`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IdealConfig {
-    /// "instant" (default) or "periodic".
+    /// "instant" (default), "periodic" or "updates".
     pub mode: Mode,
-    /// Periodic: the reporting and computing period (default "100us").
+    /// Periodic: the reporting and computing period; updates: the computing period (default
+    /// "100us").
     pub period: Time,
-    /// Periodic: the controller's switch (default: the first switch with the most ports).
+    /// Periodic and updates: the controller's switch (default: the first switch with the
+    /// most ports).
     pub controller: Option<String>,
-    /// Periodic: bytes of a host's report, a header and one entry per flow (defaults 16, 8),
-    /// and of one flow's rate message (default 16).
+    /// Updates: how often a host reports its flows' changes (default "8us": HCC-2's host
+    /// agents' Cycle_parent, 8 delays of a 1 us host link).
+    pub host_period: Time,
+    /// Updates: a demand or rate change of at most this fraction of the last value sent is
+    /// not sent (default 0.01, HCC's `prune`).
+    pub prune: f64,
+    /// Updates: a flow's demand, "backlog" (default), "line" or "onoff", as HCC's leaves
+    /// (`schemes::app_demand`), with the on-off model's mean periods (defaults "1ms").
+    pub demand: DemandModel,
+    pub on_period: Time,
+    pub off_period: Time,
+    /// Periodic and updates: bytes of a host's report, a header and one entry per flow
+    /// (defaults 16, 8), and of one flow's rate message (default 16).
     pub report_header: u32,
     pub report_entry: u32,
     pub rate_bytes: u32,
@@ -65,15 +87,15 @@ pub struct IdealConfig {
     pub jitter: bool,
     /// What a flow sends before its first rate: "line" (its access-link rate), "window" (TCP
     /// with `transport.initial_window` until the rate arrives) or "wait". Default: "line" in
-    /// instant mode (R2C2's senders), "window" in periodic mode (HCC's flows, whose
-    /// centralized baseline this mode is, start so).
+    /// instant mode (R2C2's senders), "window" in periodic and updates modes (HCC's flows,
+    /// whose centralized baseline these modes are, start so).
     pub first_rate: Option<FirstRate>,
 }
 
 impl IdealConfig {
     /// `first_rate`, or its default for the mode.
     pub fn start(&self) -> FirstRate {
-        self.first_rate.unwrap_or(if self.mode == Mode::Periodic {
+        self.first_rate.unwrap_or(if self.mode != Mode::Instant {
             FirstRate::Window
         } else {
             FirstRate::Line
@@ -87,6 +109,11 @@ impl Default for IdealConfig {
             mode: Mode::Instant,
             period: Time::from_us(100),
             controller: None,
+            host_period: Time::from_us(8),
+            prune: 0.01,
+            demand: DemandModel::Backlog,
+            on_period: app_demand::DEFAULT_PERIOD,
+            off_period: app_demand::DEFAULT_PERIOD,
             report_header: 16,
             report_entry: 8,
             rate_bytes: 16,
@@ -102,15 +129,29 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: IdealConfig = typed(table, "scheme")?;
     super::check_fraction("headroom", cfg.headroom)?;
     let periodic = cfg.mode == Mode::Periodic;
-    let unused = |key: &str, used: bool| {
-        ensure(used, &format!("scheme.{key}"), || {
-            format!("only used with mode = \"{}\"", if periodic { "instant" } else { "periodic" })
-        })
+    let updates = cfg.mode == Mode::Updates;
+    let unused = |key: &str, used: bool, modes: &str| {
+        ensure(used, &format!("scheme.{key}"), || format!("only used with mode = {modes}"))
     };
     let d = IdealConfig::default();
-    unused("controller", periodic || cfg.controller.is_none())?;
-    unused("period", periodic || cfg.period == d.period)?;
-    unused("delay", !periodic || cfg.delay == d.delay)?;
+    let both = "\"periodic\" or \"updates\"";
+    unused("controller", periodic || updates || cfg.controller.is_none(), both)?;
+    unused("period", periodic || updates || cfg.period == d.period, both)?;
+    unused("delay", !(periodic || updates) || cfg.delay == d.delay, "\"instant\"")?;
+    let only_updates = "\"updates\"";
+    unused("host_period", updates || cfg.host_period == d.host_period, only_updates)?;
+    unused("prune", updates || cfg.prune == d.prune, only_updates)?;
+    unused("demand", updates || cfg.demand == d.demand, only_updates)?;
+    app_demand::check(cfg.demand, cfg.on_period, cfg.off_period)?;
+    if updates {
+        ensure(cfg.period > Time::ZERO, "scheme.period", || "must be positive".into())?;
+        ensure(cfg.host_period > Time::ZERO, "scheme.host_period", || "must be positive".into())?;
+        super::check_fraction("prune", cfg.prune)?;
+        ensure(cfg.report_header >= 1 && cfg.rate_bytes >= 1, "scheme.report_header", || {
+            "report_header and rate_bytes must be at least 1 byte".into()
+        })?;
+        return Ok(Box::new(updates::Updates::new(cfg)));
+    }
     if periodic {
         ensure(cfg.period > Time::ZERO, "scheme.period", || "must be positive".into())?;
         ensure(cfg.report_header >= 1 && cfg.rate_bytes >= 1, "scheme.report_header", || {

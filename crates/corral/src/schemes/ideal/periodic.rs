@@ -12,7 +12,8 @@
 //! as HCC's agents read their ports' at each cycle, so `[[events]]` that change a link's rate
 //! reach its allocation within a period. Before its first rate a flow starts as HCC's do,
 //! TCP with its initial window (`first_rate`, default "window"). The scheme counts the bytes
-//! the controller receives and sends (`root_received_bytes`, `root_sent_bytes`).
+//! and messages the controller receives and sends (`root_received_bytes`, `root_sent_bytes`,
+//! `..._msgs`), the hosts' (`l1_...`), and the flows' arrivals and departures, as HCC's does.
 
 use super::IdealConfig;
 use crate::alloc::{Allocator, FlowSpec, Problem};
@@ -72,6 +73,8 @@ impl Periodic {
         self.compute_and_send(ctx, c);
         for (&h, flows) in &self.active {
             let bytes = self.cfg.report_header + self.cfg.report_entry * flows.len() as u32;
+            ctx.count("l1_sent_bytes", u64::from(bytes));
+            ctx.count("l1_sent_msgs", 1);
             ctx.send(
                 ctx.net().hosts[h as usize],
                 c,
@@ -83,6 +86,8 @@ impl Periodic {
             );
         }
         for h in std::mem::take(&mut self.emptied) {
+            ctx.count("l1_sent_bytes", u64::from(self.cfg.report_header));
+            ctx.count("l1_sent_msgs", 1);
             ctx.send(
                 ctx.net().hosts[h as usize],
                 c,
@@ -136,14 +141,18 @@ impl Periodic {
                 Message::new("ideal_rate", self.cfg.rate_bytes, RateMsg { flow: f, bps }),
             );
             ctx.count("root_sent_bytes", self.cfg.rate_bytes as u64);
+            ctx.count("root_sent_msgs", 1);
         }
     }
 
-    fn forget(&mut self, flow: FlowId, host: u32) {
+    fn forget(&mut self, ctx: &mut dyn Ctx, flow: FlowId, host: u32) {
         if let Some(set) = self.active.get_mut(&host) {
-            if set.remove(&flow.0) && set.is_empty() {
-                self.active.remove(&host);
-                self.emptied.insert(host);
+            if set.remove(&flow.0) {
+                ctx.count("flow_departures", 1);
+                if set.is_empty() {
+                    self.active.remove(&host);
+                    self.emptied.insert(host);
+                }
             }
         }
     }
@@ -151,7 +160,7 @@ impl Periodic {
 
 /// Sets every link whose capacity moved (a rate `[[events]]` entry, a failure) to its
 /// current one.
-fn refresh_capacities(alloc: &mut Allocator, net: &Network) {
+pub(super) fn refresh_capacities(alloc: &mut Allocator, net: &Network) {
     let moved: Vec<(u32, f64)> = crate::schemes::link_capacities(net)
         .into_iter()
         .zip(alloc.capacities())
@@ -201,27 +210,31 @@ impl Scheme for Periodic {
 
     fn on_flow_start(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         let host = ctx.flow(flow).src;
+        ctx.count("flow_arrivals", 1);
         self.active.entry(host).or_default().insert(flow.0);
         self.emptied.remove(&host);
     }
 
     fn on_flow_sent(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         let host = ctx.flow(flow).src;
-        self.forget(flow, host);
+        self.forget(ctx, flow, host);
     }
 
     fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
         let host = ctx.flow(flow).src;
-        self.forget(flow, host);
+        self.forget(ctx, flow, host);
     }
 
     fn on_message(&mut self, ctx: &mut dyn Ctx, at: NodeId, msg: &Message) {
         if let Some(r) = msg.body::<Report>() {
             if Some(at) == self.controller {
                 ctx.count("root_received_bytes", msg.bytes as u64);
+                ctx.count("root_received_msgs", 1);
                 self.receive_report(ctx, r);
             }
         } else if let Some(r) = msg.body::<RateMsg>() {
+            ctx.count("l1_received_bytes", msg.bytes as u64);
+            ctx.count("l1_received_msgs", 1);
             let p = ctx.progress(FlowId(r.flow));
             if !p.finished && p.size.is_none_or(|s| p.sent < s) {
                 ctx.set_rate(FlowId(r.flow), r.bps);

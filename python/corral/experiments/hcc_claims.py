@@ -1,0 +1,239 @@
+"""The rows of the HCC reproduction (`corral reproduce hcc`): each claim of the paper's claims
+table (`papers/hcc.toml`) measured from the runs (`hcc.Report.runs`, one row per run), with
+its sensitivity rows: a Fig. 4 row under the other reading of the load, a row with a TCP under
+corral's earlier TCP settings instead of ns-3's, an overhead row against the polling
+controller, with on-off demands, or under the full-core reading.
+
+Every value is per seed: a column of one run, or a ratio or difference of two runs of the
+same seed. A row is judged under the setup its claim names; the measuring functions take the
+study (the reading) and the TCPs' suffix so that a row and its sensitivity rows are the same
+computation on other runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from . import claims as cl
+from . import conditions as cond
+from .claims import median, median_range, per_seed, ratio
+
+TCPS = ("newreno", "cubic", "dctcp")
+NAMES = {"newreno": "NewReno", "cubic": "CUBIC", "dctcp": "DCTCP"}
+CORRAL = " (corral TCP)"
+PHASE_IDS = ("10", "50", "5")
+# The study that runs each Fig. 4 setup's reading, and the other reading's.
+STUDY = {"fig4-one-rate": "fig4", "fig4-full-core": "fig4_full"}
+OTHER = {"fig4-one-rate": ("fig4_full", "full-core"), "fig4-full-core": ("fig4", "one-rate")}
+VARIES = {
+    "full-core": "the load read as the throughput text implies: each phase offered 100 % of its core (websearch_saturated.toml)",
+    "one-rate": "the load read as the load sentence states: one Poisson rate of 5 Gbps, 50 %, 10 %, 100 % of the phases (websearch.toml)",
+    "corral-tcp": "the TCPs (the baselines' and HCC's own) with corral's earlier settings instead of ns-3.35's: min RTO 1 ms, an ACK per segment, RACK-TLP, ssthresh from the FlightSize",
+    "polling": "the centralized controller polls every active flow every 20 us (16 B + 8 B per flow from every host with flows), the reading before this one",
+    "on-off": "the leaves demand as on-off applications (exponential on and off periods of mean 1 ms, off demanding 0) instead of from their backlog, in HCC's runs and the centralized controller's",
+}
+
+
+def _seed_map(runs: pl.DataFrame, col: str, **where: Any) -> dict[int, float]:
+    sub = runs
+    for k, v in where.items():
+        sub = sub.filter(pl.col(k) == v)
+    if col not in sub.columns:
+        return {}
+    return {s: float(x) for s, x in zip(sub["seed"].to_list(), sub[col].to_list()) if x is not None and x == x}
+
+
+def _combine(runs: pl.DataFrame, f: Callable[..., float | None], *cols: tuple[str, dict[str, Any]]) -> list[float]:
+    """Per seed (in order): `f` of the named columns of the runs (each a (column, where)
+    pair), for the seeds where all of them were measured."""
+    maps = [_seed_map(runs, col, **where) for col, where in cols]
+    seeds = sorted(set.intersection(*(set(m) for m in maps))) if maps else []
+    out = []
+    for s in seeds:
+        v = f(*(m[s] for m in maps))
+        if v is not None:
+            out.append(v)
+    return out
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b else None
+
+
+# ---------------------------------------------------------------- Fig. 4, either reading
+
+
+def fig4_values(runs: pl.DataFrame, study: str, sfx: str = "") -> dict[str, tuple[list[float], str, str]]:
+    """Fig. 4's rows measured on `study`'s runs (a reading), HCC-2 and the TCPs being the
+    variants with suffix `sfx` (corral's TCP settings: CORRAL): claim id -> (values, unit,
+    detail)."""
+    w = {"study": study}
+    hcc = {**w, "variant": "HCC-2" + sfx}
+    tcp = {t: {**w, "variant": t + sfx} for t in TCPS}
+    group = "corral" if sfx else "ns3"
+    out: dict[str, tuple[list[float], str, str]] = {}
+    for k, pid in enumerate(PHASE_IDS):
+        out[f"fig4a-fill-{pid}"] = ([100 * x for x in per_seed(runs, f"phase{k}_util", **hcc)], "%", "")
+        conv = [(f"phase{k}_converge_ms", tcp[t]) for t in TCPS]
+        out[f"fig4b-faster-{pid}"] = (
+            _combine(runs, lambda h, *ts: _ratio(min(ts), h), (f"phase{k}_converge_ms", hcc), *conv),
+            "x",
+            "HCC " + median_range(per_seed(runs, f"phase{k}_converge_ms", **hcc), ".0f") + " ms",
+        )
+    every = [(f"phase{k}_converge_ms", v) for k in range(3) for v in (hcc, *tcp.values())]
+    out["fig4b-4x"] = (
+        _combine(runs, lambda *xs: max(_ratio(xs[4 * k + 1 + i], xs[4 * k]) or 0.0 for k in range(3) for i in range(3)), *every),
+        "x",
+        "",
+    )
+    gaps = {t: _combine(runs, lambda h, x: 100 * (h - x), ("phase1_util", hcc), ("phase1_util", tcp[t])) for t in TCPS}
+    for t in TCPS:
+        out[f"fig4a-gap-{t}"] = (gaps[t], "points", "")
+        out[f"fig4a-var-{t}"] = (ratio(runs, "util_std", tcp[t], hcc), "x", "")
+    out["fig4b-gap-50"] = (
+        _combine(runs, lambda h, *xs: 100 * (h - min(xs)), ("phase1_util", hcc), *(("phase1_util", tcp[t]) for t in TCPS)),
+        "points",
+        "",
+    )
+    for other in ("newreno", "dctcp"):
+        out[f"fig4b-cubic-tput-{other}"] = (ratio(runs, "goodput_gbps", tcp["cubic"], tcp[other]), "x", "")
+        out[f"fig4b-cubic-queue-{other}"] = (ratio(runs, "queue_mean", tcp["cubic"], tcp[other]), "x", "")
+        out[f"fig4b-cubic-latency-{other}"] = (ratio(runs, "latency_p99_s", tcp["cubic"], tcp[other]), "x", "")
+    for t in TCPS:
+        for stat in ("mean", "p99"):
+            col = f"{stat}_fct_s@{group}"
+            lower = [100 * (1 - x) for x in ratio(runs, col, hcc, tcp[t])]
+            out[f"fig4c-{stat}-{t}"] = (lower, "%", "")
+    out["fig4d-hcc-queue"] = (per_seed(runs, "queue_median", **hcc), "packets", "")
+    out["fig4d-hcc-queue-p99"] = (per_seed(runs, "queue_p99", **hcc), "packets", "")
+    for t in ("newreno", "cubic"):
+        out[f"fig4d-full-{t}"] = ([100 * x for x in per_seed(runs, "queue_full_share", **tcp[t])], "%", "")
+    out["fig4d-dctcp"] = (per_seed(runs, "queue_median", **tcp["dctcp"]), "packets", "")
+    out["fig4e-hcc-08"] = ([100 * x for x in per_seed(runs, "jain_ge_08", **hcc)], "%", "")
+    out["fig4e-hcc-09"] = ([100 * x for x in per_seed(runs, "jain_ge_09", **hcc)], "%", "")
+    for t in TCPS:
+        out[f"fig4e-{t}"] = (per_seed(runs, "jain_mean", **tcp[t]), "", "")
+        out[f"fig4f-{t}"] = (ratio(runs, "latency_p99_s", tcp[t], hcc), "x", "")
+    out["fig4f-hcc"] = (per_seed(runs, "latency_p99_over_min", **hcc), "x", "")
+    return out
+
+
+def websearch_conditions(runs: pl.DataFrame, study: str, run_s: float, loads: tuple[float, ...]) -> dict[str, Any]:
+    """Conditions of a web-search row: the offered load of each phase against the reading's
+    (a fraction of the phase's core), and the run's length against the T it was planned
+    with (the paper's 0.1 s quick, 3 s full)."""
+    sub = runs.filter(pl.col("study") == study)
+    checks = {f"load_phase{k}": cond.check(sub[f"phase{k}_load_offered"].to_list(), load) for k, load in enumerate(loads)}
+    return cond.of_runs(sub, run_s=run_s, paper_run_s=0.1, **checks)
+
+
+# ---------------------------------------------------------------- Figs. 4(g)-(h)
+
+
+def overhead_values(runs: pl.DataFrame, sfx: str = "", central: str = "centralized", hcc_study: str = "fig4") -> dict[str, tuple[list[float], str, str]]:
+    """The overhead rows: HCC's variants with suffix `sfx` (on-off demands: ", on-off")
+    against the centralized controller `central`; HCC-2's run is `hcc_study`'s."""
+    ov = {"study": "overhead"}
+    hcc2 = {"study": hcc_study, "variant": "HCC-2"} if not sfx else {**ov, "variant": "HCC-2" + sfx}
+    cen = {"study": "overhead_full" if hcc_study == "fig4_full" else "overhead", "variant": central + sfx}
+    v = lambda name: {**ov, "variant": name + sfx}  # noqa: E731
+    out: dict[str, tuple[list[float], str, str]] = {
+        "fig4g-received": (ratio(runs, "root_received_bytes", hcc2, cen), "x", ""),
+        "fig4h-sent": (ratio(runs, "root_sent_bytes", hcc2, cen), "x", ""),
+        "fig4g-all-agents": (
+            _combine(
+                runs,
+                lambda a, b, c, d: _ratio(a + b + c, d),
+                ("l1_received_bytes", hcc2),
+                ("l2_received_bytes", hcc2),
+                ("l3_received_bytes", hcc2),
+                ("root_received_bytes", cen),
+            ),
+            "x",
+            "",
+        ),
+        "fig4g-l2": (_combine(runs, _ratio, ("l2_received_bytes", hcc2), ("root_received_bytes", cen)), "x", ""),
+        "fig4h-l2": (_combine(runs, _ratio, ("l2_sent_bytes", hcc2), ("root_sent_bytes", cen)), "x", ""),
+        "fig4g-noq": (ratio(runs, "root_received_bytes", v("HCC-2, no quantization"), hcc2), "x", ""),
+        "fig4h-noq": (ratio(runs, "root_sent_bytes", v("HCC-2, no quantization"), hcc2), "x", ""),
+    }
+    for what, col in (("g", "root_received_bytes"), ("h", "root_sent_bytes")):
+        out[f"fig4{what}-cycles-12"] = (ratio(runs, col, hcc2, v("HCC-1")), "x", "")
+        out[f"fig4{what}-cycles-23"] = (ratio(runs, col, v("HCC-3"), hcc2), "x", "")
+    return out
+
+
+# ---------------------------------------------------------------- Fig. 5
+
+
+def grpc_values(runs: pl.DataFrame, sfx: str = "") -> dict[str, tuple[list[float], str, str]]:
+    """Fig. 5's rows, HCC-2 and the TCPs being the variants with suffix `sfx`."""
+    g = {"study": "grpc"}
+    hcc = {**g, "variant": "HCC-2" + sfx}
+    tcp = {t: {**g, "variant": t + sfx} for t in TCPS}
+    out: dict[str, tuple[list[float], str, str]] = {
+        "fig5a-hcc": ([100 * x for x in per_seed(runs, "core_util_after_20ms", **hcc)], "%", ""),
+        "fig5c-hcc": (per_seed(runs, "queue_median_pkts", **hcc), "packets", ""),
+        "fig5c-hcc-p99": (per_seed(runs, "queue_p99_pkts", **hcc), "packets", ""),
+        "fig5d-hcc": (per_seed(runs, "latency_p99_over_min", **hcc), "x", ""),
+        "fig5b-unfinished-hcc": (per_seed(runs, "unfinished", **hcc), "responses", _ages(runs, hcc)),
+    }
+    r_hcc = median(per_seed(runs, "mean_response_fct_s", **hcc))
+    for t in TCPS:
+        out[f"fig5a-util-{t}"] = (ratio(runs, "core_util_after_20ms", tcp[t], hcc), "x", "")
+        out[f"fig5a-var-{t}"] = (ratio(runs, "core_util_std", tcp[t], hcc), "x", "")
+        out[f"fig5c-{t}"] = (ratio(runs, "queue_mean_pkts", tcp[t], hcc), "x", "")
+        out[f"fig5b-unfinished-{t}"] = (per_seed(runs, "unfinished", **tcp[t]), "responses", _ages(runs, tcp[t]))
+        for stat in ("mean", "p99"):
+            col = f"{stat}_response_fct_s"
+            lower = [100 * (1 - x) for x in ratio(runs, col, hcc, tcp[t])]
+            detail = ""
+            if stat == "mean":
+                with_open = [100 * (1 - x) for x in ratio(runs, "mean_response_fct_with_open_s", hcc, tcp[t])]
+                little = [
+                    1e3 * x for x in per_seed(runs, "little_response_s", **tcp[t])
+                ]
+                detail = (
+                    f"counting unfinished responses at their age {median_range(with_open, '.0f')} %; "
+                    f"{NAMES[t]}'s mean {median_range([1e3 * x for x in per_seed(runs, col, **tcp[t])], '.0f')} ms, "
+                    f"N/X - Z (Little's law, 500 sessions) {median_range(little, '.0f')} ms"
+                )
+            out[f"fig5b-{stat}-{t}"] = (lower, "%", detail)
+    out["_r_hcc"] = ([r_hcc] if r_hcc else [], "s", "")
+    return out
+
+
+def _ages(runs: pl.DataFrame, where: dict[str, Any]) -> str:
+    med = per_seed(runs, "unfinished_age_median_s", **where)
+    top = per_seed(runs, "unfinished_age_max_s", **where)
+    if not med:
+        return "none unfinished"
+    return f"ages: median {median_range([1e3 * x for x in med], '.0f')} ms, oldest {median_range([1e3 * x for x in top], '.0f')} ms"
+
+
+def little_implied(paper_reduction: float, r_hcc: float | None, think_s: float) -> float | None:
+    """The TCP's core utilization over HCC's that a mean-response-time reduction implies in
+    a saturated closed loop (Little's law, N = X (R + Z)): X_tcp / X_hcc = (R_hcc + Z) /
+    (R_tcp + Z) with R_tcp = R_hcc / (1 - reduction)."""
+    if not r_hcc:
+        return None
+    r_tcp = r_hcc / (1 - paper_reduction / 100)
+    return (r_hcc + think_s) / (r_tcp + think_s)
+
+
+def add_rows(c: cl.Claims, table: Any, values: dict[str, tuple[list[float], str, str]], ids: list[str], conditions: dict[str, Any]) -> None:
+    """Adds claim `ids` from `values` (the paper rows or acceptance rows of the table)."""
+    for cid in ids:
+        xs, unit, detail = values[cid]
+        c.row(cid, xs, unit=unit, conditions=conditions, detail=detail)
+
+
+def add_sensitivity(
+    c: cl.Claims, values: dict[str, tuple[list[float], str, str]], ids: list[str], variant: str, conditions: dict[str, Any]
+) -> None:
+    for cid in ids:
+        xs, unit, detail = values[cid]
+        c.sensitivity(cid, variant, xs, unit=unit, varies=VARIES[variant], conditions=conditions, detail=detail)
