@@ -404,12 +404,13 @@ def _toml_value(text: str) -> Any:
         return text
 
 
-def resolve(scenario: Path, overrides: tuple[str, ...], key: str, cache: dict[Path, dict[str, Any]] | None = None) -> Any:
-    """The value of dotted `key` in `scenario` after `overrides` (the last override of the
-    key, or of a table holding it, wins); `MISSING` where neither sets it."""
+def resolve(scenario: Path | str, overrides: tuple[str, ...], key: str, cache: dict[Any, dict[str, Any]] | None = None) -> Any:
+    """The value of dotted `key` in `scenario` (a file, or TOML text as a job may carry)
+    after `overrides` (the last override of the key, or of a table holding it, wins);
+    `MISSING` where neither sets it."""
     cache = cache if cache is not None else {}
     if scenario not in cache:
-        cache[scenario] = tomllib.loads(scenario.read_text())
+        cache[scenario] = tomllib.loads(scenario.read_text() if isinstance(scenario, Path) else scenario)
     found: Any = _walk(cache[scenario], key)
     for o in overrides:
         k, sep, v = o.partition("=")
@@ -489,10 +490,11 @@ def problems(table: Table, jobs: list[Any]) -> list[str]:
     key a job's scenario does not set, or sets to another value (a deviation it names must
     differ instead); a setup that runs no job."""
     out: list[str] = []
-    cache: dict[Path, dict[str, Any]] = {}
+    cache: dict[Any, dict[str, Any]] = {}
     used: set[str] = set()
     for job in jobs:
-        name = f"{job.scenario.name} {' '.join(o for o in job.overrides if not o.startswith('seed='))}".strip()
+        source = job.scenario.name if isinstance(job.scenario, Path) else str(tomllib.loads(job.scenario).get("name", "<text>"))
+        name = f"{source} {' '.join(o for o in job.overrides if not o.startswith('seed='))}".strip()[:300]
         sid = job.labels.get("setup")
         if not sid:
             out.append(f"{name}: the job names no setup (labels['setup'])")
