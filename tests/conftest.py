@@ -84,12 +84,12 @@ def corral_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.Complet
 
 
 def assert_verdicts_pinned(
-    claims_json: Path, known: dict[tuple[str, str], str], *, ignore: frozenset[str] = frozenset()
+    claims_json: Path, known: dict[str | tuple[str, str], str], *, ignore: frozenset[str] = frozenset()
 ) -> list[dict]:
     """The rows of a reproduction's claims.json, checked against its schema: every row whose
     verdict is not `met` (outside the figures in `ignore`, e.g. wall times) is in `known`
-    with that verdict, by (figure, start of claim), and every entry of `known` still names
-    such a row: a verdict never changes silently. Returns the rows."""
+    with that verdict, by row id (or by (figure, start of claim)), and every entry of `known`
+    still names such a row: a verdict never changes silently. Returns the rows."""
     import json
 
     from corral.experiments import claims_schema
@@ -98,17 +98,20 @@ def assert_verdicts_pinned(
     claims_schema.validate(doc)
     rows = [r for r in doc["claims"] if r["figure"] not in ignore]
 
+    def names(key: str | tuple[str, str], r: dict) -> bool:
+        if isinstance(key, str):
+            return r.get("id") == key
+        return r["figure"] == key[0] and r["claim"].startswith(key[1])
+
     def pinned(r: dict) -> str | None:
-        return next((v for (f, start), v in known.items() if r["figure"] == f and r["claim"].startswith(start)), None)
+        return next((v for key, v in known.items() if names(key, r)), None)
 
     changed = [
-        (r["figure"], r["claim"], r["verdict"], pinned(r)) for r in rows if r["verdict"] != "met" and pinned(r) != r["verdict"]
+        (r.get("id") or r["figure"], r["claim"], r["verdict"], pinned(r))
+        for r in rows
+        if r["verdict"] != "met" and pinned(r) != r["verdict"]
     ]
-    assert not changed, "verdicts not pinned (figure, claim, now, pinned):\n" + "\n".join(map(str, changed))
-    gone = [
-        (f, start, v)
-        for (f, start), v in known.items()
-        if not any(r["figure"] == f and r["claim"].startswith(start) and r["verdict"] == v for r in rows)
-    ]
+    assert not changed, "verdicts not pinned (row, claim, now, pinned):\n" + "\n".join(map(str, changed))
+    gone = [(key, v) for key, v in known.items() if not any(names(key, r) and r["verdict"] == v for r in rows)]
     assert not gone, f"pinned verdicts that changed (update the test and the docs/reproductions page): {gone}"
     return doc["claims"]

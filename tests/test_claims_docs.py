@@ -25,7 +25,12 @@ def tables_script():
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_committed_claims_are_a_full_run_that_matches_the_schema(paper: str) -> None:
+    from corral.experiments.claims import SCHEMA_VERSION
+
     doc = json.loads((ROOT / "docs" / "claims" / f"{paper}.json").read_text())
+    assert doc["schema"] == SCHEMA_VERSION, (
+        f"docs/claims/{paper}.json is {doc['schema']}: rerun scripts/claims_tables.py run {paper}"
+    )
     claims_schema.validate(doc)
     assert doc["paper"] == paper and not doc["quick"] and doc["seeds"] == [1, 2, 3, 4, 5]
     run = doc["run"]
@@ -33,6 +38,85 @@ def test_committed_claims_are_a_full_run_that_matches_the_schema(paper: str) -> 
         assert key in run, key
     assert run["machine"]["cores"] and run["machine"]["cpu"]
     assert sum(doc["counts"].values()) == sum(r["kind"] == "paper" for r in doc["claims"])
+
+
+def _median(xs: list[float]) -> float | None:
+    s = sorted(xs)
+    n = len(s)
+    return None if not n else (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2)
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_no_committed_paper_row_flatters(paper: str) -> None:
+    """Read as a reviewer reads it (issue 57), written apart from `claims.judge`: no paper row
+    is `direction` with fewer than 80 % of its seeds on the paper's side of null or an effect
+    outside [1/2, 2] of the paper's (ln(value) for a ratio row), and none is `met` with its
+    median on the wrong side of null."""
+    import math
+
+    doc = json.loads((ROOT / "docs" / "claims" / f"{paper}.json").read_text())
+    bad = []
+    name = lambda r: r.get("id") or f"{r['figure']}: {r['claim'][:60]}"  # noqa: E731 -- a committed v1 file has no ids
+    for r in doc["claims"]:
+        if r["kind"] != "paper" or r["verdict"] not in ("met", "direction") or r.get("null") is None:
+            continue
+        vals, null, pv = r["values"], r["null"], r["paper_value"]
+        m = _median(vals)
+        lo, hi = r["band"] or (None, None)
+        side = 1 if lo is not None and lo >= null else (-1 if hi is not None and hi <= null else 0)
+        if pv is not None and pv != null:
+            side = 1 if pv > null else -1
+        if not side or m is None:
+            continue
+        right = sum((v - null) * side > 0 for v in vals)
+        if r["verdict"] == "met" and (m - null) * side <= 0:
+            bad.append(f"{name(r)}: met with the median {m:g} on the wrong side of {null:g}")
+        if r["verdict"] == "direction":
+            if right < math.ceil(0.8 * len(vals) - 1e-9):
+                bad.append(f"{name(r)}: direction with {right} of {len(vals)} seeds on the paper's side")
+            if pv is None or pv == null:
+                bad.append(f"{name(r)}: direction without a paper number to compare the effect with")
+                continue
+            ratio = math.log(m) / math.log(pv) if null == 1 and pv > 0 and all(v > 0 for v in vals) else (m - null) / (pv - null)
+            if not 0.5 <= ratio <= 2:
+                bad.append(f"{name(r)}: direction with an effect {ratio:.2f}x the paper's")
+    assert bad == [], "\n".join(bad)
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_committed_verdicts_recompute_and_state_their_coverage_and_units(paper: str) -> None:
+    """Each committed verdict is what `claims.judge` gives on its stored values; each row's
+    band and values are in one unit; each coverage entry names a row of the file or a reason."""
+    from corral.experiments import claims as cl
+
+    doc = json.loads((ROOT / "docs" / "claims" / f"{paper}.json").read_text())
+    assert doc["schema"] == cl.SCHEMA_VERSION, (
+        f"docs/claims/{paper}.json is {doc['schema']}: rerun scripts/claims_tables.py run {paper}"
+    )
+    ids = {r["id"] for r in doc["claims"]}
+    paper_ = cl.Paper(doc["paper"], doc["title"], doc["tolerance"]["relative"], doc["tolerance"]["reason"])
+    for r in doc["claims"]:
+        band = None if r["band"] is None else tuple(r["band"])
+        j = cl.judge(
+            r["values"],
+            band,
+            paper=paper_,
+            null=r["null"],
+            paper_value=r["paper_value"],
+            every=r["every"],
+            conditions_reached=cl.cond.reached(r["conditions"]),
+            open_edges=r["band_open"],
+        )
+        assert (j.verdict, j.agree, j.on_side) == (r["verdict"], r["seeds_agree"], r["seeds_on_side"]), r["id"]
+        assert r["band_unit"] == r["unit"], f"{r['id']}: band in {r['band_unit']!r}, values in {r['unit']!r}"
+    assert doc["coverage"], "claims.json lists the paper's statements (coverage)"
+    for c in doc["coverage"]:
+        assert c["rows"] or c["reason"], f"statement {c['id']!r} ({c['section']}) names no row and no reason"
+        assert set(c["rows"]) <= ids, c["id"]
+    covered = {i for c in doc["coverage"] for i in c["rows"]}
+    uncovered = [r["id"] for r in doc["claims"] if r["kind"] == "paper" and r["id"] not in covered]
+    assert not uncovered, f"paper rows that judge no statement of the paper: {uncovered}"
+    assert doc["setup"] and {r["setup"] for r in doc["claims"] if r["kind"] == "paper"} <= {s["id"] for s in doc["setup"]}
 
 
 @pytest.mark.parametrize("paper", PAPERS)

@@ -23,8 +23,37 @@ SEEDS = [1, 2, 3, 4, 5]
 
 @pytest.fixture(scope="module")
 def report() -> outcast.Report:
+    # Case I under the testbed's TCP (the paper's setup for Fig. 3) and ns-2's (sensitivity).
     base_jobs = [job for job in outcast.jobs(SEEDS, quick=False) if job.labels["buffer"] is None]
     return outcast.aggregate(run_jobs(base_jobs, outcast.measure), SEEDS, quick=False)
+
+
+# Case I's verdicts (docs/reproductions/outcast.md explains each): pinned, so a change fails.
+CASE1_VERDICTS = {
+    # The testbed's CUBIC with SACK: the 12-flow median 0.13 is the paper's 1/7, but the
+    # seeds are bistable (one in band, four on the paper's side): direction, effect 1.04.
+    "fig3f": "direction",
+    # Six 6-hop flows shut the 2-hop flow out further than the paper's 1/2 (0.08).
+    "fig3e": "missed",
+    # With two 6-hop flows the 2-hop flow gets less, not more, in the first 0.1 s (0.28).
+    "fig3d": "missed",
+    "fig3d-later": "met",
+    "fig8-cubic-sack": "met",
+    "fig11a": "met",
+    # 33 ms between runs of 3 or more drops (50 ms counting from 4) against the testbed's 5 ms.
+    "blackout-interval": "missed",
+    "blackout-interval@4 drops": "missed",
+    # ns-2's NewReno without SACK (corral's earlier setup): 0.42, 0.98 and 1.21.
+    "fig3f@ns-2 TCP": "missed",
+    "fig3e@ns-2 TCP": "missed",
+    "fig3d@ns-2 TCP": "met",
+}
+
+
+def test_case1_verdicts(report) -> None:
+    got = {r["id"]: r["verdict"] for r in report.claims}
+    changed = {k: (v, got.get(k)) for k, v in CASE1_VERDICTS.items() if got.get(k) != v}
+    assert not changed, f"(pinned, measured): {changed}; rows: {[(r['id'], r['measured']) for r in report.claims]}"
 
 
 def case(report: outcast.Report, name: str) -> dict:
@@ -78,6 +107,13 @@ def test_two_hop_port_suffers_longer_drop_runs(report) -> None:
     assert row["drop_run_mean_2hop"] > row["drop_run_mean_6hop"], row
 
 
+# Known deviation under the testbed's CUBIC with SACK: the starved 2-hop flow sits in long
+# exponential backoffs, fewer timeouts than the 6-hop flows' (seeds 4 and 5: 12 and 9 against
+# a 6-hop mean of 71 and 65, ratio 0.07 and 0.03), and seed 1 locks the 6-hop flows out
+# instead; the mean count is then lower for the 2-hop flow. With ns-2's NewReno it held.
+@pytest.mark.xfail(
+    strict=True, reason="CUBIC's starved 2-hop flow times out less often, for longer; see docs/reproductions/outcast.md"
+)
 def test_two_hop_flow_times_out_more(report) -> None:
     # Sec. 4: the blackouts hit the lone 2-hop flow with timeouts. Mean over 5 seeds,
     # 12-flow case: more timeouts than the average 6-hop flow.
@@ -98,15 +134,10 @@ def test_bottleneck_stays_busy(report) -> None:
     assert low.height == 0, low.select("case", "seed", "utilization")
 
 
-@pytest.mark.parametrize(
-    "link_delay",
-    [
-        "1500ns",
-        # Known deviation: at 3 us per link the 12-flow ratio is 0.41-0.71 over seeds (mean
-        # 0.52), just above the bound; see docs/reproductions/outcast.md for the sensitivity table.
-        pytest.param("3us", marks=pytest.mark.xfail(strict=True, reason="phase sensitivity; see docs/reproductions/outcast.md")),
-    ],
-)
+# Under ns-2's NewReno (corral's earlier setup for Fig. 3) 3 us per link gave a mean of 0.52 over
+# seeds (0.41-0.71), just above the bound, and was a strict xfail; under the testbed's CUBIC
+# with SACK, the paper's setup for the figure, both delays meet it.
+@pytest.mark.parametrize("link_delay", ["1500ns", "3us"])
 def test_result_does_not_hinge_on_link_delay_phase(link_delay: str) -> None:
     # Robustness: the paper's effect comes from port blackout, not from one exact timing.
     # Moving every link's delay by a fraction of a packet time (12 us at 1 Gbps) must not
@@ -114,7 +145,7 @@ def test_result_does_not_hinge_on_link_delay_phase(link_delay: str) -> None:
     jobs = [
         job
         for job in outcast.jobs(SEEDS, quick=False, overrides=(f"topology.link_delay={link_delay}",))
-        if job.labels["buffer"] is None and job.labels["case"] == "case1_12"
+        if job.labels["buffer"] is None and job.labels["case"] == "case1_12" and job.labels["tcp"] == "testbed"
     ]
     ratios = [m["row"]["ratio"] for m in run_jobs(jobs, outcast.measure)]
     assert sum(ratios) / len(ratios) <= 0.5, f"ratio per seed: {[round(r, 2) for r in ratios]}"
@@ -144,3 +175,8 @@ def test_reproduce_quick_writes_everything(tmp_path: Path) -> None:
     sweep = pl.read_csv(out / "sweep.csv")
     assert sweep.height == len(outcast.SWEEP_BUFFERS) * len(outcast.SWEEP_ROUTING)
     assert "case1_12" in proc.stdout
+    import json
+
+    from test_claims_table import table_rows_written
+
+    table_rows_written("outcast", json.loads((out / "claims.json").read_text()))

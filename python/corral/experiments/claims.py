@@ -3,22 +3,36 @@ below (the only place they live), written as `claims.json` (`claims_schema`) and
 as the head of `report.md` (and of the README's tables, `scripts/claims_tables.py`).
 
 A row holds one measured quantity: its value per seed (or per run the claim is about), the
-band the paper's number gives, and the conditions its runs realized (`conditions`).
+band the paper's number gives, and the conditions its runs realized (`conditions`). Its
+paper number, band, null, unit, setup and the paper's sentence come from the paper's claims
+table (`claims_table`), written once.
 
-- **Kinds.** `paper`: a number or a direction the paper states. `acceptance`: our own check
-  that a mechanism works. `structural`: true by construction or arithmetic (a test pins it).
-  Only `paper` rows enter the headline "N of M".
-- **Bands.** Around a paper number with the paper's one relative tolerance (`Paper`), or
-  beyond it for a bound the paper states; a direction the paper gives without a number is
-  the band beyond the no-effect value `null` by the paper's minimum effect size.
+- **Kinds.** `paper`: a number or a direction the paper states, under the paper's setup.
+  `sensitivity`: a paper row's claim judged under another setting (one the paper does not
+  give, or corral's earlier reading), beside the row it varies. `acceptance`: our own check
+  that a mechanism works. `structural`: true by construction or arithmetic (a test pins
+  it). Only `paper` rows enter the headline "N of M".
+- **Bands.** Around a paper number with the paper's one relative tolerance (`Paper.around`).
+  A one-sided bound the paper states ("more than 90 %", "less than one packet") is the
+  band's edge, without tolerance (`at_least`, `more_than`, `at_most`, `less_than`; "more
+  than" and "less than" exclude the edge). A direction the paper gives without a number is
+  the band beyond the no-effect value `null` by the paper's minimum effect size. A band and
+  the values are in one unit: the claims table states the paper's unit, the measuring code
+  the values', and a row refuses a mismatch.
+- **The paper's side.** The side of `null` the paper's number lies on (or, without a
+  number, the side the band lies on). **Effect**: ln(value) for a ratio row (null 1, the
+  paper's number and every value positive), value - null otherwise; a row's
+  `effect_ratio` is its median's effect over the paper's.
 - **Verdicts** (`judge`):
   - `reported`: no band (the paper gives no number to judge against);
   - `off_conditions`: the runs did not reach the paper's conditions (`conditions.reached`);
-  - `met`: the median is in the band and at least `AGREE` of the values are (4 of 5 seeds),
-    or every value is for a claim about every run (`every`);
-  - `direction`: not met, but the median is beyond the no-effect value on the band's side by
-    at least the minimum effect size (the paper's sign, another size);
-  - `missed`: otherwise (no effect, or the opposite one).
+  - `met`: the median in the band and at least `AGREE` of the values in it (4 of 5
+    seeds; every value for a claim about every run, `every`), and, where the row has a
+    null and a side, the median strictly on the paper's side of it;
+  - `direction`: not met, but at least `AGREE` of the values (every one for `every`)
+    strictly on the paper's side of null, and the effect within a factor `EFFECT_FACTOR`
+    of the paper's (`effect_ratio` in [1/2, 2]); needs the paper's number;
+  - `missed`: everything else (no effect, the opposite one, or one of another size).
 
 Values are medians over seeds with the range beside them; never a mean an outlier can move.
 """
@@ -37,9 +51,11 @@ from rich.table import Table
 
 from . import conditions as cond
 
-KINDS = ("paper", "acceptance", "structural")
+KINDS = ("paper", "sensitivity", "acceptance", "structural")
 VERDICTS = ("met", "direction", "missed", "off_conditions", "reported")
-AGREE = 0.8  # share of the values that must lie in the band for `met` (4 of 5 seeds)
+AGREE = 0.8  # share of the values that must lie in the band for `met`, or on the paper's side for `direction` (4 of 5 seeds)
+SCHEMA_VERSION = "corral-claims/2"
+EFFECT_FACTOR = 2.0  # `direction`: the effect within this factor of the paper's
 Band = Tuple[Optional[float], Optional[float]]  # (low, high); None: no bound on that side
 
 
@@ -114,22 +130,31 @@ class Paper:
     )
 
     def around(self, value: float) -> Band:
-        """The band centred on a paper number."""
+        """The band centred on a paper number: its tolerance on both sides."""
         lo, hi = value * (1 - self.tolerance), value * (1 + self.tolerance)
         return (min(lo, hi), max(lo, hi))
 
-    def at_most(self, value: float) -> Band:
-        """A bound the paper states ("below X"), with its tolerance."""
-        return (None, value * (1 + self.tolerance))
+    @staticmethod
+    def at_most(value: float) -> Band:
+        """A bound the paper states ("up to X", "at most X"): X is the band's edge, in it;
+        no tolerance widens a stated bound."""
+        return (None, value)
 
-    def at_least(self, value: float) -> Band:
-        return (value * (1 - self.tolerance), None)
+    @staticmethod
+    def at_least(value: float) -> Band:
+        """ "at least X": X is the edge, in the band (`at_most`)."""
+        return (value, None)
+
+    # "more than X" / "less than X": the same bands with the edge itself out (the row's
+    # `band_open`, `Claims.add(open_edges=True)`).
+    more_than = at_least
+    less_than = at_most
 
     def threshold(self, null: float, side: int, unit: str = "x") -> float:
         """The smallest effect on `side` (+1 above, -1 below) of the no-effect value `null`:
         relative to it, or, when it is 0, the minimum effect as a fraction of the quantity
-        (in points when the unit is "%")."""
-        step = self.min_effect * abs(null) if null else self.min_effect * (100 if unit == "%" else 1)
+        (in points when the unit is "%" or "points": 5 points for 5 %)."""
+        step = self.min_effect * abs(null) if null else self.min_effect * (100 if unit in ("%", "points") else 1)
         return null + side * step
 
     def above(self, null: float = 1.0, unit: str = "x") -> Band:
@@ -148,17 +173,22 @@ class Paper:
         }
 
 
-def in_band(x: float, band: Band) -> bool:
+def in_band(x: float, band: Band, open_edges: bool = False) -> bool:
+    """`x` in `band`; with `open_edges` the edges themselves are out ("more than X")."""
     lo, hi = band
+    if open_edges:
+        return (lo is None or x > lo + 1e-12 * abs(lo)) and (hi is None or x < hi - 1e-12 * abs(hi))
     return (lo is None or x >= lo - 1e-12 * abs(lo)) and (hi is None or x <= hi + 1e-12 * abs(hi))
 
 
-def side(band: Band, null: float | None) -> int:
-    """+1 if the band lies above the no-effect value, -1 if below, 0 if it straddles it or
-    there is none."""
+def side(band: Band | None, null: float | None, paper_value: float | None = None) -> int:
+    """The paper's side of the no-effect value: +1 above `null`, -1 below, 0 when the row
+    has no null, or when neither the paper's number nor the band lies on one side of it."""
     if null is None:
         return 0
-    lo, hi = band
+    if paper_value is not None and paper_value != null:
+        return 1 if paper_value > null else -1
+    lo, hi = band if band is not None else (None, None)
     if lo is not None and lo >= null:
         return 1
     if hi is not None and hi <= null:
@@ -166,9 +196,37 @@ def side(band: Band, null: float | None) -> int:
     return 0
 
 
+def is_ratio(values: list[float], null: float | None, paper_value: float | None) -> bool:
+    """A ratio row: no effect at 1, the paper's number and every value positive (its effect
+    is then a logarithm, so 1/4 and 4 are the same size of effect)."""
+    return null == 1 and paper_value is not None and paper_value > 0 and all(v > 0 for v in values)
+
+
+def effect_ratio(values: list[float], null: float | None, paper_value: float | None) -> float | None:
+    """The median's effect over the paper's: ln(median) / ln(paper) for a ratio row,
+    (median - null) / (paper - null) otherwise; None without a null, a paper number
+    different from it, or values."""
+    m = median(values)
+    if m is None or null is None or paper_value is None or paper_value == null:
+        return None
+    if is_ratio(values, null, paper_value):
+        return math.log(m) / math.log(paper_value)
+    return (m - null) / (paper_value - null)
+
+
 def needed(n: int, every: bool) -> int:
-    """Values that must lie in the band for `met`."""
+    """Values that must lie in the band for `met` (or on the paper's side for `direction`)."""
     return n if every else math.ceil(AGREE * n - 1e-9)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A row's verdict and what it was decided on."""
+
+    verdict: str
+    agree: int  # values in the band
+    on_side: int | None  # values strictly on the paper's side of null (None: no side)
+    effect_ratio: float | None  # the median's effect over the paper's (`effect_ratio`)
 
 
 def judge(
@@ -177,36 +235,125 @@ def judge(
     *,
     paper: Paper,
     null: float | None = None,
+    paper_value: float | None = None,
     every: bool = False,
     conditions_reached: bool = True,
-    unit: str = "x",
-) -> tuple[str, int]:
-    """The verdict of a row (module doc) and how many of its values lie in its band."""
+    open_edges: bool = False,
+) -> Judgement:
+    """The verdict of a row (module doc). `paper` is kept for the callers' symmetry: the
+    rules need only the band it built."""
+    del paper
+    s = side(band, null, paper_value)
+    on = None if not s else sum((x - null) * s > 0 for x in values)  # type: ignore[operator]
+    ratio = effect_ratio(values, null, paper_value)
     if band is None:
-        return "reported", 0
-    agree = sum(in_band(x, band) for x in values)
+        return Judgement("reported", 0, on, ratio)
+    agree = sum(in_band(x, band, open_edges) for x in values)
     if not conditions_reached:
-        return "off_conditions", agree
+        return Judgement("off_conditions", agree, on, ratio)
     m = median(values)
     if m is None:
-        return "missed", 0
-    if in_band(m, band) and agree >= needed(len(values), every):
-        return "met", agree
-    s = side(band, null)
-    if s and (m - paper.threshold(null, s, unit)) * s >= 0:  # type: ignore[arg-type]
-        return "direction", agree
-    return "missed", agree
+        return Judgement("missed", 0, on, ratio)
+    k = needed(len(values), every)
+    right_side = not s or (m - null) * s > 0  # type: ignore[operator]
+    if in_band(m, band, open_edges) and agree >= k and right_side:
+        return Judgement("met", agree, on, ratio)
+    if s and on is not None and on >= k and ratio is not None and 1 / EFFECT_FACTOR <= ratio <= EFFECT_FACTOR:
+        return Judgement("direction", agree, on, ratio)
+    return Judgement("missed", agree, on, ratio)
 
 
 # ---------------------------------------------------------------- rows
 
 
+def _slug(text: str) -> str:
+    return "-".join("".join(ch.lower() if ch.isalnum() else " " for ch in text).split())[:60] or "row"
+
+
 @dataclass
 class Claims:
-    """The rows of one reproduction, in the order they are added."""
+    """The rows of one reproduction, in the order they are added. With the paper's claims
+    table (`claims_table.Table`), `row` and `sensitivity` add a row by its id, the paper's
+    number, band, null, unit, setup and statement read from the table."""
 
     paper: Paper
     rows: list[dict[str, Any]] = field(default_factory=list)
+    table: Any = None  # claims_table.Table
+
+    def row(
+        self,
+        claim_id: str,
+        values: list[float],
+        *,
+        unit: str,
+        conditions: dict[str, Any] | None = None,
+        detail: str = "",
+        note: str = "",
+    ) -> dict[str, Any]:
+        """The row of claim `claim_id` of the claims table, judged on `values` measured in
+        `unit` (which must be the unit the table states the paper's number in)."""
+        spec = self.table.claim(claim_id)
+        band, open_edges = spec.band_for(self.paper)
+        return self.add(
+            spec.figure,
+            spec.claim,
+            values,
+            band,
+            kind=spec.kind,
+            paper_value=spec.value,
+            null=spec.null,
+            every=spec.every,
+            conditions=conditions,
+            unit=unit,
+            band_unit=spec.unit,
+            fmt=spec.fmt,
+            note="; ".join(x for x in (spec.note, note) if x),
+            detail=detail,
+            id=spec.id,
+            statement=spec.statement,
+            setup=spec.setup,
+            open_edges=open_edges,
+        )
+
+    def sensitivity(
+        self,
+        claim_id: str,
+        variant: str,
+        values: list[float],
+        *,
+        unit: str,
+        varies: str,
+        conditions: dict[str, Any] | None = None,
+        detail: str = "",
+        note: str = "",
+    ) -> dict[str, Any]:
+        """Claim `claim_id` judged under another setting (`varies`: what differs from the
+        paper's setup, and why it is run): a `sensitivity` row, id "<claim_id>@<variant>",
+        beside the row it varies and not counted."""
+        spec = self.table.claim(claim_id)
+        band, open_edges = spec.band_for(self.paper)
+        return self.add(
+            spec.figure,
+            f"{spec.claim} [{variant}]",
+            values,
+            band,
+            kind="sensitivity",
+            paper_value=spec.value,
+            null=spec.null,
+            every=spec.every,
+            conditions=conditions,
+            unit=unit,
+            band_unit=spec.unit,
+            fmt=spec.fmt,
+            note=note,
+            detail=detail,
+            id=f"{spec.id}@{variant}",
+            statement=spec.statement,
+            setup=spec.setup,
+            of=spec.id,
+            varies=varies,
+            open_edges=open_edges,
+        )
 
     def add(
         self,
@@ -221,33 +368,73 @@ class Claims:
         every: bool = False,
         conditions: dict[str, Any] | None = None,
         unit: str = "x",
+        band_unit: str | None = None,
         fmt: str = ".2f",
         note: str = "",
         detail: str = "",
+        id: str | None = None,  # noqa: A002 -- the row's id in claims.json
+        statement: str | None = None,
+        setup: str | None = None,
+        of: str | None = None,
+        varies: str = "",
+        open_edges: bool = False,
     ) -> dict[str, Any]:
         """Judge and keep one row. `values` are in `unit` (per seed, or per run the claim is
-        about); `band`, `paper_value` and `null` in the same unit; `detail` is what else the
-        reader needs beside the value (other medians, counts)."""
+        about); `band`, `paper_value` and `null` in `band_unit` (default: `unit`), which
+        must be the same unit; `detail` is what else the reader needs beside the value
+        (other medians, counts). A row without an id gets one from its figure and claim."""
         assert kind in KINDS, kind
+        band_unit = unit if band_unit is None else band_unit
+        if band_unit != unit:
+            raise ValueError(
+                f"{id or figure}: the band is in {band_unit!r} and the values in {unit!r}; "
+                "build the band and measure the values in one unit"
+            )
+        if id is None:
+            id = _slug(f"{figure} {claim}")  # noqa: A001
+        taken = {r["id"] for r in self.rows}
+        if id in taken:
+            if statement is not None or of is not None:
+                raise ValueError(f"row id {id!r} twice")
+            id = next(f"{id}-{i}" for i in range(2, 10_000) if f"{id}-{i}" not in taken)  # noqa: A001
         xs = clean(values)
         reached = cond.reached(conditions)
-        verdict, agree = judge(xs, band, paper=self.paper, null=null, every=every, conditions_reached=reached, unit=unit)
+        j = judge(
+            xs,
+            band,
+            paper=self.paper,
+            null=null,
+            paper_value=paper_value,
+            every=every,
+            conditions_reached=reached,
+            open_edges=open_edges,
+        )
         row = {
+            "id": id,
             "paper": self.paper.key,
             "figure": figure,
             "claim": claim,
             "kind": kind,
+            "statement": statement,
+            "setup": setup,
+            "of": of,
+            "varies": varies,
             "paper_value": paper_value,
             "band": None if band is None else list(band),
+            "band_open": open_edges,
+            "band_unit": band_unit,
             "null": null,
             "every": every,
             "measured": median(xs),
             "range": [min(xs), max(xs)] if xs else None,
             "values": xs,
             "seeds": len(xs),
-            "seeds_agree": agree,
+            "seeds_agree": j.agree,
             "seeds_needed": needed(len(xs), every) if band is not None else None,
-            "verdict": verdict,
+            "seeds_on_side": j.on_side,
+            "effect_ratio": j.effect_ratio,
+            "verdict": j.verdict,
+            "flips": [],
             "conditions": conditions or {},
             "unit": unit,
             "format": fmt,
@@ -255,7 +442,22 @@ class Claims:
             "note": note,
         }
         self.rows.append(row)
+        if of is not None:
+            mark_flips(self.rows)
         return row
+
+
+def mark_flips(rows: list[dict[str, Any]]) -> None:
+    """Each sensitivity row whose verdict differs from the row it varies lists that row's
+    id in its `flips`, and that row lists it: the verdicts that move with a setting."""
+    by_id = {r["id"]: r for r in rows}
+    for r in rows:
+        r["flips"] = []
+    for r in rows:
+        base = by_id.get(r.get("of") or "")
+        if base is not None and base["verdict"] != r["verdict"]:
+            r["flips"].append(base["id"])
+            base["flips"].append(r["id"])
 
 
 def counts(rows: list[dict[str, Any]], kind: str = "paper") -> dict[str, int]:
@@ -309,12 +511,15 @@ def document(
     baselines: list[dict[str, str]],
     quick_means: str,
     run: dict[str, Any] | None = None,
+    table: Any = None,
 ) -> dict[str, Any]:
-    """The content of claims.json (`claims_schema.SCHEMA`)."""
+    """The content of claims.json (`claims_schema.SCHEMA`): with the paper's claims table
+    (`claims_table.Table`), its setups and its coverage of the paper's statements."""
     from .. import __version__
 
+    mark_flips(rows)
     return {
-        "schema": "corral-claims/1",
+        "schema": SCHEMA_VERSION,
         **paper.head(),
         "corral_version": __version__,
         "seeds": seeds,
@@ -324,6 +529,8 @@ def document(
         "run": {"machine": machine(), **(run or {})},
         "counts": counts(rows),
         "baselines": baselines,
+        "setup": table.setup_doc() if table is not None else [],
+        "coverage": table.coverage(rows) if table is not None else [],
         "claims": rows,
     }
 
@@ -374,12 +581,13 @@ def write_report(
     quick_means: str,
     body: list[str],
     values_note: str = "Values are medians over seeds with the range in brackets.",
+    table: Any = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A reproduction's outputs in `out`: claims.json (its rows, `report.claims`), report.md
-    (the claims tables from claims.json, then `body`) and report.json (what ran, the claims,
-    every run's row, and `extra`). `report` has `claims`, `seeds`, `quick`, `overrides` and
-    `runs`."""
+    """A reproduction's outputs in `out`: claims.json (its rows, `report.claims`, with the
+    setups and coverage of the paper's claims `table`), report.md (the claims tables from
+    claims.json, then `body`) and report.json (what ran, the claims, every run's row, and
+    `extra`). `report` has `claims`, `seeds`, `quick`, `overrides` and `runs`."""
     from . import report_json
 
     doc = document(
@@ -390,6 +598,7 @@ def write_report(
         overrides=report.overrides,
         baselines=baselines,
         quick_means=quick_means,
+        table=table,
     )
     write(out / "claims.json", doc)
     (out / "report.md").write_text("\n".join([*report_head(title, doc, values_note=values_note), *body]) + "\n")
@@ -424,16 +633,17 @@ def band_text(row: dict[str, Any]) -> str:
         return "–"
     lo, hi = row["band"]
     fmt, unit = row["format"], _unit(row["unit"])
+    opened = row.get("band_open", False)
     if lo is None:
-        return f"<= {_num(hi, fmt)}{unit}"
+        return f"{'<' if opened else '<='} {_num(hi, fmt)}{unit}"
     if hi is None:
-        return f">= {_num(lo, fmt)}{unit}"
+        return f"{'>' if opened else '>='} {_num(lo, fmt)}{unit}"
     return f"{_num(lo, fmt)} to {_num(hi, fmt)}{unit}"
 
 
 def paper_text(row: dict[str, Any]) -> str:
     if row["paper_value"] is None:
-        if row["kind"] != "paper":
+        if row["kind"] in ("acceptance", "structural"):
             return "ours" if row["band"] is not None else "–"
         return "direction" if row["band"] is not None else "–"
     return _num(row["paper_value"], row["format"]) + _unit(row["unit"])
@@ -457,19 +667,49 @@ def conditions_text(c: dict[str, Any], *, unmet_only: bool = False) -> str:
     return "; ".join(parts)
 
 
+def seeds_text(row: dict[str, Any]) -> str:
+    """Seeds in the band, and on the paper's side of null where the row has one."""
+    if row["band"] is None:
+        return "–"
+    text = f"{row['seeds_agree']} of {row['seeds']}"
+    if row.get("seeds_on_side") is not None:
+        text += f"; {row['seeds_on_side']} on the paper's side"
+    return text
+
+
+def verdict_text(row: dict[str, Any]) -> str:
+    """The verdict, the effect against the paper's where there is one, and the rows whose
+    verdict differs under another setting."""
+    text = row["verdict"].replace("_", " ")
+    if row.get("effect_ratio") is not None:
+        text += f" (effect {row['effect_ratio']:.2f}x the paper's)"
+    if row.get("flips"):
+        text += " ⇄ " + ", ".join(row["flips"])
+    return text
+
+
 def rows_table(rows: list[dict[str, Any]], *, conditions: str = "all") -> list[str]:
     """The rows as a Markdown table; `conditions` "all" (every check), "unmet" (only the
     checks that fail) or "none" (no column)."""
     head = (
-        ["figure", "claim", "paper", "band", "measured", "in band", "verdict"]
+        ["id", "figure", "claim", "paper", "band", "measured", "seeds in band", "verdict"]
         + (["conditions"] if conditions != "none" else [])
         + ["note"]
     )
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        agree = f"{r['seeds_agree']} of {r['seeds']}" if r["band"] is not None else "–"
-        note = "; ".join(x for x in (r["detail"], r["note"]) if x)
-        cells = [r["figure"], r["claim"], paper_text(r), band_text(r), measured_text(r), agree, r["verdict"].replace("_", " ")]
+        varies = f"varies: {r['varies']}" if r.get("varies") else ""
+        note = "; ".join(x for x in (varies, r["detail"], r["note"]) if x)
+        cells = [
+            f"`{r['id']}`" if r.get("id") else "",
+            r["figure"],
+            r["claim"],
+            paper_text(r),
+            band_text(r),
+            measured_text(r),
+            seeds_text(r),
+            verdict_text(r),
+        ]
         if conditions != "none":
             cells.append(conditions_text(r["conditions"], unmet_only=conditions == "unmet"))
         out.append("| " + " | ".join(_cell(x) for x in [*cells, note]) + " |")
@@ -490,20 +730,64 @@ def baselines_table(doc: dict[str, Any]) -> list[str]:
     return out
 
 
+SOURCE_NAMES = {"paper": "the paper", "default": "default", "ours": "ours"}
+
+
+def setup_source(item: dict[str, Any]) -> str:
+    """Where a setup value comes from: the paper's quote and section, the cited default, or
+    our reason."""
+    if item["source"] == "paper":
+        return f'the paper, {item["section"]}: "{item["text"]}"'
+    if item["source"] == "default":
+        return f"default: {item['text']}"
+    return f"ours: {item['text']}"
+
+
+def setup_tables(doc: dict[str, Any], level: int = 3) -> list[str]:
+    """One table per setup of claims.json: each setting, its value and its source (a setup
+    copied from another lists only the settings it changes)."""
+    h = "#" * level
+    out: list[str] = []
+    for s in doc.get("setup", []):
+        base = s.get("base")
+        items = [i for i in s["items"] if not base or i["item"] in s.get("own", [])]
+        head = f"{h} Setup `{s['id']}`: {s['name']} ({s['figures']})"
+        out += [head, "", *([f"As `{base}`, except:", ""] if base else []), "| setting | value | source |", "|---|---|---|"]
+        out += [f"| {_cell(i['item'].replace('_', ' '))} | {_cell(i['value'])} | {_cell(setup_source(i))} |" for i in items]
+        out.append("")
+    return out
+
+
+def coverage_table(doc: dict[str, Any]) -> list[str]:
+    """Every statement of the paper's evaluation: the rows that judge it (with their
+    verdicts), or why none does."""
+    verdicts = {r["id"]: r["verdict"] for r in doc["claims"] if r.get("id")}
+    out = ["| section | the paper says | judged by |", "|---|---|---|"]
+    for c in doc.get("coverage", []):
+        judged = ", ".join(f"`{i}` ({verdicts.get(i, '?').replace('_', ' ')})" for i in c["rows"])
+        out.append(f"| {_cell(c['section'])} | {_cell(c['quote'])} | {_cell(judged or 'not judged: ' + c['reason'])} |")
+    return out
+
+
 def tolerance_text(doc: dict[str, Any]) -> str:
     t, m = doc["tolerance"], doc["min_effect"]
     return (
-        f"Bands: the paper's number +-{t['relative']:.0%} ({t['reason']}); a direction the paper states without a "
-        f"number needs an effect of at least {m['relative']:.0%} ({m['reason']}). `met` needs the median in the band "
-        f"and {AGREE:.0%} of the seeds in it (every run for a claim about every run); `off conditions`: the runs did "
-        "not reach the paper's conditions (offered load within +-10 % of the paper's, its scale and length)."
+        f'Bands: the paper\'s number +-{t["relative"]:.0%} ({t["reason"]}); a bound the paper states ("more than", '
+        f'"up to") is the band\'s edge, without tolerance; a direction the paper states without a number needs an effect '
+        f"of at least {m['relative']:.0%} ({m['reason']}). `met`: the median in the band, {AGREE:.0%} of the seeds in it "
+        "(every run for a claim about every run), and the median on the paper's side of the no-effect value. "
+        f"`direction`: {AGREE:.0%} of the seeds on the paper's side and the effect within a factor {EFFECT_FACTOR:g} of the "
+        "paper's (effect: ln(value) for a ratio, value - null otherwise). Anything else with a band is `missed`; "
+        "`off conditions`: the runs did not reach the paper's conditions (offered load within +-10 % of the paper's, its "
+        "scale and length)."
     )
 
 
 def markdown(doc: dict[str, Any], *, title: str | None = None, level: int = 2, conditions: str = "all") -> list[str]:
     """The claims part of a report (and of the README): the headline, the counts of paper
-    rows by verdict with the tolerance, the baselines table, then the paper rows, our
-    acceptance checks and the structural rows (`conditions` as in `rows_table`)."""
+    rows by verdict with the rules, each figure's setup, the baselines table, then the paper
+    rows, the sensitivity rows, our acceptance checks, the structural rows, and the
+    coverage of the paper's statements (`conditions` as in `rows_table`)."""
     h = "#" * level
     rows = doc["claims"]
     out = [
@@ -513,19 +797,21 @@ def markdown(doc: dict[str, Any], *, title: str | None = None, level: int = 2, c
         "",
         *counts_table(doc),
         "",
-        f"{h}# Baselines",
-        "",
-        *baselines_table(doc),
-        "",
     ]
+    if doc.get("setup"):
+        out += [f"{h}# Setup per figure", "", *setup_tables(doc, level + 2)]
+    out += [f"{h}# Baselines", "", *baselines_table(doc), ""]
     for kind, name in (
         ("paper", "Paper claims"),
+        ("sensitivity", "Sensitivity: the paper's claims under another setting (not counted)"),
         ("acceptance", "Our acceptance checks (not counted)"),
         ("structural", "Structural (true by construction; pinned by tests, not counted)"),
     ):
         some = [r for r in rows if r["kind"] == kind]
         if some:
             out += [f"{h}# {name}", "", *rows_table(some, conditions=conditions), ""]
+    if doc.get("coverage"):
+        out += [f"{h}# Coverage of the paper's statements", "", *coverage_table(doc), ""]
     return out
 
 

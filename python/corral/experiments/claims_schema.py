@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .claims import KINDS, VERDICTS
+from .claims import KINDS, SCHEMA_VERSION, VERDICTS
 
 _NUM = {"type": "number"}
 _NUM_OR_NULL = {"type": ["number", "null"]}
@@ -15,9 +15,12 @@ _STR = {"type": "string"}
 _PAIR = {"type": "array", "items": _NUM_OR_NULL, "minItems": 2, "maxItems": 2}
 _REASONED = {"type": "object", "required": ["relative", "reason"], "properties": {"relative": _NUM, "reason": _STR}}
 
+_STR_OR_NULL = {"type": ["string", "null"]}
+
 ROW = {
     "type": "object",
     "required": [
+        "id",
         "paper",
         "figure",
         "claim",
@@ -28,17 +31,28 @@ ROW = {
         "range",
         "seeds",
         "seeds_agree",
+        "seeds_on_side",
+        "effect_ratio",
         "verdict",
         "conditions",
+        "unit",
+        "band_unit",
         "note",
     ],
     "properties": {
+        "id": _STR,
         "paper": _STR,
         "figure": _STR,
         "claim": _STR,
         "kind": {"enum": list(KINDS)},
+        "statement": _STR_OR_NULL,
+        "setup": _STR_OR_NULL,
+        "of": _STR_OR_NULL,
+        "varies": _STR,
         "paper_value": _NUM_OR_NULL,
         "band": {"type": ["array", "null"], "items": _NUM_OR_NULL, "minItems": 2, "maxItems": 2},
+        "band_open": {"type": "boolean"},
+        "band_unit": _STR,
         "null": _NUM_OR_NULL,
         "every": {"type": "boolean"},
         "measured": _NUM_OR_NULL,
@@ -47,13 +61,50 @@ ROW = {
         "seeds": {"type": "integer"},
         "seeds_agree": {"type": "integer"},
         "seeds_needed": {"type": ["integer", "null"]},
+        "seeds_on_side": {"type": ["integer", "null"]},
+        "effect_ratio": _NUM_OR_NULL,
         "verdict": {"enum": list(VERDICTS)},
+        "flips": {"type": "array", "items": _STR},
         "conditions": {"type": "object"},
         "unit": _STR,
         "format": _STR,
         "detail": _STR,
         "note": _STR,
     },
+    "additionalProperties": False,
+}
+
+SETUP_ITEM = {
+    "type": "object",
+    "required": ["item", "value", "source", "text", "section", "check"],
+    "properties": {
+        "item": _STR,
+        "value": _STR,
+        "source": {"enum": ["paper", "default", "ours"]},
+        "text": _STR,
+        "section": _STR,
+        "check": {"type": "object"},
+    },
+    "additionalProperties": False,
+}
+SETUP = {
+    "type": "object",
+    "required": ["id", "name", "figures", "runs", "base", "own", "items"],
+    "properties": {
+        "id": _STR,
+        "name": _STR,
+        "figures": _STR,
+        "runs": {"type": "boolean"},
+        "base": _STR_OR_NULL,
+        "own": {"type": "array", "items": _STR},
+        "items": {"type": "array", "items": SETUP_ITEM},
+    },
+    "additionalProperties": False,
+}
+COVERAGE = {
+    "type": "object",
+    "required": ["id", "section", "quote", "rows", "reason"],
+    "properties": {"id": _STR, "section": _STR, "quote": _STR, "rows": {"type": "array", "items": _STR}, "reason": _STR},
     "additionalProperties": False,
 }
 
@@ -73,10 +124,12 @@ SCHEMA = {
         "run",
         "counts",
         "baselines",
+        "setup",
+        "coverage",
         "claims",
     ],
     "properties": {
-        "schema": {"enum": ["corral-claims/1"]},
+        "schema": {"enum": [SCHEMA_VERSION]},
         "paper": _STR,
         "title": _STR,
         "tolerance": _REASONED,
@@ -96,6 +149,8 @@ SCHEMA = {
                 "properties": {k: _STR for k in ("baseline", "setting", "value", "source")},
             },
         },
+        "setup": {"type": "array", "items": SETUP},
+        "coverage": {"type": "array", "items": COVERAGE},
         "claims": {"type": "array", "items": ROW},
     },
 }

@@ -34,7 +34,14 @@ def study_jobs(seeds: list[int], extra: tuple[str, ...], studies: tuple[Study, .
     for study in studies:
         for variant in study.variants:
             for seed in seeds:
-                labels = {"study": study.key, "variant": variant.label, "seed": seed, "_study": study}
+                labels = {
+                    "study": study.key,
+                    "variant": variant.label,
+                    "seed": seed,
+                    "_study": study,
+                    "setup": variant.setup,
+                    "deviation": dict(variant.deviation),
+                }
                 overrides = (f"seed={seed}", *extra, *variant.overrides)
                 out.append(Job(SCENARIO_DIR / f"{variant.scenario}.toml", overrides, labels))
     return out
@@ -92,7 +99,7 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
     )
     g_few, g_many = by_tag[study.few_tag], by_tag[study.many_tag]
     out = {
-        **{k: v for k, v in job.labels.items() if not k.startswith("_")},
+        **{k: v for k, v in job.labels.items() if not k.startswith("_") and k != "deviation"},
         **cond.realized(flows, res.ports, res.summary["sim_time_s"]),
         "ratio": g_few / g_many if g_many else math.nan,
         "goodput_few_bps": g_few,
@@ -108,10 +115,13 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
         episodes = int(sub["episodes"].sum())
         out[f"drop_episodes_{cls}"] = episodes
         out[f"drop_run_max_{cls}"] = int(sub["run_length"].max()) if episodes else 0
-        singles = int(sub.filter(pl.col("run_length") == 1)["episodes"].sum())
-        out[f"single_drop_share_{cls}"] = singles / episodes if episodes else None
-        long = int(sub.filter(pl.col("run_length") >= LONG_RUN)["episodes"].sum())
-        out[f"long_run_share_{cls}"] = long / episodes if episodes else None
+        for name, which in (
+            ("share_1", pl.col("run_length") == 1),
+            ("share_2", pl.col("run_length") == 2),
+            ("share_ge3", pl.col("run_length") >= 3),
+            (f"share_ge{LONG_RUN}", pl.col("run_length") >= LONG_RUN),
+        ):
+            out[f"{name}_{cls}"] = int(sub.filter(which)["episodes"].sum()) / episodes if episodes else None
         out[f"drop_run_mean_{cls}"] = float((sub["run_length"] * sub["episodes"]).sum() / episodes) if episodes else None
     return out
 
@@ -138,10 +148,10 @@ def variant_table(rows: list[dict[str, Any]], study: Study) -> pl.DataFrame:
         drop_episodes_many=pl.col("drop_episodes_many").mean(),
         drop_run_max_few=pl.col("drop_run_max_few").max(),
         drop_run_max_many=pl.col("drop_run_max_many").max(),
-        single_drop_share_few=pl.col("single_drop_share_few").mean(),
-        single_drop_share_many=pl.col("single_drop_share_many").mean(),
-        long_run_share_few=pl.col("long_run_share_few").mean(),
-        long_run_share_many=pl.col("long_run_share_many").mean(),
+        single_drop_share_few=pl.col("share_1_few").mean(),
+        single_drop_share_many=pl.col("share_1_many").mean(),
+        long_run_share_few=pl.col(f"share_ge{LONG_RUN}_few").mean(),
+        long_run_share_many=pl.col(f"share_ge{LONG_RUN}_many").mean(),
     )
     order = {v.label: i for i, v in enumerate(study.variants)}
     return table.sort(pl.col("variant").replace_strict(order, return_dtype=pl.Int64))

@@ -649,9 +649,9 @@ def sensitivity(runs: pl.DataFrame) -> list[dict[str, Any]]:
 
         values = _tau1_values(runs, where)
         cells = {}
-        for key, _figure, _claim, _pv, band, null, unit, fmt, _note in _tau1_rows():
+        for key, _figure, _claim, _pv, band, null, _unit, fmt, _note in _tau1_rows():
             xs = cl.clean(values[key])
-            verdict, _ = cl.judge(xs, band, paper=PAPER, null=null, unit=unit)
+            verdict = cl.judge(xs, band, paper=PAPER, null=null, paper_value=_pv).verdict
             cells[key] = {"median": cl.median(xs), "seeds": len(xs), "verdict": verdict, "format": fmt}
         out.append({"setting": name, "rows": cells})
     return out

@@ -13,8 +13,8 @@ variant:
 - `scc_least`: `scc` with every tunnel's window growing at least one segment per RTT
   (`scheme.min_increase = 1`, our option): as written (eqs. 1, 3-4) a tunnel of large CS
   flows or late DS flows gets a weight near 0 and, once cut, does not grow back onto an idle
-  link. A sensitivity run of the web-search and MapReduce coexistence cases, whose rows are
-  acceptance rows beside the paper's;
+  link. A sensitivity run of the web-search and MapReduce coexistence cases (sensitivity
+  rows beside the paper's);
 - `pfabric`: pFabric hosts and switch queues as its paper runs them (`pfabric_settings`: an
   initial window of one BDP, a minimum RTO of 3 RTTs, buffers of 2 BDPs), DS before CS
   (Fig. 8a);
@@ -24,8 +24,7 @@ variant:
 Routing: the paper assumes Presto-like load balancing in its Clos fabric (section III,
 "Network Mode"), so `fabric.toml` routes by 64 KiB flowcells (`routing.kind = "flowcell"`,
 Presto's size; the SCC paper gives none). The data-mining coexistence pair (`none`, `scc`)
-runs again under per-flow ECMP (`ECMP_CASE`) as a sensitivity run: its rows are acceptance
-rows beside the paper's, not counted.
+runs again under per-flow ECMP (`ECMP_CASE`): sensitivity rows beside the paper's, not counted.
 
 Fig. 7 (DS and CS coexisting with the other classes) takes each two-class set of data-mining
 at 30 % per class (`FIG7_SETS`); its three-class set is the coexistence case and each class
@@ -184,7 +183,7 @@ def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float
     assert (scenario.get("switch.queue"), scenario.get("switch.ecn_threshold")) == ("ecn", "20pkt"), "the [switch] changed"
     if variant == "pfabric":
         pf = pfabric_settings(fabric)
-        assert scenario.get("switch.buffer") == "250KB" and "initial_window" not in scenario.get("transport", {})
+        assert scenario.get("switch.buffer") == "250KB" and scenario.get("transport.initial_window", 10) == 10
         scenario.remove("switch.ecn_threshold").set("switch.buffer", pf["buffer"]).set("switch.queue", "pfabric")
         scenario.set("transport.initial_window", pf["initial_window"]).set("transport.min_rto", pf["min_rto"])
     elif variant == "priority":
@@ -229,9 +228,26 @@ def jobs(fabric: str, seeds: list[int], quick: bool, overrides: tuple[str, ...])
                 "window_s": _seconds(stop),
                 "total_load": round(load * len(classes), 9),
                 "uplinks": case == "oversubscribed",
+                **_setup(case, variant),
             }
             out.append(Job(case_text(fabric, classes, variant), (*ov, *overrides), labels))  # type: ignore[arg-type]
     return out
+
+
+def _setup(case: str, variant: str) -> dict[str, Any]:
+    """A fabric job's setup (papers/scc.toml) and, for a sensitivity run, what it changes."""
+    if case == "vs pFabric":
+        return {"setup": "fabric-pfabric"}
+    if case == "oversubscribed":
+        return {"setup": "fabric-oversub"}
+    if variant == "priority":
+        return {"setup": "fabric-priority"}
+    deviation: dict[str, Any] = {}
+    if case == ECMP_CASE:
+        deviation["routing.kind"] = "ecmp"
+    if variant == "scc_least":
+        deviation["scheme.min_increase"] = LEAST_INCREASE
+    return {"setup": "fabric", "deviation": deviation}
 
 
 def censored_fct(flows: pl.DataFrame, end_s: float) -> pl.Series:
@@ -257,7 +273,7 @@ def _seconds(text: str) -> float:
 
 
 def measure(labels: dict[str, Any], res: Results) -> dict[str, Any]:
-    row: dict[str, Any] = dict(labels)
+    row: dict[str, Any] = {k: v for k, v in labels.items() if k not in ("setup", "deviation")}
     flows = res.tables()["flows"]
     ports = res.tables()["ports"]
     end = res.summary["sim_time_s"]
@@ -289,13 +305,19 @@ def measure(labels: dict[str, Any], res: Results) -> dict[str, Any]:
             row["ds_miss"] = deadline_miss(f)
         else:
             row.update(cs_metrics(f, end_s))
+        row[f"{cls.lower()}_finished"] = f["fct_s"].is_not_null().sum()
     return row
 
 
+ECMP_VARIES = "per-flow ECMP instead of the Presto-like 64 KiB flowcells the paper assumes (section III)"
+LEAST_VARIES = (
+    "every tunnel grows at least one segment per RTT (scheme.min_increase = 1, our option; eqs. 1, 3-4 as written give 0)"
+)
+
+
 def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
-    """The fabric's rows (Figs. 6, 8a, 9-12) into `c`."""
+    """The fabric's rows (Figs. 5-12), by their ids in papers/scc.toml, into `c`."""
     fab = runs.filter(pl.col("study") == "fabric")
-    paper = c.paper
 
     def r(col: str, case: str, a: str, b: str, load: float = 0.3) -> list[float]:
         return ratio(fab, col, {"case": case, "variant": a, "load": load}, {"case": case, "variant": b, "load": load})
@@ -309,258 +331,100 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
         sub = fab.filter((pl.col("case") == case) & pl.col("variant").is_in(list(variants)) & (pl.col("load") == load))
         return cond.of_runs(sub, load=float(sub["total_load"][0]) if sub.height else None)
 
+    def completed(case: str, variant: str) -> dict[int, float]:
+        """Per seed: the DS and CS flows the run completed."""
+        sub = fab.filter((pl.col("case") == case) & (pl.col("variant") == variant) & (pl.col("load") == 0.3))
+        if "ds_finished" not in sub.columns:
+            return {}
+        return {
+            s: float(d + x) for s, d, x in zip(sub["seed"].to_list(), sub["ds_finished"].to_list(), sub["cs_finished"].to_list())
+        }
+
     dm = "coexist datamining"
-    ecmp_note = (
-        "sensitivity (not counted): per-flow ECMP instead of the paper's Presto-like 64 KiB flowcells; "
-        "the same band as the paper row"
+    done_scc, done_none = completed(dm, "scc"), completed(dm, "none")
+    c.row(
+        "fig6a-completed",
+        [done_scc[s] / done_none[s] for s in sorted(done_scc) if done_none.get(s)],
+        unit="x",
+        conditions=at(dm, "none", "scc"),
+        detail=f"DS and CS flows completed: {median_range(list(done_scc.values()), ',.0f')} under SCC, "
+        f"{median_range(list(done_none.values()), ',.0f')} without",
     )
-    for case, kind, extra in ((dm, "paper", ""), (ECMP_CASE, "acceptance", "under ECMP: ")):
-        c.add(
-            "Figs. 6b, 10a",
-            f"{extra}data-mining, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by",
-            lower("cs_afct_s", case, "scc", "none"),
-            paper.around(40.0),
-            kind=kind,
-            paper_value=40.0,
-            null=0.0,
-            conditions=at(case, "none", "scc"),
-            unit="%",
-            fmt=".0f",
-            note=ecmp_note if extra else "",
+    for case, sensitivity in ((dm, False), (ECMP_CASE, True)):
+        rows = (
+            ("fig6b-afct", lower("cs_afct_s", case, "scc", "none"), "%"),
+            ("fig10b-dm", r("ds_miss", case, "none", "scc"), "x"),
+            ("fig6-ls", lower("ls_small_fct_s", case, "scc", "none"), "%"),
         )
-        c.add(
-            "Fig. 10b",
-            f"{extra}data-mining: DS misses without SCC over with",
-            r("ds_miss", case, "none", "scc"),
-            paper.around(3.2),
-            kind=kind,
-            paper_value=3.2,
-            null=1.0,
-            conditions=at(case, "none", "scc"),
-            note=ecmp_note if extra else "",
-        )
-        c.add(
-            "Fig. 6",
-            f"{extra}data-mining: SCC's LS latency below no SCC's by ('up to 40 %')",
-            lower("ls_small_fct_s", case, "scc", "none"),
-            paper.around(40.0),
-            kind=kind,
-            paper_value=40.0,
-            null=0.0,
-            conditions=at(case, "none", "scc"),
-            unit="%",
-            fmt=".0f",
-            note=ecmp_note if extra else "LS latency: mean FCT of LS flows of at most 10 KB",
-        )
+        for claim_id, values, unit in rows:
+            if sensitivity:
+                c.sensitivity(claim_id, "ECMP", values, unit=unit, varies=ECMP_VARIES, conditions=at(case, "none", "scc"))
+            else:
+                c.row(claim_id, values, unit=unit, conditions=at(case, "none", "scc"))
     _fig7(fab, c)
-    least = "every tunnel grows at least one segment per RTT (scheme.min_increase = 1, our option)"
-    least_note = f"sensitivity (not counted): {least}; the same band as the paper row"
-    for w, name, afct, miss in (("websearch", "web-search", 24.0, 1.8), ("fb_hadoop", "MapReduce", 32.0, 0.8)):
+    for w, key in (("websearch", "ws"), ("fb_hadoop", "mr")):
         case = f"coexist {w}"
-        for variant, kind, extra in (("scc", "paper", ""), ("scc_least", "acceptance", "with a least increase: ")):
-            note = least_note if extra else ""
-            c.add(
-                "Fig. 10a",
-                f"{extra}{name}, LS+DS+CS at 90 %: SCC's CS AFCT below no SCC's by",
-                lower("cs_afct_s", case, variant, "none"),
-                paper.around(afct),
-                kind=kind,
-                paper_value=afct,
-                null=0.0,
-                conditions=at(case, "none", variant),
-                unit="%",
-                fmt=".0f",
-                note=note,
-            )
-            c.add(
-                "Fig. 10b",
-                f"{extra}{name}: DS misses without SCC over with",
-                r("ds_miss", case, "none", variant),
-                paper.around(miss),
-                kind=kind,
-                paper_value=miss,
-                null=1.0 if miss > 1 else None,
-                conditions=at(case, "none", variant),
-                note=note,
-            )
-        for variant, extra in (("scc", ""), ("scc_least", ", with a least increase")):
-            _work_conserving(
-                c,
-                f"{name}, LS+DS+CS at 90 %{extra}",
-                r("realized_load", case, variant, "none"),
-                at(case, "none", variant),
-                f"; sensitivity (not counted): {least}" if extra else "",
-            )
-    _work_conserving(c, "data-mining, LS+DS+CS at 90 %", r("realized_load", dm, "scc", "none"), at(dm, "none", "scc"))
+        done = at(case, "none", "scc")
+        c.row(f"fig10a-{key}", lower("cs_afct_s", case, "scc", "none"), unit="%", conditions=done)
+        c.row(f"fig10b-{key}", r("ds_miss", case, "none", "scc"), unit="x", conditions=done)
+        c.row(f"wc-{key}", r("realized_load", case, "scc", "none"), unit="x", conditions=done)
+        least = at(case, "none", "scc_least")
+        for claim_id, values, unit in (
+            (f"fig10a-{key}", lower("cs_afct_s", case, "scc_least", "none"), "%"),
+            (f"fig10b-{key}", r("ds_miss", case, "none", "scc_least"), "x"),
+            (f"wc-{key}", r("realized_load", case, "scc_least", "none"), "x"),
+        ):
+            c.sensitivity(claim_id, "least increase", values, unit=unit, varies=LEAST_VARIES, conditions=least)
+    c.row("wc-dm", r("realized_load", dm, "scc", "none"), unit="x", conditions=at(dm, "none", "scc"))
     for cls in ("DS", "CS"):
         case = f"isolation {cls}"
-        _work_conserving(
-            c,
-            f"data-mining, {cls} alone at 90 %",
+        c.row(
+            f"wc-{cls.lower()}-alone",
             r("realized_load", case, "scc", "none", 0.9),
-            at(case, "none", "scc", load=0.9),
+            unit="x",
+            conditions=at(case, "none", "scc", load=0.9),
         )
     pf = "vs pFabric"
-    c.add(
-        "Fig. 8a",
-        "DS+CS at 40 % each: SCC's CS AFCT below pFabric's by",
-        lower("cs_afct_s", pf, "scc", "pfabric", 0.4),
-        paper.around(30.0),
-        paper_value=30.0,
-        null=0.0,
-        conditions=at(pf, "scc", "pfabric", load=0.4),
-        unit="%",
-        fmt=".0f",
-    )
+    c.row("fig8a-afct", lower("cs_afct_s", pf, "scc", "pfabric", 0.4), unit="%", conditions=at(pf, "scc", "pfabric", load=0.4))
     pd = [
         100 * (a - b)
         for a, b in zip(per_seed(fab, "ds_miss", case=pf, variant="scc"), per_seed(fab, "ds_miss", case=pf, variant="pfabric"))
     ]
-    c.add(
-        "Fig. 8a",
-        "the same: SCC's DS misses above pFabric's by",
-        pd,
-        (0.0, 4.0),
-        paper_value=2.0,
-        conditions=at(pf, "scc", "pfabric", load=0.4),
-        unit="points",
-        fmt="+.1f",
-        note="band 0-4 points, wider than +-25 % of 2: a difference of two small miss rates",
-    )
+    c.row("fig8a-miss", pd, unit="points", conditions=at(pf, "scc", "pfabric", load=0.4))
     loads = (0.3, 0.6, 0.9)
     ds_by_load = {load: r("ds_miss", "isolation DS", "none", "scc", load) for load in loads}
     ds_runs = fab.filter(pl.col("case") == "isolation DS")
     # Over loads 30-90 %: each run's offered load against its own target.
     iso = cond.of_runs(ds_runs, load_of_target=cond.check((ds_runs["load_offered"] / ds_runs["total_load"]).to_list(), 1.0))
-    best = [max(xs) for xs in zip(*ds_by_load.values())]
-    worst = [min(xs) for xs in zip(*ds_by_load.values())]
-    c.add(
-        "Fig. 9a",
-        "DS alone: D2TCP's misses over SCC's, the largest over loads 30-90 % ('up to 2.5x')",
-        best,
-        paper.around(2.5),
-        paper_value=2.5,
-        null=1.0,
+    c.row(
+        "fig9a-most",
+        [max(xs) for xs in zip(*ds_by_load.values())],
+        unit="x",
         conditions=iso,
         detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.2f')}x" for l, x in ds_by_load.items()),
     )
-    c.add(
-        "Fig. 9a",
-        "DS alone: SCC meets more deadlines at every load: D2TCP over SCC, the smallest over loads",
-        worst,
-        paper.above(1.0),
-        null=1.0,
-        conditions=iso,
-    )
-    for load, text, band, pv in (
-        (0.3, "similar at low load", paper.around(1.0), 1.0),
-        (0.9, "better at high load", paper.below(1.0), None),
-    ):
+    c.row("fig9a-every", [min(xs) for xs in zip(*ds_by_load.values())], unit="x", conditions=iso)
+    for load, claim_id in ((0.3, "fig9b-30"), (0.9, "fig9b-90")):
         sub = fab.filter((pl.col("case") == "isolation CS") & (pl.col("load") == load))
-        c.add(
-            "Fig. 9b",
-            f"CS alone at {int(load * 100)} %: SCC's AFCT over L2DCT's ({text})",
-            r("cs_afct_s", "isolation CS", "scc", "none", load),
-            band,
-            paper_value=pv,
-            null=1.0,
-            conditions=cond.of_runs(sub, load=load),
-        )
+        c.row(claim_id, r("cs_afct_s", "isolation CS", "scc", "none", load), unit="x", conditions=cond.of_runs(sub, load=load))
     over = "oversubscribed"
-    c.add(
-        "Fig. 11a",
-        "3:1 oversubscribed, web-search inter-rack: SCC's CS AFCT below no SCC's by",
-        lower("cs_afct_s", over, "scc", "none"),
-        paper.around(20.0),
-        paper_value=20.0,
-        null=0.0,
-        conditions=at(over, "none", "scc"),
-        unit="%",
-        fmt=".0f",
-        note="loads of 30 % per class on the ToR uplinks",
-    )
-    c.add(
-        "Fig. 11a",
-        "the same: DS misses without SCC over with ('only marginally')",
-        r("ds_miss", over, "none", "scc"),
-        None,
-        conditions=at(over, "none", "scc"),
-    )
-    c.add(
-        "Fig. 11b",
-        "SCC over DCTCP: CS AFCT without SCC (the paper's transports) over with",
-        r("cs_afct_s", dm, "none", "scc_dctcp"),
-        paper.around(3.0),
-        paper_value=3.0,
-        null=1.0,
-        conditions=at(dm, "none", "scc_dctcp"),
-    )
-    c.add(
-        "Fig. 11b",
-        "SCC over DCTCP: DS misses below D2TCP's without SCC: without over with",
-        r("ds_miss", dm, "none", "scc_dctcp"),
-        paper.above(1.0),
-        null=1.0,
-        conditions=at(dm, "none", "scc_dctcp"),
-    )
-    c.add(
-        "Fig. 11b",
-        "SCC over DCTCP: DS misses above SCC over D2TCP's",
-        r("ds_miss", dm, "scc_dctcp", "scc"),
-        paper.above(1.0),
-        null=1.0,
-        conditions=at(dm, "scc", "scc_dctcp"),
-    )
+    c.row("fig11a-afct", lower("cs_afct_s", over, "scc", "none"), unit="%", conditions=at(over, "none", "scc"))
+    c.row("fig11a-miss", r("ds_miss", over, "none", "scc"), unit="x", conditions=at(over, "none", "scc"))
+    c.row("fig11b-afct", r("cs_afct_s", dm, "none", "scc_dctcp"), unit="x", conditions=at(dm, "none", "scc_dctcp"))
+    c.row("fig11b-ds-better", r("ds_miss", dm, "none", "scc_dctcp"), unit="x", conditions=at(dm, "none", "scc_dctcp"))
+    c.row("fig11b-ds-worse", r("ds_miss", dm, "scc_dctcp", "scc"), unit="x", conditions=at(dm, "scc", "scc_dctcp"))
     pcond = at(dm, "none", "priority")
-    c.add(
-        "Fig. 12",
-        "strict priority, LS high: LS latency with over without",
-        r("ls_small_fct_s", dm, "priority", "none"),
-        paper.below(1.0),
-        null=1.0,
-        conditions=pcond,
-    )
-    for name, col in (("CS AFCT", "cs_afct_s"), ("DS misses", "ds_miss")):
-        c.add(
-            "Fig. 12",
-            f"strict priority: {name} with over without ('hurt a little')",
-            r(col, dm, "priority", "none"),
-            (1.0, 1.0 + paper.tolerance),
-            conditions=pcond,
-            note="'hurt a little' read as worse by at most the paper's tolerance",
-        )
-    fifo = {col: r(col, dm, "scc", "scc_fifo") for col in ("ls_small_fct_s", "ds_miss", "cs_afct_s")}
-    for name, col in (("LS latency", "ls_small_fct_s"), ("DS misses", "ds_miss"), ("CS AFCT", "cs_afct_s")):
-        c.add(
-            "Fig. 5 (fabric)",
-            f"data-mining at 90 %: {name}, in-tunnel algorithms over FIFO tunnels",
-            fifo[col],
-            (None, 1.03),
-            kind="acceptance",
-            conditions=at(dm, "scc", "scc_fifo"),
-            note="the paper: 'similar gains in other scenarios'; our check: in-tunnel worsens nothing by more than 3 %",
-        )
-
-
-def _work_conserving(c: cl.Claims, what: str, values: list[float], conditions: dict[str, Any], note: str = "") -> None:
-    """Our check of the paper's "work-conserving design" (section III-B): SCC delivers at
-    least 97 % of the bytes the same flows deliver without it."""
-    c.add(
-        "section III-B",
-        f"{what}: bytes delivered under SCC over without ('work-conserving')",
-        values,
-        (0.97, None),
-        kind="acceptance",
-        conditions=conditions,
-        note="our check of the paper's 'work-conserving design': SCC delivers at least 97 % of what the same flows "
-        "deliver without it" + note,
-    )
+    c.row("fig12-ls", r("ls_small_fct_s", dm, "priority", "none"), unit="x", conditions=pcond)
+    c.row("fig12-cs", r("cs_afct_s", dm, "priority", "none"), unit="x", conditions=pcond)
+    c.row("fig12-ds", r("ds_miss", dm, "priority", "none"), unit="x", conditions=pcond)
+    fifo = at(dm, "scc", "scc_fifo")
+    for claim_id, col in (("fig5-fabric-ls", "ls_small_fct_s"), ("fig5-fabric-ds", "ds_miss"), ("fig5-fabric-cs", "cs_afct_s")):
+        c.row(claim_id, r(col, dm, "scc", "scc_fifo"), unit="x", conditions=fifo)
 
 
 def _fig7(fab: pl.DataFrame, c: cl.Claims) -> None:
     """Fig. 7: data-mining at 30 % per class, DS and CS each coexisting with the other
     classes, with and without SCC, against the class alone (the isolation cases at 30 %)."""
-    paper = c.paper
     ds_with = {"CS": fig7_case(("DS", "CS")), "LS": fig7_case(("LS", "DS")), "CS+LS": fig7_case(CLASSES)}
     cs_with = {"DS": fig7_case(("DS", "CS")), "DS+LS": fig7_case(CLASSES), "LS": fig7_case(("LS", "CS"))}
     ds_alone, cs_alone = "isolation DS", "isolation CS"
@@ -603,48 +467,28 @@ def _fig7(fab: pl.DataFrame, c: cl.Claims) -> None:
         return 100 * (a - b)
 
     hurt = per_set(points, ds_with, "ds_miss", (ds_alone, "none"))
-    c.add(
-        "Fig. 7a",
-        "data-mining, no SCC: DS misses coexisting above DS alone, the smallest over CS / LS / CS+LS "
-        "('DS flows miss lots of deadlines because of interference')",
+    c.row(
+        "fig7a-hurt",
         over(hurt, min),
-        paper.above(0.0, "%"),
-        null=0.0,
-        conditions=of([*ds_with.values(), ds_alone], ("none",)),
         unit="points",
-        fmt="+.1f",
+        conditions=of([*ds_with.values(), ds_alone], ("none",)),
         detail=detail(hurt, "with", "+.1f", " points"),
-        note="DS alone: the isolation case at 30 %; the CS+LS set is Fig. 10b's run",
     )
     cut = per_set(div, ds_with, "ds_miss", None, base_variant="scc")
-    c.add(
-        "Fig. 7a",
-        "data-mining: DS misses without SCC over with, the largest over CS / LS / CS+LS ('up to 3x')",
+    c.row(
+        "fig7a-cut",
         over(cut, max),
-        paper.around(3.0),
-        paper_value=3.0,
-        null=1.0,
+        unit="x",
         conditions=of(list(ds_with.values()), ("none", "scc")),
         detail=detail(cut, "with", ".2f", "x"),
     )
     slow = per_set(div, cs_with, "cs_afct_s", (cs_alone, "none"))
     more = {k: v for k, v in per_set(div, cs_with, "cs_afct_s", (cs_with["LS"], "none")).items() if k != "LS"}
-    c.add(
-        "Fig. 7b",
-        "data-mining, no SCC: CS AFCT with DS over with LS only, the smallest over DS / DS+LS "
-        "('CS performance affects more in the presence of DS flows')",
+    c.row(
+        "fig7b-ds",
         over(more, min),
-        paper.above(1.0),
-        null=1.0,
+        unit="x",
         conditions=of(list(cs_with.values()), ("none",)),
         detail=detail(slow, "over CS alone, with", ".2f", "x"),
     )
-    c.add(
-        "Fig. 7b",
-        "data-mining, no SCC: CS AFCT with LS only over CS alone ('the AFCT is not degraded')",
-        over({"LS": slow["LS"]}, min),
-        paper.around(1.0),
-        paper_value=1.0,
-        conditions=of([cs_with["LS"], cs_alone], ("none",)),
-        note="CS alone: the isolation case at 30 %",
-    )
+    c.row("fig7b-ls", over({"LS": slow["LS"]}, min), unit="x", conditions=of([cs_with["LS"], cs_alone], ("none",)))
