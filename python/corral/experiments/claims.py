@@ -512,12 +512,16 @@ def document(
     quick_means: str,
     run: dict[str, Any] | None = None,
     table: Any = None,
+    tables: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The content of claims.json (`claims_schema.SCHEMA`): with the paper's claims table
-    (`claims_table.Table`), its setups and its coverage of the paper's statements."""
+    (`claims_table.Table`), its setups and its coverage of the paper's statements, and the
+    reproduction's own `tables` (each an id, a title, its columns and its rows as dicts), the
+    numbers a report shows beside its rows."""
     from .. import __version__
 
     mark_flips(rows)
+    extra = {"tables": tables} if tables else {}
     return {
         "schema": SCHEMA_VERSION,
         **paper.head(),
@@ -531,6 +535,7 @@ def document(
         "baselines": baselines,
         "setup": table.setup_doc() if table is not None else [],
         "coverage": table.coverage(rows) if table is not None else [],
+        **extra,
         "claims": rows,
     }
 
@@ -582,6 +587,7 @@ def write_report(
     body: list[str],
     values_note: str = "Values are medians over seeds with the range in brackets.",
     table: Any = None,
+    tables: list[dict[str, Any]] | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """A reproduction's outputs in `out`: claims.json (its rows, `report.claims`, with the
@@ -599,6 +605,7 @@ def write_report(
         baselines=baselines,
         quick_means=quick_means,
         table=table,
+        tables=tables,
     )
     write(out / "claims.json", doc)
     (out / "report.md").write_text("\n".join([*report_head(title, doc, values_note=values_note), *body]) + "\n")
@@ -810,8 +817,26 @@ def markdown(doc: dict[str, Any], *, title: str | None = None, level: int = 2, c
         some = [r for r in rows if r["kind"] == kind]
         if some:
             out += [f"{h}# {name}", "", *rows_table(some, conditions=conditions), ""]
+    for t in doc.get("tables", []):
+        out += [f"{h}# {t['title']}", "", *data_table(t), ""]
     if doc.get("coverage"):
         out += [f"{h}# Coverage of the paper's statements", "", *coverage_table(doc), ""]
+    return out
+
+
+def data_table(t: dict[str, Any]) -> list[str]:
+    """One of a reproduction's own tables (`document(tables=...)`) in Markdown: numbers to
+    three significant digits, a missing value as a dash."""
+
+    def cell(x: Any) -> str:
+        if x is None or (isinstance(x, float) and not math.isfinite(x)):
+            return "–"
+        if isinstance(x, float):
+            return format(x, ".3g")
+        return _cell(str(x))
+
+    out = ["| " + " | ".join(t["columns"]) + " |", "|" + "---|" * len(t["columns"])]
+    out += ["| " + " | ".join(cell(r.get(c)) for c in t["columns"]) + " |" for r in t["rows"]]
     return out
 
 

@@ -108,6 +108,19 @@ COVERAGE = {
     "additionalProperties": False,
 }
 
+# A reproduction's own table of numbers beside its rows (optional).
+TABLE = {
+    "type": "object",
+    "required": ["id", "title", "columns", "rows"],
+    "properties": {
+        "id": _STR,
+        "title": _STR,
+        "columns": {"type": "array", "items": _STR},
+        "rows": {"type": "array", "items": {"type": "object"}},
+    },
+    "additionalProperties": False,
+}
+
 SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "corral reproduction claims",
@@ -151,6 +164,7 @@ SCHEMA = {
         },
         "setup": {"type": "array", "items": SETUP},
         "coverage": {"type": "array", "items": COVERAGE},
+        "tables": {"type": "array", "items": TABLE},
         "claims": {"type": "array", "items": ROW},
     },
 }

@@ -53,10 +53,10 @@ from rich.table import Table
 
 from ..results import Results
 from . import claims as cl
-from . import conditions as cond
-from . import hcc_figures as figures
 from . import claims_table
+from . import conditions as cond
 from . import hcc_claims as hc
+from . import hcc_figures as figures
 from . import hcc_phases as phases_
 from .claims import median_range, per_seed
 from .runner import Job, experiment, seed_range
@@ -88,6 +88,10 @@ CORRAL_TCP = (
     "transport.ssthresh=flight",
 )
 CORRAL = " (corral TCP)"  # the suffix of a TCP variant run with CORRAL_TCP
+# ns-3.35's socket buffers (TcpSocket SndBufSize = RcvBufSize = 131072 B), which the setup
+# does not apply (papers/hcc.toml, "segment_and_buffers"): a sensitivity.
+NS3_BUFFERS = ("transport.receive_window=131072",)
+BUFFERS = " (ns-3 buffers)"
 # (Cycle_child, Cycle_parent) in link delays: HCC-1 the slowest, HCC-2 the paper's default.
 CYCLES = {"HCC-1": (4, 16), "HCC-2": (2, 8), "HCC-3": (1, 4)}
 ONOFF = ", on-off"  # the suffix of a variant whose leaves demand as on-off applications
@@ -142,6 +146,7 @@ STEP_END = 0.03
 BUSY = 0.95  # "busy": the core port's utilization
 GRPC_WARMUP = 0.020  # s: the gRPC core's utilization is judged after the sessions' first 20 ms
 GRPC_SESSIONS = 500
+STALLED_S = 0.25  # s: a response unfinished for half the run at its end stalled its session
 GRPC_THINK_S = 0.002  # the mean think time
 WINDOW = 10  # samples (of 10 us) per utilization window
 HOLD = 0.001  # s the utilization must hold after convergence
@@ -152,6 +157,8 @@ def _variant(v: str, scenario: Path, where: str) -> tuple[str, ...]:
     its suffixes) in `scenario`, whose flows are `where` (traffic, flows, rpc)."""
     if v.endswith(CORRAL):
         return (*_variant(v[: -len(CORRAL)], scenario, where), *CORRAL_TCP)
+    if v.endswith(BUFFERS):
+        return (*_variant(v[: -len(BUFFERS)], scenario, where), *NS3_BUFFERS)
     if v.endswith(ONOFF):
         return (*_variant(v[: -len(ONOFF)], scenario, where), "scheme.demand=onoff")
     if v in TCPS:
@@ -173,16 +180,51 @@ def _variant(v: str, scenario: Path, where: str) -> tuple[str, ...]:
 
 # What runs, per seed: (study, scenario, flows' key, variants).
 OVERHEAD = ("HCC-1", "HCC-3", "HCC-2, no quantization", "centralized", "centralized, polling")
-WITH_CORRAL = ("HCC-2", *TCPS, *(v + CORRAL for v in ("HCC-2", *TCPS)))
+TRANSPORTS = ("HCC-2", *TCPS, *(v + CORRAL for v in ("HCC-2", *TCPS)), *(v + BUFFERS for v in ("HCC-2", *TCPS)))
 ONOFF_VARIANTS = tuple(v + ONOFF for v in ("HCC-2", "HCC-1", "HCC-3", "HCC-2, no quantization", "centralized"))
 STUDIES = (
-    ("fig4", WEBSEARCH, "traffic", WITH_CORRAL),
-    ("fig4_full", SATURATED, "traffic", WITH_CORRAL),
+    ("fig4", WEBSEARCH, "traffic", TRANSPORTS),
+    ("fig4_full", SATURATED, "traffic", TRANSPORTS),
     ("overhead", WEBSEARCH, "traffic", OVERHEAD + ONOFF_VARIANTS),
     ("overhead_full", SATURATED, "traffic", ("centralized",)),
     ("steps", STEPS, "flows", ("HCC-2", *TCPS)),
-    ("grpc", GRPC, "rpc", (*WITH_CORRAL, "HCC-2, headroom 5 %", "HCC-2, uniform phases")),
+    ("grpc", GRPC, "rpc", (*TRANSPORTS, "HCC-2, headroom 5 %", "HCC-2, uniform phases")),
 )
+
+
+# The setup (papers/hcc.toml) each study runs under.
+SETUPS = {
+    "fig4": "fig4-one-rate",
+    "fig4_full": "fig4-full-core",
+    "overhead": "overhead",
+    "overhead_full": "fig4-full-core",
+    "steps": "steps",
+    "grpc": "grpc",
+}
+
+
+def deviation(v: str) -> dict[str, Any]:
+    """The scenario keys variant `v` runs at other values than its setup states."""
+    out: dict[str, Any] = {}
+    if v.endswith(CORRAL):
+        out.update({k: _toml(x) for k, x in (o.split("=", 1) for o in CORRAL_TCP)})
+    if v.endswith(BUFFERS):
+        out.update({k: _toml(x) for k, x in (o.split("=", 1) for o in NS3_BUFFERS)})
+    if ONOFF in v:
+        out["scheme.demand"] = "onoff"
+    out.update(
+        {
+            "centralized, polling": {"scheme.mode": "periodic"},
+            "HCC-2, headroom 5 %": {"scheme.headroom": 0.05},
+            "HCC-2, uniform phases": {"scheme.phase": "uniform"},
+        }.get(v, {})
+    )
+    return out
+
+
+def _toml(text: str) -> Any:
+    """An override's value as TOML reads it (a bool, a number), else the text."""
+    return {"true": True, "false": False}.get(text, int(text) if text.isdigit() else text)
 
 
 def jobs(seeds: list[int], overrides: tuple[str, ...] = (), websearch_s: float = WEBSEARCH_T["full"]) -> list[Job]:
@@ -191,7 +233,9 @@ def jobs(seeds: list[int], overrides: tuple[str, ...] = (), websearch_s: float =
         for study, scenario, where, variants in STUDIES:
             length = _websearch_length(websearch_s, scenario) if where == "traffic" else ()
             for v in variants:
-                labels = {"study": study, "variant": v, "seed": seed}
+                labels: dict[str, Any] = {"study": study, "variant": v, "seed": seed, "setup": SETUPS[study]}
+                if deviation(v):
+                    labels["deviation"] = deviation(v)
                 out.append(Job(scenario, (f"seed={seed}", *length, *_variant(v, scenario, where), *overrides), labels))
     return out
 
@@ -279,6 +323,8 @@ def _grpc(res: Results, q: pl.DataFrame) -> dict[str, Any]:
         "mean_response_fct_s": done.mean(),
         "p99_response_fct_s": done.quantile(0.99),
         "unfinished": open_.height,
+        # Sessions stalled: a response still unfinished after half the run.
+        "stalled": int((ages > STALLED_S).sum()) if ages.len() else 0,
         "unfinished_age_median_s": ages.median() if ages.len() else None,
         "unfinished_age_max_s": ages.max() if ages.len() else None,
         # A lower bound on the mean: every unfinished response counted at its age.
@@ -300,7 +346,8 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
     """The numbers one run contributes, from its result tables."""
     counters = ((res.summary.get("scheme") or {}).get("counters")) or {}
     study = job.labels["study"]
-    row: dict[str, Any] = {**job.labels, **{k: counters.get(k, 0) for k in COUNTERS}}
+    labels = {k: v for k, v in job.labels.items() if k not in ("setup", "deviation")}
+    row: dict[str, Any] = {**labels, **{k: counters.get(k, 0) for k in COUNTERS}}
     q = _core_samples(res)
     if study == "steps":
         util = _utilization(q, STEP_TIMES)
@@ -355,7 +402,11 @@ class Report:
 
 # The variants whose FCTs compare: HCC-2 against ns-3's TCPs (the paper rows), and against
 # corral's (their sensitivity rows).
-FCT_GROUPS = {"ns3": ("HCC-2", *TCPS), "corral": tuple(v + CORRAL for v in ("HCC-2", *TCPS))}
+FCT_GROUPS = {
+    "ns3": ("HCC-2", *TCPS),
+    "corral": tuple(v + CORRAL for v in ("HCC-2", *TCPS)),
+    "buffers": tuple(v + BUFFERS for v in ("HCC-2", *TCPS)),
+}
 
 
 def _common_fcts(pairs: list[tuple[dict, dict]]) -> pl.DataFrame:
@@ -380,7 +431,10 @@ def _common_fcts(pairs: list[tuple[dict, dict]]) -> pl.DataFrame:
                 for v, fl in runs.items():
                     frames.append(
                         fl.filter(pl.col("flow_id").is_in(sorted(done or ()))).with_columns(
-                            pl.lit(study).alias("study"), pl.lit(group).alias("group"), pl.lit(seed).alias("seed"), pl.lit(v).alias("variant")
+                            pl.lit(study).alias("study"),
+                            pl.lit(group).alias("group"),
+                            pl.lit(seed).alias("seed"),
+                            pl.lit(v).alias("variant"),
                         )
                     )
     return pl.concat(frames) if frames else pl.DataFrame()
@@ -431,22 +485,21 @@ def claims(r: Report) -> list[dict[str, Any]]:
     runs = r.runs
     c = cl.Claims(PAPER, table=TABLE)
     run_s = WEBSEARCH_T["quick" if r.quick else "full"]
-    conds = {
-        setup: hc.websearch_conditions(runs, study, run_s, READINGS[study][2]) for setup, study in hc.STUDY.items()
-    }
+    conds = {setup: hc.websearch_conditions(runs, study, run_s, READINGS[study][2]) for setup, study in hc.STUDY.items()}
     # Fig. 4: each row under its setup's reading, then the other reading and corral's TCPs.
     for setup, study in hc.STUDY.items():
         values = hc.fig4_values(runs, study)
         ids = _ids(setup)
-        hc.add_rows(c, TABLE, values, ids + _ids(setup, "acceptance"), conds[setup])
+        hc.add_rows(c, values, ids + _ids(setup, "acceptance"), conds[setup])
         other, name = hc.OTHER[setup]
         hc.add_sensitivity(c, hc.fig4_values(runs, other), ids, name, conds[next(k for k, v in hc.STUDY.items() if v == other)])
         hc.add_sensitivity(c, hc.fig4_values(runs, study, CORRAL), ids, "corral-tcp", conds[setup])
+        hc.add_sensitivity(c, hc.fig4_values(runs, study, BUFFERS), ids, "ns3-buffers", conds[setup])
     # Figs. 4(g)-(h): against the controller fed the same updates; polling, on-off demands
     # and the full-core reading as sensitivities.
     ov = conds["fig4-one-rate"]
     ids = _ids("overhead")
-    hc.add_rows(c, TABLE, hc.overhead_values(runs), ids, ov)
+    hc.add_rows(c, hc.overhead_values(runs), ids, ov)
     central = ["fig4g-received", "fig4h-sent", "fig4g-all-agents", "fig4g-l2", "fig4h-l2"]
     hc.add_sensitivity(c, hc.overhead_values(runs, central="centralized, polling"), central, "polling", ov)
     hc.add_sensitivity(c, hc.overhead_values(runs, sfx=ONOFF), ids, "on-off", ov)
@@ -461,11 +514,14 @@ def claims(r: Report) -> list[dict[str, Any]]:
         values[f"fig5a-util-{t}"] = (
             xs,
             unit,
-            "" if implied is None else f"the paper's mean-FCT reduction implies {implied:.2f} (Little's law at HCC's measured mean)",
+            ""
+            if implied is None
+            else f"the paper's mean-FCT reduction implies {implied:.2f} (Little's law at HCC's measured mean)",
         )
     ids = _ids("grpc")
-    hc.add_rows(c, TABLE, values, ids + _ids("grpc", "acceptance"), gcond)
+    hc.add_rows(c, values, ids + _ids("grpc", "acceptance"), gcond)
     hc.add_sensitivity(c, hc.grpc_values(runs, CORRAL), ids, "corral-tcp", gcond)
+    hc.add_sensitivity(c, hc.grpc_values(runs, BUFFERS), ids, "ns3-buffers", gcond)
     g5 = per_seed(runs, "queue_p99_pkts", study="grpc", variant="HCC-2, headroom 5 %")
     gu = per_seed(runs, "queue_p99_pkts", study="grpc", variant="HCC-2, uniform phases")
     row = next(x for x in c.rows if x["id"] == "fig5c-hcc-p99")
@@ -480,7 +536,12 @@ def _steps(r: Report, c: cl.Claims) -> None:
     steps = r.runs.filter(pl.col("study") == "steps")
     scond = cond.of_runs(steps)
     for k, name in ((1, "50"), (2, "5")):
-        c.row(f"steps-hcc-{name}", [1e6 * x for x in per_seed(steps, f"step{k}_converge_s", variant="HCC-2")], unit="us", conditions=scond)
+        c.row(
+            f"steps-hcc-{name}",
+            [1e6 * x for x in per_seed(steps, f"step{k}_converge_s", variant="HCC-2")],
+            unit="us",
+            conditions=scond,
+        )
         busy = [100 * x for x in per_seed(steps, f"step{k}_busy_share", variant="HCC-2")]
         c.row(f"steps-hcc-{name}-busy", busy, unit="%", conditions=scond)
     faster, never = [], 0
@@ -497,13 +558,24 @@ def _steps(r: Report, c: cl.Claims) -> None:
 def tables(r: Report) -> list[dict[str, Any]]:
     """The report's tables beside the rows: Fig. 4 per phase under both readings, and the
     control messages per flow event at each level of agents."""
-    variants = WITH_CORRAL
+    variants = TRANSPORTS
     phase_rows = phases_.table(r.runs, {s: READINGS[s][1] for s in READINGS}, variants)
     return [
         {
             "id": "fig4-phases",
             "title": "Fig. 4 per phase (medians over seeds of the 1 ms samples)",
-            "columns": ["reading", "variant", "phase", "util", "util_std", "goodput_gbps", "queue_median", "queue_full_share", "jain_mean", "converge_ms"],
+            "columns": [
+                "reading",
+                "variant",
+                "phase",
+                "util",
+                "util_std",
+                "goodput_gbps",
+                "queue_median",
+                "queue_full_share",
+                "jain_mean",
+                "converge_ms",
+            ],
             "rows": phase_rows,
         },
         {
@@ -531,7 +603,10 @@ def _messages(runs: pl.DataFrame) -> list[dict[str, Any]]:
         events = sub["flow_arrivals"] + sub["flow_departures"] + sub["demand_switches"]
         levels = ("l1", "root") if v.startswith("centralized") else ("l1", "l2", "l3")
         for lvl in levels:
-            row: dict[str, Any] = {"variant": v, "level": {"l1": "hosts (L1)", "l2": "edge (L2)", "l3": "root (L3)", "root": "controller"}[lvl]}
+            row: dict[str, Any] = {
+                "variant": v,
+                "level": {"l1": "hosts (L1)", "l2": "edge (L2)", "l3": "root (L3)", "root": "controller"}[lvl],
+            }
             for way in ("received", "sent"):
                 for what in ("msgs", "bytes"):
                     per = (sub[f"{lvl}_{way}_{what}"] / events).drop_nulls()
@@ -551,59 +626,11 @@ def plan(seeds: int, quick: bool, overrides: tuple[str, ...]) -> tuple[list[Job]
 
 
 def baselines() -> list[dict[str, str]]:
-    """Every baseline's settings and where each comes from (read from the scenarios)."""
+    """What the setup table (papers/hcc.toml) does not state: how HCC's and the centralized
+    controller's flows start and pace, and the gRPC think time, each with its source."""
     b, v = cl.baseline, cl.scenario_value
     paper, ours = "HCC paper, section IV", "our choice (the paper gives none)"
     return [
-        b(
-            "all (web search)",
-            "links",
-            f"core {v(WEBSEARCH, 'topology.core_rate')} -> 50 -> 5 Gbps at T/3, 2T/3; others "
-            f"{v(WEBSEARCH, 'topology.edge_rate')}; delays 100 / 10 / 1 us",
-            paper,
-        ),
-        b(
-            "all (web search)",
-            "load",
-            "one Poisson rate offering 5 Gbps (50 %, 10 %, 100 % of the three core capacities)",
-            paper + "; the single-rate reading ours",
-        ),
-        b(
-            "all (web search)",
-            "run length T",
-            f"{WEBSEARCH_T['full']:g} s ({WEBSEARCH_T['quick']:g} s with --quick)",
-            "HCC paper, section IV-A: T = 0.1 s, and 'longer simulations did not change the observed results'; 3 s is ours, "
-            "to reach the phases' loads (0.1 s: about 10 flows a phase)",
-        ),
-        b("all", "switch buffer", v(WEBSEARCH, "switch.buffer"), paper),
-        b(
-            "NewReno, CUBIC, DCTCP",
-            "initial window",
-            f"{v(WEBSEARCH, 'transport.initial_window')} segments",
-            paper + " ('initial congestion window is set to 10')",
-        ),
-        b("NewReno, CUBIC, DCTCP", "min RTO", v(WEBSEARCH, "transport.min_rto"), ours),
-        b(
-            "NewReno, CUBIC, DCTCP",
-            "loss recovery",
-            "SACK, limited transmit, PRR, RACK-TLP (corral's defaults)",
-            "the paper runs ns-3's TCPs and does not name their loss recovery: corral's defaults, which are Linux's and ns-3 3.44's",
-        ),
-        b(
-            "DCTCP",
-            "marking threshold K, gain g",
-            f"{v(WEBSEARCH, 'switch.ecn_threshold')}, 1/16",
-            "HCC paper (K = 65, 'the suggested value') and DCTCP's paper (g)",
-        ),
-        b("CUBIC", "beta, C", "0.7, 0.4", "RFC 9438"),
-        b("HCC", "cycles (child, parent) in link delays", ", ".join(f"{k} {c_}/{p_}" for k, (c_, p_) in CYCLES.items()), ours),
-        b("HCC", "headroom, bins, prune", "2 %, 16, 1 %", ours),
-        b(
-            "HCC",
-            "a leaf's demand",
-            "its bytes not yet sent over its host agent's Cycle_parent, capped at its line rate",
-            "HCC paper, section III-D (leaf agents 'receive the application layer demands as input'); the horizon ours",
-        ),
         b(
             "HCC (web search, steps)",
             "before the first share",
@@ -630,34 +657,40 @@ def baselines() -> list[dict[str, str]]:
             + ": the paper does not say whether one host's delays are independent; independent draws are `phase = \"uniform\"` (the gRPC queue row's detail)",
         ),
         b(
+            "HCC",
+            "a zero demand",
+            "quantized to 0 (an off application reserves nothing)",
+            ours + ": a level above 0 would give capacity to flows that send nothing",
+        ),
+        b(
             "gRPC",
             "think time",
             f"normal, mean {v(GRPC, 'rpc.0.think.mean')}, standard deviation {v(GRPC, 'rpc.0.think.std')} (truncated at 0)",
             "HCC paper, section IV-B ('a mean of 2 milliseconds and a variance of 0.01 millisecond', read in ms^2)",
         ),
         b(
-            "centralized",
-            "controller, period",
-            "`ideal`, periodic, at agg0 (the root's switch), every 20 us (HCC-2's root cycle)",
-            ours,
-        ),
-        b(
-            "centralized",
+            "centralized (both)",
             "headroom, message sizes",
             "2 % (HCC's); report 16 B + 8 B per flow, rate 16 B per flow",
             ours + ": those of HCC's messages",
         ),
         b(
-            "centralized",
+            "centralized (both)",
             "link capacities",
             "read at every computation, so the core's steps reach it within a period",
             "as HCC's agents read their ports' at every cycle",
         ),
         b(
-            "centralized",
+            "centralized (both)",
             "before the first rate",
-            "TCP with the initial window (10 segments)",
+            "TCP with the initial window (10 segments); the first rate after a uniform delay of up to one packet time",
             'as HCC\'s flows start (`first_rate = "window"`)',
+        ),
+        b(
+            "centralized, polling (sensitivity)",
+            "reports and rates",
+            "every 20 us each host with flows reports all of them and the controller sends every flow its rate",
+            ours + ": corral's earlier reading of 'periodically collects flow demands ... and distributes the allocations'",
         ),
     ]
 
@@ -665,16 +698,18 @@ def baselines() -> list[dict[str, str]]:
 def write(report: Report, out: Path) -> None:
     report.runs.write_csv(out / "runs.csv", float_precision=6)
     figures.fct_cdf(report.fct, out / "fct_cdf.png")
-    figures.websearch_series(
-        report.series, phases(WEBSEARCH_T["quick" if report.quick else "full"]), out / "websearch_series.png"
-    )
+    run_s = WEBSEARCH_T["quick" if report.quick else "full"]
+    for study, name in (("fig4_full", "websearch_series.png"), ("fig4", "websearch_series_one_rate.png")):
+        series = report.series.filter(pl.col("study") == study)
+        figures.websearch_series(series, phases(run_s, study), out / name, READINGS[study][1])
     figures.steps(report.util, STEP_TIMES, out / "steps.png")
     figures.overhead(report.runs, out / "overhead.png")
     figures.grpc(report.runs, out / "grpc.png")
     body = [
         "## Figures",
         "",
-        "![web search series](websearch_series.png)",
+        "![web search series, full core](websearch_series.png)",
+        "![web search series, one rate](websearch_series_one_rate.png)",
         "![FCT CDF](fct_cdf.png)",
         "![capacity steps](steps.png)",
         "![overhead](overhead.png)",
@@ -693,6 +728,8 @@ def write(report: Report, out: Path) -> None:
         baselines=baselines(),
         quick_means=QUICK_MEANS,
         body=body,
+        table=TABLE,
+        tables=report.tables,
     )
 
 

@@ -32,6 +32,7 @@ VARIES = {
     "full-core": "the load read as the throughput text implies: each phase offered 100 % of its core (websearch_saturated.toml)",
     "one-rate": "the load read as the load sentence states: one Poisson rate of 5 Gbps, 50 %, 10 %, 100 % of the phases (websearch.toml)",
     "corral-tcp": "the TCPs (the baselines' and HCC's own) with corral's earlier settings instead of ns-3.35's: min RTO 1 ms, an ACK per segment, RACK-TLP, ssthresh from the FlightSize",
+    "ns3-buffers": "every flow's window limited to ns-3.35's 128 KiB socket buffers (TcpSocket SndBufSize = RcvBufSize = 131072 B), which the setup does not apply",
     "polling": "the centralized controller polls every active flow every 20 us (16 B + 8 B per flow from every host with flows), the reading before this one",
     "on-off": "the leaves demand as on-off applications (exponential on and off periods of mean 1 ms, off demanding 0) instead of from their backlog, in HCC's runs and the centralized controller's",
 }
@@ -73,7 +74,7 @@ def fig4_values(runs: pl.DataFrame, study: str, sfx: str = "") -> dict[str, tupl
     w = {"study": study}
     hcc = {**w, "variant": "HCC-2" + sfx}
     tcp = {t: {**w, "variant": t + sfx} for t in TCPS}
-    group = "corral" if sfx else "ns3"
+    group = {"": "ns3", " (corral TCP)": "corral", " (ns-3 buffers)": "buffers"}[sfx]
     out: dict[str, tuple[list[float], str, str]] = {}
     for k, pid in enumerate(PHASE_IDS):
         out[f"fig4a-fill-{pid}"] = ([100 * x for x in per_seed(runs, f"phase{k}_util", **hcc)], "%", "")
@@ -133,7 +134,9 @@ def websearch_conditions(runs: pl.DataFrame, study: str, run_s: float, loads: tu
 # ---------------------------------------------------------------- Figs. 4(g)-(h)
 
 
-def overhead_values(runs: pl.DataFrame, sfx: str = "", central: str = "centralized", hcc_study: str = "fig4") -> dict[str, tuple[list[float], str, str]]:
+def overhead_values(
+    runs: pl.DataFrame, sfx: str = "", central: str = "centralized", hcc_study: str = "fig4"
+) -> dict[str, tuple[list[float], str, str]]:
     """The overhead rows: HCC's variants with suffix `sfx` (on-off demands: ", on-off")
     against the centralized controller `central`; HCC-2's run is `hcc_study`'s."""
     ov = {"study": "overhead"}
@@ -179,23 +182,21 @@ def grpc_values(runs: pl.DataFrame, sfx: str = "") -> dict[str, tuple[list[float
         "fig5c-hcc": (per_seed(runs, "queue_median_pkts", **hcc), "packets", ""),
         "fig5c-hcc-p99": (per_seed(runs, "queue_p99_pkts", **hcc), "packets", ""),
         "fig5d-hcc": (per_seed(runs, "latency_p99_over_min", **hcc), "x", ""),
-        "fig5b-unfinished-hcc": (per_seed(runs, "unfinished", **hcc), "responses", _ages(runs, hcc)),
+        "fig5b-unfinished-hcc": (per_seed(runs, "stalled", **hcc), "responses", _ages(runs, hcc)),
     }
     r_hcc = median(per_seed(runs, "mean_response_fct_s", **hcc))
     for t in TCPS:
         out[f"fig5a-util-{t}"] = (ratio(runs, "core_util_after_20ms", tcp[t], hcc), "x", "")
         out[f"fig5a-var-{t}"] = (ratio(runs, "core_util_std", tcp[t], hcc), "x", "")
         out[f"fig5c-{t}"] = (ratio(runs, "queue_mean_pkts", tcp[t], hcc), "x", "")
-        out[f"fig5b-unfinished-{t}"] = (per_seed(runs, "unfinished", **tcp[t]), "responses", _ages(runs, tcp[t]))
+        out[f"fig5b-unfinished-{t}"] = (per_seed(runs, "stalled", **tcp[t]), "responses", _ages(runs, tcp[t]))
         for stat in ("mean", "p99"):
             col = f"{stat}_response_fct_s"
             lower = [100 * (1 - x) for x in ratio(runs, col, hcc, tcp[t])]
             detail = ""
             if stat == "mean":
                 with_open = [100 * (1 - x) for x in ratio(runs, "mean_response_fct_with_open_s", hcc, tcp[t])]
-                little = [
-                    1e3 * x for x in per_seed(runs, "little_response_s", **tcp[t])
-                ]
+                little = [1e3 * x for x in per_seed(runs, "little_response_s", **tcp[t])]
                 detail = (
                     f"counting unfinished responses at their age {median_range(with_open, '.0f')} %; "
                     f"{NAMES[t]}'s mean {median_range([1e3 * x for x in per_seed(runs, col, **tcp[t])], '.0f')} ms, "
@@ -207,11 +208,17 @@ def grpc_values(runs: pl.DataFrame, sfx: str = "") -> dict[str, tuple[list[float
 
 
 def _ages(runs: pl.DataFrame, where: dict[str, Any]) -> str:
+    """The responses unfinished at the end (every session has one in flight most of the
+    time) and their ages."""
+    n = per_seed(runs, "unfinished", **where)
     med = per_seed(runs, "unfinished_age_median_s", **where)
     top = per_seed(runs, "unfinished_age_max_s", **where)
     if not med:
         return "none unfinished"
-    return f"ages: median {median_range([1e3 * x for x in med], '.0f')} ms, oldest {median_range([1e3 * x for x in top], '.0f')} ms"
+    return (
+        f"{median_range(n, '.0f')} unfinished at the end, aged {median_range([1e3 * x for x in med], '.0f')} ms "
+        f"(median), the oldest {median_range([1e3 * x for x in top], '.0f')} ms"
+    )
 
 
 def little_implied(paper_reduction: float, r_hcc: float | None, think_s: float) -> float | None:
@@ -224,7 +231,9 @@ def little_implied(paper_reduction: float, r_hcc: float | None, think_s: float) 
     return (r_hcc + think_s) / (r_tcp + think_s)
 
 
-def add_rows(c: cl.Claims, table: Any, values: dict[str, tuple[list[float], str, str]], ids: list[str], conditions: dict[str, Any]) -> None:
+def add_rows(
+    c: cl.Claims, table: Any, values: dict[str, tuple[list[float], str, str]], ids: list[str], conditions: dict[str, Any]
+) -> None:
     """Adds claim `ids` from `values` (the paper rows or acceptance rows of the table)."""
     for cid in ids:
         xs, unit, detail = values[cid]
@@ -234,6 +243,7 @@ def add_rows(c: cl.Claims, table: Any, values: dict[str, tuple[list[float], str,
 def add_sensitivity(
     c: cl.Claims, values: dict[str, tuple[list[float], str, str]], ids: list[str], variant: str, conditions: dict[str, Any]
 ) -> None:
+    """Adds claim `ids` under another setting (`variant`, a key of VARIES) from `values`."""
     for cid in ids:
         xs, unit, detail = values[cid]
         c.sensitivity(cid, variant, xs, unit=unit, varies=VARIES[variant], conditions=conditions, detail=detail)

@@ -14,8 +14,11 @@ COLORS = {"HCC-2": "#1f77b4", "newreno": "#d62728", "cubic": "#ff7f0e", "dctcp":
 
 
 def fct_cdf(fct: pl.DataFrame, path: Path) -> Path:
-    """CDF of the FCTs (all seeds pooled) of the flows every variant finished."""
+    """CDF of the FCTs (all seeds pooled) of the flows every variant finished, under the
+    load sentence's reading against ns-3's TCPs (the Fig. 4(c) rows')."""
     fig, ax = new_figure(6.0, 3.8)
+    if fct.height:
+        fct = fct.filter((pl.col("study") == "fig4") & (pl.col("group") == "ns3"))
     for variant, color in COLORS.items():
         sub = fct.filter(pl.col("variant") == variant)["fct_s"].sort() if fct.height else pl.Series([])
         if sub.len():
@@ -26,9 +29,9 @@ def fct_cdf(fct: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
-def websearch_series(series: pl.DataFrame, phases: tuple, path: Path) -> Path:
-    """Fig. 4a, 4d, 4e for the first seed: total goodput, the core port's queue and Jain's
-    index, every 1 ms."""
+def websearch_series(series: pl.DataFrame, phases: tuple, path: Path, reading: str) -> Path:
+    """Fig. 4a, 4d, 4e for the first seed under one reading of the load (`series` holds its
+    runs): total goodput, the core port's queue and Jain's index, every 1 ms."""
     fig, axes = new_figure(8.0, 7.5, nrows=3, sharex=True)
     first = series["seed"].min() if series.height else None
     for variant, color in COLORS.items():
@@ -49,7 +52,7 @@ def websearch_series(series: pl.DataFrame, phases: tuple, path: Path) -> Path:
         ls=":",
         label="core capacity",
     )
-    axes[0].set(ylabel="goodput (Gbps)", title="web search (Fig. 4a, d, e), first seed")
+    axes[0].set(ylabel="goodput (Gbps)", title=f"web search (Fig. 4a, d, e), load read as {reading}, first seed")
     axes[1].set(ylabel="core queue (packets)", yscale="symlog")
     axes[2].set(ylabel="Jain index (1 ms)", xlabel="time (ms)", ylim=(0, 1.05))
     axes[0].legend(frameon=False, fontsize=8, ncol=5)
@@ -83,8 +86,8 @@ def overhead(runs: pl.DataFrame, path: Path) -> Path:
     """Bytes received and sent by the root agent (or the centralized controller), medians
     over seeds."""
     fig, (a, b) = new_figure(10.0, 3.8, ncols=2)
-    order = ["centralized", "HCC-1", "HCC-2", "HCC-3", "HCC-2, no quantization"]
-    sub = runs.filter(pl.col("variant").is_in(order) & (pl.col("study") != "steps"))
+    order = ["centralized", "centralized, polling", "HCC-1", "HCC-2", "HCC-3", "HCC-2, no quantization"]
+    sub = runs.filter(pl.col("variant").is_in(order) & pl.col("study").is_in(["fig4", "overhead"]))
     stats = sub.group_by("variant").agg(pl.col("root_received_bytes").median(), pl.col("root_sent_bytes").median())
     by = {r["variant"]: r for r in stats.to_dicts()}
     names = [v for v in order if v in by]
@@ -92,7 +95,8 @@ def overhead(runs: pl.DataFrame, path: Path) -> Path:
         (a, "root_received_bytes", "received at the root (Fig. 4g)"),
         (b, "root_sent_bytes", "sent by the root (Fig. 4h)"),
     ):
-        ax.bar(range(len(names)), [by[n][col] / 1e3 for n in names], color=["#d62728"] + ["#1f77b4"] * (len(names) - 1))
+        colors = ["#d62728" if n.startswith("centralized") else "#1f77b4" for n in names]
+        ax.bar(range(len(names)), [by[n][col] / 1e3 for n in names], color=colors)
         ax.set_xticks(range(len(names)), [n.replace(", ", "\n") for n in names], fontsize=8)
         ax.set(ylabel="KB", yscale="log", title=title)
     return save(fig, path)
