@@ -1,47 +1,94 @@
 """`corral reproduce hcc --quick`: the folder it writes and the verdict of every claim. A
-claim whose verdict changes fails the test (KNOWN lists the quick run's verdicts other than met, with
-the reasons in docs/reproductions/hcc.md), so that a result never changes silently."""
+claim whose verdict changes fails the test (KNOWN lists the quick run's verdicts other than
+met, by row id of papers/hcc.toml, with the reasons in docs/reproductions/hcc.md), so that a
+result never changes silently.
+
+The quick run's web-search rows (Fig. 4, both readings of the load, and the overheads) are
+off their conditions: at the paper's T = 0.1 s a phase holds a handful of flows and realizes
+its load only roughly (the full run takes 3 s). Their verdicts say nothing then, so the
+mechanisms they measure are pinned by value instead (`QUICK_VALUES`, seed 1)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from conftest import assert_verdicts_pinned, corral_cli
 
-# Verdicts of the quick run other than met, by (figure, start of claim).
+# Verdicts of the quick run's gRPC rows (Fig. 5, 0.5 s as the paper's) other than met.
 KNOWN = {
-    ("Fig. 4d", "HCC's core queue, median of 1 "): "off_conditions",
-    ("Fig. 4d", "newreno: share of 1 ms samples"): "off_conditions",
-    ("Fig. 4d", "cubic: share of 1 ms samples w"): "off_conditions",
-    ("Fig. 4d", "DCTCP's core queue, median of "): "off_conditions",
-    ("Fig. 4c", "HCC's mean FCT below newreno's"): "off_conditions",
-    ("Fig. 4c", "HCC's p99 FCT below newreno's "): "off_conditions",
-    ("Fig. 4c", "HCC's mean FCT below cubic's b"): "off_conditions",
-    ("Fig. 4c", "HCC's p99 FCT below cubic's by"): "off_conditions",
-    ("Fig. 4c", "HCC's mean FCT below dctcp's b"): "off_conditions",
-    ("Fig. 4c", "HCC's p99 FCT below dctcp's by"): "off_conditions",
-    ("Fig. 4e", "HCC: share of 1 ms windows with Jain's index above 0.8"): "off_conditions",
-    ("Fig. 4e", "HCC: share of 1 ms windows with Jain's index above 0.9"): "off_conditions",
-    ("Fig. 4e", "newreno: mean Jain's index of "): "off_conditions",
-    ("Fig. 4e", "cubic: mean Jain's index of 1 "): "off_conditions",
-    ("Fig. 4e", "dctcp: mean Jain's index of 1 "): "off_conditions",
-    ("Fig. 4g-h", "root received bytes, HCC-2 ove"): "off_conditions",
-    ("Fig. 4g-h", "root sent bytes, HCC-2 over th"): "off_conditions",
-    ("Fig. 4g-h", "root received bytes grow as the cycles shorten: HCC-2 o"): "off_conditions",
-    ("Fig. 4g-h", "root received bytes grow as the cycles shorten: HCC-3 o"): "off_conditions",
-    ("Fig. 4g-h", "root sent bytes grow as the cycles shorten: HCC-2 "): "off_conditions",
-    ("Fig. 4g-h", "root sent bytes grow as the cycles shorten: HCC-3 "): "off_conditions",
-    ("Fig. 4g", "no quantization: root received"): "off_conditions",
-    ("Fig. 4h", "no quantization: root sent byt"): "off_conditions",
-    ("Fig. 5", "gRPC: HCC's mean response FCT below newr"): "missed",
-    ("Fig. 5", "gRPC: HCC's mean response FCT below cubi"): "missed",
-    ("Fig. 5", "gRPC: HCC's p99 response FCT below cubic"): "direction",
-    ("Fig. 5", "gRPC: HCC's mean response FCT below dctc"): "missed",
-    ("Fig. 5", "gRPC: HCC's p99 response FCT below dctcp"): "direction",
-    ("Fig. 5", "gRPC: HCC's core queue, median"): "missed",
-    ("Fig. 4d", "HCC's core queue, p99 of 1 ms "): "off_conditions",
-    ("Fig. 4f", "HCC's p99 one-way packet laten"): "off_conditions",
+    # ns-3's TCPs (min RTO 1 s): the 500 responses starting together overflow the core's
+    # 1000-packet buffer, and most sessions lose a tail they recover only by a 1 s timeout, after
+    # the run's end; the few sessions left keep the core full. Their utilization is HCC's and
+    # steadier (the rows expect it below), their finished responses are the few fast ones (mean
+    # FCT far below HCC's, the rows expect it 47 % above), and about 440 sessions are stalled.
+    "fig5a-util-newreno": "missed",
+    "fig5a-util-cubic": "missed",
+    "fig5a-var-newreno": "missed",
+    "fig5a-var-cubic": "missed",
+    "fig5b-mean-newreno": "missed",
+    "fig5b-p99-newreno": "direction",
+    "fig5b-mean-cubic": "missed",
+    "fig5b-mean-dctcp": "missed",
+    "fig5b-p99-dctcp": "missed",
+    # HCC's core queue: 3 packets, not "near zero" (our bound 1); its p99 is 10.
+    "fig5c-hcc": "missed",
+    "fig5b-unfinished-newreno": "reported",
+    "fig5b-unfinished-cubic": "reported",
+    "fig5b-unfinished-dctcp": "reported",
+    "fig5b-unfinished-hcc": "reported",
+    # corral's earlier TCP settings (min RTO 1 ms, RACK-TLP): every transport keeps the core
+    # full, so the closed loop's mean response time is N/X - Z for all (Little's law).
+    "fig5a-util-newreno@corral-tcp": "missed",
+    "fig5a-util-cubic@corral-tcp": "missed",
+    "fig5a-util-dctcp@corral-tcp": "missed",
+    "fig5a-var-newreno@corral-tcp": "missed",
+    "fig5a-var-cubic@corral-tcp": "missed",
+    "fig5a-var-dctcp@corral-tcp": "missed",
+    "fig5b-mean-newreno@corral-tcp": "missed",
+    "fig5b-mean-cubic@corral-tcp": "missed",
+    "fig5b-p99-cubic@corral-tcp": "direction",
+    "fig5b-mean-dctcp@corral-tcp": "missed",
+    "fig5b-p99-dctcp@corral-tcp": "missed",
+    "fig5c-hcc@corral-tcp": "missed",
+    # ns-3's 128 KiB socket buffers: as with ns-3's TCPs.
+    "fig5a-util-newreno@ns3-buffers": "missed",
+    "fig5a-util-cubic@ns3-buffers": "missed",
+    "fig5a-var-newreno@ns3-buffers": "missed",
+    "fig5a-var-cubic@ns3-buffers": "missed",
+    "fig5b-mean-newreno@ns3-buffers": "missed",
+    "fig5b-p99-newreno@ns3-buffers": "direction",
+    "fig5b-mean-cubic@ns3-buffers": "missed",
+    "fig5b-p99-cubic@ns3-buffers": "direction",
+    "fig5b-mean-dctcp@ns3-buffers": "missed",
+    "fig5b-p99-dctcp@ns3-buffers": "missed",
+    "fig5c-hcc@ns3-buffers": "missed",
+}
+# Setups of the web-search rows, off their conditions in the quick run.
+WEBSEARCH_SETUPS = ("fig4-one-rate", "fig4-full-core", "overhead")
+# Values of the quick run (seed 1, T = 0.1 s): row id -> (low, high), with what each pins.
+QUICK_VALUES = {
+    # The controller fed the same per-flow updates receives about 5x what HCC-2's root does
+    # and sends about as much: HCC's root sends one share per child when it moves, the
+    # controller one rate per flow when it moves (0.19 and 1.01 in this run).
+    "fig4g-received": (0.15, 0.25),
+    "fig4h-sent": (0.8, 1.25),
+    # The polling controller hears every flow every 20 us: about 55x more (0.018).
+    "fig4g-received@polling": (0.005, 0.04),
+    # On-off applications: the controller hears every switch (0.46).
+    "fig4g-received@on-off": (0.3, 0.7),
+    # Without quantization the root receives 1.42x; shorter cycles cost it 7-8 % a step.
+    "fig4g-noq": (1.2, 1.7),
+    "fig4g-cycles-12": (1.03, 1.15),
+    "fig4g-cycles-23": (1.03, 1.15),
+    # NewReno's Jain index: 0.87 over the one-rate run, 0.41 when the core is full.
+    "fig4e-newreno": (0.75, 0.95),
+    "fig4e-newreno@full-core": (0.3, 0.5),
+    # The full core's 50 Gbps phase: HCC 13 points above NewReno; 3 with 128 KiB windows.
+    "fig4a-gap-newreno": (8.0, 20.0),
+    "fig4a-gap-newreno@ns3-buffers": (0.0, 8.0),
+    "fig4d-hcc-queue": (0.0, 1.0),
 }
 
 
@@ -64,14 +111,51 @@ def test_quick_run_writes_the_report_plots_and_tables(quick: Path) -> None:
         "overhead.png",
         "grpc.png",
         "websearch_series.png",
+        "websearch_series_one_rate.png",
     ):
         assert (quick / name).is_file(), name
     assert not (quick / "summary.json").exists()
-    assert "| verdict | paper rows |" in (quick / "report.md").read_text()
+    report = (quick / "report.md").read_text()
+    assert "| verdict | paper rows |" in report
+    assert "### Fig. 4 per phase" in report and "### Control messages and bytes per flow event" in report
+    doc = json.loads((quick / "claims.json").read_text())
+    phases = next(t for t in doc["tables"] if t["id"] == "fig4-phases")["rows"]
+    assert {(r["reading"], r["phase"]) for r in phases} == {
+        (reading, phase) for reading in ("one rate", "full core") for phase in ("10 Gbps", "50 Gbps", "5 Gbps")
+    }
+    assert {r["variant"] for r in phases} >= {"HCC-2", "newreno", "cubic", "dctcp"}
 
 
 def test_claim_verdicts_do_not_change_silently(quick: Path) -> None:
-    assert_verdicts_pinned(quick / "claims.json", KNOWN)
+    from test_claims_table import table_rows_written
+
+    doc = json.loads((quick / "claims.json").read_text())
+    web = [r for r in doc["claims"] if r["setup"] in WEBSEARCH_SETUPS]
+    assert web and all(r["verdict"] in ("off_conditions", "reported") for r in web), [
+        (r["id"], r["verdict"]) for r in web if r["verdict"] not in ("off_conditions", "reported")
+    ]
+    known = {**KNOWN, **{r["id"]: r["verdict"] for r in web}}
+    assert_verdicts_pinned(quick / "claims.json", known)
+    table_rows_written("hcc", doc)
+    by_id = {r["id"]: r for r in doc["claims"]}
+    moved = {
+        k: by_id[k]["measured"]
+        for k, (lo, hi) in QUICK_VALUES.items()
+        if by_id[k]["measured"] is None or not lo <= by_id[k]["measured"] <= hi
+    }
+    assert not moved, f"quick-run values outside their pins: {moved}"
+
+
+def test_every_claim_of_fig4_runs_under_both_readings_and_corrals_tcp(quick: Path) -> None:
+    """Each Fig. 4 paper row has its sensitivity rows: the other reading of the load,
+    corral's earlier TCP settings, and ns-3's socket buffers."""
+    doc = json.loads((quick / "claims.json").read_text())
+    ids = {r["id"] for r in doc["claims"]}
+    for r in doc["claims"]:
+        if r["kind"] == "paper" and r["setup"] in ("fig4-one-rate", "fig4-full-core"):
+            other = "full-core" if r["setup"] == "fig4-one-rate" else "one-rate"
+            for v in (other, "corral-tcp", "ns3-buffers"):
+                assert f"{r['id']}@{v}" in ids, (r["id"], v)
 
 
 def test_convergence_is_the_start_of_the_first_window_that_stays_busy() -> None:
@@ -88,12 +172,39 @@ def test_convergence_is_the_start_of_the_first_window_that_stays_busy() -> None:
     assert hcc.convergence(flapping, 0.01, 0.02) == (None, None)
 
 
+def test_phase_numbers_come_from_the_samples_of_each_phase() -> None:
+    """Two phases of 3 ms (10 and 50 Gbps): the core carries 5, 10, 10 Gbps in the first
+    and 50, 25, 50 in the second; the first sample at 95 % comes 2 ms into the first phase
+    and 1 ms into the second; queue and Jain's index per phase."""
+    import polars as pl
+    from corral.experiments import hcc_phases
+
+    phases = ((0.0, 0.003, 10e9, 1.0), (0.003, 0.006, 50e9, 1.0))
+    gbps = [5, 10, 10, 50, 25, 50]
+    tx, total = [0], 0
+    for g in gbps:
+        total += int(g * 1e9 * 1e-3 / 8)
+        tx.append(total)
+    q = pl.DataFrame({"time_s": [1e-3 * k for k in range(7)], "tx_bytes": tx, "packets": [0, 0, 900, 10, 5, 5, 5]})
+    tp = pl.DataFrame(
+        {"time_s": [1e-3 * (k + 1) for k in range(6)], "goodput_bps": [g * 1e9 for g in gbps], "jain": [1.0, 0.5, 1.0, 0.9, None, 0.7]}
+    )
+    lat = pl.DataFrame({"time_s": [0.0005, 0.0035], "latency_s": [100e-6, 150e-6]})
+    s = hcc_phases.stats(q, tp, lat, phases)
+    assert s["phase0_util"] == pytest.approx(25 / 30) and s["phase1_util"] == pytest.approx(125 / 150)
+    assert (s["phase0_converge_ms"], s["phase1_converge_ms"]) == (pytest.approx(2.0), pytest.approx(1.0))
+    assert s["phase0_queue_full_share"] == pytest.approx(1 / 3) and s["phase1_queue_median"] == 5
+    assert s["phase0_jain_mean"] == pytest.approx(2.5 / 3) and s["phase1_jain_ge_08"] == pytest.approx(0.5)
+    assert s["phase1_latency_p99_over_min"] == pytest.approx(1.5)
+    assert s["goodput_gbps"] == pytest.approx(sum(gbps) / 6)
+
+
 def test_quantization_merges_backlog_demands() -> None:
     """Demands from backlog (a leaf demands its bytes not yet sent over its host agent's
     Cycle_parent, capped at its line rate): web-search flows near their end demand many
-    different rates, the bins merge them, and the root receives more without quantization
-    (1984 against 1416 bytes, seed 1). With every flow demanding its line rate the capped
-    demands take one or two values and quantization saves nothing (1280 against 1352)."""
+    different rates, the bins merge them, and the root receives more without quantization.
+    With every flow demanding its line rate the capped demands take one or two values and
+    quantization saves nothing."""
     from corral.api import run
     from corral.experiments.hcc import WEBSEARCH
 

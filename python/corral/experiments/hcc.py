@@ -144,6 +144,7 @@ def _websearch_length(run_s: float, scenario: Path) -> tuple[str, ...]:
 STEP_TIMES = ((0.0, 10e9), (0.01, 50e9), (0.02, 5e9))
 STEP_END = 0.03
 BUSY = 0.95  # "busy": the core port's utilization
+UNLOADED_RTT_S = 2 * (1 + 10 + 100 + 100 + 10 + 1) * 1e-6  # host to host across the core and back
 GRPC_WARMUP = 0.020  # s: the gRPC core's utilization is judged after the sessions' first 20 ms
 GRPC_SESSIONS = 500
 STALLED_S = 0.25  # s: a response unfinished for half the run at its end stalled its session
@@ -553,6 +554,14 @@ def _steps(r: Report, c: cl.Claims) -> None:
         if h and h[0] > 0 and tcp.len():
             faster.append(tcp.fill_null(window).min() / h[0])
     c.row("steps-faster", faster, unit="x", conditions=scond, detail=f"{never} of {3 * len(r.seeds)} TCP runs never stay busy")
+    hcc50 = [1e6 * x for x in per_seed(steps, "step1_converge_s", variant="HCC-2")]
+    c.row("steps-sub-rtt", hcc50, unit="us", conditions=scond)
+    rtts = []
+    for seed in r.seeds:
+        tcp = steps.filter((pl.col("seed") == seed) & pl.col("variant").is_in(TCPS))["step1_converge_s"]
+        if tcp.len():
+            rtts.append(tcp.fill_null(window).min() / UNLOADED_RTT_S)
+    c.row("steps-tcp-rtts", rtts, unit="x", conditions=scond, detail=f"{never} of {3 * len(r.seeds)} TCP runs never stay busy")
 
 
 def tables(r: Report) -> list[dict[str, Any]]:

@@ -516,7 +516,7 @@ impl Hcc {
 }
 
 /// The first multiple of `cycle` after `now` (agents' loops keep a common phase).
-fn next_tick(now: Time, cycle: Time) -> Time {
+pub(crate) fn next_tick(now: Time, cycle: Time) -> Time {
     Time((now.0 / cycle.0 + 1) * cycle.0)
 }
 

@@ -31,6 +31,7 @@ use crate::ids::{FlowId, NodeId};
 use crate::net::Network;
 use crate::schemes::app_demand::AppDemand;
 use crate::schemes::hcc::demand::worth_sending;
+use crate::schemes::hcc::next_tick;
 use crate::schemes::{Ctx, Scheme, SchemeTransport};
 use crate::units::Time;
 use std::collections::{BTreeMap, BTreeSet};
@@ -224,11 +225,6 @@ impl Updates {
             self.wake_host(ctx, h);
         }
     }
-}
-
-/// The first multiple of `cycle` after `now` (as HCC's loops keep a common phase).
-fn next_tick(now: Time, cycle: Time) -> Time {
-    Time((now.0 / cycle.0 + 1) * cycle.0)
 }
 
 impl Scheme for Updates {
