@@ -6,7 +6,7 @@
 pub mod suggest;
 mod typed;
 
-pub use typed::{by_kind, nested, typed, unknown_key};
+pub use typed::{by_kind, nested, number, one_of, typed, unknown_key};
 
 use crate::units::BufferSize;
 use serde::{Deserialize, Serialize, Serializer};

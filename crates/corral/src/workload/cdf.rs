@@ -114,7 +114,7 @@ impl EmpiricalCdf {
                 let hint = crate::config::suggest::nearest(spec, names.iter().copied())
                     .map(|s| format!("did you mean \"{s}\"? "))
                     .unwrap_or_default();
-                Err(config_err(path, format!("unknown workload \"{spec}\"; {hint}expected one of {} or a path to a .cdf file", names.join(", "))))
+                Err(config_err(path, format!("unknown workload \"{spec}\"; {hint}expected one of {} or a path to a .cdf file", crate::config::one_of(&names))))
             }
         }
     }
