@@ -125,9 +125,11 @@ def run(
 ) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
+    from .inputs import resolve
     from .outdir import check_target
 
     with user_errors():
+        scenario = resolve(scenario)
         check_target(out, "run", (scenario,), force)
         sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
         plots = _announce(sim, plots)
@@ -180,9 +182,11 @@ def emulate(
     """Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder."""
     from .emulate import EmulateError
     from .emulate import emulate as run_emulation
+    from .inputs import resolve
     from .outdir import check_target
 
     with user_errors():
+        scenario = resolve(scenario)
         check_target(out, "run", (scenario,), force)
         try:
             folder = run_emulation(
@@ -559,7 +563,7 @@ def parser() -> argparse.ArgumentParser:
         return cmd
 
     cmd = command(run, "Simulate SCENARIO and write its results folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).")
     cmd.add_argument(
         "--unset",
@@ -605,7 +609,7 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True, help="Write PNG plots.")
 
     cmd = command(emulate, "Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).", max_memory=False)
     cmd.add_argument("--unset", action="append", metavar="KEY", help="Remove a key or a whole block (repeatable).")
     cmd.add_argument(

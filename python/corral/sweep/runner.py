@@ -182,7 +182,7 @@ def run_sweep(
             f"pass --max-runs {size} to run them all"
         )
     out = Path(out)
-    target = check_folder(out, (sweep_file, sweep.scenario), force)
+    target = check_folder(out, (sweep.path, sweep.scenario), force)
     text, runs = resolve(sweep, max_memory)
     prepare_folder(target)
     with locked_folder(out):
