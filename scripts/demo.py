@@ -125,7 +125,9 @@ def claims_table(doc: dict, full: dict | None = None) -> str:
         tds = "".join(f"<td>{html.escape(str(c))}</td>" for c in cells)
         f = full_rows.get(_row_key(r))
         outlier = f is not None and _far_apart(r, f)
-        measured = html.escape(claims.measured_text(r)) + (' <span class="outlier">outlier: see the note</span>' if outlier else "")
+        measured = html.escape(claims.measured_text(r)) + (
+            ' <span class="outlier">outlier: see the note</span>' if outlier else ""
+        )
         tds += f"<td>{measured}</td><td>{agree}</td>{verdict_cell(r)}"
         if full is not None:
             tds += f"<td>{html.escape(claims.measured_text(f)) if f else '–'}</td>{verdict_cell(f)}"
@@ -204,7 +206,8 @@ def summary_table(root: Path, timings: dict[str, tuple[float | None, str | None]
     from corral.experiments import claims
 
     head = "<th>paper</th>" + "".join(
-        f'<th style="background:{c}">{v.replace("_", " ")}<br><small>quick / full</small></th>' for v, c in VERDICT_COLOURS.items()
+        f'<th style="background:{c}">{v.replace("_", " ")}<br><small>quick / full</small></th>'
+        for v, c in VERDICT_COLOURS.items()
     )
     rows = []
     for paper in PAPERS:

@@ -136,7 +136,10 @@ def valid_names(probe: tuple[str, list[str]], path: str, key: str) -> list[str] 
     try:
         api.simulation(text, overrides)
     except corral.ScenarioError as e:
-        found = re.search(r'unknown (?:value|kind|scheme|routing) "zzz"; (?:did you mean "[^"]*"\? )?expected ((?:"scheme", "tcp" or )?one of .*?)(?: or a |$)', str(e))
+        found = re.search(
+            r'unknown (?:value|kind|scheme|routing) "zzz"; (?:did you mean "[^"]*"\? )?expected ((?:"scheme", "tcp" or )?one of .*?)(?: or a |$)',
+            str(e),
+        )
         if found:
             return re.findall(r'"([^"]+)"', found.group(1))
     return None

@@ -283,19 +283,53 @@ def cases() -> list[Case]:
     s("red-max-p-above-one", S, "switch.red.max_p", sets={"switch.queue": "red", "switch.red": {"max_p": 2.0}})
     s("red-max-p-negative", S, "switch.red.max_p", sets={"switch.queue": "red", "switch.red": {"max_p": -0.1}})
     s("red-w-q-above-one", S, "switch.red.w_q", sets={"switch.queue": "red", "switch.red": {"w_q": 1.5}})
-    s("red-gentle-string", S, "switch.red.gentle", ["true or false"], sets={"switch.queue": "red", "switch.red": {"gentle": "yes"}})
+    s(
+        "red-gentle-string",
+        S,
+        "switch.red.gentle",
+        ["true or false"],
+        sets={"switch.queue": "red", "switch.red": {"gentle": "yes"}},
+    )
     s("red-mode-typo", S, "switch.red.mode", ['"drop"', '"mark"'], sets={"switch.queue": "red", "switch.red": {"mode": "marks"}})
     s("sfq-quantum-zero", S, "switch.sfq.quantum", sets={"switch.queue": "sfq", "switch.sfq": {"quantum": "0B"}})
     s("sfq-perturb-negative", S, "switch.sfq.perturb", sets={"switch.queue": "sfq", "switch.sfq": {"perturb": "-1s"}})
-    s("sfq-buckets-negative", S, "switch.sfq.buckets", ["whole number"], sets={"switch.queue": "sfq", "switch.sfq": {"buckets": -4}})
+    s(
+        "sfq-buckets-negative",
+        S,
+        "switch.sfq.buckets",
+        ["whole number"],
+        sets={"switch.queue": "sfq", "switch.sfq": {"buckets": -4}},
+    )
     s("priority-classes-zero", S, "switch.priority.classes", sets={"switch.queue": "priority", "switch.priority": {"classes": 0}})
-    s("priority-class-typo", S, "switch.priority.class", ["taildrop"], sets={"switch.queue": "priority", "switch.priority": {"class": "ecm"}})
+    s(
+        "priority-class-typo",
+        S,
+        "switch.priority.class",
+        ["taildrop"],
+        sets={"switch.queue": "priority", "switch.priority": {"class": "ecm"}},
+    )
     s("drr-key-typo", S, "switch.drr.key", ['"flow"', '"class"'], sets={"switch.queue": "drr", "switch.drr": {"key": "flows"}})
-    s("drr-weight-string", S, "switch.drr.weights", ["number"], sets={"switch.queue": "drr", "switch.drr": {"key": "class", "weights": {"a": "x"}}})
-    s("drr-weight-zero", S, "switch.drr.weights", sets={"switch.queue": "drr", "switch.drr": {"key": "class", "weights": {"a": 0.0}}})
+    s(
+        "drr-weight-string",
+        S,
+        "switch.drr.weights",
+        ["number"],
+        sets={"switch.queue": "drr", "switch.drr": {"key": "class", "weights": {"a": "x"}}},
+    )
+    s(
+        "drr-weight-zero",
+        S,
+        "switch.drr.weights",
+        sets={"switch.queue": "drr", "switch.drr": {"key": "class", "weights": {"a": 0.0}}},
+    )
     s("buffer-model-typo", S, "switch.buffer_model", ['"per_port"', '"shared"'], sets={"switch.buffer_model": "sharred"})
     s("backpressure-negative", S, "switch.backpressure", ["whole number"], sets={"switch.backpressure": -1})
-    s("alpha-nan", S, "switch.alpha", sets={"switch.buffer_model": "shared", "switch.shared_buffer": "1MB", "switch.alpha": float("nan")})
+    s(
+        "alpha-nan",
+        S,
+        "switch.alpha",
+        sets={"switch.buffer_model": "shared", "switch.shared_buffer": "1MB", "switch.alpha": float("nan")},
+    )
     s("shared-buffer-absurd", S, "switch.shared_buffer", sets={"switch.buffer_model": "shared", "switch.shared_buffer": "1e300B"})
     s("switch-unknown-key", S, "switch.bufer", ["buffer"], sets={"switch.bufer": "16KB"})
 
@@ -401,9 +435,20 @@ def cases() -> list[Case]:
     s("traffic-pattern-missing", W, "traffic.0.pattern", unset=("traffic.0.pattern",))
     s("traffic-pattern-typo", W, "traffic.0.pattern", ["all_to_all"], sets={"traffic.0.pattern": "all2all"})
     s("traffic-cdf-number", W, "traffic.0.size.cdf", sets={"traffic.0.size": {"cdf": 5}})
-    s("traffic-uniform-min-above-max", W, "traffic.0.size", sets={"traffic.0.size": {"kind": "uniform", "min": "10KB", "max": "1KB"}})
+    s(
+        "traffic-uniform-min-above-max",
+        W,
+        "traffic.0.size",
+        sets={"traffic.0.size": {"kind": "uniform", "min": "10KB", "max": "1KB"}},
+    )
     s("traffic-fixed-zero", W, "traffic.0.size", sets={"traffic.0.size": {"kind": "fixed", "size": "0B"}})
-    s("traffic-size-kind-typo", W, "traffic.0.size.kind", ["uniform"], sets={"traffic.0.size": {"kind": "uniformm", "min": "1KB", "max": "2KB"}})
+    s(
+        "traffic-size-kind-typo",
+        W,
+        "traffic.0.size.kind",
+        ["uniform"],
+        sets={"traffic.0.size": {"kind": "uniformm", "min": "1KB", "max": "2KB"}},
+    )
     s("traffic-load-zero", W, "traffic.0.load", sets={"traffic.0.load": 0.0})
     s("traffic-load-percent-string", W, "traffic.0.load", ["number"], sets={"traffic.0.load": "50%"})
     s("traffic-rate-zero", W, "traffic.0.rate", sets={"traffic.0.rate": 0.0}, unset=("traffic.0.load",))
@@ -412,14 +457,31 @@ def cases() -> list[Case]:
     s("traffic-start-after-stop", W, "traffic.0.stop", sets={"traffic.0.start": "5ms", "traffic.0.stop": "2ms"})
     s("traffic-stop-negative", W, "traffic.0.stop", sets={"traffic.0.stop": "-1s"})
     s("traffic-max-flows-zero", W, "traffic.0.max_flows", sets={"traffic.0.max_flows": 0})
-    s("traffic-deadline-mean-zero", W, "traffic.0.deadline.mean", sets={"traffic.0.deadline": {"kind": "exponential", "mean": "0s"}})
+    s(
+        "traffic-deadline-mean-zero",
+        W,
+        "traffic.0.deadline.mean",
+        sets={"traffic.0.deadline": {"kind": "exponential", "mean": "0s"}},
+    )
     s("traffic-load-basis-typo", W, "traffic.0.load_basis", ['"size"', '"run"'], sets={"traffic.0.load_basis": "sizes"})
     s("traffic-stream-negative", W, "traffic.0.stream", ["whole number"], sets={"traffic.0.stream": -1})
     s("traffic-weight-zero", W, "traffic.0.weight", sets={"traffic.0.weight": 0.0})
     s("traffic-hosts-empty", W, "traffic.0.hosts", sets={"traffic.0.hosts": []})
-    s("traffic-trace-without-file", W, "traffic.0.file", sets={"traffic.0.pattern": "trace"}, unset=("traffic.0.load", "traffic.0.size"))
+    s(
+        "traffic-trace-without-file",
+        W,
+        "traffic.0.file",
+        sets={"traffic.0.pattern": "trace"},
+        unset=("traffic.0.load", "traffic.0.size"),
+    )
     s("traffic-many-to-one-without-dst", W, "traffic.0.dst", sets={"traffic.0.pattern": "many_to_one"})
-    s("traffic-incast-interval-zero", W, "traffic.0.interval", sets={"traffic.0.pattern": "incast", "traffic.0.senders": 2, "traffic.0.interval": "0s"}, unset=("traffic.0.load",))
+    s(
+        "traffic-incast-interval-zero",
+        W,
+        "traffic.0.interval",
+        sets={"traffic.0.pattern": "incast", "traffic.0.senders": 2, "traffic.0.interval": "0s"},
+        unset=("traffic.0.load",),
+    )
     s("traffic-incast-senders-zero", W, "traffic.0.senders", sets={"traffic.0.pattern": "incast", "traffic.0.senders": 0})
     s("traffic-size-as-string", W, "traffic.0.size", sets={"traffic.0.size": "websearch"})
     s("traffic-unknown-key", W, "traffic.0.lod", ["load"], sets={"traffic.0.lod": 0.5})
@@ -442,7 +504,13 @@ def cases() -> list[Case]:
     s("routing-flowcell-zero", O, "routing.flowcell_bytes", sets={"routing": {"kind": "flowcell", "flowcell_bytes": "0B"}})
     s("routing-source-routes-string", O, "routing.source_routes", ["true or false"], sets={"routing.source_routes": "yes"})
     s("routing-as-number", O, "routing", sets={"routing": 5})
-    s("routing-equal-length-core-typo", O, "routing.core", ['"random"', '"dest_bits"'], sets={"routing": {"kind": "equal_length", "core": "bits"}})
+    s(
+        "routing-equal-length-core-typo",
+        O,
+        "routing.core",
+        ['"random"', '"dest_bits"'],
+        sets={"routing": {"kind": "equal_length", "core": "bits"}},
+    )
     s("routing-unknown-key", O, "routing.knd", ["kind"], sets={"routing": {"knd": "ecmp"}})
 
     # --------------------------------------------------------------- events
@@ -452,8 +520,23 @@ def cases() -> list[Case]:
     s("event-at-after-end", E, "events.0.at", base=ev, sets={"events.0.at": "1s"})
     s("event-unknown-port", E, "events.0.link", base=ev, sets={"events.0.link": "tor0:99"})
     s("event-rate-zero", E, "events.0.rate", base=ev, sets={"events.0.rate": "0Gbps"})
-    s("event-state-typo", E, "events.0.state", ['"down"', '"up"'], base=ev, sets={"events.0.state": "off"}, unset=("events.0.rate",))
-    s("event-detect-negative", E, "events.0.detect", base=ev, sets={"events.0.state": "down", "events.0.detect": "-1s"}, unset=("events.0.rate",))
+    s(
+        "event-state-typo",
+        E,
+        "events.0.state",
+        ['"down"', '"up"'],
+        base=ev,
+        sets={"events.0.state": "off"},
+        unset=("events.0.rate",),
+    )
+    s(
+        "event-detect-negative",
+        E,
+        "events.0.detect",
+        base=ev,
+        sets={"events.0.state": "down", "events.0.detect": "-1s"},
+        unset=("events.0.rate",),
+    )
     s("event-neither-rate-nor-state", E, "events.0", base=ev, unset=("events.0.rate",))
 
     # --------------------------------------------------------------- schemes
@@ -540,7 +623,12 @@ def cases() -> list[Case]:
 
     api("set-misspelt-key", "transport.ccc", lambda: scenario().set("transport.ccc", "cubic"), ["did you mean", "cc"])
     api("set-misspelt-table", "topolgy", lambda: scenario().set("topolgy.k", 8), ["topology"])
-    api("set-misspelt-nested", "switch.red.maxp", lambda: scenario().set("switch.queue", "red").set("switch.red.maxp", 0.1), ["max_p"])
+    api(
+        "set-misspelt-nested",
+        "switch.red.maxp",
+        lambda: scenario().set("switch.queue", "red").set("switch.red.maxp", 0.1),
+        ["max_p"],
+    )
     api("set-index-out-of-range", "flows", lambda: scenario().set("flows.5.size", "1MB"))
     api("to-toml-integer-too-big", "seed", lambda: scenario().set("seed", 2**64).to_toml())
     api("to-toml-negative-too-big", "topology.k", lambda: scenario().set("topology.k", -(2**70)).to_toml())

@@ -38,6 +38,7 @@ def test_the_corpus_covers_every_part_of_the_input() -> None:
     for area in ("rpc", "routing", "events", "scheme", "override", "sweep", "api"):
         assert area in areas, area
 
+
 VALID = """
 name = "bad-input"
 seed = 1

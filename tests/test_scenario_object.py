@@ -93,7 +93,12 @@ def test_unset_of_a_missing_key_is_a_clean_error(tmp_path: Path) -> None:
 def test_set_refuses_a_misspelt_key_with_the_loaders_suggestion() -> None:
     s = Scenario.from_toml(TINY)
     before = s.to_dict()
-    for path, near in [("transport.ccc", "`cc`"), ("topolgy.k", "`topology`"), ("topology.sendrs", "`senders`"), ("flows.0.sizes", "`size`")]:
+    for path, near in [
+        ("transport.ccc", "`cc`"),
+        ("topolgy.k", "`topology`"),
+        ("topology.sendrs", "`senders`"),
+        ("flows.0.sizes", "`size`"),
+    ]:
         with pytest.raises(corral.ScenarioError, match=rf"^{path.split('.')[0]}.*unknown key; did you mean {near}"):
             s.set(path, 1)
         assert s.to_dict() == before, "a refused set changes nothing"

@@ -390,7 +390,9 @@ def test_a_sweep_names_a_packaged_scenario_from_any_folder(tmp_path, monkeypatch
 
 
 def test_corral_run_takes_a_packaged_scenario(tmp_path):
-    proc = corral_cli("run", "corral:examples/dumbbell.toml", "-o", tmp_path / "o", "--no-plots", "--set", "duration=2ms", cwd=tmp_path)
+    proc = corral_cli(
+        "run", "corral:examples/dumbbell.toml", "-o", tmp_path / "o", "--no-plots", "--set", "duration=2ms", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "o" / "flows.parquet").is_file()
     proc = corral_cli("run", "corral:nope.toml", "-o", tmp_path / "p", cwd=tmp_path)

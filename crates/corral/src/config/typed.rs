@@ -47,7 +47,10 @@ fn is_type_error(msg: &str) -> bool {
 }
 
 /// The value at serde's `path` inside `root`, if the path leads to one.
-fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Option<&'a toml::Value> {
+fn value_at<'a>(
+    root: &'a toml::Value,
+    path: &serde_path_to_error::Path,
+) -> Option<&'a toml::Value> {
     use serde_path_to_error::Segment;
     let mut cur = root;
     for seg in path.iter() {
@@ -232,7 +235,10 @@ fn describe(path: &str, msg: &str, hint: &Hint) -> Error {
         let (given, valid) = (names[0], &names[1..]);
         // `recovery = { x = 1 }`: TOML reads a table as a variant named by its key.
         if let Some(v @ toml::Value::Table(_)) = &hint.given {
-            return config_err(path, format!("expected one of {}, got {}", one_of(valid), given_text(v)));
+            return config_err(
+                path,
+                format!("expected one of {}, got {}", one_of(valid), given_text(v)),
+            );
         }
         let hint = suggest::nearest(given, valid.iter().copied())
             .map(|s| format!("did you mean \"{s}\"? "))
@@ -251,7 +257,8 @@ fn describe(path: &str, msg: &str, hint: &Hint) -> Error {
 /// serde's "invalid type: string \"4\", expected u32" (or "invalid value: ...") as
 /// "expected a whole number from 0 to 4294967295, got \"4\"".
 fn type_error(path: &str, msg: &str, hint: &Hint) -> Option<String> {
-    let rest = msg.strip_prefix("invalid type: ").or_else(|| msg.strip_prefix("invalid value: "))?;
+    let rest =
+        msg.strip_prefix("invalid type: ").or_else(|| msg.strip_prefix("invalid value: "))?;
     let (got, expected) = rest.rsplit_once(", expected ")?;
     let expected = match &hint.names {
         Some(names) if !names.is_empty() => format!("one of {}", one_of(names)),
@@ -349,19 +356,31 @@ mod tests {
     #[test]
     fn type_errors_speak_toml() {
         assert_eq!(err("small = 300"), "t.small: expected a whole number from 0 to 255, got 300");
-        assert_eq!(err("count = -1"), "t.count: expected a whole number from 0 to 4294967295, got -1");
-        assert_eq!(err("count = \"4\""), "t.count: expected a whole number from 0 to 4294967295, got \"4\"");
+        assert_eq!(
+            err("count = -1"),
+            "t.count: expected a whole number from 0 to 4294967295, got -1"
+        );
+        assert_eq!(
+            err("count = \"4\""),
+            "t.count: expected a whole number from 0 to 4294967295, got \"4\""
+        );
         assert_eq!(err("big = 1.5"), "t.big: expected a whole number (0 or more), got 1.5");
         assert_eq!(err("x = \"fast\""), "t.x: expected a number, got \"fast\"");
         assert_eq!(err("on = \"yes\""), "t.on: expected true or false, got \"yes\"");
         assert_eq!(err("list = 3"), "t.list: expected a list like [...], got 3");
-        assert_eq!(err("list = [1, -2]"), "t.list[1]: expected a whole number from 0 to 4294967295, got -2");
+        assert_eq!(
+            err("list = [1, -2]"),
+            "t.list[1]: expected a whole number from 0 to 4294967295, got -2"
+        );
     }
 
     #[test]
     fn a_name_of_the_wrong_type_or_unknown_lists_the_valid_names() {
         assert_eq!(err("colour = 1"), "t.colour: expected one of \"red\", \"dark_blue\", got 1");
-        assert_eq!(err("colour = { a = 1 }"), "t.colour: expected one of \"red\", \"dark_blue\", got a table");
+        assert_eq!(
+            err("colour = { a = 1 }"),
+            "t.colour: expected one of \"red\", \"dark_blue\", got a table"
+        );
         assert_eq!(
             err("colour = \"dark_bleu\""),
             "t.colour: unknown value \"dark_bleu\"; did you mean \"dark_blue\"? expected one of \"red\", \"dark_blue\""

@@ -95,9 +95,6 @@ mod tests {
     fn a_setting_of_a_name_suggests_the_table_form() {
         let mut v: Value = toml::from_str("[transport]\ncc = \"cubic\"\n").unwrap();
         let e = apply(&mut v, "transport.cc.beta=0.5").unwrap_err().to_string();
-        assert!(
-            e.ends_with("--set 'transport.cc={ kind = \"cubic\", beta = 0.5 }'"),
-            "{e}"
-        );
+        assert!(e.ends_with("--set 'transport.cc={ kind = \"cubic\", beta = 0.5 }'"), "{e}");
     }
 }

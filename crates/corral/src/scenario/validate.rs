@@ -36,7 +36,10 @@ impl Scenario {
             format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
         })?;
         ensure(self.host.send_jitter < self.duration, "host.send_jitter", || {
-            format!("must be shorter than the run ({}): each packet waits up to this long", self.duration)
+            format!(
+                "must be shorter than the run ({}): each packet waits up to this long",
+                self.duration
+            )
         })?;
         self.switch.validate()?;
         if let Some(k) = self.switch.queue.ecn_threshold {

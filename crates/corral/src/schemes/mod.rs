@@ -337,7 +337,10 @@ pub fn build(table: &toml::Value) -> Result<Box<dyn Scheme>> {
         None => {
             return Err(config_err(
                 "scheme.kind",
-                format!("required key is missing; expected one of {}", crate::config::one_of(&names)),
+                format!(
+                    "required key is missing; expected one of {}",
+                    crate::config::one_of(&names)
+                ),
             ))
         }
     };
@@ -349,7 +352,10 @@ pub fn build(table: &toml::Value) -> Result<Box<dyn Scheme>> {
                 .unwrap_or_default();
             Err(config_err(
                 "scheme.kind",
-                format!("unknown scheme \"{kind}\"; {hint}expected one of {}", crate::config::one_of(&names)),
+                format!(
+                    "unknown scheme \"{kind}\"; {hint}expected one of {}",
+                    crate::config::one_of(&names)
+                ),
             ))
         }
     }

@@ -258,7 +258,9 @@ impl FlowTransport {
 /// A controller's settings error (`"cubic: beta must be in (0, 1), got 1.5"`, `"bw_rounds:
 /// must be at least 1"`) at the key it names under `path` (`transport.cc.beta`).
 pub fn cc_error(path: &str, msg: &str) -> crate::error::Error {
-    let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let word = |s: &str| {
+        !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
     let rest = match msg.split_once(": ") {
         Some((kind, rest)) if super::cc::KINDS.contains(&kind) => rest,
         _ => msg,

@@ -167,13 +167,14 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         ensure(Objective::parse(name).is_some(), &key, || "expected a class: LS, DS or CS".into())?;
         cc.validate().map_err(|m| crate::transport::config::cc_error(&key, &m))?;
     }
-    ensure(
-        (0.0..=MAX_SETTING).contains(&cfg.remark_threshold),
-        "scheme.remark_threshold",
-        || format!("must be a number of packets from 0 to {MAX_SETTING}, got {}", cfg.remark_threshold),
-    )?;
+    ensure((0.0..=MAX_SETTING).contains(&cfg.remark_threshold), "scheme.remark_threshold", || {
+        format!("must be a number of packets from 0 to {MAX_SETTING}, got {}", cfg.remark_threshold)
+    })?;
     ensure((0.0..=MAX_SETTING).contains(&cfg.min_increase), "scheme.min_increase", || {
-        format!("must be a number of segments per RTT from 0 to {MAX_SETTING}, got {}", cfg.min_increase)
+        format!(
+            "must be a number of segments per RTT from 0 to {MAX_SETTING}, got {}",
+            cfg.min_increase
+        )
     })?;
     ensure(cfg.report_header >= 1 && cfg.feedback_bytes >= 1, "scheme.report_header", || {
         "report_header and feedback_bytes must be at least 1 byte".into()
