@@ -30,7 +30,9 @@ try:
 except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
-FAT = """
+# One valid k=4 fat-tree scenario: each case breaks one thing in it (test_bad_input.py's
+# cases too).
+VALID = """
 name = "bad-input"
 seed = 1
 duration = "10ms"
@@ -57,14 +59,18 @@ src = "h1"
 dst = "h0"
 size = "unbounded"
 
+[metrics]
+queue_ports = ["tor0:0"]
+"""
+
+TRAFFIC = """
 [[traffic]]
 pattern = "all_to_all"
 size = { cdf = "websearch" }
 load = 0.5
-
-[metrics]
-queue_ports = ["tor0:0"]
 """
+
+FAT = VALID + TRAFFIC
 
 RPC = """
 [[rpc]]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import corral
 import pytest
-from bad_inputs import CLEAN, cases, judge
+from bad_inputs import CLEAN, TRAFFIC, VALID, cases, judge
 from conftest import TINY, corral_cli
 from corral import plots
 
@@ -37,46 +37,6 @@ def test_the_corpus_covers_every_part_of_the_input() -> None:
         assert area in areas, area
     for area in ("rpc", "routing", "events", "scheme", "override", "sweep", "api"):
         assert area in areas, area
-
-
-VALID = """
-name = "bad-input"
-seed = 1
-duration = "10ms"
-
-[topology]
-kind = "fat_tree"
-k = 4
-link_rate = "1Gbps"
-link_delay = "1us"
-
-[switch]
-buffer = "16KB"
-queue = "taildrop"
-
-[routing]
-kind = "static"
-
-[transport]
-cc = "newreno"
-mss = 1460
-
-[[flows]]
-src = "h1"
-dst = "h0"
-size = "unbounded"
-
-[metrics]
-queue_ports = ["tor0:0"]
-"""
-
-
-TRAFFIC = """
-[[traffic]]
-pattern = "all_to_all"
-size = { cdf = "websearch" }
-load = 0.5
-"""
 
 
 def edit(old: str, new: str) -> str:
