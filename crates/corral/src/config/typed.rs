@@ -86,7 +86,7 @@ fn names_at<T: DeserializeOwned>(
     if e.path().to_string() != path.to_string() || !msg.starts_with("unknown variant") {
         return None;
     }
-    Some(quoted(&msg).into_iter().skip(1).map(str::to_string).collect())
+    Some(quoted(msg).into_iter().skip(1).map(str::to_string).collect())
 }
 
 /// A name no key takes.
