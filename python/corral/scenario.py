@@ -1,7 +1,7 @@
 """Scenarios as Python objects: load a scenario file, read and edit it by key path, remove a
 block or a key, write it back as TOML, and run it.
 
-    >>> s = corral.Scenario.load("scenarios/hcc/websearch.toml")
+    >>> s = corral.Scenario.load("corral:hcc/websearch.toml")   # a packaged scenario, or a path
     >>> s["topology.kind"]
     'three_tier'
     >>> s.set("transport.cc", "dctcp").set("transport.ecn", True).remove("scheme")
