@@ -215,7 +215,8 @@ def test_an_arena_folder_lists_its_files_by_name_and_other_commands_never_enter_
     before = {str(p): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     (tmp_path / "s.toml").write_text(TINY)
     (tmp_path / "sweep.toml").write_text('scenario = "s.toml"\nseeds = [1]\n')
-    some_run = next(p for p in (out / "runs").iterdir() if p.is_dir())
+    assert corral_cli("run", "s.toml", "-o", "r", "--no-plots", cwd=tmp_path).returncode == 0
+    some_run = tmp_path / "r"
     for args in (
         ("run", "s.toml", "-o", out, "--force"),
         ("compare", some_run, "-o", out, "--force", "--no-plots"),

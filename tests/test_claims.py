@@ -15,6 +15,7 @@ import pytest
 from corral.experiments import claims as cl
 from corral.experiments import claims_schema
 from corral.experiments import conditions as cond
+from test_claims_table import HEAD, SETUP
 
 PAPER = cl.Paper(key="test", title="A paper", tolerance=0.25, tolerance_reason="why 25 %", min_effect=0.05)
 
@@ -127,31 +128,12 @@ def test_sensitivity_rows_vary_a_paper_row_and_flips_are_marked() -> None:
         c.row("ratio", [1.0], unit="ms")
 
 
-TABLE_TEXT = """
-[paper]
-key = "test"
-title = "A paper"
-tolerance = 0.25
-tolerance_reason = "why 25 %"
-
-[[setup]]
-id = "sim"
-name = "the paper's simulations"
-figures = "Fig. 1"
-item = [
-  { item = "topology", value = "dumbbell", source = "paper", section = "Sec. 5", text = "a dumbbell", check = { "topology.kind" = "dumbbell" } },
-  { item = "link_rate", value = "10 Gbps", source = "paper", section = "Sec. 5", text = "10 Gbps links", check = { "topology.link_rate" = "10Gbps" } },
-  { item = "host_rate", value = "10 Gbps", source = "ours", text = "the links'" },
-  { item = "buffer", value = "100 packets", source = "default", text = "ns-2's Queue limit_", check = { "switch.buffer" = "100pkt" } },
-  { item = "queue", value = "taildrop", source = "ours", text = "the paper names none" },
-  { item = "cc", value = "NewReno", source = "paper", section = "Sec. 5", text = "NewReno" },
-  { item = "sack", value = "off", source = "default", text = "ns-2's Newreno agent" },
-  { item = "min_rto", value = "200 ms", source = "default", text = "ns-2" },
-  { item = "initial_window", value = "2", source = "default", text = "ns-2" },
-  { item = "load", value = "one flow", source = "paper", section = "Sec. 5", text = "one flow" },
-  { item = "run_length", value = "1 s", source = "ours", text = "long enough", check = { "duration" = "1s" } },
-]
-
+# A claims table: test_claims_table.py's paper and setups, and one statement judged by one
+# claim, one with a reason.
+TABLE_TEXT = (
+    HEAD
+    + SETUP
+    + """
 [[statement]]
 id = "s1"
 section = "Sec. 5"
@@ -172,7 +154,18 @@ value = 3.0
 bound = "around"
 null = 1.0
 setup = "sim"
+
+[[claim]]
+id = "big"
+figure = "Fig. 2"
+claim = "the speed-up with a larger buffer"
+statement = "s1"
+value = 3.0
+bound = "around"
+null = 1.0
+setup = "sim-big"
 """
+)
 
 
 def test_off_conditions_and_reported() -> None:
@@ -256,6 +249,7 @@ def synthetic_doc() -> dict:
     table = claims_table.parse(TABLE_TEXT)
     c = cl.Claims(PAPER, table=table)
     c.row("ratio", [3.0, 3.1, float("nan"), 2.9], unit="x")
+    c.row("big", [3.0, 3.1, 2.9], unit="x")
     c.add(
         "Fig. 2", "a direction", [0.9, 0.8], PAPER.below(1.0), null=1.0, conditions={"load": cond.check([0.5], 0.9), "run_s": 1.0}
     )
@@ -277,7 +271,7 @@ def test_claims_json_schema_accepts_a_report_and_names_what_breaks_it(tmp_path: 
     cl.write(tmp_path / "claims.json", doc)
     back = json.loads((tmp_path / "claims.json").read_text())
     claims_schema.validate(back)
-    assert back["counts"] == {"met": 1, "direction": 0, "missed": 0, "off_conditions": 1, "reported": 1}
+    assert back["counts"] == {"met": 2, "direction": 0, "missed": 0, "off_conditions": 1, "reported": 1}
     bad = json.loads(json.dumps(back))
     bad["claims"][0]["verdict"] = "passed"
     del bad["claims"][1]["band"]
@@ -298,7 +292,7 @@ def test_the_schema_is_json_schema() -> None:
 def test_report_tables_come_from_the_claims_document() -> None:
     doc = synthetic_doc()
     text = "\n".join(cl.markdown(doc))
-    assert text.startswith("## Claims: 1 of 2 paper claims met (1 off conditions, 1 reported)")
+    assert text.startswith("## Claims: 2 of 3 paper claims met (1 off conditions, 1 reported)")
     assert "+-25%" in text and "| verdict | paper rows |" in text and "| TCP | min RTO | 1ms | our choice |" in text
     assert (
         "| Fig. 2 | a direction | direction | <= 0.95x | 0.85 [0.80, 0.90]x | 2 of 2; 2 on the paper's side | off conditions | "
@@ -309,10 +303,13 @@ def test_report_tables_come_from_the_claims_document() -> None:
         "met (effect 1.00x the paper's) |" in text
     )
     # The setup table (each value's source) and the coverage (rows, or the reason none judges).
-    assert "### Setup `sim`: the paper's simulations (Fig. 1)" in text
-    assert "| buffer | 100 packets | default: ns-2's Queue limit_ |" in text
+    assert "### Setup `sim`: the simulations (Fig. 1)" in text
+    assert "| buffer | 100 packets | default: ns-2 |" in text
+    # A setup copied from another lists only what it changes.
+    assert "### Setup `sim-big`: the simulations with a larger buffer (Fig. 2)\n\nAs `sim`, except:" in text
+    assert '| buffer | 1000 packets | the paper, Sec. 6: "1000 packets" |' in text
     assert '| topology | dumbbell | the paper, Sec. 5: "a dumbbell" |' in text
-    assert "| Sec. 5 | three times faster | `ratio` (met) |" in text
+    assert "| Sec. 5 | three times faster | `ratio` (met), `big` (met) |" in text
     assert "| Sec. 6 | a trend in a plot | not judged: read off a plot we cannot see |" in text
 
 

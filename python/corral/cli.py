@@ -142,27 +142,30 @@ def run(
 ) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
+    from .inputs import resolve
     from .outdir import writing
 
-    with user_errors(), writing(out, "run", (scenario,), force) as writer:
-        sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
-        plots = _announce(sim, plots)
-        # The event loop releases the GIL: import what writing and printing the results need
-        # (the results module, polars, a fifth of a second; rich's console and table) beside it.
-        modules = ("corral.results", "polars", "rich.console", "rich.table")
-        threading.Thread(target=_import_all, args=(modules,), daemon=True).start()
-        with contextlib.ExitStack() as stack:
-            progress = None
-            if sys.stderr.isatty():  # no bar (nor its import) without a terminal
-                bar = stack.enter_context(_sim_progress())
-                task = bar.add_task(scenario.name, total=None, sim="")
+    with user_errors():
+        scenario = resolve(scenario)
+        with writing(out, "run", (scenario,), force) as writer:
+            sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
+            plots = _announce(sim, plots)
+            # The event loop releases the GIL: import what writing and printing the results need
+            # (the results module, polars, a fifth of a second; rich's console and table) beside it.
+            modules = ("corral.results", "polars", "rich.console", "rich.table")
+            threading.Thread(target=_import_all, args=(modules,), daemon=True).start()
+            with contextlib.ExitStack() as stack:
+                progress = None
+                if sys.stderr.isatty():  # no bar (nor its import) without a terminal
+                    bar = stack.enter_context(_sim_progress())
+                    task = bar.add_task(scenario.name, total=None, sim="")
 
-                def progress(now_ps: int, duration_ps: int) -> None:
-                    text = f"{now_ps / 1e12:.4g} / {duration_ps / 1e12:.4g} s simulated"
-                    bar.update(task, completed=now_ps, total=duration_ps, sim=text)
+                    def progress(now_ps: int, duration_ps: int) -> None:
+                        text = f"{now_ps / 1e12:.4g} / {duration_ps / 1e12:.4g} s simulated"
+                        bar.update(task, completed=now_ps, total=duration_ps, sim=text)
 
-            results = simulate(sim, progress)
-        results.write(out, plots=plots, writer=writer)
+                results = simulate(sim, progress)
+            results.write(out, plots=plots, writer=writer)
     out_console().print(summary_table(results.summary, results.flows, out, results.timing))
 
 
@@ -196,9 +199,11 @@ def emulate(
     """Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder."""
     from .emulate import EmulateError
     from .emulate import emulate as run_emulation
+    from .inputs import resolve
     from .outdir import check_target
 
     with user_errors():
+        scenario = resolve(scenario)
         check_target(out, "run", (scenario,), force)
         try:
             folder = run_emulation(
@@ -597,7 +602,7 @@ def parser() -> argparse.ArgumentParser:
         return cmd
 
     cmd = command(run, "Simulate SCENARIO and write its results folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).")
     cmd.add_argument(
         "--unset",
@@ -643,7 +648,7 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True, help="Write PNG plots.")
 
     cmd = command(emulate, "Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).", max_memory=False)
     cmd.add_argument("--unset", action="append", metavar="KEY", help="Remove a key or a whole block (repeatable).")
     cmd.add_argument(

@@ -293,27 +293,7 @@ class Claims:
         """The row of claim `claim_id` of the claims table, judged on `values` measured in
         `unit` (which must be the unit the table states the paper's number in)."""
         spec = self.table.claim(claim_id)
-        band, open_edges = spec.band_for(self.paper)
-        return self.add(
-            spec.figure,
-            spec.claim,
-            values,
-            band,
-            kind=spec.kind,
-            paper_value=spec.value,
-            null=spec.null,
-            every=spec.every,
-            conditions=conditions,
-            unit=unit,
-            band_unit=spec.unit,
-            fmt=spec.fmt,
-            note="; ".join(x for x in (spec.note, note) if x),
-            detail=detail,
-            id=spec.id,
-            statement=spec.statement,
-            setup=spec.setup,
-            open_edges=open_edges,
-        )
+        return self._from_spec(spec, spec.claim, values, unit, conditions, detail, "; ".join(x for x in (spec.note, note) if x))
 
     def sensitivity(
         self,
@@ -331,13 +311,41 @@ class Claims:
         paper's setup, and why it is run): a `sensitivity` row, id "<claim_id>@<variant>",
         beside the row it varies and not counted."""
         spec = self.table.claim(claim_id)
-        band, open_edges = spec.band_for(self.paper)
-        return self.add(
-            spec.figure,
+        return self._from_spec(
+            spec,
             f"{spec.claim} [{variant}]",
             values,
+            unit,
+            conditions,
+            detail,
+            note,
+            id=f"{spec.id}@{variant}",
+            of=spec.id,
+            varies=varies,
+        )
+
+    def _from_spec(
+        self,
+        spec: Any,
+        claim: str,
+        values: list[float],
+        unit: str,
+        conditions: dict[str, Any] | None,
+        detail: str,
+        note: str,
+        **kw: Any,
+    ) -> dict[str, Any]:
+        """A row of claim `spec` (`claims_table.Claim`): its band, number, null, unit and
+        setup from the table; a sensitivity row passes kind, id, of and varies in `kw`."""
+        band, open_edges = spec.band_for(self.paper)
+        fields = {"kind": spec.kind, "id": spec.id, **kw}
+        if "of" in kw:
+            fields["kind"] = "sensitivity"
+        return self.add(
+            spec.figure,
+            claim,
+            values,
             band,
-            kind="sensitivity",
             paper_value=spec.value,
             null=spec.null,
             every=spec.every,
@@ -347,12 +355,10 @@ class Claims:
             fmt=spec.fmt,
             note=note,
             detail=detail,
-            id=f"{spec.id}@{variant}",
             statement=spec.statement,
             setup=spec.setup,
-            of=spec.id,
-            varies=varies,
             open_edges=open_edges,
+            **fields,
         )
 
     def add(
@@ -558,22 +564,10 @@ def scenario_value(scenario: Any, key: str, default: Any = None) -> Any:
     """The value of dotted `key` ("transport.min_rto", "traffic.0.load") in a scenario
     (a path, or TOML text), `default` where the file leaves it out: the baselines table
     reads what the runs use."""
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
-    from pathlib import Path
+    from . import claims_table
 
-    text = scenario.read_text() if isinstance(scenario, Path) else str(scenario)
-    node: Any = tomllib.loads(text)
-    for part in key.split("."):
-        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        elif isinstance(node, dict) and part in node:
-            node = node[part]
-        else:
-            return default
-    return node
+    got = claims_table.resolve(scenario, (), key)
+    return default if got is claims_table.MISSING else got
 
 
 def write_report(

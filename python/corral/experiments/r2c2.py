@@ -46,6 +46,7 @@ from rich.table import Table
 
 from ..results import Results
 from . import claims as cl
+from . import claims_table
 from . import conditions as cond
 from . import r2c2_figures as figures
 from . import r2c2_routing as routing
@@ -131,16 +132,21 @@ def _tau_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], tuple[st
         base = (f"traffic.0.rate={geo.rate(tau)}", f"duration={quick_d if quick else full_d}")
         variants = {"r2c2": (RATE_ERROR,), "tcp": TCP, "ideal": IDEAL, "pfq": PFQ} if label != "100ns" else {"r2c2": ()}
         for v, extra in variants.items():
-            runs.append(({"study": "tau", "tau": label, "variant": v}, base + extra))
+            runs.append(({"study": "tau", "tau": label, "variant": v, "setup": "rack"}, base + extra))
         if label == "1us":
             for h in HEADROOMS:
                 runs.append(
                     (
-                        {"study": "headroom", "tau": label, "variant": f"headroom {h:g}", "headroom": h},
+                        {"study": "headroom", "tau": label, "variant": f"headroom {h:g}", "headroom": h, "setup": "rack"},
                         base + (f"scheme.headroom={h}",),
                     )
                 )
-            runs.append(({"study": "interval", "tau": label, "variant": "rho 1ms"}, base + ("scheme.interval=1ms", RATE_ERROR)))
+            runs.append(
+                (
+                    {"study": "interval", "tau": label, "variant": "rho 1ms", "setup": "rack"},
+                    base + ("scheme.interval=1ms", RATE_ERROR),
+                )
+            )
     return runs
 
 
@@ -148,23 +154,46 @@ def _tau_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], tuple[st
 # sensitivity table): (name, the variants it reruns, its overrides). The other variants of
 # a setting's row are the default configuration's.
 TCP_DEFAULTS = ("transport.sack=true", "transport.limited_transmit=true", "transport.recovery=prr", "transport.rack=true")
+HOST_10G = "host 10 Gbps"  # run at every seed: the tau = 1 us rows' sensitivity rows (their verdicts flip)
 SENSITIVITY = (
-    ("host 10 Gbps", ("r2c2", "tcp", "pfq"), ("topology.host_rate=10Gbps",)),
+    (HOST_10G, ("r2c2", "tcp", "pfq"), ("topology.host_rate=10Gbps",)),
     ("host 20 Gbps", ("r2c2", "tcp", "pfq"), ("topology.host_rate=20Gbps",)),
     ('first_rate = "line"', ("r2c2",), ('scheme.first_rate="line"',)),
     ('first_rate = "size"', ("r2c2",), ('scheme.first_rate="size"',)),
     ("TCP: corral's loss recovery defaults", ("r2c2", "tcp", "pfq"), TCP_DEFAULTS),
 )
-SENSITIVITY_SEEDS = 2  # the first seeds only: each setting reruns up to three tau = 1 us runs
+SENSITIVITY_SEEDS = 2  # the first seeds only (but HOST_10G): each setting reruns up to three tau = 1 us runs
+HOST_10G_VARIES = (
+    "hosts at 10 Gbps, one torus link's rate, instead of 40 Gbps: the paper gives no host link (its nodes inject "
+    "straight onto their six torus links)"
+)
 
 
-def _sensitivity_runs(geo: Geometry, quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+def _deviation(overrides: tuple[str, ...]) -> dict[str, Any]:
+    """A sensitivity setting's overrides as a job's `deviation` (key -> value)."""
+    from .claims_table import _toml_value
+
+    return {k: _toml_value(v) for k, _, v in (o.partition("=") for o in overrides)}
+
+
+def _sensitivity_runs(geo: Geometry, quick: bool, seed: int) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
     label, tau, full_d, quick_d = TAUS[0]
     base = (f"traffic.0.rate={geo.rate(tau)}", f"duration={quick_d if quick else full_d}")
     variants = {"r2c2": (), "tcp": TCP, "pfq": PFQ}
     return [
-        ({"study": "sensitivity", "tau": label, "setting": name, "variant": v}, base + variants[v] + extra)
+        (
+            {
+                "study": "sensitivity",
+                "tau": label,
+                "setting": name,
+                "variant": v,
+                "setup": "rack",
+                "deviation": _deviation(extra),
+            },
+            base + variants[v] + extra,
+        )
         for name, rerun, extra in SENSITIVITY
+        if name == HOST_10G or seed <= SENSITIVITY_SEEDS
         for v in rerun
     ]
 
@@ -182,15 +211,24 @@ def _fig9_runs(quick: bool) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
         small = ("duration=1ms" if quick else "duration=2ms", f"traffic.0.size={SMALL}", f"traffic.0.rate={geo.rate(1e-6)}")
         long = ("duration=60ms", f"traffic.0.size={LONG_FIG9}", f"traffic.0.rate={FIG9_LONG_FLOWS / 1e-3}", "traffic.0.stop=1ms")
         for variant, extra in (("small only", small), ("long only", long)):
-            out.append(({"study": "fig9", "variant": variant, "topology": name}, (*geo.overrides(), *extra)))
+            labels = {"study": "fig9", "variant": variant, "topology": name, "setup": "rack-fig9"}
+            if quick:
+                labels["deviation"] = {"topology.dims": list(geo.dims)}
+            out.append((labels, (*geo.overrides(), *extra)))
     return out
 
 
-# Fig. 19's centralized design with its messages out of band (a separate, lossless control
-# network that delivers at once; ours): the other reading of the paper's design, whose
-# controller is "one of the rack nodes" and so, as read here, talks over the rack's torus.
-# Run for the first seeds only (each run at 10 long flows per server takes about a minute).
-FIG19_OUT_OF_BAND_SEEDS = 2
+# Fig. 19 counts the control traffic each design generates: the controller answers every
+# flow event. The paper's rows run its messages out of band (a lossless control network
+# that delivers at once), where they are all sent; in band, over the torus of the node the
+# controller is, its six 10 Gbps links drop up to 78 % of them and it answers fewer events.
+# The in-band runs are sensitivity rows, for the first seeds only (each run at 10 long flows
+# per server takes about a minute).
+FIG19_IN_BAND_SEEDS = 2
+FIG19_IN_BAND_VARIES = (
+    "the controller's messages in band, over the torus links of the rack node it is: its 10 Gbps links drop "
+    "45-78 % of its rate messages, so it answers fewer events than the design generates"
+)
 
 
 def _fig19_runs(geo: Geometry, seed: int) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
@@ -199,20 +237,29 @@ def _fig19_runs(geo: Geometry, seed: int) -> list[tuple[dict[str, Any], tuple[st
     the run's rack (512 nodes: with 10 per server a run takes about 1.5 minutes), and the
     centralized one out of band (`FIG19_OUT_OF_BAND_SEEDS`)."""
     runs = []
-    variants = [("broadcast", ()), ("centralized", ())]
-    if seed <= FIG19_OUT_OF_BAND_SEEDS:
-        variants.append(("centralized, out of band", ("control.mode=out_of_band",)))
+    variants: list[tuple[str, tuple[str, ...], dict[str, Any]]] = [
+        ("broadcast", (), {}),
+        ("centralized", ('control.mode="out_of_band"',), {}),
+    ]
+    if seed <= FIG19_IN_BAND_SEEDS:
+        variants.append(("centralized, in band", ('control.mode="inband"',), {"control.mode": "inband"}))
     for per_server in (1, 10):
         long = f'{{pattern = "all_to_all", size = "1GB", rate = {per_server * geo.nodes / 1e-4}, stop = "100us"}}'
         traffic = (
             f'traffic=[{{pattern = "all_to_all", size = {{kind = "pareto", shape = 1.05, mean = "100KB"}}, rate = {geo.rate(1e-6)}, '
             f'tag = "rack"}}, {long}]'
         )
-        for variant, extra in variants:
+        for variant, extra, deviation in variants:
             control = variant.split(",")[0]
             runs.append(
                 (
-                    {"study": "fig19", "variant": variant, "per_server": per_server},
+                    {
+                        "study": "fig19",
+                        "variant": variant,
+                        "per_server": per_server,
+                        "setup": "rack-control",
+                        "deviation": deviation,
+                    },
                     (*geo.overrides(), "duration=3ms", traffic, f"scheme.control={control}", *extra),
                 )
             )
@@ -300,9 +347,10 @@ def _fig18_runs(
             )
             extra = ("scheme.routing_search=true", "scheme.search_every=1ms") if variant == "ga" else ()
             predicted = {"predicted_bps": fig18_predicted(pairs, routing, geo)} if variant != "ga" else {}
+            setup = {"setup": "rack-fig18", "deviation": {} if geo == FULL else {"topology.dims": list(geo.dims)}}
             out.append(
                 (
-                    {"study": study, "variant": variant, "fraction": frac, **predicted},
+                    {"study": study, "variant": variant, "fraction": frac, **predicted, **setup},
                     (
                         *geo.overrides(),
                         f"duration={FIG18_DURATION}",
@@ -326,7 +374,7 @@ def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list
     geo = QUICK if quick else FULL
     out = []
     for seed in seeds:
-        sensitivity = _sensitivity_runs(geo, quick) if seed <= SENSITIVITY_SEEDS else []
+        sensitivity = _sensitivity_runs(geo, quick, seed)
         for labels, extra in (*_tau_runs(geo, quick), *sensitivity):
             out.append(Job(RACK, (f"seed={seed}", *geo.overrides(), *extra, *overrides), {**labels, "seed": seed}))
         point = (
@@ -340,7 +388,11 @@ def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list
         # Fluid mode keeps no headroom: R2C2 without headroom is the like-for-like run.
         for variant, extra in (("packet", ()), ("packet, headroom 0", ("scheme.headroom=0",)), ("fluid", ("mode=fluid",))):
             out.append(
-                Job(FIG7, (f"seed={seed}", *fig7, *extra, *overrides), {"study": "fig7", "variant": variant, "seed": seed})
+                Job(
+                    FIG7,
+                    (f"seed={seed}", *fig7, *extra, *overrides),
+                    {"study": "fig7", "variant": variant, "seed": seed, "setup": "fig7"},
+                )
             )
     return out
 
@@ -369,7 +421,7 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
     rate = kinds.get("r2c2_rate") or {}
     compute = ((res.timing.get("scheme") or {}).get("compute_time_share")) or {}  # wall clock: timing.json
     row = {
-        **job.labels,
+        **{k: v for k, v in job.labels.items() if k not in ("setup", "deviation")},
         "flows": f.height,
         "short_flows": short.height,
         "short_unfinished": int(short["fct_s"].is_null().sum()),
@@ -379,6 +431,8 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
         "queue_max_p99_bytes": torus["max_queue_bytes"].quantile(0.99) if torus.height else None,
         "queue_max_median_bytes": torus["max_queue_bytes"].median() if torus.height else None,
         "reorder_p95_pkts": f["max_reorder_bytes"].quantile(0.95) / 1460 if f.height else None,
+        "reorder_max_pkts": f["max_reorder_bytes"].max() / 1460 if f.height else None,
+        "peak_active_flows": peak_active(f, res.summary["sim_time_s"]),
         "drops": res.summary.get("packets_dropped"),
         "control_link_bytes": control.get("link_bytes", 0),
         "control_offered_bytes": control.get("offered_link_bytes", 0),
@@ -404,6 +458,18 @@ def measure(job: Job, res: Results) -> dict[str, Any]:
     }
     keep = ("flow_id", "size_bytes", "fct_s", "goodput_bps", "start_s")
     return {"row": row, "flows": f.select(keep) if job.labels["study"] in ("tau", "interval", "fig7") else None}
+
+
+def peak_active(flows: pl.DataFrame, end_s: float) -> int:
+    """The most flows in flight at once: each from its start to its finish (the end of the
+    run if it did not finish); a finish at the instant of a start counts first."""
+    if not flows.height:
+        return 0
+    ends = (flows["start_s"] + flows["fct_s"]).fill_null(end_s)
+    events = pl.DataFrame({"t": pl.concat([flows["start_s"], ends]), "d": [1] * flows.height + [-1] * flows.height}).sort(
+        ["t", "d"]
+    )
+    return int(events["d"].cum_sum().max())
 
 
 def _ga_predicted(state: dict[str, Any], gain: float) -> float | None:
@@ -534,16 +600,8 @@ def fig9_formula(geo: Geometry, small_share: float, long_bytes: int = 35 * 1024 
     return small_share * per_flow / (10 * 1024 * hops) + (1 - small_share) * per_flow / (long_bytes * hops)
 
 
-PAPER = cl.Paper(
-    key="r2c2",
-    title="Costa et al., R2C2: A Network Stack for Rack-scale Computers, SIGCOMM 2015",
-    tolerance=0.25,
-    tolerance_reason=(
-        "the paper's simulator leaves the host link rate, buffers and TCP timers unstated, and with "
-        "Pareto(1.05) sizes one run's p99 and mean move by 20-40 % from seed to seed (TCP / R2C2 p99 "
-        "2.83-4.95x over five seeds)"
-    ),
-)
+TABLE = claims_table.load("r2c2")  # the paper's numbers, setups and statements (papers/r2c2.toml)
+PAPER = TABLE.paper
 PAPER_NODES = 512  # the paper's rack: an 8x8x8 torus
 QUICK_MEANS = "a 4x4x4 rack with tau x 8 (the same load per node) and one seed: not the paper's rack"
 
@@ -560,66 +618,16 @@ def _conditions(runs: pl.DataFrame, tau_s: float | None = None, **where: Any) ->
     return cond.of_runs(sub, **extra)
 
 
-def _tau1_rows() -> list[tuple[str, str, str, float, cl.Band, float | None, str, str, str]]:
-    """The tau = 1 us rows of Figs. 10-14: (key, figure, claim, paper value, band, null,
-    unit, format, note)."""
-    return [
-        (
-            "p99_tcp",
-            "Figs. 10, 12",
-            "tau = 1 us: TCP's short-flow p99 FCT over R2C2's",
-            3.21,
-            PAPER.around(3.21),
-            1.0,
-            "x",
-            ".2f",
-            "short: < 100 KB",
-        ),
-        (
-            "tput_tcp",
-            "Figs. 11, 13",
-            "tau = 1 us: R2C2's long-flow mean throughput over TCP's",
-            2.55,
-            PAPER.around(2.55),
-            1.0,
-            "x",
-            ".2f",
-            "long: > 1 MB",
-        ),
-        (
-            "p99_pfq",
-            "Fig. 10",
-            "tau = 1 us: R2C2's short-flow p99 FCT over PFQ's ('closely matches')",
-            1.0,
-            PAPER.around(1.0),
-            None,
-            "x",
-            ".2f",
-            f"PFQ: per-flow queues with hop-by-hop back-pressure ({BACKPRESSURE} packets per flow and switch) and RPS",
-        ),
-        (
-            "q99",
-            "Fig. 14",
-            "tau = 1us: largest queue, p99 over queues (paper: below 27 KB)",
-            27.0,
-            PAPER.at_most(27.0),
-            None,
-            "KB",
-            ".1f",
-            "the report's sensitivity table reruns these five rows with each open setting changed",
-        ),
-        (
-            "q50",
-            "Fig. 14",
-            "tau = 1us: largest queue, median over queues (paper: below one packet)",
-            1.0,
-            PAPER.at_most(1.0),
-            None,
-            "packets",
-            ".2f",
-            "",
-        ),
-    ]
+# The tau = 1 us rows the host-rate sensitivity reruns, by claim id: their values' keys and units.
+TAU1_ROWS = {
+    "tau1-p99-tcp": "p99_tcp",
+    "tau1-tput-tcp": "tput_tcp",
+    "tau1-p99-pfq": "p99_pfq",
+    "tau1-tput-pfq": "tput_pfq",
+    "tau1-q99": "q99",
+    "tau1-q50": "q50",
+}
+TAU1_UNITS = {"p99_tcp": "x", "tput_tcp": "x", "p99_pfq": "x", "tput_pfq": "x", "q99": "KB", "q50": "packets"}
 
 
 def _tau1_values(runs: pl.DataFrame, where: Callable[[str], dict[str, Any]]) -> dict[str, list[float]]:
@@ -629,6 +637,7 @@ def _tau1_values(runs: pl.DataFrame, where: Callable[[str], dict[str, Any]]) -> 
         "p99_tcp": ratio(runs, "short_p99_fct_s", tcp, r2c2),
         "tput_tcp": ratio(runs, "long_mean_bps", r2c2, tcp),
         "p99_pfq": ratio(runs, "short_p99_fct_s", r2c2, pfq),
+        "tput_pfq": ratio(runs, "long_mean_bps", r2c2, pfq),
         "q99": [x / 1e3 for x in per_seed(runs, "queue_max_p99_bytes", **r2c2)],
         "q50": [x / MTU for x in per_seed(runs, "queue_max_median_bytes", **r2c2)],
     }
@@ -649,10 +658,12 @@ def sensitivity(runs: pl.DataFrame) -> list[dict[str, Any]]:
 
         values = _tau1_values(runs, where)
         cells = {}
-        for key, _figure, _claim, _pv, band, null, _unit, fmt, _note in _tau1_rows():
+        for claim_id, key in TAU1_ROWS.items():
+            spec = TABLE.claim(claim_id)
+            band, open_edges = spec.band_for(PAPER)
             xs = cl.clean(values[key])
-            verdict = cl.judge(xs, band, paper=PAPER, null=null, paper_value=_pv).verdict
-            cells[key] = {"median": cl.median(xs), "seeds": len(xs), "verdict": verdict, "format": fmt}
+            verdict = cl.judge(xs, band, paper=PAPER, null=spec.null, paper_value=spec.value, open_edges=open_edges).verdict
+            cells[key] = {"median": cl.median(xs), "seeds": len(xs), "verdict": verdict, "format": spec.fmt}
         out.append({"setting": name, "rows": cells})
     return out
 
@@ -664,6 +675,7 @@ def sensitivity_markdown(table: list[dict[str, Any]]) -> list[str]:
         "p99_tcp": "TCP / R2C2 short p99 (Fig. 10)",
         "tput_tcp": "R2C2 / TCP long tput (Fig. 11)",
         "p99_pfq": "R2C2 / PFQ short p99 (Fig. 10)",
+        "tput_pfq": "R2C2 / PFQ long tput (Fig. 11)",
         "q99": "queue p99, KB (Fig. 14)",
         "q50": "queue median, packets (Fig. 14)",
     }
@@ -770,159 +782,134 @@ def fig19_markdown(runs: pl.DataFrame) -> list[str]:
     """Fig. 19 under both readings of where the controller's messages travel (medians over
     the seeds that ran both)."""
     sub = runs.filter(pl.col("study") == "fig19")
-    if "centralized, out of band" not in sub["variant"].to_list():
+    if "centralized, in band" not in sub["variant"].to_list():
         return []
     out = [
-        "## Fig. 19: the centralized design in band and out of band",
+        "## Fig. 19: the centralized design out of band and in band",
         "",
         "Centralized over decentralized control bytes (the bytes the messages would put on their paths and trees), with the "
-        f"controller's messages in band (over the torus: the claims' rows) and out of band (seeds 1-{FIG19_OUT_OF_BAND_SEEDS}).",
+        "controller's messages out of band (every event answered: the claims' paper rows) and in band (over the torus, "
+        f"seeds 1-{FIG19_IN_BAND_SEEDS}: sensitivity rows).",
         "",
-        "| long flows per server | paper | in band | rate messages dropped | out of band | rate messages sent, out of band / in band |",
+        "| long flows per server | paper | out of band | in band | rate messages dropped in band | rate messages sent, out of band / in band |",
         "|---|---|---|---|---|---|",
     ]
-    for per_server, paper in ((1, 6.2), (10, 19.9)):
+    for per_server in (1, 10):
         at = {"study": "fig19", "per_server": per_server}
-        band = {**at, "variant": "centralized"}
-        oob = {**at, "variant": "centralized, out of band"}
+        oob = {**at, "variant": "centralized"}
+        band = {**at, "variant": "centralized, in band"}
         dec = {**at, "variant": "broadcast"}
         cells = [
+            median_range(ratio(runs, "control_offered_bytes", oob, dec), ".2f") + "x",
             median_range(ratio(runs, "control_offered_bytes", band, dec), ".2f") + "x",
             median_range([100 * x for x in per_seed(runs, "rate_dropped_share", **band) if x is not None], ".0f") + " %",
-            median_range(ratio(runs, "control_offered_bytes", oob, dec), ".2f") + "x",
             median_range(ratio(runs, "rate_messages", oob, band), ".2f") + "x",
         ]
-        out.append(f"| {per_server} | {paper}x | " + " | ".join(cells) + " |")
+        out.append(f"| {per_server} | {TABLE.value(f'fig19-{per_server}')}x | " + " | ".join(cells) + " |")
     return out + [""]
 
 
 def claims(r: Report) -> list[dict[str, Any]]:
-    runs, geo = r.runs, r.geometry
-    c = cl.Claims(PAPER)
+    """Every row, by its id in papers/r2c2.toml (the paper's numbers are there)."""
+    runs = r.runs
+    c = cl.Claims(PAPER, table=TABLE)
     tau1 = {"study": "tau", "tau": "1us"}
 
     def at(label: str = "1us", **where: Any) -> dict[str, Any]:
         tau_s = {t[0]: t[1] for t in (*TAUS, TAU_100NS)}[label]
         return _conditions(runs, tau_s, **{"study": "tau", "tau": label, **where})
 
-    # Figs. 10-13 and 14 at tau = 1 us (the rows the sensitivity table reruns), then Fig. 14
-    # at tau = 10 and 100 us.
+    # Figs. 10-14 at tau = 1 us, with 40 Gbps hosts (the paper rows) and 10 Gbps (sensitivity).
     tau1_values = _tau1_values(runs, lambda v: {**tau1, "variant": v})
-    for key, figure, claim, paper_value, band, null, unit, fmt, note in _tau1_rows():
-        c.add(
-            figure,
-            claim,
-            tau1_values[key],
-            band,
-            paper_value=paper_value,
-            null=null,
-            unit=unit,
-            fmt=fmt,
-            note=note,
-            conditions=at() if key in ("p99_tcp", "tput_tcp", "p99_pfq") else at(variant="r2c2"),
+    host10 = _tau1_values(runs, lambda v: {"study": "sensitivity", "setting": HOST_10G, "variant": v})
+    ten = (
+        runs.filter((pl.col("study") == "sensitivity") & (pl.col("setting") == HOST_10G))
+        if "setting" in runs.columns
+        else runs.clear()
+    )
+    for claim_id, key in TAU1_ROWS.items():
+        conditions = at() if key in ("p99_tcp", "tput_tcp", "p99_pfq", "tput_pfq") else at(variant="r2c2")
+        c.row(claim_id, tau1_values[key], unit=TAU1_UNITS[key], conditions=conditions)
+        sub = ten if key in ("p99_tcp", "tput_tcp", "p99_pfq", "tput_pfq") else ten.filter(pl.col("variant") == "r2c2")
+        c.sensitivity(
+            claim_id,
+            "10 Gbps hosts",
+            host10[key],
+            unit=TAU1_UNITS[key],
+            varies=HOST_10G_VARIES,
+            conditions=cond.of_runs(sub, nodes=cond.check(sub["nodes"].to_list(), PAPER_NODES, 0.0)) if sub.height else {},
         )
     # Figs. 12-13 across tau: "as the load decreases, R2C2's performance converges to PFQ's".
     for label, *_ in TAUS[1:]:
         at_tau = {"study": "tau", "tau": label}
-        short = ratio(runs, "short_p99_fct_s", {**at_tau, "variant": "r2c2"}, {**at_tau, "variant": "pfq"})
-        c.add(
-            "Fig. 12",
-            f"tau = {label}: R2C2's short-flow p99 FCT over PFQ's ('converges to PFQ's' as load decreases)",
-            short,
-            PAPER.around(1.0),
-            paper_value=1.0,
+        c.row(
+            f"tau{label[:-2]}-p99-pfq",
+            ratio(runs, "short_p99_fct_s", {**at_tau, "variant": "r2c2"}, {**at_tau, "variant": "pfq"}),
+            unit="x",
             conditions=at(label),
         )
-        long = ratio(runs, "long_mean_bps", {**at_tau, "variant": "r2c2"}, {**at_tau, "variant": "pfq"})
-        c.add(
-            "Fig. 13",
-            f"tau = {label}: R2C2's long-flow mean throughput over PFQ's ('converges to PFQ's')",
-            long,
-            PAPER.around(1.0),
-            paper_value=1.0,
+        c.row(
+            f"tau{label[:-2]}-tput-pfq",
+            ratio(runs, "long_mean_bps", {**at_tau, "variant": "r2c2"}, {**at_tau, "variant": "pfq"}),
+            unit="x",
             conditions=at(label),
         )
     for label, *_ in TAUS[1:]:
         q99 = [x / 1e3 for x in per_seed(runs, "queue_max_p99_bytes", study="tau", tau=label, variant="r2c2")]
-        c.add(
-            "Fig. 14",
-            f"tau = {label}: largest queue, p99 over queues (paper: below 27 KB)",
-            q99,
-            PAPER.at_most(27.0),
-            paper_value=27.0,
-            conditions=at(label, variant="r2c2"),
-            unit="KB",
-            fmt=".1f",
-        )
+        c.row(f"tau{label[:-2]}-q99", q99, unit="KB", conditions=at(label, variant="r2c2"))
         q50 = [x / MTU for x in per_seed(runs, "queue_max_median_bytes", study="tau", tau=label, variant="r2c2")]
-        c.add(
-            "Fig. 14",
-            f"tau = {label}: largest queue, median over queues (paper: below one packet)",
-            q50,
-            PAPER.at_most(1.0),
-            paper_value=1.0,
-            conditions=at(label, variant="r2c2"),
-            unit="packets",
-            fmt=".2f",
+        c.row(f"tau{label[:-2]}-q50", q50, unit="packets", conditions=at(label, variant="r2c2"))
+    ns = at("100ns", variant="r2c2")
+    lengths = per_seed(runs, "run_s", study="tau", tau="100ns", variant="r2c2")
+    finished = ", ".join(
+        f"{a:,.0f} of {b:,.0f}"
+        for a, b in zip(
+            per_seed(runs, "flows_finished", study="tau", tau="100ns", variant="r2c2"),
+            per_seed(runs, "flows_started", study="tau", tau="100ns", variant="r2c2"),
         )
-    q100 = [x / 1e3 for x in per_seed(runs, "queue_max_p99_bytes", study="tau", tau="100ns", variant="r2c2")]
-    c.add(
-        "Fig. 14",
-        "tau = 100 ns: largest queue, p99 over queues",
-        q100,
-        PAPER.around(330.6),
-        paper_value=330.6,
-        conditions=at("100ns", variant="r2c2"),
-        unit="KB",
-        fmt=".1f",
     )
-    m100 = [x / 1e3 for x in per_seed(runs, "queue_max_median_bytes", study="tau", tau="100ns", variant="r2c2")]
-    c.add(
-        "Fig. 14",
-        "tau = 100 ns: largest queue, median over queues",
-        m100,
-        PAPER.around(3.8),
-        paper_value=3.8,
-        conditions=at("100ns", variant="r2c2"),
+    ran = f"runs of {median_range([1e3 * x for x in lengths], '.3g')} ms; flows finished per seed: {finished}"
+    c.row(
+        "tau100ns-q99",
+        [x / 1e3 for x in per_seed(runs, "queue_max_p99_bytes", study="tau", tau="100ns", variant="r2c2")],
         unit="KB",
-        fmt=".2f",
+        conditions=ns,
+        detail=ran,
     )
-    reorder = per_seed(runs, "reorder_p95_pkts", **tau1, variant="r2c2")
-    c.add(
-        "Fig. 14",
-        "tau = 1 us: reorder buffer, p95 over flows",
-        reorder,
-        PAPER.around(30.0),
-        paper_value=30.0,
-        conditions=at(variant="r2c2"),
-        unit="packets",
-        fmt=".1f",
-        note="the peak out-of-order payload each receiver held (MSS 1460 B)",
+    c.row(
+        "tau100ns-q50",
+        [x / 1e3 for x in per_seed(runs, "queue_max_median_bytes", study="tau", tau="100ns", variant="r2c2")],
+        unit="KB",
+        conditions=ns,
+        detail=ran,
+    )
+    c.row(
+        "tau100ns-peak",
+        per_seed(runs, "peak_active_flows", study="tau", tau="100ns", variant="r2c2"),
+        unit="flows",
+        conditions=ns,
+        detail=ran,
+    )
+    c.row(
+        "reorder-p95", per_seed(runs, "reorder_p95_pkts", **tau1, variant="r2c2"), unit="packets", conditions=at(variant="r2c2")
+    )
+    c.row(
+        "reorder-max", per_seed(runs, "reorder_max_pkts", **tau1, variant="r2c2"), unit="packets", conditions=at(variant="r2c2")
     )
     # Fig. 17.
     h0 = {"study": "headroom", "tau": "1us", "variant": "headroom 0"}
-    cut = [100 * (1 - x) for x in ratio(runs, "short_p99_fct_s", {**tau1, "variant": "r2c2"}, h0)]
-    loss = [100 * (1 - x) for x in ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, h0)]
-    c.add(
-        "Fig. 17",
-        "headroom 5 % against none: short-flow p99 FCT lower by",
-        cut,
-        PAPER.around(21.9),
-        paper_value=21.9,
-        null=0.0,
-        conditions=_conditions(runs, 1e-6, study="headroom", variant="headroom 0"),
+    hcond = _conditions(runs, 1e-6, study="headroom", variant="headroom 0")
+    c.row(
+        "headroom-cut",
+        [100 * (1 - x) for x in ratio(runs, "short_p99_fct_s", {**tau1, "variant": "r2c2"}, h0)],
         unit="%",
-        fmt=".1f",
+        conditions=hcond,
     )
-    c.add(
-        "Fig. 17",
-        "headroom 5 % against none: long-flow mean throughput lower by (paper: less than 3 %)",
-        loss,
-        PAPER.at_most(3.0),
-        paper_value=3.0,
-        conditions=_conditions(runs, 1e-6, study="headroom", variant="headroom 0"),
+    c.row(
+        "headroom-loss",
+        [100 * (1 - x) for x in ratio(runs, "long_mean_bps", {**tau1, "variant": "r2c2"}, h0)],
         unit="%",
-        fmt=".1f",
+        conditions=hcond,
     )
 
     # Figs. 15-16: the assigned rates against rho = 0, sampled in the runs (`rate_error`).
@@ -930,62 +917,58 @@ def claims(r: Report) -> list[dict[str, Any]]:
         return [100 * x for x in per_seed(runs, f"rate_error_{stat}", **where)]
 
     rho500 = {**tau1, "variant": "r2c2"}
-    note = "assigned rates of the rate-limited flows against a complete, current view, half an interval after each epoch"
-    c.add(
-        "Figs. 15-16",
-        "rho = 500 us, tau = 1 us: rate error against rho = 0, median over flows (paper: within 8.2 %)",
-        err("median", **rho500),
-        PAPER.at_most(8.2),
-        paper_value=8.2,
-        conditions=at(variant="r2c2"),
-        unit="%",
-        fmt=".1f",
-        note=note,
-    )
-    c.add(
-        "Figs. 15-16",
-        "rho = 500 us, tau = 1 us: rate error against rho = 0, p95 over flows (paper: within 37.9 %)",
-        err("p95", **rho500),
-        PAPER.at_most(37.9),
-        paper_value=37.9,
-        conditions=at(variant="r2c2"),
-        unit="%",
-        fmt=".1f",
-    )
+    c.row("rate-err-median", err("median", **rho500), unit="%", conditions=at(variant="r2c2"))
+    c.row("rate-err-p95", err("p95", **rho500), unit="%", conditions=at(variant="r2c2"))
     up_rho = ratio(runs, "rate_error_median", {"study": "interval", "tau": "1us", "variant": "rho 1ms"}, rho500)
-    c.add(
-        "Fig. 15",
-        "the median error grows with rho: rho 1 ms over 500 us",
-        up_rho,
-        PAPER.above(1.0),
-        null=1.0,
-        conditions=_conditions(runs, 1e-6, study="interval"),
-    )
+    c.row("rho-grows", up_rho, unit="x", conditions=_conditions(runs, 1e-6, study="interval"))
     low = ratio(runs, "rate_error_median", {"study": "tau", "tau": "100us", "variant": "r2c2"}, rho500)
-    c.add(
-        "Fig. 16",
-        "the median error falls with load ('almost negligible' at tau = 100 us): tau 100 us over 1 us",
-        low,
-        PAPER.below(1.0),
-        null=1.0,
-        conditions=at("100us", variant="r2c2"),
-    )
+    c.row("rate-err-load", low, unit="x", conditions=at("100us", variant="r2c2"))
     # Fig. 8: wall clock of another machine: reported.
-    c50 = [100 * x for x in per_seed(runs, "compute_share_median", **tau1, variant="r2c2")]
-    c99 = [100 * x for x in per_seed(runs, "compute_share_p99", **tau1, variant="r2c2")]
-    for stat, xs, paper in (("median", c50, 1.7), ("p99", c99, 7.9)):
-        c.add(
-            "Fig. 8",
-            f"rho = 500 us, tau = 1 us: one rate computation / rho, {stat}",
-            xs,
-            None,
-            paper_value=paper,
-            conditions=at(variant="r2c2"),
-            unit="%",
-            fmt=".2f",
-            note="wall clock on this machine against the paper's 2.4 GHz Xeon: not comparable, so not judged",
+    c.row(
+        "fig8-median",
+        [100 * x for x in per_seed(runs, "compute_share_median", **rho500)],
+        unit="%",
+        conditions=at(variant="r2c2"),
+    )
+    c.row("fig8-p99", [100 * x for x in per_seed(runs, "compute_share_p99", **rho500)], unit="%", conditions=at(variant="r2c2"))
+    _fig18(r, c)
+    _fig19(r, c)
+    _fig9(r, c)
+    # Fig. 2 (analytic: each protocol's link shares on the 8x8 torus).
+    fig2 = routing.claim_values(r.routing_table)
+    for claim_id, key in (
+        ("fig2-vlb-spread", "vlb_spread"),
+        ("fig2-shortfall", "best_single_shortfall"),
+        ("fig2-vlb-wc", "vlb_over_minimal_wc"),
+        ("fig2-min-ur", "minimal_over_vlb_ur"),
+    ):
+        c.row(claim_id, [fig2[key]], unit="x")
+    # Our check: packet level against the fluid model (Fig. 7's setup).
+    f7 = r.fig7
+    if f7.height:
+
+        def fig7_ratios(variant: str) -> list[float]:
+            sub = f7.filter(pl.col("variant") == variant)
+            return [g["fct_s"].median() / g["fct_s_fluid"].median() for _, g in sub.group_by("seed", maintain_order=True)]
+
+        c.row(
+            "fig7-fluid",
+            fig7_ratios("packet, headroom 0"),
+            unit="x",
+            conditions=cond.of_runs(
+                runs.filter(pl.col("study") == "fig7"),
+                flows=cond.check([x for x in per_seed(runs, "flows_started", study="fig7", variant="fluid")], 1000),
+            ),
+            detail=f"with R2C2's 5 % headroom {median_range(fig7_ratios('packet'), '.3f')}",
         )
-    # Fig. 18 (on a 4x4x4 rack: the search evaluates ~1,000 rate computations).
+    _structural(r, c)
+    return c.rows
+
+
+def _fig18(r: Report, c: cl.Claims) -> None:
+    """Fig. 18 on a 4x4x4 rack (the search evaluates ~1,000 rate computations), and one point
+    on the paper's rack in the full run."""
+    runs = r.runs
     ga_ratio, rps_wins, vlb_wins = [], [], []
     for frac in FIG18_L:
         at18 = {"study": "fig18", "fraction": frac}
@@ -999,198 +982,191 @@ def claims(r: Report) -> list[dict[str, Any]]:
         rv = ratio(runs, "aggregate_bps", {**at18, "variant": "rps"}, {**at18, "variant": "vlb"})
         (rps_wins if frac >= 0.5 else vlb_wins if frac == FIG18_L[0] else []).extend(rv)
     f18 = _conditions(runs, None, study="fig18")
-    c.add(
-        "Fig. 18",
-        "adaptive (GA) routing over the best of all-RPS and all-VLB, every L and run ('always above one')",
-        ga_ratio,
-        (PAPER.threshold(1.0, -1), None),
-        null=1.0,
-        every=True,
-        conditions=f18,
-        fmt=".3f",
-        note=f"L = {', '.join(map(str, FIG18_L))}; no run may fall below 1 by more than the minimum effect",
-    )
+    c.row("fig18-ga", ga_ratio, unit="x", conditions=f18, note=f"L = {', '.join(map(str, FIG18_L))}")
     # One point on the paper's rack in the full run; the quick run judges the same point of
     # its own (64-node) runs.
     point_at = {"study": "fig18" if r.quick else "fig18 full", **FIG18_FULL_POINT}
     point = {v: per_seed(runs, "aggregate_bps", **point_at, variant=v) for v in ("rps", "vlb", "ga")}
-    c.add(
-        "Fig. 18",
-        f"{geo.nodes} nodes, L = {point_at['fraction']}, seed {point_at['seed']}: adaptive (GA) routing over the best of all-RPS "
-        "and all-VLB",
+    c.row(
+        "fig18-point",
         [g / max(a, b) for g, a, b in zip(point["ga"], point["rps"], point["vlb"])],
-        (0.99, None),
-        kind="acceptance",
-        fmt=".3f",
+        unit="x",
         conditions=_conditions(runs, None, **point_at),
-        detail=f"GA over all-RPS {median_range([g / a for g, a in zip(point['ga'], point['rps'])], '.3f')}",
-        note="one point on the paper's rack in the full run (the figure's rows above run on 64 nodes); the 1 % below one "
-        "is the spread between two packet-level runs of one assignment at 64 nodes",
+        detail=f"{r.geometry.nodes if not r.quick else QUICK.nodes} nodes, L = {point_at['fraction']}, seed {point_at['seed']}; "
+        f"GA over all-RPS {median_range([g / a for g, a in zip(point['ga'], point['rps'])], '.3f')}",
     )
-    c.add("Fig. 18", "RPS over VLB at L >= 0.5 (RPS best at high load)", rps_wins, PAPER.above(1.0), null=1.0, conditions=f18)
-    c.add(
-        "Fig. 18",
-        f"RPS over VLB at L = {FIG18_L[0]} (VLB best at low load)",
-        vlb_wins,
-        PAPER.below(1.0),
-        null=1.0,
-        conditions=f18,
-    )
-    # Fig. 19.
+    c.row("fig18-rps-high", rps_wins, unit="x", conditions=f18)
+    c.row("fig18-vlb-low", vlb_wins, unit="x", conditions=f18, note=f"L = {FIG18_L[0]}")
+
+
+def _fig19(r: Report, c: cl.Claims) -> None:
+    """Fig. 19: centralized (out of band: every event answered) over decentralized control
+    bytes, and in band as sensitivity rows."""
+    runs, geo = r.runs, r.geometry
     rack = "x".join(map(str, geo.dims))
-    for per_server, paper in ((1, 6.2), (10, 19.9)):
+    for per_server in (1, 10):
         central = {"study": "fig19", "variant": "centralized", "per_server": per_server}
-        decentral = {"study": "fig19", "variant": "broadcast", "per_server": per_server}
-        cb = ratio(runs, "control_offered_bytes", central, decentral)
-        on_links = ratio(runs, "control_link_bytes", central, decentral)
-        dropped = [100 * x for x in per_seed(runs, "rate_dropped_share", **central) if x is not None]
-        oob = ratio(runs, "control_offered_bytes", {**central, "variant": "centralized, out of band"}, decentral)
-        other = f"; out of band (seeds 1-{FIG19_OUT_OF_BAND_SEEDS}) {median_range(oob, '.2f')}x" if oob else ""
-        c.add(
-            "Fig. 19",
-            f"{per_server} long flow(s) per server: centralized over decentralized control bytes",
-            cb,
-            PAPER.around(paper),
-            paper_value=paper,
-            null=1.0,
-            conditions=_conditions(runs, 1e-6, study="fig19", per_server=per_server),
-            detail=f"{rack} rack; on the links {median_range(on_links, '.2f')}x, {median_range(dropped, '.0f')} % of the controller's "
-            f"rate messages dropped (in band: the controller is a rack node){other}",
-            note="bytes the messages sent would put on their paths and trees",
+        inband = {**central, "variant": "centralized, in band"}
+        decentral = {**central, "variant": "broadcast"}
+        conditions = _conditions(runs, 1e-6, study="fig19", per_server=per_server)
+        sent = per_seed(runs, "rate_messages", **central)
+        c.row(
+            f"fig19-{per_server}",
+            ratio(runs, "control_offered_bytes", central, decentral),
+            unit="x",
+            conditions=conditions,
+            detail=f"{rack} rack; rate messages sent {median_range(sent, ',.0f')}",
         )
-    # Fig. 9: measured on the three topologies (each share's value: the mix of the two ends).
+        dropped = [100 * x for x in per_seed(runs, "rate_dropped_share", **inband) if x is not None]
+        on_links = ratio(runs, "control_link_bytes", inband, decentral)
+        c.sensitivity(
+            f"fig19-{per_server}",
+            "in band",
+            ratio(runs, "control_offered_bytes", inband, decentral),
+            unit="x",
+            varies=FIG19_IN_BAND_VARIES,
+            conditions=_conditions(runs, 1e-6, study="fig19", per_server=per_server, variant="centralized, in band"),
+            detail=f"seeds 1-{FIG19_IN_BAND_SEEDS}; {median_range(dropped, '.0f')} % of the controller's rate messages dropped; "
+            f"on the links {median_range(on_links, '.2f')}x; rate messages sent "
+            f"{median_range(per_seed(runs, 'rate_messages', **inband), ',.0f')}",
+        )
+    conditions = _conditions(runs, 1e-6, study="fig19")
+    for claim_id, variant in (("fig19-central-grows", "centralized"), ("fig19-decentral-flat", "broadcast")):
+        c.row(
+            claim_id,
+            ratio(
+                runs,
+                "control_offered_bytes",
+                {"study": "fig19", "variant": variant, "per_server": 10},
+                {"study": "fig19", "variant": variant, "per_server": 1},
+            ),
+            unit="x",
+            conditions=conditions,
+        )
+
+
+def _fig9(r: Report, c: cl.Claims) -> None:
+    """Fig. 9: measured on the three topologies (each share's value: the mix of the two ends)."""
+    runs = r.runs
     torus3d = FIG9_TOPOLOGIES[r.quick][0][0]
-    for share, text, paper in ((1.0, "10 KB flows only", 26.66), (FIG9_SMALL_SHARE, "5 % of bytes in small flows", 1.3)):
-        c.add(
-            "Fig. 9",
-            f"{torus3d}, {text}: measured broadcast bytes / data byte-hops",
+    for share, claim_id in ((1.0, "fig9-small"), (FIG9_SMALL_SHARE, "fig9-mixed")):
+        c.row(
+            claim_id,
             [100 * x for x in fig9_measured(runs, torus3d, share)],
-            PAPER.around(paper),
-            paper_value=paper,
             unit="%",
-            fmt=".2f",
             conditions=_fig9_conditions(runs, torus3d),
             detail=f"formula {100 * fig9_formula(FIG9_TOPOLOGIES[r.quick][0][1], share):.2f} %",
-            note="the paper's projection from its packet sizes; ours from runs of 10 KiB flows only and of 35 MiB flows only",
         )
-    for name, _g in FIG9_TOPOLOGIES[r.quick][1:]:
+    for (name, _g), claim_id in zip(FIG9_TOPOLOGIES[r.quick][1:], ("fig9-mesh", "fig9-2d")):
         lower = [
             a / b
             for a, b in zip(fig9_measured(runs, name, FIG9_SMALL_SHARE), fig9_measured(runs, torus3d, FIG9_SMALL_SHARE))
             if b
         ]
-        c.add(
-            "Fig. 9",
-            f"5 % of bytes in small flows: {name} over {torus3d} (greater diameter, lower overhead)",
-            lower,
-            PAPER.below(1.0),
-            null=1.0,
-            conditions=_fig9_conditions(runs, name),
-            fmt=".2f",
-        )
-    # Fig. 2 (analytic: each protocol's link shares on the 8x8 torus).
-    fig2 = routing.claim_values(r.routing_table)
-    for key, claim, band, null in (
-        (
-            "vlb_spread",
-            "VLB's best over its worst throughput across the six patterns ('the same performance across all traffic patterns')",
-            PAPER.around(1.0),
-            None,
-        ),
-        (
-            "best_single_shortfall",
-            "every protocol falls short of the best on some pattern: the smallest, over protocols, of the "
-            "best / its throughput on its worst pattern ('no single routing algorithm can achieve optimal throughput across all "
-            "workloads')",
-            PAPER.above(1.0),
-            1.0,
-        ),
-        (
-            "vlb_over_minimal_wc",
-            "worst case: VLB over the better minimal protocol (minimal routing's 'poor worst-case performance')",
-            PAPER.above(1.0),
-            1.0,
-        ),
-        (
-            "minimal_over_vlb_ur",
-            "uniform random: the better minimal protocol over VLB (VLB 'hurts average-case throughput')",
-            PAPER.above(1.0),
-            1.0,
-        ),
-    ):
-        c.add(
-            "Fig. 2",
-            f"8-ary 2-cube: {claim}",
-            [fig2[key]],
-            band,
-            paper_value=1.0 if null is None else None,
-            null=null,
-            note="from the links each protocol's packets cross (dest_tag, rps, wlb, vlb); the report prints the table",
-        )
-    # Our checks.
-    f7 = r.fig7
-    if f7.height:
-
-        def fig7_ratios(variant: str) -> list[float]:
-            sub = f7.filter(pl.col("variant") == variant)
-            return [g["fct_s"].median() / g["fct_s_fluid"].median() for _, g in sub.group_by("seed", maintain_order=True)]
-
-        like, default = fig7_ratios("packet, headroom 0"), fig7_ratios("packet")
-        c.add(
-            "Fig. 7",
-            "4x4 torus at 5 Gbps, 10 MB flows: packet-level over fluid (max-min) median FCT, without headroom",
-            like,
-            (0.9, 1.1),
-            kind="acceptance",
-            every=True,
-            fmt=".3f",
-            conditions=cond.of_runs(
-                runs.filter(pl.col("study") == "fig7"),
-                flows=cond.check([x for x in per_seed(runs, "flows_started", study="fig7", variant="fluid")], 1000),
-            ),
-            detail=f"with R2C2's 5 % headroom {median_range(default, '.3f')}",
-            note="the paper cross-validates its simulator against its emulator; ours checks packet level against the fluid model (which keeps no headroom)",
-        )
-    for name, g in FIG9_TOPOLOGIES[r.quick]:
+        c.row(claim_id, lower, unit="x", conditions=_fig9_conditions(runs, name))
+    for (name, g), claim_id in zip(FIG9_TOPOLOGIES[r.quick], ("fig9-torus-check", "fig9-mesh-check", "fig9-2d-check")):
         f_small = fig9_formula(g, 1.0)
+        # Our check's band comes from the formula on the run's rack: added as a row of its own band.
+        spec = TABLE.claim(claim_id)
         c.add(
-            "Fig. 9",
-            f"{name}, 10 KB flows only: measured broadcast bytes / data byte-hops against the formula",
+            spec.figure,
+            spec.claim,
             [100 * x for x in fig9_measured(runs, name, 1.0)],
             (100 * f_small * 0.9, 100 * f_small * 1.1),
             kind="acceptance",
             unit="%",
-            fmt=".2f",
+            fmt=spec.fmt,
             conditions=_conditions(runs, 1e-6, study="fig9", topology=name, variant="small only"),
             detail=f"formula {100 * f_small:.2f} % on this {'x'.join(map(str, g.dims))} {name[3:]}",
+            note=spec.note,
+            id=spec.id,
+            setup=spec.setup,
         )
-    cost = per_seed(runs, "broadcast_bytes_per_start", **tau1, variant="r2c2")
+
+
+def paths_mean(dims: tuple[int, ...]) -> float:
+    """The mean number of minimal paths between two distinct nodes of a torus: per offset, the
+    multinomial of its per-dimension distances, times two for each dimension where both
+    directions are minimal (half-way round)."""
+    import itertools
+
+    total, pairs = 0, 0
+    for offset in itertools.product(*(range(d) for d in dims)):
+        if not any(offset):
+            continue
+        dist = [min(o, d - o) for o, d in zip(offset, dims)]
+        ties = sum(1 for o, d in zip(offset, dims) if 2 * o == d)
+        count = math.factorial(sum(dist))
+        for x in dist:
+            count //= math.factorial(x)
+        total += count * 2**ties
+        pairs += 1
+    return total / pairs
+
+
+def fig4_rates(f1_paths: list[list[tuple[int, int]]]) -> list[float]:
+    """Fig. 4's two flows on unit links, through corral's max-min allocator: f1 from node 1 to
+    4 split equally over `f1_paths`, f2 on 2 -> 3 -> 4."""
+    import numpy as np
+
+    from .. import alloc
+
+    links = {l: i for i, l in enumerate(((1, 4), (1, 3), (3, 4), (2, 3)))}
+    share: dict[int, float] = {}
+    for path in f1_paths:
+        for hop in path:
+            share[links[hop]] = share.get(links[hop], 0.0) + 1 / len(f1_paths)
+    f2 = {links[(2, 3)]: 1.0, links[(3, 4)]: 1.0}
+    indices = [*share, *f2]
+    indptr = np.array([0, len(share), len(share) + len(f2)])
+    data = np.array([*share.values(), *f2.values()])
+    rates, _ = alloc.maxmin(np.ones(len(links)), (indptr, np.array(indices), data))
+    return [float(x) for x in rates]
+
+
+def _structural(r: Report, c: cl.Claims) -> None:
+    """The design sections' numbers: arithmetic and the rate model on tiny inputs (pinned by
+    tests/test_r2c2.py)."""
+    geo = r.geometry
+    cost = per_seed(r.runs, "broadcast_bytes_per_start", study="tau", tau="1us", variant="r2c2")
     want = (geo.nodes - 1) * 16
-    c.add(
-        "§4.2",
-        f"one broadcast costs (n - 1) x 16 B ({geo.nodes} nodes: {want:,} B)",
-        cost,
-        (want * 0.999, want * 1.001),
-        kind="structural",
-        paper_value=8176.0 if geo == FULL else None,
-        unit="B",
-        fmt=",.1f",
-        note="link bytes of start events / start events (broadcasts in flight at the end are cut); tests/it/r2c2.rs pins 8,176 B",
-    )
-    for share, text, paper in ((1.0, "10 KB flows only", 26.66), (FIG9_SMALL_SHARE, "5 % of bytes in small flows", 1.3)):
-        value = 100 * fig9_formula(FULL, share)
+    if geo == FULL:
+        c.row("broadcast-cost", cost, unit="B")
+    else:  # the quick rack's own (n - 1) x 16 B
+        spec = TABLE.claim("broadcast-cost")
         c.add(
-            "Fig. 9",
-            f"{text}: the formula's broadcast bytes / data byte-hops at 512 nodes",
-            [value],
-            PAPER.around(paper),
+            spec.figure,
+            f"{spec.claim} ({geo.nodes} nodes: {want:,} B)",
+            cost,
+            (want * 0.999, want * 1.001),
             kind="structural",
-            paper_value=paper,
-            unit="%",
-            fmt=".2f",
-            note="the paper's arithmetic; tests/test_r2c2.py pins the formula",
+            unit="B",
+            fmt=spec.fmt,
+            note=spec.note,
+            id=spec.id,
+            setup=spec.setup,
         )
-    return c.rows
+    n = FULL.nodes
+    per_link = n * (n - 1) * (n - 1) * 16 / (2 * len(FULL.dims) * n) / 1024
+    c.row("broadcast-all-pairs", [per_link], unit="KiB")
+    c.row("paths-216", [paths_mean((6, 6, 6))], unit="paths", detail=f"the farthest pair: {paths_mean_far((6, 6, 6)):,}")
+    c.row("fig4-restricted", fig4_rates([[(1, 4)], [(1, 3), (3, 4)]]), unit="capacity")
+    c.row("fig4-ideal", fig4_rates([[(1, 4)]]), unit="capacity")
+    shape, mean = 1.05, 100e3
+    xm = mean * (shape - 1) / shape
+    c.row("workload-short", [100 * (1 - (xm / SHORT) ** shape)], unit="%")
+    for share, claim_id in ((1.0, "fig9-small-formula"), (FIG9_SMALL_SHARE, "fig9-mixed-formula")):
+        c.row(claim_id, [100 * fig9_formula(FULL, share)], unit="%")
+    c.row("fig9-10mb-formula", [100 * fig9_formula(FULL, 0.0, long_bytes=10 * 1024 * 1024)], unit="%")
+
+
+def paths_mean_far(dims: tuple[int, ...]) -> int:
+    """The minimal paths of the farthest pair, both directions of every half-way tie counted."""
+    dist = [d // 2 for d in dims]
+    count = math.factorial(sum(dist))
+    for x in dist:
+        count //= math.factorial(x)
+    return count * 2 ** sum(1 for d in dims if d % 2 == 0)
 
 
 # ---------------------------------------------------------------- the experiment
@@ -1318,6 +1294,7 @@ def write(report: Report, out: Path) -> None:
         baselines=baselines(),
         quick_means=QUICK_MEANS,
         body=body,
+        table=TABLE,
         sensitivity=table,
     )
 

@@ -169,7 +169,7 @@ def run_sweep(
     out = Path(out)
     # The folder is checked and locked before any point is built (a second sweep on it is
     # refused at once); a killed sweep's or worker's scratch folders are removed here.
-    with writing(out, layout.KIND, (sweep_file, sweep.scenario), force, places=(layout.RUNS,)) as writer:
+    with writing(out, layout.KIND, (sweep.path, sweep.scenario), force, places=(layout.RUNS,)) as writer:
         text, runs = resolve(sweep, max_memory)
         writer.adopt(layout.OWNED)
         writer.put_text(layout.SWEEP_JSON, json.dumps(describe(sweep, runs), indent=2, default=str) + "\n")

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// How a flow's application sets its demand (`[scheme] demand`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum DemandModel {
     #[default]

@@ -73,7 +73,7 @@ use std::collections::BTreeMap;
 pub use super::FirstRate;
 
 /// `[scheme]` with `kind = "hcc"`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HccConfig {
     /// Ports of a flow's path that carry agents, from its host (default 3: host, edge,
@@ -121,7 +121,7 @@ pub struct HccConfig {
 
 /// Where a flow's first packet after a new rate goes within its packet time (`[scheme]
 /// phase`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     Spread,
@@ -158,8 +158,12 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         format!("must be 1 to 4, got {}", cfg.levels)
     })?;
     for (key, v) in [("child_cycle", cfg.child_cycle), ("parent_cycle", cfg.parent_cycle)] {
-        ensure(v.is_finite() && v > 0.0, &format!("scheme.{key}"), || {
-            format!("must be a positive multiple of a link delay, got {v}")
+        // A million link delays is seconds on any fabric: larger is a typo.
+        ensure(v > 0.0 && v <= 1e6, &format!("scheme.{key}"), || {
+            format!(
+                "must be a positive multiple of a link delay, at most 1000000, got {}",
+                crate::config::number(v)
+            )
         })?;
     }
     ensure(cfg.min_cycle > Time::ZERO, "scheme.min_cycle", || "must be positive".into())?;
@@ -171,6 +175,11 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         "up_header and down_bytes must be at least 1 byte".into()
     })?;
     app_demand::check(cfg.demand, cfg.on_period, cfg.off_period)?;
+    super::check_message_bytes(&[
+        ("up_header", cfg.up_header),
+        ("up_entry", cfg.up_entry),
+        ("down_bytes", cfg.down_bytes),
+    ])?;
     Ok(Box::new(Hcc {
         app: AppDemand::new(cfg.demand, cfg.on_period, cfg.off_period),
         cfg,
