@@ -231,9 +231,7 @@ def little_implied(paper_reduction: float, r_hcc: float | None, think_s: float) 
     return (r_hcc + think_s) / (r_tcp + think_s)
 
 
-def add_rows(
-    c: cl.Claims, table: Any, values: dict[str, tuple[list[float], str, str]], ids: list[str], conditions: dict[str, Any]
-) -> None:
+def add_rows(c: cl.Claims, values: dict[str, tuple[list[float], str, str]], ids: list[str], conditions: dict[str, Any]) -> None:
     """Adds claim `ids` from `values` (the paper rows or acceptance rows of the table)."""
     for cid in ids:
         xs, unit, detail = values[cid]
