@@ -5,6 +5,12 @@
 
 use crate::common;
 
+/// The text of `scenarios/rackcc/<name>.toml`.
+fn scenario(name: &str) -> String {
+    let path = format!("{}/../../scenarios/rackcc/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// A k = 4 fat-tree of 10 Gbps links (4.5 us each) with 100-packet buffers marking above 50,
 /// NICs fair-queueing, and four unbounded RackCC senders into h0 from four racks' worth of
 /// servers (h2 shares h0's pod, h4, h8 and h12 are in the other pods).
@@ -88,11 +94,7 @@ fn destination_rate_settles_at_a_quarter_of_the_link() {
 // Without Fast Start the same subflows register too, and finish.
 #[test]
 fn subflows_register_and_unregister() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/rackcc/fig3.toml"
-    ))
-    .expect("the Fig. 3 scenario");
+    let text = scenario("fig3");
     for fast_start in ["true", "false"] {
         let sim =
             common::run(&text, &[&format!("scheme.fast_start={fast_start}"), "duration=20ms"]);
@@ -112,11 +114,7 @@ fn subflows_register_and_unregister() {
 // ties by the fewest subflows), and all finish.
 #[test]
 fn subflows_spread_over_the_pairs_jumboflows() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/rackcc/fig3.toml"
-    ))
-    .expect("the Fig. 3 scenario");
+    let text = scenario("fig3");
     let sim = common::run(&text, &["scheme.jumboflows=5", "duration=20ms"]);
     let state = &sim.summary()["scheme"]["state"];
     assert_eq!(state["jumboflows"], 5);
@@ -188,11 +186,7 @@ fn coexist(seed: u64) -> ([f64; 2], [u64; 2]) {
 
 /// The same with `overrides`.
 fn coexist_with(seed: u64, overrides: &[&str]) -> ([f64; 2], [u64; 2]) {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/rackcc/coexist.toml"
-    ))
-    .expect("the coexistence scenario");
+    let text = scenario("coexist");
     let seed = format!("seed={seed}");
     let sim = common::run(&text, &[&[seed.as_str()], overrides].concat());
     let group = |f: usize| usize::from(sim.flows[f].def.tag == "dctcp");
@@ -264,11 +258,7 @@ fn the_coexistence_shortfall_is_rate_sending_and_fate_sharing() {
 /// servers to five over one 10 Gbps ToR-to-ToR path, 50-packet buffers marking above 25) with
 /// `overrides`: the packets dropped.
 fn one_path_drops(overrides: &[&str]) -> u64 {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/rackcc/onepath.toml"
-    ))
-    .expect("the one-path scenario");
+    let text = scenario("onepath");
     let sim = common::run(&text, overrides);
     assert!(sim.flows.iter().all(|f| f.sender.finished()), "{overrides:?}: every subflow finishes");
     sim.counts.dropped
@@ -304,11 +294,7 @@ fn the_one_path_loss_is_the_rate_law_not_the_tor_aggregation() {
 // still on their way when the run ends).
 #[test]
 fn the_trace_records_the_control_loop() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/rackcc/onepath.toml"
-    ))
-    .expect("the one-path scenario");
+    let text = scenario("onepath");
     let sim = common::run(&text, &["scheme.trace=10us", "duration=3ms"]);
     let trace = &sim.summary()["scheme"]["state"]["trace"];
     let rows = |table: &str| trace[table]["rows"].as_array().expect("rows").clone();
