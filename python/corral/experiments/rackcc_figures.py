@@ -12,16 +12,16 @@ import polars as pl
 from ..plots import new_figure, save
 
 L_COLORS = {1: "#1f77b4", 2: "#ff7f0e", 3: "#2ca02c"}
-VARIANT_COLORS = {"RackCC": "#1f77b4", "shared-alpha only": "#ff7f0e"}
+VARIANT_COLORS = {"RackCC": "#1f77b4", "shared-alpha only": "#ff7f0e", "window sending": "#2ca02c"}
 
 
 def fig2(table: pl.DataFrame, path: Path) -> Path:
     """Speedup against the new subflow's size and against the existing subflows, per L: the
-    model calibrated on the Fig. 3 network (solid) and the one fitted to the paper's 3.2x
-    (dotted, thin)."""
+    model fitted to the paper's 3.2x at L = 1 (solid) and the one calibrated on corral's Fig. 3
+    network (dotted, thin)."""
     fig, (by_size, by_n) = new_figure(9.0, 3.6, ncols=2, sharey=True)
-    for which, style, width in (("calibrated", "-", 1.5), ("fitted", ":", 0.8)):
-        _fig2_curves(table.filter(pl.col("model") == which), by_size, by_n, style, width, which == "calibrated")
+    for which, style, width in (("fitted", "-", 1.5), ("calibrated", ":", 0.8)):
+        _fig2_curves(table.filter(pl.col("model") == which), by_size, by_n, style, width, which == "fitted")
     by_size.set(
         xscale="log",
         xlabel="new subflow size (KB)",
@@ -47,8 +47,13 @@ def _fig2_curves(table: pl.DataFrame, by_size: Any, by_n: Any, style: str, width
         by_n.plot(n["existing"].to_list(), n["speedup"].to_list(), marker="o", ls=style, lw=width, color=color, label=label)
 
 
+NET_STYLES = {"one path": "-", "ECMP": "--", "spraying": ":"}
+
+
 def fig3(speedups: pl.DataFrame, path: Path) -> Path:
-    """Median speedup (with the range over seeds) for each sweep: ECMP solid, spraying dashed."""
+    """Median speedup (with the range over seeds) for each sweep: one path solid (the
+    paper's reading; window sending there too), ECMP dashed, spraying dotted on the
+    fat-tree."""
     fig, axes = new_figure(12.0, 3.6, ncols=3, sharey=True)
     panels = (
         ("subflows", "subflows", "Fig. 3a: subflow count", 1.0),
@@ -57,8 +62,8 @@ def fig3(speedups: pl.DataFrame, path: Path) -> Path:
     )
     for ax, (sweep, col, title, scale) in zip(axes, panels):
         others = [k for k in ("subflows", "period_us", "size") if k != sweep]
-        for routing, style in (("ecmp", "-"), ("spray", "--")):
-            runs = speedups.filter(pl.col("routing") == routing)
+        for net, style in NET_STYLES.items():
+            runs = speedups.filter(pl.col("net") == net)
             default = runs.filter(pl.col("study") == "default")
             sub = runs.filter(pl.col("study").is_in([sweep, "default"]))
             for k in others:
@@ -74,7 +79,7 @@ def fig3(speedups: pl.DataFrame, path: Path) -> Path:
                 if not g.height:
                     continue
                 x = [v * scale for v in g[col].to_list()]
-                ax.plot(x, g["mid"].to_list(), marker="o", ls=style, color=color, label=f"{variant}, {routing}")
+                ax.plot(x, g["mid"].to_list(), marker="o", ls=style, color=color, label=f"{variant}, {net}")
                 ax.fill_between(x, g["lo"].to_list(), g["hi"].to_list(), color=color, alpha=0.1)
         ax.axhline(1.0, color="k", lw=0.6, ls=":")
         ax.set(xscale="log", title=title)

@@ -35,6 +35,13 @@
 //! - **Shared-α only** (`fast_start = false`, `destination = false`): the common signal
 //!   alone. A subflow starts at TCP's initial window per RTT and doubles each RTT until its
 //!   JumboFlow has a marked round (slow start), then follows the per-subflow law.
+//! - **Each subflow's own signal** (`signal = "subflow"`, not the paper's design): the same
+//!   per-subflow law with the subflow's own α from its own echoed ACKs at its sender (once
+//!   per RTT) and a cut at its first marked ACK, at most once per RTT; no ToR in the loop. The
+//!   plain rate-based DCTCP a JumboFlow is measured against (the one-path loss analysis).
+//! - **Trace** (`trace`, off by default; [`trace`]): the loop sampled every interval (α, the
+//!   ToR's marks, each subflow's f, s and bytes in flight) and every cut and ToR message, in
+//!   the summary.
 //!
 //! Subflows between two servers of one rack form a rack-local JumboFlow (source ToR =
 //! destination ToR): on a minimal route their only switch hop is the unmarked last hop, so
@@ -45,6 +52,7 @@
 
 pub mod jumbo;
 pub mod law;
+pub mod trace;
 
 use super::{Ctx, Scheme, SchemeTransport, Window};
 use crate::alloc::reference::single_bottleneck_level;
@@ -55,7 +63,7 @@ use crate::ids::{FlowId, NodeId, PortId};
 use crate::net::{Packet, PacketKind};
 use crate::units::Time;
 use jumbo::{Jumbo, JumboState};
-use law::{per_rtt, DestinationLaw};
+use law::{per_rtt, update_alpha, DestinationLaw};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -108,6 +116,13 @@ pub struct RackccConfig {
     /// response of the DCTCP flow it stands for, RFC 8257 section 3.3 and RFC 5681; the paper's
     /// laws name ECN only, and it keeps loss detection at the servers).
     pub loss_halves: bool,
+    /// Where a subflow's congestion signal comes from (default "jumboflow": the source ToR's
+    /// α, shared by the JumboFlow's subflows, section 3.1). "subflow": each subflow keeps
+    /// its own α from its own echoed ACKs at its sender (updated once per RTT) and cuts
+    /// f (1 − α/2) at the first marked ACK, at most once per RTT, as a DCTCP flow does; no
+    /// ToR in the loop. Not the paper's design: the plain rate-based DCTCP a JumboFlow is
+    /// measured against.
+    pub signal: Signal,
     /// Duplicate ACKs that trigger fast retransmit (default 3, TCP's; more tolerates the
     /// reordering of per-packet spraying).
     pub dupthresh: u32,
@@ -118,6 +133,10 @@ pub struct RackccConfig {
     pub join_entry: u32,
     pub register_bytes: u32,
     pub rate_bytes: u32,
+    /// Trace the control loop every this long into the summary (`scheme.state.trace`,
+    /// [`trace`]: α, marks, messages, each subflow's f, s and bytes in flight, every cut;
+    /// default off).
+    pub trace: Option<Time>,
 }
 
 impl Default for RackccConfig {
@@ -138,12 +157,14 @@ impl Default for RackccConfig {
             sending: Sending::Rate,
             cut_on_message: false,
             loss_halves: true,
+            signal: Signal::Jumboflow,
             dupthresh: 3,
             tor_header: 16,
             tor_entry: 16,
             join_entry: 4,
             register_bytes: 16,
             rate_bytes: 16,
+            trace: None,
         }
     }
 }
@@ -155,6 +176,15 @@ impl Default for RackccConfig {
 pub enum Sending {
     Rate,
     Window,
+}
+
+/// Where a subflow's congestion signal comes from (`scheme.signal`, see
+/// [`RackccConfig::signal`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    Jumboflow,
+    Subflow,
 }
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
@@ -171,6 +201,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.jumboflows >= 1, "scheme.jumboflows", || "must be at least 1".into())?;
     ensure(cfg.dupthresh >= 1, "scheme.dupthresh", || "must be at least 1".into())?;
     ensure(cfg.rtt.is_none_or(|t| t > Time::ZERO), "scheme.rtt", || "must be positive".into())?;
+    ensure(cfg.trace.is_none_or(|t| t > Time::ZERO), "scheme.trace", || "must be positive".into())?;
     for (key, v) in [("k", cfg.k), ("k_q", cfg.k_q)] {
         ensure(v.is_finite() && v > 0.0 && v <= 2.0, &format!("scheme.{key}"), || {
             format!("must be in (0, 2], got {v}")
@@ -206,7 +237,8 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         interval_s: cfg.interval.as_secs_f64(),
         floor: 0.0,
     };
-    Ok(Box::new(Rackcc { cfg, law, ..Rackcc::default() }))
+    let trace = cfg.trace.map(trace::Trace::new);
+    Ok(Box::new(Rackcc { cfg, law, trace, ..Rackcc::default() }))
 }
 
 /// Timer tags (the agent is a ToR node, a flow or a receiving host).
@@ -214,6 +246,7 @@ const TOR_PERIOD: u32 = 0;
 const FLOW_RTT: u32 = 1;
 const DEST_INTERVAL: u32 = 2;
 const RETRY: u32 = 3;
+const TRACE: u32 = 4;
 
 /// A subflow's registration, server to source ToR; also its unregistration.
 struct RegisterMsg {
@@ -226,6 +259,8 @@ struct RegisterMsg {
 struct TorMsg {
     host: u32,
     states: Vec<JumboState>,
+    /// The message's records in the trace, one per state (empty without a trace).
+    traced: Vec<usize>,
 }
 
 /// A ToR's queue sample at its port to a receiving server.
@@ -264,6 +299,11 @@ struct Sub {
     /// The rate last given to the sender.
     rate: f64,
     seen_at_dst: bool,
+    /// `signal = "subflow"`: its own α, and its echoed ACKs and marked ones since the last
+    /// RTT tick.
+    own_alpha: f64,
+    own_acks: u64,
+    own_marks: u64,
 }
 
 /// What a server knows of one JumboFlow from the ToR's last message.
@@ -316,6 +356,9 @@ pub struct Rackcc {
     max_registered: u32,
     /// Lost messages to send again at the next aggregation period: (from, to, message).
     retry: Vec<(NodeId, NodeId, Message)>,
+    /// The control loop's trace (`scheme.trace`), and whether its sampling timer runs.
+    trace: Option<trace::Trace>,
+    tracing: bool,
 }
 
 impl Rackcc {
@@ -476,7 +519,20 @@ impl Rackcc {
         }
         let (src, now) = (sub.src, ctx.now());
         let rtt = self.law_rtt(ctx, f);
-        let view = self.views.get(&(src, sub.jumbo)).copied().unwrap_or_default();
+        let own = self.cfg.signal == Signal::Subflow;
+        let mut view = self.views.get(&(src, sub.jumbo)).copied().unwrap_or_default();
+        // Its own signal: α from the last RTT's ACKs, the cut already made at its first mark.
+        let mut quiet = true;
+        if own && tick {
+            let sub = self.subs.get_mut(&f).expect("present");
+            sub.own_alpha = update_alpha(sub.own_alpha, self.cfg.g, sub.own_marks, sub.own_acks);
+            quiet = sub.own_marks == 0;
+            (sub.own_acks, sub.own_marks) = (0, 0);
+        }
+        let sub = &self.subs[&f];
+        if own {
+            view = View { alpha: sub.own_alpha, ..View::default() };
+        }
         let fresh_marks = view.marked
             && view.round > sub.cut_round
             && (sub.cut_round == 0 || view.round_end >= sub.cut_at + rtt);
@@ -492,14 +548,18 @@ impl Rackcc {
             let sub = self.subs.get_mut(&f).expect("present");
             (sub.losses, sub.cut_at, sub.slow_start) = (losses, now, false);
             sub.cut_round = sub.cut_round.max(view.round);
+            let before = sub.f;
             sub.f = (sub.f / 2.0).max(r);
+            if let Some(trace) = self.trace.as_mut() {
+                trace.cut(now, f, "loss", view.round, view.alpha, before, sub.f);
+            }
             ctx.count("loss_cuts", 1);
             self.apply(ctx, f);
             return;
         }
         let sub = &self.subs[&f];
         let cut_lately = sub.cut_round > 0 && now < sub.cut_at + rtt;
-        if !fresh_marks && (!tick || cut_lately) {
+        if !fresh_marks && (!tick || cut_lately || !quiet) {
             return;
         }
         let limited = sub.d < sub.f || self.nic_share(ctx, src, f) < sub.f;
@@ -508,12 +568,18 @@ impl Rackcc {
         if fresh_marks {
             (sub.cut_round, sub.cut_at, sub.slow_start) = (view.round, now, false);
         }
+        let before = sub.f;
         sub.f = if sub.slow_start && !limited {
             sub.f * 2.0
         } else {
             per_rtt(sub.f, view.alpha, fresh_marks, limited, r)
         };
         sub.f = sub.f.clamp(r, access);
+        if fresh_marks {
+            if let Some(trace) = self.trace.as_mut() {
+                trace.cut(now, f, "mark", view.round, view.alpha, before, sub.f);
+            }
+        }
         self.apply(ctx, f);
     }
 
@@ -533,13 +599,20 @@ impl Rackcc {
             for &h in self.members[j].keys() {
                 per_host
                     .entry(h)
-                    .or_insert_with(|| TorMsg { host: h, states: Vec::new() })
+                    .or_insert_with(|| TorMsg { host: h, states: Vec::new(), traced: Vec::new() })
                     .states
                     .push(state.clone());
             }
         }
         let tor_node = NodeId(node);
-        for (h, msg) in per_host {
+        for (h, mut msg) in per_host {
+            if let Some(trace) = self.trace.as_mut() {
+                msg.traced = msg
+                    .states
+                    .iter()
+                    .map(|s| trace.message(now, h, s.round, s.alpha, s.marked))
+                    .collect();
+            }
             let joined: usize = msg.states.iter().map(|s| s.joined.len()).sum();
             let bytes = self.cfg.tor_header
                 + self.cfg.tor_entry * msg.states.len() as u32
@@ -598,6 +671,75 @@ impl Rackcc {
             to,
             Message::new("rackcc_rate", self.cfg.rate_bytes, RateMsg { src, dst, d }),
         );
+    }
+
+    /// `signal = "subflow"`: an echoed ACK of subflow `f` reached its sender `host`. A marked
+    /// one cuts f (1 − α/2) with the subflow's own α at once, unless it cut in the last RTT
+    /// (DCTCP's once per window of data).
+    fn own_ack(&mut self, ctx: &mut dyn Ctx, host: u32, f: u32, ece: bool) {
+        if self.subs.get(&f).is_none_or(|s| s.src != host) {
+            return; // an ACK after the subflow ended
+        }
+        let rtt = self.law_rtt(ctx, f);
+        let now = ctx.now();
+        let t = ctx.transport();
+        let r = (t.mss + t.header) as f64 * 8.0 / rtt.as_secs_f64();
+        let Some(sub) = self.subs.get_mut(&f).filter(|s| s.src == host) else { return };
+        sub.own_acks += 1;
+        sub.own_marks += ece as u64;
+        if !ece || !sub.has_f || (sub.cut_round > 0 && now < sub.cut_at + rtt) {
+            return;
+        }
+        let before = sub.f;
+        sub.f = (sub.f * (1.0 - sub.own_alpha / 2.0)).max(r);
+        (sub.cut_round, sub.cut_at, sub.slow_start) = (sub.cut_round + 1, now, false);
+        let (alpha, round, after) = (sub.own_alpha, sub.cut_round, sub.f);
+        if let Some(trace) = self.trace.as_mut() {
+            trace.cut(now, f, "mark", round, alpha, before, after);
+        }
+        self.apply(ctx, f);
+    }
+
+    /// A trace sample (`scheme.trace`): every JumboFlow and active subflow; the timer stops
+    /// when no subflow is active and restarts with the next.
+    fn trace_sample(&mut self, ctx: &mut dyn Ctx) {
+        let Some(every) = self.trace.as_ref().map(|t| t.every) else { return };
+        let since = self.trace.as_ref().map(|t| t.since.clone()).unwrap_or_default();
+        let jumbos = (0..self.jumbos.len())
+            .map(|j| {
+                let mine = self.subs.values().filter(|s| s.jumbo == j && s.has_f);
+                let (sum_f, sum_s) = mine.fold((0.0, 0.0), |(f, s), sub| (f + sub.f, s + sub.rate));
+                trace::JumboSample {
+                    jumbo: j,
+                    alpha: self.jumbos[j].alpha,
+                    rounds: self.jumbos[j].rounds,
+                    since: since.get(j).copied().unwrap_or_default(),
+                    sum_f,
+                    sum_s,
+                }
+            })
+            .collect();
+        let subs = self
+            .subs
+            .iter()
+            .map(|(&flow, sub)| {
+                let p = ctx.progress(FlowId(flow));
+                trace::SubSample {
+                    flow,
+                    f: sub.f,
+                    d: sub.d,
+                    s: sub.rate,
+                    inflight: p.next.saturating_sub(p.acked),
+                }
+            })
+            .collect();
+        let now = ctx.now();
+        self.trace.as_mut().expect("tracing").sample(now, jumbos, subs);
+        if self.subs.is_empty() {
+            self.tracing = false;
+        } else {
+            ctx.schedule(now + every, 0, TRACE);
+        }
     }
 
     fn register(&mut self, ctx: &mut dyn Ctx, f: u32, j: usize, join: bool) {
@@ -659,8 +801,14 @@ impl Scheme for Rackcc {
             losses: 0,
             rate: 0.0,
             seen_at_dst: false,
+            own_alpha: self.cfg.initial_alpha,
+            own_acks: 0,
+            own_marks: 0,
         };
         self.register(ctx, flow.0, j, true);
+        if self.cfg.signal == Signal::Subflow {
+            ctx.tap_host(src);
+        }
         ctx.schedule(ctx.now() + rtt, flow.0, FLOW_RTT);
         self.subs.insert(flow.0, sub);
         *self.members[j].entry(src).or_default() += 1;
@@ -676,6 +824,10 @@ impl Scheme for Rackcc {
             self.wake_tor(ctx, tor);
         }
         self.apply(ctx, flow.0);
+        if let Some(every) = self.trace.as_ref().map(|t| t.every).filter(|_| !self.tracing) {
+            self.tracing = true;
+            ctx.schedule(next_tick(ctx.now(), every), 0, TRACE);
+        }
     }
 
     fn on_flow_end(&mut self, ctx: &mut dyn Ctx, flow: FlowId) {
@@ -709,6 +861,9 @@ impl Scheme for Rackcc {
                 jumbo.registry.leave();
             }
         } else if let Some(m) = msg.body::<TorMsg>() {
+            if let Some(trace) = self.trace.as_mut() {
+                m.traced.iter().for_each(|&i| trace.delivered(i, ctx.now(), false));
+            }
             let flows = self.host_flows.get(&m.host).cloned().unwrap_or_default();
             for state in &m.states {
                 self.views.insert(
@@ -758,6 +913,9 @@ impl Scheme for Rackcc {
     /// at the next aggregation period (at once it could meet the same full queue). Periodic
     /// state is not: the next period or interval brings it fresh.
     fn on_message_dropped(&mut self, ctx: &mut dyn Ctx, src: NodeId, msg: &Message) {
+        if let (Some(trace), Some(m)) = (self.trace.as_mut(), msg.body::<TorMsg>()) {
+            m.traced.iter().for_each(|&i| trace.delivered(i, ctx.now(), true));
+        }
         let to = if let Some(m) = msg.body::<RegisterMsg>() {
             NodeId(self.jumbos[m.jumbo].src_tor)
         } else if let Some(m) = msg
@@ -784,6 +942,7 @@ impl Scheme for Rackcc {
                 ctx.schedule(ctx.now() + rtt, agent, FLOW_RTT);
             }
             DEST_INTERVAL => self.dest_interval(ctx, agent),
+            TRACE => self.trace_sample(ctx),
             RETRY => {
                 for (from, to, msg) in std::mem::take(&mut self.retry) {
                     ctx.send(from, to, msg);
@@ -806,11 +965,24 @@ impl Scheme for Rackcc {
         match pkt.kind {
             PacketKind::Ack if to_host => self.jumbos[j].on_ack(pkt.ecn.ece()),
             PacketKind::Data if !to_host => self.jumbos[j].on_data(pkt.size),
-            _ => {}
+            _ => return,
+        }
+        if let Some(trace) = self.trace.as_mut() {
+            let c = trace.counters(j);
+            match pkt.kind {
+                PacketKind::Ack => (c.acks, c.marks) = (c.acks + 1, c.marks + pkt.ecn.ece() as u64),
+                _ => c.bytes_up += pkt.size as u64,
+            }
         }
     }
 
     fn on_host_packet(&mut self, ctx: &mut dyn Ctx, host: u32, pkt: &mut Packet) {
+        if pkt.kind == PacketKind::Ack {
+            if self.cfg.signal == Signal::Subflow {
+                self.own_ack(ctx, host, pkt.flow.0, pkt.ecn.ece());
+            }
+            return;
+        }
         if pkt.kind != PacketKind::Data {
             return;
         }
@@ -829,6 +1001,10 @@ impl Scheme for Rackcc {
         let alpha: Vec<f64> = self.jumbos.iter().map(|j| j.alpha).collect();
         let registered: Vec<u32> = self.jumbos.iter().map(|j| j.registry.n).collect();
         let d: BTreeMap<u32, f64> = self.dests.iter().map(|(h, d)| (*h, d.d)).collect();
-        serde_json::json!({ "jumboflows": self.jumbos.len(), "max_registered": self.max_registered, "registered": registered, "alpha": alpha, "destination_rate_bps": d })
+        let mut state = serde_json::json!({ "jumboflows": self.jumbos.len(), "max_registered": self.max_registered, "registered": registered, "alpha": alpha, "destination_rate_bps": d });
+        if let Some(trace) = &self.trace {
+            state["trace"] = trace.to_json();
+        }
+        state
     }
 }
