@@ -15,6 +15,7 @@ few moments per command; `make test-slow` runs many (`-m slow`).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -342,3 +343,26 @@ def test_a_full_disk_is_an_error_and_leaves_nothing_half_written(proj, env, smal
     assert (small_fs / "mine.txt").read_text() == "mine"
     if (small_fs / "sw" / layout.INDEX).exists():
         pl.read_parquet(small_fs / "sw" / layout.INDEX)  # readable, not a torn file
+
+
+def test_a_full_disk_reported_as_a_bare_oserror_is_named(tmp_path, capsys):
+    """polars' CSV writer reports a full disk as `OSError("No space left on device (os error
+    28)")`, without an errno (`compare` on a small tmpfs printed `error: [Errno None] None:
+    rep`): it is the full disk, naming the folder, and nothing is left behind; any other
+    OSError without an errno keeps its text."""
+    from corral.cli import user_errors
+    from corral.outdir import atomic_dir
+
+    with pytest.raises(OSError) as info:
+        with atomic_dir(tmp_path / "rep", "report") as tmp:
+            (tmp / "a.csv").write_text("x")
+            raise OSError("No space left on device (os error 28)")
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(tmp_path / "rep"), info.value
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(OSError, match=r"^something else \(writing .*rep\)$"):
+        with atomic_dir(tmp_path / "rep", "report"):
+            raise OSError("something else")
+    with pytest.raises(SystemExit):
+        with user_errors():
+            raise OSError("No space left on device (os error 28)")
+    assert capsys.readouterr().err == "error: No space left on device\n"

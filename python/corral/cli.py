@@ -80,6 +80,9 @@ def user_errors() -> Iterator[None]:
     except (ScenarioError, SimulationError, OutputError) as e:
         raise fail(str(e)) from None
     except OSError as e:
+        disk = disk_error(e) if e.errno is None else None
+        if disk is not None:
+            raise fail(disk.strerror) from None
         text = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
         raise fail(text) from None
     except Exception as e:
