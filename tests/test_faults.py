@@ -29,7 +29,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from conftest import TINY
-from corral.outdir import OLD_PREFIX, TMP_PREFIX, is_complete, owned_files, read_marker
+from corral.outdir import MARKER, OLD_PREFIX, TMP_PREFIX, is_complete, lock_path, owned_files, read_marker, write_marker
 from corral.sweep import layout
 
 SLOW_RENAMES = """
@@ -278,6 +278,48 @@ def test_a_truncated_table_makes_its_run_incomplete_and_compare_names_nothing_it
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0 and "1 done, 1 skipped" in out, (out, err)
     assert layout.status(run) == layout.OK
+
+
+def test_a_resume_removes_a_killed_workers_scratch_inside_a_run_folder(proj, env):
+    """A worker killed while it replaced a run folder (a failed run redone) leaves its scratch
+    folder and its trash inside that run folder; the next sweep removes them (they name the
+    sweep's lock), and keeps the user's file named like them (found by bench/faults.py)."""
+    _sweep(proj, 2)
+    args = ["sweep", "sweep.toml", "-o", "sw", "--workers", "1"]
+    assert start(args, proj, env).wait(timeout=600) == 0
+    run = next(d for d in (proj / "sw" / layout.RUNS).iterdir() if d.is_dir())
+    worker = {"pid": 1, "command": "corral worker", "lock": str(lock_path((proj / "sw").resolve()))}
+    for name in (f"{TMP_PREFIX}0123456789", f"{OLD_PREFIX}0123456789"):
+        (run / name).mkdir()
+        (run / name / "summary.json").write_text("{}")
+        write_marker(run / name, "run", (), complete=False, writer=worker, sync=False)
+    (run / f"{TMP_PREFIX}mine").write_text("a user's file named like corral's")
+    proc = start(args, proj, env)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0 and "0 done, 2 skipped" in out, (out, err)
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".corral-")) == [MARKER, f"{TMP_PREFIX}mine"]
+    assert layout.status(run) == layout.OK
+
+
+@pytest.mark.parametrize("interrupt", [OSError(5, "Input/output error"), KeyboardInterrupt()], ids=["error", "ctrl-c"])
+def test_a_scratch_folder_interrupted_before_its_marker_is_removed(tmp_path, monkeypatch, interrupt):
+    """An error, Ctrl-C or SIGTERM while a new scratch folder gets its marker, before anything
+    could tell it is corral's, removes the folder: SIGTERM at the first rename of a
+    replacement left an empty .corral-tmp-* that no later writer removed (bench/faults.py)."""
+    import corral.outdir.publish as publish
+
+    def interrupted(*args, **kwargs):
+        raise interrupt
+
+    monkeypatch.setattr(publish, "write_marker", interrupted)
+    for out in ("new", "old"):
+        if out == "old":
+            (tmp_path / "old").mkdir()
+        with pytest.raises(type(interrupt)):
+            with publish.atomic_dir(tmp_path / out, "run"):
+                pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old"]
+    assert list((tmp_path / "old").iterdir()) == []
 
 
 # -- two writers -------------------------------------------------------------------------------

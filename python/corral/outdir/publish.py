@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .check import OutputError, check_target
-from .lock import LockedError, TargetLock
+from .lock import LockedError, TargetLock, and_children
 from .marker import (
     MARKER,
     OLD_PREFIX,
@@ -114,7 +114,11 @@ class Writer:
                 path.mkdir(mode=0o755)
             except FileExistsError:
                 continue
-            write_marker(path, self.kind, (), complete=False, writer=self.writer_info, sync=False)
+            try:
+                write_marker(path, self.kind, (), complete=False, writer=self.writer_info, sync=False)
+            except BaseException:  # an error, Ctrl-C or SIGTERM before it has its marker: no one else could find it
+                self.drop(path)
+                raise
             return path
         raise FileExistsError(f"no free scratch name in {where}")
 
@@ -315,7 +319,8 @@ def writing(
     places: Iterable[str] = (),
 ) -> Iterator[Writer]:
     """Check `path`, hold its lock, remove a killed writer's leftovers (in the folder's
-    parent, the folder, and its sub-folders `places`), and yield the `Writer`."""
+    parent, the folder, its sub-folders `places` and the folders in those: a sweep's run
+    folders), and yield the `Writer`."""
     import sys
 
     target = check_target(path, kind, inputs, force)
@@ -335,7 +340,7 @@ def writing(
         # checked again under the lock: another writer may have changed it meanwhile
         check_target(path, kind, inputs, force)
         w = Writer(real, shown, kind, lock)
-        w.cleaned = lock.clean_leftovers(real.parent, real, *(real / p for p in places))
+        w.cleaned = lock.clean_leftovers(real.parent, real, *and_children(*(real / p for p in places)))
         yield w
     finally:
         lock.release()
