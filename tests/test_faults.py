@@ -182,6 +182,37 @@ def test_many_kill_moments_of_a_run(proj, env, name, sig):
     assert len(seen) >= 2, seen  # the moments reached more than one phase
 
 
+@pytest.mark.parametrize("signame,code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_raised_inside_a_callback_still_stops_the_command(tmp_path, signame, code):
+    """A SIGTERM (or Ctrl-C) that arrives while Python runs a callback that ignores exceptions
+    (an import's module-lock weakref callback: a killed compare printed "Exception ignored ...
+    Terminated" with a traceback and went on to exit 0) is delivered again and stops the
+    command at its next statement."""
+    script = f"""
+import signal, sys, time, weakref
+import corral.cli as cli
+
+class Thing:
+    pass
+
+def dispatch(argv):
+    handler = signal.getsignal(signal.{signame})
+    thing = Thing()
+    ref = weakref.ref(thing, lambda r: handler(signal.{signame}, None))  # as if the signal came in it
+    del thing
+    for _ in range(200):
+        time.sleep(0.01)
+    print("went on")
+
+cli._dispatch = dispatch
+cli.main()
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == code and "went on" not in proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+    assert ("terminated" if code == 143 else "interrupted") in proc.stderr
+
+
 # -- compare and reproduce --------------------------------------------------------------------
 
 
