@@ -7,6 +7,8 @@ cluster (threads). The full arena is `corral arena`, never run here.
 
 from __future__ import annotations
 
+import shutil
+
 import polars as pl
 import pytest
 from conftest import corral_cli
@@ -215,7 +217,9 @@ def test_an_arena_folder_lists_its_files_by_name_and_other_commands_never_enter_
     before = {str(p): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     (tmp_path / "s.toml").write_text(TINY)
     (tmp_path / "sweep.toml").write_text('scenario = "s.toml"\nseeds = [1]\n')
-    some_run = next(p for p in (out / "runs").iterdir() if p.is_dir())
+    # a run folder outside the arena: one inside it is refused first as an input -o holds
+    some_run = tmp_path / "r1"
+    shutil.copytree(next(p for p in (out / "runs").iterdir() if p.is_dir()), some_run)
     for args in (
         ("run", "s.toml", "-o", out, "--force"),
         ("compare", some_run, "-o", out, "--force", "--no-plots"),
