@@ -47,8 +47,15 @@ use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
 use super::sack::{self, NextSeg, Scoreboard};
 use super::TcpConfig;
+use limit::SendLimit;
+use pacer::Pacer;
+use timers::Timers;
 use crate::sim::rng::Rng;
 use crate::units::Time;
+
+mod limit;
+mod pacer;
+mod timers;
 
 /// A segment the sender asks to put on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,8 +81,6 @@ pub struct SenderStats {
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     mss: u64,
-    /// Bytes to send; `None` = unbounded.
-    size: Option<u64>,
     snd_una: u64,
     snd_nxt: u64,
     /// Highest sequence number sent so far (plus one).
@@ -94,28 +99,14 @@ pub struct TcpSender {
     ecn_recover: Option<u64>,
     send_cwr: bool,
     rtt: RttEstimator,
-    rto_deadline: Option<Time>,
-    rwnd: u64,
-    /// New segments the sender may still hand to its host now (host NIC backpressure);
-    /// `u64::MAX` when unlimited. Retransmissions in fast recovery are not counted.
-    credit: u64,
-    /// Pacing gain (`None` = pacing off).
-    pacing: Option<f64>,
-    /// Earliest time the next paced segment may leave.
-    next_send: Time,
+    /// The retransmission, probe and reordering timers.
+    timers: Timers,
+    /// The flow's size, the receive window, the host's credit, the explicit rate's window.
+    limit: SendLimit,
+    /// The pacing clock and the explicit rate's token bucket.
+    pacer: Pacer,
     /// A fast-recovery retransmission waiting for its pacing slot.
     retx_pending: bool,
-    /// Explicit rate: the token bucket every segment passes (boxed: most senders have none).
-    limiter: Option<Box<TokenBucket>>,
-    /// The congestion window limits sending (false for rate-only flows).
-    window: bool,
-    /// The window stops limiting at the first explicit rate.
-    window_until_rate: bool,
-    /// A window a scheme sets for a rate-only flow (`set_window_cap`): bytes in flight are
-    /// kept under it, as under a congestion window, with the rate still applied.
-    window_cap: Option<u64>,
-    /// Header bytes per segment, which the token bucket counts.
-    header: u64,
     /// SACK-based loss recovery (RFC 6675) instead of NewReno's.
     sack: bool,
     /// What the receiver has SACKed (empty without SACK).
@@ -135,21 +126,12 @@ pub struct TcpSender {
     /// RACK-TLP loss detection (SACK with `transport.rack` only; boxed: most senders of a
     /// large run are idle or short).
     rack: Option<Box<RackTlp>>,
-    /// When the tail loss probe fires (RACK-TLP, while the connection is open).
-    pto_deadline: Option<Time>,
-    /// When RACK's reordering timer fires.
-    reo_deadline: Option<Time>,
     /// A retransmission timeout's repair is running (until `snd_una` reaches `recover`).
     rto_recovery: bool,
     /// Delivery rate samples, for a controller that reads them (BBR).
     rate_samples: Option<Box<DeliveryRate>>,
     /// The controller sets cwnd itself, in recovery too (BBR): no PRR, no deflation.
     cc_owns_window: bool,
-    /// Added to 2 SRTT in the probe timeout (`transport.tlp_slack`).
-    tlp_slack: Time,
-    /// Added to 2 SRTT instead when one segment is out: the minimum RTO, or the receiver's
-    /// delayed-ACK timeout if longer.
-    tlp_single: Time,
     /// Bytes limited transmit sent beyond cwnd since the last ACK that advanced `snd_una`:
     /// RFC 5681 section 3.2 step 2 leaves them out of the FlightSize that sets ssthresh.
     limited_bytes: u64,
@@ -174,7 +156,6 @@ impl TcpSender {
         let cc_owns_window = built.owns_window();
         TcpSender {
             mss,
-            size,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -189,18 +170,29 @@ impl TcpSender {
             ecn_recover: None,
             send_cwr: false,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
-            rto_deadline: None,
-            rwnd: cfg.receive_window.unwrap_or(u64::MAX),
-            credit: u64::MAX,
+            timers: Timers::new(
+                cfg.tlp_slack,
+                if cfg.delayed_ack > 1 {
+                    cfg.delayed_ack_timeout.max(cfg.min_rto)
+                } else {
+                    cfg.min_rto
+                },
+            ),
+            limit: SendLimit {
+                size,
+                rwnd: cfg.receive_window.unwrap_or(u64::MAX),
+                credit: u64::MAX,
+                window: rate.is_none_or(|r| r.window != Window::Off),
+                window_until_rate: rate.is_some_and(|r| r.window == Window::UntilRate),
+                window_cap: None,
+            },
             // A controller with its own pacing rate (BBR) paces whatever transport.pacing says.
-            pacing: (cfg.pacing || cc.uses_rate_samples()).then_some(cfg.pacing_gain),
-            next_send: Time::ZERO,
+            pacer: Pacer::new(
+                (cfg.pacing || cc.uses_rate_samples()).then_some(cfg.pacing_gain),
+                rate.map(|r| TokenBucket::new(r.bps, r.depth)),
+                cfg.header as u64,
+            ),
             retx_pending: false,
-            limiter: rate.map(|r| Box::new(TokenBucket::new(r.bps, r.depth))),
-            window: rate.is_none_or(|r| r.window != Window::Off),
-            window_until_rate: rate.is_some_and(|r| r.window == Window::UntilRate),
-            window_cap: None,
-            header: cfg.header as u64,
             sack: cfg.sack,
             scoreboard: Scoreboard::default(),
             high_rxt: 0,
@@ -210,17 +202,9 @@ impl TcpSender {
             ssthresh_rule: cfg.ssthresh,
             prr: None,
             rack: (cfg.sack && cfg.rack).then(Box::default),
-            pto_deadline: None,
-            reo_deadline: None,
             rto_recovery: false,
             rate_samples: cc.uses_rate_samples().then(Box::default),
             cc_owns_window,
-            tlp_slack: cfg.tlp_slack,
-            tlp_single: if cfg.delayed_ack > 1 {
-                cfg.delayed_ack_timeout.max(cfg.min_rto)
-            } else {
-                cfg.min_rto
-            },
             limited_bytes: 0,
             stats: SenderStats::default(),
         }
@@ -233,8 +217,7 @@ impl TcpSender {
     pub fn set_dupthresh(&mut self, n: u32) {
         if n > self.dupthresh {
             self.rack = None;
-            self.pto_deadline = None;
-            self.reo_deadline = None;
+            self.timers.stop_rack();
         }
         self.dupthresh = n.max(1);
     }
@@ -247,28 +230,25 @@ impl TcpSender {
     /// The congestion window that limits sending now (capped by the receive window), `None`
     /// when no window limits it (a rate-only flow).
     pub fn window(&self) -> Option<u64> {
-        self.window.then(|| self.wnd())
+        self.limit.window.then(|| self.wnd())
     }
 
     /// The explicit rate in bit/s (`None` for window-only TCP).
     pub fn rate_bps(&self) -> Option<u64> {
-        self.limiter.as_deref().map(TokenBucket::bps)
+        self.pacer.limiter.as_deref().map(TokenBucket::bps)
     }
 
     /// Where the next segment falls within its packet interval at the explicit rate
     /// ([`TokenBucket::phase`]); `None` for window-only TCP or while paused.
     pub fn rate_phase(&self, now: Time) -> Option<f64> {
-        self.limiter.as_deref()?.phase(now, self.mss + self.header)
+        self.pacer.limiter.as_deref()?.phase(now, self.mss + self.pacer.header)
     }
 
     /// Sets the explicit rate at `now` (a rate-limited sender only); `hold` delays the next
     /// segment until then if the bucket would let it go at once ([`TokenBucket::hold_until`]).
     pub fn set_rate(&mut self, now: Time, bps: f64, hold: Option<Time>) {
-        if let Some(b) = &mut self.limiter {
-            if self.window_until_rate {
-                self.window_until_rate = false;
-                self.window = false;
-            }
+        if let Some(b) = &mut self.pacer.limiter {
+            self.limit.on_rate();
             b.set_rate(now, bps);
             if let Some(at) = hold {
                 b.hold_until(now, at);
@@ -279,7 +259,7 @@ impl TcpSender {
     /// Caps the bytes in flight of a rate-only flow at `bytes` (at least one segment; `None`
     /// removes the cap). A window-limited flow's congestion window is its controller's.
     pub fn set_window_cap(&mut self, bytes: Option<u64>) {
-        self.window_cap = bytes;
+        self.limit.window_cap = bytes;
     }
 
     /// Bytes sent at least once, acknowledged, and the first byte not yet sent.
@@ -291,18 +271,14 @@ impl TcpSender {
     /// rate-only flow the receive window and the scheme's cap if it set one.
     #[inline]
     fn wnd(&self) -> u64 {
-        if self.window {
-            self.cc_state.cwnd.min(self.rwnd).max(self.mss)
-        } else {
-            self.window_cap.map_or(self.rwnd, |cap| cap.max(self.mss).min(self.rwnd))
-        }
+        self.limit.wnd(self.cc_state.cwnd, self.mss)
     }
 
     /// Bytes limited transmit lets go beyond the window now: one segment for each of the
     /// first `dupthresh - 1` duplicate ACKs (RFC 3042), outside recovery.
     #[inline]
     fn limited_transmit_room(&self) -> u64 {
-        if self.limited_transmit && !self.in_recovery && self.window {
+        if self.limited_transmit && !self.in_recovery && self.limit.window {
             self.dupacks.min(self.dupthresh - 1) as u64 * self.mss
         } else {
             0
@@ -347,51 +323,34 @@ impl TcpSender {
 
     /// Whether a new segment is left to send and fits in the receive window.
     fn new_data_fits(&self) -> bool {
-        let len = self.mss.min(self.limit().saturating_sub(self.snd_max));
-        len > 0 && self.snd_max + len <= self.snd_una.saturating_add(self.rwnd)
+        let len = self.mss.min(self.limit.end().saturating_sub(self.snd_max));
+        len > 0 && self.snd_max + len <= self.snd_una.saturating_add(self.limit.rwnd)
     }
 
     /// Time between two paced segments of `len` bytes: `len / (gain * wnd / srtt)` with `wnd`
     /// the window in use (cwnd, capped by the receive window), or `None` when pacing is off or
     /// no RTT estimate exists yet.
     pub fn pacing_interval(&self, len: u64) -> Option<Time> {
-        let gain = self.pacing?;
+        let gain = self.pacer.gain?;
         if let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0.0) {
             return Some(Time((len as f64 * 1e12 / rate).round() as u64));
         }
         let srtt = self.rtt.srtt()?;
-        let cwnd = self.cc_state.cwnd.min(self.rwnd).max(self.mss) as f64;
+        let cwnd = self.cc_state.cwnd.min(self.limit.rwnd).max(self.mss) as f64;
         Some(Time((len as f64 * srtt.0 as f64 / (gain * cwnd)).round() as u64))
-    }
-
-    /// The earliest time at or after `now` the pacing clock and the token bucket let a
-    /// segment go (`None`: the bucket is paused).
-    fn release_at(&self, now: Time) -> Option<Time> {
-        let paced = if self.pacing.is_some() { now.max(self.next_send) } else { now };
-        match &self.limiter {
-            Some(b) => b.earliest(now).map(|t| t.max(paced)),
-            None => Some(paced),
-        }
     }
 
     /// Whether the pacing clock or the token bucket holds segments back at `now`.
     #[inline]
     fn paced_out(&self, now: Time) -> bool {
-        if self.pacing.is_none() && self.limiter.is_none() {
-            return false;
-        }
-        self.release_at(now) != Some(now)
+        self.pacer.paced_out(now)
     }
 
     /// Advances the pacing clock and the token bucket after a segment of `len` bytes left at `now`.
     #[inline]
     fn pace(&mut self, now: Time, len: u64) {
-        if let Some(gap) = self.pacing_interval(len) {
-            self.next_send = self.next_send.max(now) + gap;
-        }
-        if let Some(b) = &mut self.limiter {
-            b.consume(now, len + self.header);
-        }
+        let gap = self.pacing_interval(len);
+        self.pacer.pace(now, len, gap);
     }
 
     /// When the pacing clock or the token bucket next lets a segment go that is waiting for
@@ -401,43 +360,39 @@ impl TcpSender {
         if !(self.paced_out(now) && (self.retx_pending || self.can_send())) {
             return None;
         }
-        self.release_at(now)
-    }
-
-    fn limit(&self) -> u64 {
-        self.size.unwrap_or(u64::MAX)
+        self.pacer.release_at(now)
     }
 
     /// All bytes of a sized flow are acknowledged.
     pub fn finished(&self) -> bool {
-        self.size.is_some_and(|s| self.snd_una >= s)
+        self.limit.size.is_some_and(|s| self.snd_una >= s)
     }
 
     /// When the retransmission timer expires, if it is running.
     pub fn rto_deadline(&self) -> Option<Time> {
-        self.rto_deadline
+        self.timers.rto
     }
 
     /// The earliest of the sender's timers: the RTO, the tail loss probe and RACK's
     /// reordering timer.
     pub fn timer_deadline(&self) -> Option<Time> {
-        [self.rto_deadline, self.pto_deadline, self.reo_deadline].into_iter().flatten().min()
+        self.timers.earliest()
     }
 
     /// The timer of [`Self::timer_deadline`] fired at `now`: RACK's reordering timer looks
     /// for losses again, the probe timeout sends a loss probe, the RTO times out.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.reo_deadline.is_some_and(|d| d <= now) {
-            self.reo_deadline = None;
+        if self.timers.reorder.is_some_and(|d| d <= now) {
+            self.timers.reorder = None;
             // A recovery the timer starts counts one segment delivered, as Linux's
             // `tcp_rack_reo_timeout` does, so that PRR lets the retransmission go.
             self.rack_detect_loss(now, self.mss, out);
             self.send_available(now, out);
             self.update_probe_timer(now, false);
-        } else if self.pto_deadline.is_some_and(|d| d <= now) {
-            self.pto_deadline = None;
+        } else if self.timers.probe.is_some_and(|d| d <= now) {
+            self.timers.probe = None;
             self.send_loss_probe(now, out);
-        } else if self.rto_deadline.is_some_and(|d| d <= now) {
+        } else if self.timers.rto.is_some_and(|d| d <= now) {
             self.on_rto(now, out);
         }
     }
@@ -449,7 +404,7 @@ impl TcpSender {
         let Some(r) = &mut self.rack else { return false };
         let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
         let (marked, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
-        self.reo_deadline = due;
+        self.timers.reorder = due;
         if !self.in_recovery && r.lost_bytes() > 0 && self.may_enter_recovery() {
             self.enter_fast_recovery(now, delivered, out);
         }
@@ -462,13 +417,13 @@ impl TcpSender {
     /// RTO.
     fn update_probe_timer(&mut self, now: Time, restart: bool) {
         let Some(r) = &self.rack else { return };
-        if self.in_recovery || self.rto_recovery || !r.may_probe() || !self.window {
-            self.pto_deadline = None;
+        if self.in_recovery || self.rto_recovery || !r.may_probe() || !self.limit.window {
+            self.timers.probe = None;
             return;
         }
-        if restart || self.pto_deadline.is_none() {
-            let at = now + r.pto(self.rtt.srtt(), self.tlp_slack, self.tlp_single);
-            self.pto_deadline = Some(self.rto_deadline.map_or(at, |rto| at.min(rto)));
+        if restart || self.timers.probe.is_none() {
+            let at = now + r.pto(self.rtt.srtt(), self.timers.tlp_slack, self.timers.tlp_single);
+            self.timers.probe = Some(self.timers.rto.map_or(at, |rto| at.min(rto)));
         }
     }
 
@@ -477,7 +432,7 @@ impl TcpSender {
     /// sent; then re-arms the RTO.
     fn send_loss_probe(&mut self, now: Time, out: &mut Vec<Segment>) {
         if self.snd_nxt == self.snd_max && self.new_data_fits() {
-            let (seq, len) = (self.snd_max, self.mss.min(self.limit() - self.snd_max));
+            let (seq, len) = (self.snd_max, self.mss.min(self.limit.end() - self.snd_max));
             self.snd_max += len;
             self.snd_nxt = self.snd_max;
             out.push(Segment {
@@ -560,7 +515,7 @@ impl TcpSender {
     }
 
     fn arm_timer(&mut self, now: Time) {
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.timers.rto = Some(now + self.rtt.rto());
     }
 
     /// Opens the connection (the controller learns the handshake's RTT, if one was
@@ -573,7 +528,7 @@ impl TcpSender {
 
     /// Limits how many segments the next call may emit (`u64::MAX` = no limit).
     pub fn set_credit(&mut self, segments: u64) {
-        self.credit = segments;
+        self.limit.credit = segments;
     }
 
     /// Whether the window and the pacing clock would let another segment go out at `now`.
@@ -588,7 +543,7 @@ impl TcpSender {
             return self.next_sack_segment().is_some();
         }
         let wnd = self.wnd() + self.limited_transmit_room();
-        let len = self.mss.min(self.limit().saturating_sub(self.snd_nxt));
+        let len = self.mss.min(self.limit.end().saturating_sub(self.snd_nxt));
         len > 0 && self.snd_nxt + len <= self.snd_una.saturating_add(wnd)
     }
 
@@ -614,8 +569,8 @@ impl TcpSender {
         }
         let cwnd_end = self.snd_una.saturating_add(self.wnd());
         let wnd = self.wnd() + self.limited_transmit_room();
-        let limit = self.limit();
-        while self.snd_nxt < limit && self.credit > 0 && !self.paced_out(now) {
+        let limit = self.limit.end();
+        while self.snd_nxt < limit && self.limit.credit > 0 && !self.paced_out(now) {
             if self.snd_nxt < self.snd_max {
                 // Go-back-N after a timeout: the receiver holds what it SACKed.
                 if let Some((_, end)) = self.scoreboard.block_at(self.snd_nxt) {
@@ -636,10 +591,10 @@ impl TcpSender {
             self.note_sent(self.snd_nxt, len, now);
             self.stats.segments_sent += 1;
             self.stats.retransmits += retransmit as u64;
-            self.credit = self.credit.saturating_sub(1);
+            self.limit.credit = self.limit.credit.saturating_sub(1);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
-            if self.rto_deadline.is_none() {
+            if self.timers.rto.is_none() {
                 self.arm_timer(now);
             }
             self.pace(now, len);
@@ -657,11 +612,11 @@ impl TcpSender {
             let (seq, len) = match self.next_sack_segment() {
                 None => break,
                 Some(NextSeg::New) => {
-                    if self.credit == 0 {
+                    if self.limit.credit == 0 {
                         break;
                     }
-                    let (seq, len) = (self.snd_max, self.mss.min(self.limit() - self.snd_max));
-                    self.credit = self.credit.saturating_sub(1);
+                    let (seq, len) = (self.snd_max, self.mss.min(self.limit.end() - self.snd_max));
+                    self.limit.credit = self.limit.credit.saturating_sub(1);
                     self.snd_max += len;
                     self.snd_nxt = self.snd_max;
                     out.push(Segment {
@@ -737,7 +692,7 @@ impl TcpSender {
             self.retx_pending = true;
             return;
         }
-        let len = self.mss.min(self.limit() - self.snd_una);
+        let len = self.mss.min(self.limit.end() - self.snd_una);
         out.push(Segment { seq: self.snd_una, len: len as u32, retransmit: true, cwr: false });
         self.note_sent(self.snd_una, len, now);
         self.stats.segments_sent += 1;
@@ -749,12 +704,12 @@ impl TcpSender {
     /// Tells the controller the flow's absolute deadline (and its size), before anything is
     /// sent (D2TCP reads both).
     pub fn set_deadline(&mut self, deadline: Option<Time>) {
-        self.cc.on_flow(self.size, deadline);
+        self.cc.on_flow(self.limit.size, deadline);
     }
 
     /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
     fn react_to_ecn(&mut self, now: Time) -> bool {
-        if !self.window || self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+        if !self.limit.window || self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
             return false;
         }
         let flight = self.flight();
@@ -863,7 +818,7 @@ impl TcpSender {
                 }
             }
             if self.snd_una >= self.snd_max {
-                self.rto_deadline = None;
+                self.timers.rto = None;
             } else if restart_timer {
                 self.arm_timer(now);
             }
@@ -995,7 +950,7 @@ impl TcpSender {
             // RFC 6675 section 5 step (4): cwnd = ssthresh (or PRR's window for this ACK),
             // retransmit the first segment, then send as the pipe allows.
             self.high_rxt = self.snd_una;
-            self.pto_deadline = None;
+            self.timers.probe = None;
             if self.cc_owns_window {
                 // The controller keeps the window (BBR's packet conservation).
             } else if self.use_prr {
@@ -1017,7 +972,7 @@ impl TcpSender {
             }
             self.retransmit_una(now, out);
             if !self.retx_pending {
-                self.high_rxt = self.snd_una + self.mss.min(self.limit() - self.snd_una);
+                self.high_rxt = self.snd_una + self.mss.min(self.limit.end() - self.snd_una);
                 self.arm_timer(now);
             }
             return;
@@ -1031,7 +986,7 @@ impl TcpSender {
     /// The retransmission timer fired at `now` (the caller checks `now >= rto_deadline`).
     pub fn on_rto(&mut self, now: Time, out: &mut Vec<Segment>) {
         if self.snd_una >= self.snd_max {
-            self.rto_deadline = None;
+            self.timers.rto = None;
             return;
         }
         self.stats.timeouts += 1;
@@ -1052,8 +1007,7 @@ impl TcpSender {
         self.in_recovery = false;
         self.prr = None;
         self.rto_recovery = true;
-        self.pto_deadline = None;
-        self.reo_deadline = None;
+        self.timers.stop_rack();
         if let Some(r) = &mut self.rack {
             r.on_rto();
         }
