@@ -45,15 +45,17 @@ use super::prr::Prr;
 use super::rack::{RackTlp, TlpOutcome};
 use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
-use super::sack::{self, NextSeg, Scoreboard};
+use super::sack::NextSeg;
 use super::TcpConfig;
 use limit::SendLimit;
+use loss::{LossDetection, Outstanding, SackState};
 use pacer::Pacer;
 use timers::Timers;
 use crate::sim::rng::Rng;
 use crate::units::Time;
 
 mod limit;
+mod loss;
 mod pacer;
 mod timers;
 
@@ -107,14 +109,8 @@ pub struct TcpSender {
     pacer: Pacer,
     /// A fast-recovery retransmission waiting for its pacing slot.
     retx_pending: bool,
-    /// SACK-based loss recovery (RFC 6675) instead of NewReno's.
-    sack: bool,
-    /// What the receiver has SACKed (empty without SACK).
-    scoreboard: Scoreboard,
-    /// RFC 6675 HighRxt: the end of the highest range retransmitted in this recovery.
-    high_rxt: u64,
-    /// The rescue retransmission of this recovery has not been sent yet (rule 4).
-    rescue_allowed: bool,
+    /// How losses are found: duplicate ACKs, RFC 6675 over SACK, or RACK-TLP.
+    loss: LossDetection,
     /// Limited transmit (RFC 3042).
     limited_transmit: bool,
     /// SACK recovery paces its sending by PRR (RFC 6937) rather than RFC 6675's rule.
@@ -123,9 +119,6 @@ pub struct TcpSender {
     ssthresh_rule: SsthreshRule,
     /// The running PRR episode (SACK recovery with `use_prr` only).
     prr: Option<Prr>,
-    /// RACK-TLP loss detection (SACK with `transport.rack` only; boxed: most senders of a
-    /// large run are idle or short).
-    rack: Option<Box<RackTlp>>,
     /// A retransmission timeout's repair is running (until `snd_una` reaches `recover`).
     rto_recovery: bool,
     /// Delivery rate samples, for a controller that reads them (BBR).
@@ -193,15 +186,11 @@ impl TcpSender {
                 cfg.header as u64,
             ),
             retx_pending: false,
-            sack: cfg.sack,
-            scoreboard: Scoreboard::default(),
-            high_rxt: 0,
-            rescue_allowed: false,
+            loss: LossDetection::new(cfg.sack, cfg.rack),
             limited_transmit: cfg.limited_transmit,
             use_prr: cfg.recovery == Recovery::Prr,
             ssthresh_rule: cfg.ssthresh,
             prr: None,
-            rack: (cfg.sack && cfg.rack).then(Box::default),
             rto_recovery: false,
             rate_samples: cc.uses_rate_samples().then(Box::default),
             cc_owns_window,
@@ -216,7 +205,9 @@ impl TcpSender {
     /// of the minimum RTT, without D-SACK to widen it) is shorter than spraying's reordering.
     pub fn set_dupthresh(&mut self, n: u32) {
         if n > self.dupthresh {
-            self.rack = None;
+            if let LossDetection::Rack(s, _) = &mut self.loss {
+                self.loss = LossDetection::Sack(std::mem::take(s));
+            }
             self.timers.stop_rack();
         }
         self.dupthresh = n.max(1);
@@ -288,37 +279,29 @@ impl TcpSender {
     /// Whether SACK recovery (RFC 6675) is running.
     #[inline]
     fn sack_recovery(&self) -> bool {
-        self.sack && self.in_recovery
+        self.in_recovery && self.loss.sack().is_some()
+    }
+
+    /// The data outstanding, for the loss detection's rules.
+    #[inline]
+    fn outstanding(&self) -> Outstanding {
+        Outstanding { una: self.snd_una, max: self.snd_max, dupthresh: self.dupthresh, mss: self.mss }
     }
 
     /// RFC 6675 `SetPipe` over the scoreboard (for tests; sending uses `next_sack_segment`).
     #[cfg(test)]
     fn pipe(&self) -> u64 {
-        self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.mss)
+        self.loss.pipe(self.outstanding()).expect("SACK is on")
     }
 
-    /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment (both from one pass
-    /// over the scoreboard's holes).
+    /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment.
     fn next_sack_segment(&self) -> Option<NextSeg> {
-        if let Some(r) = &self.rack {
-            if self.cc_state.cwnd < r.pipe(self.snd_una, self.snd_max) + self.mss {
-                return None;
-            }
-            return r.next_seg(self.new_data_fits(), self.rescue_allowed);
-        }
-        let holes = self.scoreboard.holes(self.snd_una, self.snd_max, self.dupthresh, self.mss);
-        if self.cc_state.cwnd < sack::pipe_over(&holes, self.high_rxt) + self.mss {
-            return None;
-        }
-        let top = self.scoreboard.highest().unwrap_or(self.snd_una);
-        sack::next_seg_over(
-            &holes,
-            top,
-            self.high_rxt,
-            self.new_data_fits(),
-            self.rescue_allowed,
-            self.mss,
-        )
+        self.loss.next_seg(self.outstanding(), self.cc_state.cwnd, || self.new_data_fits())
+    }
+
+    /// The SACK state (SACK recovery only).
+    fn sack_state(&mut self) -> &mut SackState {
+        self.loss.sack_mut().expect("SACK is on")
     }
 
     /// Whether a new segment is left to send and fits in the receive window.
@@ -401,7 +384,7 @@ impl TcpSender {
     /// timer; a loss found outside recovery starts one (on an ACK that delivered `delivered`).
     /// Returns whether it marked a segment lost.
     fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) -> bool {
-        let Some(r) = &mut self.rack else { return false };
+        let Some(r) = self.loss.rack_mut() else { return false };
         let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
         let (marked, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
         self.timers.reorder = due;
@@ -416,7 +399,7 @@ impl TcpSender {
     /// `restart` (an ACK advanced snd_una); cancels it otherwise. It fires no later than the
     /// RTO.
     fn update_probe_timer(&mut self, now: Time, restart: bool) {
-        let Some(r) = &self.rack else { return };
+        let Some(r) = self.loss.rack() else { return };
         if self.in_recovery || self.rto_recovery || !r.may_probe() || !self.limit.window {
             self.timers.probe = None;
             return;
@@ -444,7 +427,7 @@ impl TcpSender {
             self.note_sent(seq, len, now);
             let end = self.snd_max;
             self.rack_mut().on_probe(end, false);
-        } else if let Some((seq, len)) = self.rack.as_ref().and_then(|r| r.last_segment()) {
+        } else if let Some((seq, len)) = self.loss.rack().and_then(|r| r.last_segment()) {
             out.push(Segment { seq, len: len as u32, retransmit: true, cwr: false });
             self.stats.retransmits += 1;
             self.note_sent(seq, len, now);
@@ -459,13 +442,13 @@ impl TcpSender {
     }
 
     fn rack_mut(&mut self) -> &mut RackTlp {
-        self.rack.as_deref_mut().expect("RACK-TLP is on")
+        self.loss.rack_mut().expect("RACK-TLP is on")
     }
 
     /// Tells RACK that a segment left at `now` (a retransmission when below `snd_max`).
     #[inline]
     fn note_sent(&mut self, seq: u64, len: u64, now: Time) {
-        if let Some(r) = &mut self.rack {
+        if let Some(r) = self.loss.rack_mut() {
             r.on_sent(seq, len, now);
         }
         if let Some(d) = &mut self.rate_samples {
@@ -480,17 +463,7 @@ impl TcpSender {
 
     /// Bytes in flight: the pipe (RACK's, or RFC 6675's with SACK), else snd_nxt - snd_una.
     fn in_flight(&self) -> u64 {
-        match (&self.rack, self.sack) {
-            (Some(r), _) => r.pipe(self.snd_una, self.snd_max),
-            (None, true) => self.scoreboard.pipe(
-                self.snd_una,
-                self.snd_max,
-                self.high_rxt,
-                self.dupthresh,
-                self.mss,
-            ),
-            (None, false) => self.flight(),
-        }
+        self.loss.pipe(self.outstanding()).unwrap_or_else(|| self.flight())
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -573,7 +546,7 @@ impl TcpSender {
         while self.snd_nxt < limit && self.limit.credit > 0 && !self.paced_out(now) {
             if self.snd_nxt < self.snd_max {
                 // Go-back-N after a timeout: the receiver holds what it SACKed.
-                if let Some((_, end)) = self.scoreboard.block_at(self.snd_nxt) {
+                if let Some((_, end)) = self.loss.sacked_block_at(self.snd_nxt) {
                     self.snd_nxt = end;
                     continue;
                 }
@@ -632,14 +605,14 @@ impl TcpSender {
                     continue;
                 }
                 Some(NextSeg::Retransmit { seq, len }) => {
-                    self.high_rxt = seq + len;
+                    self.sack_state().high_rxt = seq + len;
                     if seq == self.snd_una {
                         self.arm_timer(now);
                     }
                     (seq, len)
                 }
                 Some(NextSeg::Rescue { seq, len }) => {
-                    self.rescue_allowed = false;
+                    self.sack_state().rescue_allowed = false;
                     (seq, len)
                 }
             };
@@ -667,16 +640,7 @@ impl TcpSender {
         if self.prr.is_none() {
             return;
         }
-        let pipe = match &self.rack {
-            Some(r) => r.pipe(self.snd_una, self.snd_max),
-            None => self.scoreboard.pipe(
-                self.snd_una,
-                self.snd_max,
-                self.high_rxt,
-                self.dupthresh,
-                self.mss,
-            ),
-        };
+        let pipe = self.in_flight();
         if let Some(p) = &mut self.prr {
             if let Some(sndcnt) = p.on_ack(delivered, pipe, safe) {
                 self.cc_state.cwnd = pipe + sndcnt.div_ceil(self.mss) * self.mss;
@@ -750,16 +714,17 @@ impl TcpSender {
         let prior_in_flight = if self.cc_owns_window { self.in_flight() } else { 0 };
         let was_in_recovery = self.in_recovery;
         // RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed bytes.
-        let sacked_before = self.scoreboard.sacked_bytes();
-        if self.sack {
-            self.scoreboard.update(ack.max(self.snd_una), self.snd_max, sack);
+        let sacked_before = self.loss.sacked_bytes();
+        let snd_max = self.snd_max;
+        if let Some(s) = self.loss.sack_mut() {
+            s.scoreboard.update(ack.max(self.snd_una), snd_max, sack);
         }
-        let delivered = (ack.saturating_sub(self.snd_una) + self.scoreboard.sacked_bytes())
+        let delivered = (ack.saturating_sub(self.snd_una) + self.loss.sacked_bytes())
             .saturating_sub(sacked_before);
         let rate =
             self.rate_samples.as_mut().and_then(|d| d.on_ack(ack.max(self.snd_una), sack, now));
         let mut tlp = TlpOutcome::None;
-        if let Some(r) = &mut self.rack {
+        if let Some(r) = self.loss.rack_mut() {
             r.on_ack(ack.max(self.snd_una), sack, now, ts_echo);
             tlp = r.tlp_on_ack(ack, delivered == 0);
         }
@@ -791,7 +756,7 @@ impl TcpSender {
                     self.retx_pending = false;
                     self.dupacks = 0;
                     self.cc.on_recovery_exit(&mut self.cc_state, now);
-                } else if self.sack {
+                } else if self.loss.sack().is_some() {
                     // RFC 6675: the pipe, not an inflated window, paces recovery; every ACK
                     // that advances snd_una restarts the timer.
                     prr_due = true;
@@ -829,16 +794,14 @@ impl TcpSender {
             }
             self.dupacks += 1;
             if self.in_recovery {
-                if self.sack {
+                if self.loss.sack().is_some() {
                     prr_due = true;
                 } else if !self.cc_owns_window {
                     self.cc_state.cwnd += self.mss;
                 }
-            } else if self.rack.is_none()
+            } else if self.loss.rack().is_none()
                 && self.may_enter_recovery()
-                && (self.dupacks == self.dupthresh
-                    || (self.sack
-                        && self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss)))
+                && (self.dupacks == self.dupthresh || self.loss.head_is_lost(self.outstanding()))
             {
                 self.enter_fast_recovery(now, delivered, out);
             }
@@ -893,7 +856,7 @@ impl TcpSender {
     fn may_enter_recovery(&self) -> bool {
         match self.recover {
             None => true,
-            Some(r) if self.sack => self.snd_una >= r,
+            Some(r) if self.loss.sack().is_some() => self.snd_una >= r,
             Some(r) => self.snd_una > r,
         }
     }
@@ -908,23 +871,7 @@ impl TcpSender {
     /// `EnterRecovery` marks it before it measures `BytesInFlight`); the FlightSize without
     /// SACK.
     fn pipe_for_ssthresh(&self) -> u64 {
-        let head = self.mss.min(self.snd_max - self.snd_una);
-        match (&self.rack, self.sack) {
-            (Some(r), _) => r.pipe_head_lost(self.snd_una, self.snd_max),
-            (None, true) => {
-                let pipe = self.scoreboard.pipe(
-                    self.snd_una,
-                    self.snd_max,
-                    self.high_rxt,
-                    self.dupthresh,
-                    self.mss,
-                );
-                let head_counted = !self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.mss)
-                    && self.high_rxt <= self.snd_una;
-                pipe.saturating_sub(if head_counted { head } else { 0 })
-            }
-            (None, false) => self.flight_for_ssthresh(),
-        }
+        self.loss.pipe_head_lost(self.outstanding()).unwrap_or_else(|| self.flight_for_ssthresh())
     }
 
     /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery, on an ACK that delivered
@@ -946,10 +893,10 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_ack_seen = false;
         self.stats.fast_recoveries += 1;
-        if self.sack {
+        if self.loss.sack().is_some() {
             // RFC 6675 section 5 step (4): cwnd = ssthresh (or PRR's window for this ACK),
             // retransmit the first segment, then send as the pipe allows.
-            self.high_rxt = self.snd_una;
+            self.sack_state().high_rxt = self.snd_una;
             self.timers.probe = None;
             if self.cc_owns_window {
                 // The controller keeps the window (BBR's packet conservation).
@@ -965,14 +912,15 @@ impl TcpSender {
             } else {
                 self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
             }
-            self.rescue_allowed = true;
-            if self.rack.is_some() {
+            self.sack_state().rescue_allowed = true;
+            if self.loss.rack().is_some() {
                 // RACK's marks say what to resend: the caller sends it by NextSeg.
                 return;
             }
             self.retransmit_una(now, out);
             if !self.retx_pending {
-                self.high_rxt = self.snd_una + self.mss.min(self.limit.end() - self.snd_una);
+                self.sack_state().high_rxt =
+                    self.snd_una + self.mss.min(self.limit.end() - self.snd_una);
                 self.arm_timer(now);
             }
             return;
@@ -1008,11 +956,13 @@ impl TcpSender {
         self.prr = None;
         self.rto_recovery = true;
         self.timers.stop_rack();
-        if let Some(r) = &mut self.rack {
+        if let Some(r) = self.loss.rack_mut() {
             r.on_rto();
         }
         self.retx_pending = false;
-        self.rescue_allowed = false;
+        if let Some(s) = self.loss.sack_mut() {
+            s.rescue_allowed = false;
+        }
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.snd_nxt = self.snd_una;

@@ -501,7 +501,7 @@ fn the_rescue_retransmission_repairs_a_lost_tail_once() {
     let resent: Vec<u64> = out.iter().filter(|x| x.retransmit).map(|x| x.seq / MSS).collect();
     // Segment 11 is not lost by IsLost (nothing above it), no new data is left: rule 4.
     assert_eq!(resent, vec![2, 11]);
-    assert!(!s.rescue_allowed, "one rescue per recovery");
+    assert!(!s.loss.sack().unwrap().rescue_allowed, "one rescue per recovery");
     out.clear();
     s.on_ack_sack(t(200), 11 * MSS, false, t(100), &[], &mut out);
     assert!(out.is_empty(), "no second rescue");
