@@ -69,6 +69,20 @@ pub struct Segment {
     pub cwr: bool,
 }
 
+/// Why a segment leaves, which decides the bookkeeping of [`TcpSender::emit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Why {
+    /// The next segment in sequence at `snd_nxt`: new data (in a SACK recovery too) or
+    /// go-back-N's resending after a timeout. It moves `snd_nxt` and takes a host credit.
+    Next,
+    /// A loss repair below `snd_max`: a fast retransmission, a partial ACK's, a SACK hole's
+    /// or the rescue retransmission. Outside the host's credit.
+    Repair,
+    /// A tail loss probe (RFC 8985 section 7.3), new data or the last segment again: outside
+    /// the host's credit and the pacing clock.
+    Probe,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
     pub segments_sent: u64,
@@ -414,29 +428,17 @@ impl TcpSender {
     /// the receive window allows (cwnd is not checked), else resends the highest segment
     /// sent; then re-arms the RTO.
     fn send_loss_probe(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.snd_nxt == self.snd_max && self.new_data_fits() {
-            let (seq, len) = (self.snd_max, self.mss.min(self.limit.end() - self.snd_max));
-            self.snd_max += len;
-            self.snd_nxt = self.snd_max;
-            out.push(Segment {
-                seq,
-                len: len as u32,
-                retransmit: false,
-                cwr: std::mem::take(&mut self.send_cwr),
-            });
-            self.note_sent(seq, len, now);
-            let end = self.snd_max;
-            self.rack_mut().on_probe(end, false);
-        } else if let Some((seq, len)) = self.loss.rack().and_then(|r| r.last_segment()) {
-            out.push(Segment { seq, len: len as u32, retransmit: true, cwr: false });
-            self.stats.retransmits += 1;
-            self.note_sent(seq, len, now);
-            let end = self.snd_max;
-            self.rack_mut().on_probe(end, true);
+        let (seq, len) = if self.snd_nxt == self.snd_max && self.new_data_fits() {
+            (self.snd_max, self.mss.min(self.limit.end() - self.snd_max))
+        } else if let Some(last) = self.loss.rack().and_then(|r| r.last_segment()) {
+            last
         } else {
             return;
-        }
-        self.stats.segments_sent += 1;
+        };
+        let retransmitted = seq < self.snd_max;
+        self.emit(now, seq, len, Why::Probe, out);
+        let end = self.snd_max;
+        self.rack_mut().on_probe(end, retransmitted);
         self.stats.loss_probes += 1;
         self.arm_timer(now);
     }
@@ -445,14 +447,36 @@ impl TcpSender {
         self.loss.rack_mut().expect("RACK-TLP is on")
     }
 
-    /// Tells RACK that a segment left at `now` (a retransmission when below `snd_max`).
+    /// Puts one segment on the wire: every segment the sender sends leaves through here. It
+    /// is a retransmission when it starts below `snd_max`, and carries CWR if it is new data
+    /// after an ECN reaction. RACK and the delivery rate estimator learn when it left, PRR
+    /// counts it (in a SACK recovery), and `why` says the rest: the next segment in sequence
+    /// moves `snd_nxt` and takes a host credit, a loss probe leaves outside the pacing clock.
     #[inline]
-    fn note_sent(&mut self, seq: u64, len: u64, now: Time) {
+    fn emit(&mut self, now: Time, seq: u64, len: u64, why: Why, out: &mut Vec<Segment>) {
+        let retransmit = seq < self.snd_max;
+        let cwr = !retransmit && std::mem::take(&mut self.send_cwr);
+        out.push(Segment { seq, len: len as u32, retransmit, cwr });
         if let Some(r) = self.loss.rack_mut() {
             r.on_sent(seq, len, now);
         }
         if let Some(d) = &mut self.rate_samples {
             d.on_sent(seq, len, now);
+        }
+        if let Some(p) = &mut self.prr {
+            p.on_sent(len);
+        }
+        self.stats.segments_sent += 1;
+        self.stats.retransmits += retransmit as u64;
+        if !retransmit || why == Why::Next {
+            self.snd_nxt = seq + len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        if why == Why::Next {
+            self.limit.credit = self.limit.credit.saturating_sub(1);
+        }
+        if why != Why::Probe {
+            self.pace(now, len);
         }
     }
 
@@ -555,22 +579,13 @@ impl TcpSender {
             if self.snd_nxt + len > self.snd_una.saturating_add(wnd) {
                 break;
             }
-            let retransmit = self.snd_nxt < self.snd_max;
-            if !retransmit && self.snd_nxt + len > cwnd_end {
+            if self.snd_nxt >= self.snd_max && self.snd_nxt + len > cwnd_end {
                 self.limited_bytes += len;
             }
-            let cwr = !retransmit && std::mem::take(&mut self.send_cwr);
-            out.push(Segment { seq: self.snd_nxt, len: len as u32, retransmit, cwr });
-            self.note_sent(self.snd_nxt, len, now);
-            self.stats.segments_sent += 1;
-            self.stats.retransmits += retransmit as u64;
-            self.limit.credit = self.limit.credit.saturating_sub(1);
-            self.snd_nxt += len;
-            self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.emit(now, self.snd_nxt, len, Why::Next, out);
             if self.timers.rto.is_none() {
                 self.arm_timer(now);
             }
-            self.pace(now, len);
         }
         if self.rate_samples.is_some() && self.snd_max >= limit && self.flight() < self.wnd() {
             // Nothing more to send with room in the window: samples are application-limited.
@@ -582,54 +597,27 @@ impl TcpSender {
     /// New data uses the host's credit; retransmissions do not (as in NewReno recovery).
     fn send_sack_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
         while !self.paced_out(now) {
-            let (seq, len) = match self.next_sack_segment() {
+            let (seq, len, why) = match self.next_sack_segment() {
                 None => break,
                 Some(NextSeg::New) => {
                     if self.limit.credit == 0 {
                         break;
                     }
-                    let (seq, len) = (self.snd_max, self.mss.min(self.limit.end() - self.snd_max));
-                    self.limit.credit = self.limit.credit.saturating_sub(1);
-                    self.snd_max += len;
-                    self.snd_nxt = self.snd_max;
-                    out.push(Segment {
-                        seq,
-                        len: len as u32,
-                        retransmit: false,
-                        cwr: std::mem::take(&mut self.send_cwr),
-                    });
-                    self.note_sent(seq, len, now);
-                    self.stats.segments_sent += 1;
-                    self.note_recovery_sent(len);
-                    self.pace(now, len);
-                    continue;
+                    (self.snd_max, self.mss.min(self.limit.end() - self.snd_max), Why::Next)
                 }
                 Some(NextSeg::Retransmit { seq, len }) => {
                     self.sack_state().high_rxt = seq + len;
                     if seq == self.snd_una {
                         self.arm_timer(now);
                     }
-                    (seq, len)
+                    (seq, len, Why::Repair)
                 }
                 Some(NextSeg::Rescue { seq, len }) => {
                     self.sack_state().rescue_allowed = false;
-                    (seq, len)
+                    (seq, len, Why::Repair)
                 }
             };
-            out.push(Segment { seq, len: len as u32, retransmit: true, cwr: false });
-            self.note_sent(seq, len, now);
-            self.stats.segments_sent += 1;
-            self.stats.retransmits += 1;
-            self.note_recovery_sent(len);
-            self.pace(now, len);
-        }
-    }
-
-    /// PRR counts every byte sent during the recovery (`prr_out`).
-    #[inline]
-    fn note_recovery_sent(&mut self, len: u64) {
-        if let Some(p) = &mut self.prr {
-            p.on_sent(len);
+            self.emit(now, seq, len, why, out);
         }
     }
 
@@ -657,12 +645,7 @@ impl TcpSender {
             return;
         }
         let len = self.mss.min(self.limit.end() - self.snd_una);
-        out.push(Segment { seq: self.snd_una, len: len as u32, retransmit: true, cwr: false });
-        self.note_sent(self.snd_una, len, now);
-        self.stats.segments_sent += 1;
-        self.stats.retransmits += 1;
-        self.note_recovery_sent(len);
-        self.pace(now, len);
+        self.emit(now, self.snd_una, len, Why::Repair, out);
     }
 
     /// Tells the controller the flow's absolute deadline (and its size), before anything is
