@@ -38,7 +38,7 @@
 //! instead of (or, with `window = true`, as well as) the congestion window; the scheme that
 //! manages them sets the rate. Loss recovery is the same.
 
-use super::cc::{AckInfo, AnyCc, CcConfig, CcState, CongestionControl};
+use super::cc::{AckInfo, Cc, CcConfig};
 use super::config::{Recovery, SsthreshRule};
 use super::delivery_rate::DeliveryRate;
 use super::prr::Prr;
@@ -67,6 +67,21 @@ pub struct Segment {
     pub retransmit: bool,
     /// Congestion Window Reduced: the sender has reacted to ECN-Echo.
     pub cwr: bool,
+}
+
+/// A step of loss recovery that sets the window ([`TcpSender::recovery_window`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// Recovery starts (RFC 6675 with SACK, else NewReno's).
+    Enter { sack: bool },
+    /// A duplicate ACK in NewReno's recovery.
+    DupAck,
+    /// A partial ACK in NewReno's recovery acked `acked` bytes.
+    PartialAck { acked: u64 },
+    /// PRR's window for an ACK of a SACK recovery: the pipe and what PRR lets go.
+    Prr { pipe: u64, sndcnt: u64 },
+    /// A full ACK ends recovery (`prr`: a PRR recovery).
+    Exit { prr: bool },
 }
 
 /// Why a segment leaves, which decides the bookkeeping of [`TcpSender::emit`].
@@ -101,8 +116,8 @@ pub struct TcpSender {
     snd_nxt: u64,
     /// Highest sequence number sent so far (plus one).
     snd_max: u64,
-    pub cc_state: CcState,
-    cc: AnyCc,
+    /// The congestion controller and the window it owns.
+    cc: Cc,
     dupacks: u32,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     dupthresh: u32,
@@ -137,8 +152,6 @@ pub struct TcpSender {
     rto_recovery: bool,
     /// Delivery rate samples, for a controller that reads them (BBR).
     rate_samples: Option<Box<DeliveryRate>>,
-    /// The controller sets cwnd itself, in recovery too (BBR): no PRR, no deflation.
-    cc_owns_window: bool,
     /// Bytes limited transmit sent beyond cwnd since the last ACK that advanced `snd_una`:
     /// RFC 5681 section 3.2 step 2 leaves them out of the FlightSize that sets ssthresh.
     limited_bytes: u64,
@@ -159,15 +172,12 @@ impl TcpSender {
         size: Option<u64>,
     ) -> TcpSender {
         let mss = cfg.mss as u64;
-        let built = cc.build();
-        let cc_owns_window = built.owns_window();
         TcpSender {
             mss,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cc_state: CcState::new(mss, cfg.initial_window as u64),
-            cc: built,
+            cc: cc.build(mss, cfg.initial_window as u64),
             dupacks: 0,
             dupthresh: cfg.dupthresh.max(1),
             in_recovery: false,
@@ -207,7 +217,6 @@ impl TcpSender {
             prr: None,
             rto_recovery: false,
             rate_samples: cc.uses_rate_samples().then(Box::default),
-            cc_owns_window,
             limited_bytes: 0,
             stats: SenderStats::default(),
         }
@@ -276,7 +285,7 @@ impl TcpSender {
     /// rate-only flow the receive window and the scheme's cap if it set one.
     #[inline]
     fn wnd(&self) -> u64 {
-        self.limit.wnd(self.cc_state.cwnd, self.mss)
+        self.limit.wnd(self.cc.window(), self.mss)
     }
 
     /// Bytes limited transmit lets go beyond the window now: one segment for each of the
@@ -310,7 +319,7 @@ impl TcpSender {
 
     /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment.
     fn next_sack_segment(&self) -> Option<NextSeg> {
-        self.loss.next_seg(self.outstanding(), self.cc_state.cwnd, || self.new_data_fits())
+        self.loss.next_seg(self.outstanding(), self.cc.window(), || self.new_data_fits())
     }
 
     /// The SACK state (SACK recovery only).
@@ -333,7 +342,7 @@ impl TcpSender {
             return Some(Time((len as f64 * 1e12 / rate).round() as u64));
         }
         let srtt = self.rtt.srtt()?;
-        let cwnd = self.cc_state.cwnd.min(self.limit.rwnd).max(self.mss) as f64;
+        let cwnd = self.cc.window().min(self.limit.rwnd).max(self.mss) as f64;
         Some(Time((len as f64 * srtt.0 as f64 / (gain * cwnd)).round() as u64))
     }
 
@@ -503,7 +512,8 @@ impl TcpSender {
         self.rtt.rto()
     }
 
-    pub fn cc(&self) -> &AnyCc {
+    /// The congestion controller and its window.
+    pub fn cc(&self) -> &Cc {
         &self.cc
     }
 
@@ -518,7 +528,7 @@ impl TcpSender {
     /// Opens the connection (the controller learns the handshake's RTT, if one was
     /// recorded) and sends the initial window.
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
-        self.cc.on_open(&self.cc_state, now, self.rtt.srtt());
+        self.cc.on_open(now, self.rtt.srtt());
         self.send_available(now, out);
         self.update_probe_timer(now, false);
     }
@@ -631,7 +641,7 @@ impl TcpSender {
         let pipe = self.in_flight();
         if let Some(p) = &mut self.prr {
             if let Some(sndcnt) = p.on_ack(delivered, pipe, safe) {
-                self.cc_state.cwnd = pipe + sndcnt.div_ceil(self.mss) * self.mss;
+                self.recovery_window(Step::Prr { pipe, sndcnt });
             }
         }
     }
@@ -660,7 +670,7 @@ impl TcpSender {
             return false;
         }
         let flight = self.flight();
-        self.cc.on_ecn(&mut self.cc_state, flight, now);
+        self.cc.on_ecn(flight, now);
         self.ecn_recover = Some(self.snd_max);
         self.send_cwr = true;
         self.stats.ecn_cuts += 1;
@@ -694,7 +704,7 @@ impl TcpSender {
         let ack = ack.min(self.snd_max);
         // What a controller that owns its window reads (BBR): the pipe before this ACK and
         // whether it started a recovery.
-        let prior_in_flight = if self.cc_owns_window { self.in_flight() } else { 0 };
+        let prior_in_flight = if self.rate_samples.is_some() { self.in_flight() } else { 0 };
         let was_in_recovery = self.in_recovery;
         // RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed bytes.
         let sacked_before = self.loss.sacked_bytes();
@@ -726,19 +736,12 @@ impl TcpSender {
                 if self.recover.is_some_and(|r| ack >= r) {
                     // Full ACK: leave recovery. PRR ends at ssthresh (RFC 6937); NewReno and
                     // RFC 6675 deflate to min(ssthresh, FlightSize + MSS) (RFC 6582 3.2 step 3).
-                    let st = &mut self.cc_state;
-                    st.cwnd = if self.prr.take().is_some() {
-                        st.ssthresh.max(st.mss)
-                    } else if self.cc_owns_window {
-                        st.cwnd
-                    } else {
-                        st.ssthresh
-                            .min(self.snd_nxt.saturating_sub(self.snd_una).max(st.mss) + st.mss)
-                    };
+                    let prr = self.prr.take().is_some();
+                    self.recovery_window(Step::Exit { prr });
                     self.in_recovery = false;
                     self.retx_pending = false;
                     self.dupacks = 0;
-                    self.cc.on_recovery_exit(&mut self.cc_state, now);
+                    self.cc.on_recovery_exit(now);
                 } else if self.loss.sack().is_some() {
                     // RFC 6675: the pipe, not an inflated window, paces recovery; every ACK
                     // that advances snd_una restarts the timer.
@@ -746,12 +749,7 @@ impl TcpSender {
                 } else {
                     // Partial ACK (step 4): resend the next hole, deflate by the amount acked.
                     self.retransmit_una(now, out);
-                    if !self.cc_owns_window {
-                        let st = &mut self.cc_state;
-                        st.cwnd = st.cwnd.saturating_sub(acked)
-                            + if acked >= st.mss { st.mss } else { 0 };
-                        st.cwnd = st.cwnd.max(st.mss);
-                    }
+                    self.recovery_window(Step::PartialAck { acked });
                     restart_timer = !std::mem::replace(&mut self.partial_ack_seen, true);
                 }
             } else {
@@ -762,7 +760,7 @@ impl TcpSender {
                 }
                 if !cut {
                     let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
-                    self.cc.on_ack(&mut self.cc_state, acked, now, srtt);
+                    self.cc.on_ack(acked, now, srtt);
                 }
             }
             if self.snd_una >= self.snd_max {
@@ -779,8 +777,8 @@ impl TcpSender {
             if self.in_recovery {
                 if self.loss.sack().is_some() {
                     prr_due = true;
-                } else if !self.cc_owns_window {
-                    self.cc_state.cwnd += self.mss;
+                } else {
+                    self.recovery_window(Step::DupAck);
                 }
             } else if self.loss.rack().is_none()
                 && self.may_enter_recovery()
@@ -789,7 +787,7 @@ impl TcpSender {
                 self.enter_fast_recovery(now, delivered, out);
             }
         }
-        if tlp == TlpOutcome::Repaired && !self.in_recovery && !self.cc_owns_window {
+        if tlp == TlpOutcome::Repaired && !self.in_recovery {
             self.reduce_after_repaired_probe(now);
         }
         // RACK may start a recovery here (its entry sets PRR's window for this ACK itself).
@@ -800,7 +798,7 @@ impl TcpSender {
         if prr_due && self.in_recovery {
             self.prr_window(delivered, advanced && !newly_lost);
         }
-        if self.cc_owns_window {
+        if self.rate_samples.is_some() {
             let lost = newly_lost || (self.in_recovery && !was_in_recovery);
             let info = AckInfo {
                 now,
@@ -811,7 +809,7 @@ impl TcpSender {
                 srtt: self.rtt.srtt(),
                 rate,
             };
-            self.cc.on_rate_sample(&mut self.cc_state, &info);
+            self.cc.on_rate_sample(&info);
         }
         self.send_available(now, out);
         self.update_probe_timer(now, advanced);
@@ -825,10 +823,9 @@ impl TcpSender {
             return;
         }
         let flight = self.flight();
-        self.cc.on_loss(&mut self.cc_state, flight, now);
-        self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
-        self.cc_state.ca_acked = 0;
-        self.ecn_recover = Some(self.snd_max);
+        if self.cc.on_probe_repaired(flight, now) {
+            self.ecn_recover = Some(self.snd_max);
+        }
     }
 
     /// Whether a new recovery may start: not before the cumulative ACK passes the data sent
@@ -868,7 +865,7 @@ impl TcpSender {
         // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
         // ssthresh for this congestion event.
         if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
-            self.cc.on_loss(&mut self.cc_state, flight, now);
+            self.cc.on_loss(flight, now);
         }
         self.send_cwr = self.ecn;
         self.recover = Some(self.snd_max);
@@ -881,19 +878,17 @@ impl TcpSender {
             // retransmit the first segment, then send as the pipe allows.
             self.sack_state().high_rxt = self.snd_una;
             self.timers.probe = None;
-            if self.cc_owns_window {
-                // The controller keeps the window (BBR's packet conservation).
-            } else if self.use_prr {
+            if self.use_prr {
                 // RFC 6937 RecoverFS: the FlightSize, or under the pipe rule the pipe (ns-3).
                 let recover_fs = if self.ssthresh_rule == SsthreshRule::Pipe {
                     flight
                 } else {
                     self.snd_max - self.snd_una
                 };
-                self.prr = Some(Prr::start(self.cc_state.ssthresh, recover_fs, self.mss));
+                self.prr = Some(Prr::start(self.cc.ssthresh(), recover_fs, self.mss));
                 self.prr_window(delivered, false);
             } else {
-                self.cc_state.cwnd = self.cc_state.ssthresh.max(self.mss);
+                self.recovery_window(Step::Enter { sack: true });
             }
             self.sack_state().rescue_allowed = true;
             if self.loss.rack().is_some() {
@@ -909,9 +904,34 @@ impl TcpSender {
             return;
         }
         self.retransmit_una(now, out);
-        if !self.cc_owns_window {
-            self.cc_state.cwnd = self.cc_state.ssthresh + 3 * self.mss;
-        }
+        self.recovery_window(Step::Enter { sack: false });
+    }
+
+    /// The window loss recovery asks of the controller at `step`: the one place the sender
+    /// sets a window, which the controller takes or, if it keeps its own through recovery
+    /// (BBR), ignores ([`crate::transport::cc::CongestionControl::on_recovery_window`]).
+    fn recovery_window(&mut self, step: Step) {
+        let (cwnd, ssthresh, mss) = (self.cc.window(), self.cc.ssthresh(), self.mss);
+        let next = match step {
+            // RFC 6675 section 5 step (4.2); RFC 6582 section 3.2 step 2.
+            Step::Enter { sack: true } => ssthresh.max(mss),
+            Step::Enter { sack: false } => ssthresh.saturating_add(3 * mss),
+            // RFC 6582 section 3.2 step 3: one MSS per duplicate ACK.
+            Step::DupAck => cwnd.saturating_add(mss),
+            // Step 4: deflate by the amount acked, add back one MSS if it was at least one.
+            Step::PartialAck { acked } => {
+                (cwnd.saturating_sub(acked) + if acked >= mss { mss } else { 0 }).max(mss)
+            }
+            // RFC 6937 section 3: `pipe + sndcnt`, sndcnt rounded up to whole segments.
+            Step::Prr { pipe, sndcnt } => pipe + sndcnt.div_ceil(mss) * mss,
+            // PRR ends at ssthresh (RFC 6937); NewReno and RFC 6675 deflate to
+            // min(ssthresh, FlightSize + MSS) (RFC 6582 3.2 step 3).
+            Step::Exit { prr: true } => ssthresh.max(mss),
+            Step::Exit { prr: false } => {
+                ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(mss) + mss)
+            }
+        };
+        self.cc.on_recovery_window(next);
     }
 
     /// The retransmission timer fired at `now` (the caller checks `now >= rto_deadline`).
@@ -923,14 +943,13 @@ impl TcpSender {
         self.stats.timeouts += 1;
         let flight = self.snd_max - self.snd_una;
         if self.rtt.backoff() == 0 && !self.sack_recovery() {
-            self.cc.on_timeout(&mut self.cc_state, flight, now);
+            self.cc.on_timeout(flight, now);
         } else {
             // The same segment timed out again: ssthresh is held (RFC 5681 section 3.1). So it
             // is when SACK recovery times out (Linux's tcp_enter_loss): the recovery already
             // cut it, and the flight, SACKed bytes included, may have grown far beyond the
             // window while a lost retransmission held snd_una.
-            self.cc_state.cwnd = self.mss;
-            self.cc_state.ca_acked = 0;
+            self.cc.on_timeout_again();
         }
         self.send_cwr = self.ecn;
         self.recover = Some(self.snd_max);

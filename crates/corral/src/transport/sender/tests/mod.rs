@@ -92,8 +92,8 @@ fn fast_retransmit_on_third_duplicate_ack() {
     assert!(s.in_recovery());
     assert_eq!(out[0], Segment { seq: MSS, len: MSS as u32, retransmit: true, cwr: false });
     // flight was 11 segments -> ssthresh 5.5 segments, cwnd = ssthresh + 3 MSS.
-    assert_eq!(s.cc_state.ssthresh, 5500);
-    assert_eq!(s.cc_state.cwnd, 8500);
+    assert_eq!(s.cc().ssthresh(), 5500);
+    assert_eq!(s.cc().window(), 8500);
     assert_eq!(s.stats.fast_recoveries, 1);
 }
 
@@ -117,9 +117,9 @@ fn dupacks_inflate_and_full_ack_exits_recovery() {
         s.on_ack(t(100 + i), 0, false, t(0), &mut out);
     }
     assert!(s.in_recovery());
-    let cwnd = s.cc_state.cwnd;
+    let cwnd = s.cc().window();
     s.on_ack(t(104), 0, false, t(0), &mut out);
-    assert_eq!(s.cc_state.cwnd, cwnd + MSS);
+    assert_eq!(s.cc().window(), cwnd + MSS);
     out.clear();
     // Partial ACK: the next hole is resent at once.
     s.on_ack(t(200), 2 * MSS, false, t(100), &mut out);
@@ -130,7 +130,7 @@ fn dupacks_inflate_and_full_ack_exits_recovery() {
     let recover = 10 * MSS;
     s.on_ack(t(300), recover, false, t(200), &mut out);
     assert!(!s.in_recovery());
-    assert!(s.cc_state.cwnd <= s.cc_state.ssthresh);
+    assert!(s.cc().window() <= s.cc().ssthresh());
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn rto_backs_off_then_resets_on_new_ack() {
     let d = s.rto_deadline().unwrap();
     s.on_rto(d, &mut out);
     assert_eq!(s.stats.timeouts, 1);
-    assert_eq!(s.cc_state.cwnd, MSS);
+    assert_eq!(s.cc().window(), MSS);
     assert_eq!(out, vec![Segment { seq: MSS, len: MSS as u32, retransmit: true, cwr: false }]);
     assert_eq!(s.rto(), Time::from_ms(4));
     assert_eq!(s.rto_deadline(), Some(d + Time::from_ms(4)));
@@ -166,7 +166,7 @@ fn ecn_echo_cuts_once_per_window_and_sets_cwr() {
     out.clear();
     s.on_ack(t(100), MSS, true, t(0), &mut out);
     assert_eq!(s.stats.ecn_cuts, 1);
-    assert_eq!(s.cc_state.cwnd, 4500); // NewReno halves the 9 segments still in flight
+    assert_eq!(s.cc().window(), 4500); // NewReno halves the 9 segments still in flight
     assert!(out.is_empty(), "flight exceeds the reduced window");
     s.on_ack(t(101), 2 * MSS, true, t(0), &mut out);
     assert_eq!(s.stats.ecn_cuts, 1, "second ECE in the same window is ignored");
@@ -238,8 +238,11 @@ fn pacing_gain_and_cwnd_set_the_rate() {
     let s = paced(2.0);
     assert_eq!(s.pacing_interval(MSS), Some(t(5)));
     assert_eq!(s.pacing_interval(500), Some(Time::from_ns(2500)));
-    let mut s = paced(1.0);
-    s.cc_state.cwnd = 20 * MSS;
+    // Twice the window, twice the rate.
+    let c = TcpConfig { pacing: true, initial_window: 20, ..cfg() };
+    let mut s = TcpSender::new(&c, None);
+    s.seed_rtt(t(100));
+    assert_eq!(s.cc().window(), 20 * MSS);
     assert_eq!(s.pacing_interval(MSS), Some(t(5)));
     // Pacing off: no interval at all.
     assert_eq!(TcpSender::new(&cfg(), None).pacing_interval(MSS), None);
@@ -322,7 +325,7 @@ fn prr_spreads_the_reduction_over_the_acks_and_ends_at_ssthresh() {
     };
     let (s, prr) = new_after(&prr_cfg(20), 3);
     assert!(s.in_recovery(), "IsLost(0) after three SACKed segments");
-    assert_eq!(s.cc_state.ssthresh, 10 * MSS);
+    assert_eq!(s.cc().ssthresh(), 10 * MSS);
     assert_eq!(s.stats.retransmits, 1, "the fast retransmission goes at once");
     assert!(prr.is_empty());
     // PRR counts what is delivered from the ACK that started recovery on. After the 7th
@@ -334,7 +337,7 @@ fn prr_spreads_the_reduction_over_the_acks_and_ends_at_ssthresh() {
     let mut out = Vec::new();
     s.on_ack_sack(t(300), 20 * MSS, false, t(200), &[], &mut out);
     assert!(!s.in_recovery());
-    assert_eq!(s.cc_state.cwnd, 10 * MSS);
+    assert_eq!(s.cc().window(), 10 * MSS);
 }
 
 #[test]
@@ -354,7 +357,7 @@ fn prr_with_heavy_losses_sends_what_is_delivered_and_one_more_on_a_partial_ack()
     let before = s.stats.segments_sent;
     s.on_ack_sack(t(200), MSS, false, t(100), &[(6 * MSS, 10 * MSS)], &mut out);
     assert_eq!(s.stats.segments_sent - before, 2);
-    assert!(s.pipe() <= s.cc_state.ssthresh);
+    assert!(s.pipe() <= s.cc().ssthresh());
 }
 
 #[test]
@@ -372,7 +375,7 @@ fn a_recovery_the_reordering_timer_starts_counts_one_segment_delivered() {
     s.on_timer(due, &mut out);
     assert!(s.in_recovery());
     assert_eq!(s.prr.as_ref().unwrap().progress(), (MSS, MSS));
-    assert_eq!(s.cc_state.cwnd, 9 * MSS);
+    assert_eq!(s.cc().window(), 9 * MSS);
     assert_eq!(out.iter().map(|g| (g.seq, g.retransmit)).collect::<Vec<_>>(), [(0, true)]);
 }
 
@@ -394,7 +397,7 @@ fn ssthresh_at_recovery(rule: SsthreshRule, rack: bool) -> (u64, u64) {
     }
     assert!(s.in_recovery(), "{rule:?}, rack {rack}");
     assert_eq!(s.progress().0, 12 * MSS);
-    (s.cc_state.ssthresh, s.prr.as_ref().unwrap().recover_fs())
+    (s.cc().ssthresh(), s.prr.as_ref().unwrap().recover_fs())
 }
 
 #[test]
@@ -418,7 +421,7 @@ fn the_pipe_rule_halves_the_pipe_with_the_first_segment_counted_lost() {
         s.on_ack(t(100 + k), 0, false, t(0), &mut out);
     }
     assert!(s.in_recovery());
-    assert_eq!(s.cc_state.ssthresh, 5 * MSS);
+    assert_eq!(s.cc().ssthresh(), 5 * MSS);
 }
 
 /// A sender of `c` (`size` bytes) that has sent its initial window, and an empty output.
@@ -447,8 +450,8 @@ fn sack_recovery_resends_all_three_holes_in_one_round_and_then_new_data() {
         if k == 6 {
             // Three SACKed segments above the hole: IsLost, recovery, cwnd = ssthresh.
             assert!(s.in_recovery());
-            assert_eq!(s.cc_state.cwnd, 5500, "half of the 11 segments in flight");
-            assert_eq!(s.cc_state.ssthresh, 5500);
+            assert_eq!(s.cc().window(), 5500, "half of the 11 segments in flight");
+            assert_eq!(s.cc().ssthresh(), 5500);
         }
     }
     let resent: Vec<u64> = out.iter().filter(|x| x.retransmit).map(|x| x.seq / MSS).collect();
@@ -549,7 +552,7 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
     );
     s.on_ack(t(101), 0, false, t(0), &mut out);
     assert_eq!(out.len(), 2);
-    assert_eq!(s.cc_state.cwnd, 3 * MSS, "cwnd is not changed");
+    assert_eq!(s.cc().window(), 3 * MSS, "cwnd is not changed");
     // Their duplicate ACK is the third: fast retransmit.
     s.on_ack(t(102), 0, false, t(0), &mut out);
     assert!(s.in_recovery());
