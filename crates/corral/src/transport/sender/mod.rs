@@ -40,7 +40,7 @@
 
 use super::cc::{AckInfo, Cc, CcConfig};
 use super::config::{Recovery, SsthreshRule};
-use super::delivery_rate::DeliveryRate;
+use super::delivery_rate::{DeliveryRate, RateSample};
 use super::prr::Prr;
 use super::rack::{RackTlp, TlpOutcome};
 use super::rate::{RateLimit, TokenBucket, Window};
@@ -67,6 +67,23 @@ pub struct Segment {
     pub retransmit: bool,
     /// Congestion Window Reduced: the sender has reacted to ECN-Echo.
     pub cwr: bool,
+}
+
+/// What an ACK reported (phase 1 of [`TcpSender::on_ack`]), for the phases after it.
+#[derive(Clone, Copy, Debug)]
+struct AckSeen {
+    /// RFC 6937 DeliveredData: the change in `snd_una` plus the change in SACKed bytes.
+    delivered: u64,
+    /// It advanced `snd_una`.
+    advanced: bool,
+    /// Its delivery rate sample (a controller that reads them only).
+    rate: Option<RateSample>,
+    /// What it means for an outstanding tail loss probe.
+    tlp: TlpOutcome,
+    /// The pipe before it (a controller that reads rate samples only, else 0).
+    prior_in_flight: u64,
+    /// The sender was in recovery before it.
+    was_in_recovery: bool,
 }
 
 /// A step of loss recovery that sets the window ([`TcpSender::recovery_window`]).
@@ -677,21 +694,14 @@ impl TcpSender {
         true
     }
 
-    /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece` and the echoed send
-    /// timestamp `ts_echo`; pushes any segments to send onto `out`.
+    /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece`, the echoed send timestamp
+    /// `ts_echo` and the SACK blocks `sack` (ignored without SACK); pushes any segments to
+    /// send onto `out`. In four phases: what the ACK reports ([`Self::take_in_ack`]), the
+    /// reaction to a new or a duplicate ACK ([`Self::on_new_ack`],
+    /// [`Self::on_duplicate_ack`]), the losses found after it ([`Self::losses_after_ack`]),
+    /// and the rate sample for a controller that reads them; then the sender sends what the
+    /// window allows.
     pub fn on_ack(
-        &mut self,
-        now: Time,
-        ack: u64,
-        ece: bool,
-        ts_echo: Time,
-        out: &mut Vec<Segment>,
-    ) {
-        self.on_ack_sack(now, ack, ece, ts_echo, &[], out);
-    }
-
-    /// [`Self::on_ack`] with the ACK's SACK blocks (ignored unless SACK is on).
-    pub fn on_ack_sack(
         &mut self,
         now: Time,
         ack: u64,
@@ -702,7 +712,36 @@ impl TcpSender {
     ) {
         let ece = ece && self.ecn;
         let ack = ack.min(self.snd_max);
-        // What a controller that owns its window reads (BBR): the pipe before this ACK and
+        let seen = self.take_in_ack(now, ack, ts_echo, sack);
+        let prr_due = if seen.advanced {
+            self.on_new_ack(now, ack, ece, ts_echo, out)
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_duplicate_ack(now, ece, seen.delivered, out)
+        } else {
+            false
+        };
+        let newly_lost = self.losses_after_ack(now, &seen, prr_due, out);
+        if self.rate_samples.is_some() {
+            let lost = newly_lost || (self.in_recovery && !seen.was_in_recovery);
+            let info = AckInfo {
+                now,
+                in_flight: self.in_flight(),
+                prior_in_flight: seen.prior_in_flight,
+                in_recovery: self.in_recovery,
+                lost,
+                srtt: self.rtt.srtt(),
+                rate: seen.rate,
+            };
+            self.cc.on_rate_sample(&info);
+        }
+        self.send_available(now, out);
+        self.update_probe_timer(now, seen.advanced);
+    }
+
+    /// Phase 1 of an ACK: the scoreboard, the delivery rate sample and RACK take in what it
+    /// reports, before `snd_una` moves.
+    fn take_in_ack(&mut self, now: Time, ack: u64, ts_echo: Time, sack: &[(u64, u64)]) -> AckSeen {
+        // What a controller that reads rate samples gets (BBR): the pipe before this ACK and
         // whether it started a recovery.
         let prior_in_flight = if self.rate_samples.is_some() { self.in_flight() } else { 0 };
         let was_in_recovery = self.in_recovery;
@@ -721,98 +760,133 @@ impl TcpSender {
             r.on_ack(ack.max(self.snd_una), sack, now, ts_echo);
             tlp = r.tlp_on_ack(ack, delivered == 0);
         }
-        // PRR's window for this ACK, once RACK has marked what it lost.
-        let mut prr_due = false;
         let advanced = ack > self.snd_una;
-        if ack > self.snd_una {
-            let acked = ack - self.snd_una;
-            self.snd_una = ack;
-            self.snd_nxt = self.snd_nxt.max(ack);
-            self.rtt.sample(now.saturating_sub(ts_echo));
-            self.cc.on_feedback(acked, ece, self.snd_una, self.snd_nxt);
-            let cut = ece && self.react_to_ecn(now);
-            let mut restart_timer = true;
-            if self.in_recovery {
-                if self.recover.is_some_and(|r| ack >= r) {
-                    // Full ACK: leave recovery. PRR ends at ssthresh (RFC 6937); NewReno and
-                    // RFC 6675 deflate to min(ssthresh, FlightSize + MSS) (RFC 6582 3.2 step 3).
-                    let prr = self.prr.take().is_some();
-                    self.recovery_window(Step::Exit { prr });
-                    self.in_recovery = false;
-                    self.retx_pending = false;
-                    self.dupacks = 0;
-                    self.cc.on_recovery_exit(now);
-                } else if self.loss.sack().is_some() {
-                    // RFC 6675: the pipe, not an inflated window, paces recovery; every ACK
-                    // that advances snd_una restarts the timer.
-                    prr_due = true;
-                } else {
-                    // Partial ACK (step 4): resend the next hole, deflate by the amount acked.
-                    self.retransmit_una(now, out);
-                    self.recovery_window(Step::PartialAck { acked });
-                    restart_timer = !std::mem::replace(&mut self.partial_ack_seen, true);
-                }
-            } else {
-                self.dupacks = 0;
-                self.limited_bytes = 0;
-                if self.rto_recovery && self.recover.is_some_and(|r| ack >= r) {
-                    self.rto_recovery = false;
-                }
-                if !cut {
-                    let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
-                    self.cc.on_ack(acked, now, srtt);
-                }
+        AckSeen { delivered, advanced, rate, tlp, prior_in_flight, was_in_recovery }
+    }
+
+    /// Phase 2 of an ACK that advances `snd_una`: RTT sample, the controller's feedback and
+    /// ECN reaction, then recovery's step or the window's growth, and the timer (restarted by
+    /// every such ACK, RFC 6298 5.3, but NewReno's "Impatient" variant). Returns whether PRR
+    /// sets the window for this ACK.
+    fn on_new_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        ece: bool,
+        ts_echo: Time,
+        out: &mut Vec<Segment>,
+    ) -> bool {
+        let acked = ack - self.snd_una;
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.rtt.sample(now.saturating_sub(ts_echo));
+        self.cc.on_feedback(acked, ece, self.snd_una, self.snd_nxt);
+        let cut = ece && self.react_to_ecn(now);
+        let (prr_due, restart_timer) = if self.in_recovery {
+            self.recovery_ack(now, ack, acked, out)
+        } else {
+            self.dupacks = 0;
+            self.limited_bytes = 0;
+            if self.rto_recovery && self.recover.is_some_and(|r| ack >= r) {
+                self.rto_recovery = false;
             }
-            if self.snd_una >= self.snd_max {
-                self.timers.rto = None;
-            } else if restart_timer {
-                self.arm_timer(now);
+            if !cut {
+                let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
+                self.cc.on_ack(acked, now, srtt);
             }
-        } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.cc.on_feedback(0, ece, self.snd_una, self.snd_nxt);
-            if ece {
-                self.react_to_ecn(now);
-            }
-            self.dupacks += 1;
-            if self.in_recovery {
-                if self.loss.sack().is_some() {
-                    prr_due = true;
-                } else {
-                    self.recovery_window(Step::DupAck);
-                }
-            } else if self.loss.rack().is_none()
-                && self.may_enter_recovery()
-                && (self.dupacks == self.dupthresh || self.loss.head_is_lost(self.outstanding()))
-            {
-                self.enter_fast_recovery(now, delivered, out);
-            }
+            (false, true)
+        };
+        if self.snd_una >= self.snd_max {
+            self.timers.rto = None;
+        } else if restart_timer {
+            self.arm_timer(now);
         }
-        if tlp == TlpOutcome::Repaired && !self.in_recovery {
+        prr_due
+    }
+
+    /// An ACK of `acked` new bytes in fast recovery: a full ACK ends it; in a SACK recovery
+    /// the pipe paces what follows (PRR's window is due); NewReno resends the next hole on a
+    /// partial ACK (RFC 6582 section 3.2 step 4). Returns whether PRR's window is due and
+    /// whether the ACK restarts the timer.
+    fn recovery_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        acked: u64,
+        out: &mut Vec<Segment>,
+    ) -> (bool, bool) {
+        if self.recover.is_some_and(|r| ack >= r) {
+            let prr = self.prr.take().is_some();
+            self.recovery_window(Step::Exit { prr });
+            self.in_recovery = false;
+            self.retx_pending = false;
+            self.dupacks = 0;
+            self.cc.on_recovery_exit(now);
+            (false, true)
+        } else if self.loss.sack().is_some() {
+            // RFC 6675: the pipe, not an inflated window, paces recovery; every ACK that
+            // advances snd_una restarts the timer.
+            (true, true)
+        } else {
+            // Partial ACK (step 4): resend the next hole, deflate by the amount acked; only
+            // the first partial ACK restarts the timer.
+            self.retransmit_una(now, out);
+            self.recovery_window(Step::PartialAck { acked });
+            (false, !std::mem::replace(&mut self.partial_ack_seen, true))
+        }
+    }
+
+    /// Phase 2 of a duplicate ACK (with data outstanding): the controller's feedback and ECN
+    /// reaction; in recovery NewReno's inflation or PRR's window; outside, fast retransmit on
+    /// the `dupthresh`-th duplicate or when RFC 6675's `IsLost(snd_una)` holds (RACK's marks
+    /// decide instead when it is on). Returns whether PRR sets the window for this ACK.
+    fn on_duplicate_ack(
+        &mut self,
+        now: Time,
+        ece: bool,
+        delivered: u64,
+        out: &mut Vec<Segment>,
+    ) -> bool {
+        self.cc.on_feedback(0, ece, self.snd_una, self.snd_nxt);
+        if ece {
+            self.react_to_ecn(now);
+        }
+        self.dupacks += 1;
+        if self.in_recovery {
+            if self.loss.sack().is_some() {
+                return true;
+            }
+            self.recovery_window(Step::DupAck);
+        } else if self.loss.rack().is_none()
+            && self.may_enter_recovery()
+            && (self.dupacks == self.dupthresh || self.loss.head_is_lost(self.outstanding()))
+        {
+            self.enter_fast_recovery(now, delivered, out);
+        }
+        false
+    }
+
+    /// Phase 3 of an ACK: the reduction after a loss probe repaired a loss (RFC 8985 section
+    /// 7.4), RACK's loss detection (which may start a recovery, its entry setting PRR's window
+    /// for this ACK itself), then PRR's window if due. Returns whether RACK marked a loss.
+    fn losses_after_ack(
+        &mut self,
+        now: Time,
+        seen: &AckSeen,
+        prr_due: bool,
+        out: &mut Vec<Segment>,
+    ) -> bool {
+        if seen.tlp == TlpOutcome::Repaired && !self.in_recovery {
             self.reduce_after_repaired_probe(now);
         }
-        // RACK may start a recovery here (its entry sets PRR's window for this ACK itself).
-        let newly_lost = self.rack_detect_loss(now, delivered, out);
+        let newly_lost = self.rack_detect_loss(now, seen.delivered, out);
         // RFC 9937's SafeACK: snd_una advanced and no further loss was indicated (a loss RACK
         // marked on this ACK; without RACK, RFC 6675's scoreboard infers losses on the fly
         // and every ACK that advances snd_una counts as safe).
         if prr_due && self.in_recovery {
-            self.prr_window(delivered, advanced && !newly_lost);
+            self.prr_window(seen.delivered, seen.advanced && !newly_lost);
         }
-        if self.rate_samples.is_some() {
-            let lost = newly_lost || (self.in_recovery && !was_in_recovery);
-            let info = AckInfo {
-                now,
-                in_flight: self.in_flight(),
-                prior_in_flight,
-                in_recovery: self.in_recovery,
-                lost,
-                srtt: self.rtt.srtt(),
-                rate,
-            };
-            self.cc.on_rate_sample(&info);
-        }
-        self.send_available(now, out);
-        self.update_probe_timer(now, advanced);
+        newly_lost
     }
 
     /// RFC 8985 section 7.4: a retransmitted probe repaired a loss; the window is reduced

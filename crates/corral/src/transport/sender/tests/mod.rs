@@ -63,13 +63,13 @@ fn a_scheme_window_caps_a_rate_only_flow() {
     s.start(t(0), &mut out);
     assert_eq!(out.len(), 4, "four segments fit the cap");
     out.clear();
-    s.on_ack(t(100), MSS, false, t(0), &mut out);
+    s.on_ack(t(100), MSS, false, t(0), &[], &mut out);
     assert_eq!(out.len(), 1, "one acked, one more sent");
     out.clear();
     s.set_window_cap(Some(10));
-    s.on_ack(t(101), 4 * MSS, false, t(0), &mut out);
+    s.on_ack(t(101), 4 * MSS, false, t(0), &[], &mut out);
     assert!(out.is_empty(), "one segment in flight fills a cap below one segment");
-    s.on_ack(t(102), 5 * MSS, false, t(0), &mut out);
+    s.on_ack(t(102), 5 * MSS, false, t(0), &[], &mut out);
     assert_eq!(out.len(), 1, "with none in flight it still lets one go");
     out.clear();
     s.set_window_cap(None);
@@ -80,15 +80,15 @@ fn a_scheme_window_caps_a_rate_only_flow() {
 #[test]
 fn fast_retransmit_on_third_duplicate_ack() {
     let (mut s, mut out) = primed();
-    s.on_ack(t(100), MSS, false, t(0), &mut out); // segment 0 acked; slow start sends 2
+    s.on_ack(t(100), MSS, false, t(0), &[], &mut out); // segment 0 acked; slow start sends 2
     assert_eq!(out.len(), 2);
     out.clear();
     for i in 0..2 {
-        s.on_ack(t(101 + i), MSS, false, t(0), &mut out);
+        s.on_ack(t(101 + i), MSS, false, t(0), &[], &mut out);
         assert!(!s.in_recovery());
     }
     assert!(out.is_empty());
-    s.on_ack(t(103), MSS, false, t(0), &mut out);
+    s.on_ack(t(103), MSS, false, t(0), &[], &mut out);
     assert!(s.in_recovery());
     assert_eq!(out[0], Segment { seq: MSS, len: MSS as u32, retransmit: true, cwr: false });
     // flight was 11 segments -> ssthresh 5.5 segments, cwnd = ssthresh + 3 MSS.
@@ -102,10 +102,10 @@ fn a_higher_duplicate_ack_threshold_waits_for_that_many() {
     let (mut s, mut out) = primed();
     s.set_dupthresh(5);
     for i in 0..4 {
-        s.on_ack(t(100 + i), 0, false, t(0), &mut out);
+        s.on_ack(t(100 + i), 0, false, t(0), &[], &mut out);
         assert!(!s.in_recovery(), "after {} duplicates", i + 1);
     }
-    s.on_ack(t(104), 0, false, t(0), &mut out);
+    s.on_ack(t(104), 0, false, t(0), &[], &mut out);
     assert!(s.in_recovery());
     assert_eq!(out.last().map(|x| x.retransmit), Some(true));
 }
@@ -114,21 +114,21 @@ fn a_higher_duplicate_ack_threshold_waits_for_that_many() {
 fn dupacks_inflate_and_full_ack_exits_recovery() {
     let (mut s, mut out) = primed();
     for i in 0..3 {
-        s.on_ack(t(100 + i), 0, false, t(0), &mut out);
+        s.on_ack(t(100 + i), 0, false, t(0), &[], &mut out);
     }
     assert!(s.in_recovery());
     let cwnd = s.cc().window();
-    s.on_ack(t(104), 0, false, t(0), &mut out);
+    s.on_ack(t(104), 0, false, t(0), &[], &mut out);
     assert_eq!(s.cc().window(), cwnd + MSS);
     out.clear();
     // Partial ACK: the next hole is resent at once.
-    s.on_ack(t(200), 2 * MSS, false, t(100), &mut out);
+    s.on_ack(t(200), 2 * MSS, false, t(100), &[], &mut out);
     assert!(s.in_recovery());
     assert_eq!(out[0].seq, 2 * MSS);
     assert!(out[0].retransmit);
     // Full ACK covering everything sent before recovery started.
     let recover = 10 * MSS;
-    s.on_ack(t(300), recover, false, t(200), &mut out);
+    s.on_ack(t(300), recover, false, t(200), &[], &mut out);
     assert!(!s.in_recovery());
     assert!(s.cc().window() <= s.cc().ssthresh());
 }
@@ -136,7 +136,7 @@ fn dupacks_inflate_and_full_ack_exits_recovery() {
 #[test]
 fn rto_backs_off_then_resets_on_new_ack() {
     let (mut s, mut out) = primed();
-    s.on_ack(t(100), MSS, false, t(0), &mut out);
+    s.on_ack(t(100), MSS, false, t(0), &[], &mut out);
     out.clear();
     let rto = s.rto();
     assert_eq!(rto, Time::from_ms(2)); // min_rto dominates a 100us RTT
@@ -152,7 +152,7 @@ fn rto_backs_off_then_resets_on_new_ack() {
     s.on_rto(d2, &mut out);
     assert_eq!(s.rto(), Time::from_ms(8));
     // A new ACK with an RTT sample resets the backoff.
-    s.on_ack(d2 + t(100), 2 * MSS, false, d2, &mut out);
+    s.on_ack(d2 + t(100), 2 * MSS, false, d2, &[], &mut out);
     assert_eq!(s.rto(), Time::from_ms(2));
 }
 
@@ -164,13 +164,13 @@ fn ecn_echo_cuts_once_per_window_and_sets_cwr() {
     let mut out = Vec::new();
     s.start(t(0), &mut out);
     out.clear();
-    s.on_ack(t(100), MSS, true, t(0), &mut out);
+    s.on_ack(t(100), MSS, true, t(0), &[], &mut out);
     assert_eq!(s.stats.ecn_cuts, 1);
     assert_eq!(s.cc().window(), 4500); // NewReno halves the 9 segments still in flight
     assert!(out.is_empty(), "flight exceeds the reduced window");
-    s.on_ack(t(101), 2 * MSS, true, t(0), &mut out);
+    s.on_ack(t(101), 2 * MSS, true, t(0), &[], &mut out);
     assert_eq!(s.stats.ecn_cuts, 1, "second ECE in the same window is ignored");
-    s.on_ack(t(102), 6 * MSS, false, t(0), &mut out);
+    s.on_ack(t(102), 6 * MSS, false, t(0), &[], &mut out);
     assert_eq!(out[0].seq, 10 * MSS);
     assert!(out[0].cwr, "first new segment after the cut carries CWR");
     assert!(out[1..].iter().all(|seg| !seg.cwr));
@@ -196,7 +196,7 @@ fn sized_flow_finishes_and_stops_timer() {
     let mut out = Vec::new();
     s.start(t(0), &mut out);
     assert_eq!(out.iter().map(|x| x.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
-    s.on_ack(t(100), 2500, false, t(0), &mut out);
+    s.on_ack(t(100), 2500, false, t(0), &[], &mut out);
     assert!(s.finished());
     assert_eq!(s.rto_deadline(), None);
 }
@@ -259,7 +259,7 @@ fn pacing_waits_for_an_rtt_estimate() {
     assert_eq!(s.pacing_deadline(t(0)), None);
     // The first ACK gives srtt = 100us: from now on one segment per srtt / cwnd.
     out.clear();
-    s.on_ack(t(100), MSS, false, t(0), &mut out);
+    s.on_ack(t(100), MSS, false, t(0), &[], &mut out);
     assert_eq!(out.len(), 1, "slow start would send 2; pacing lets one go");
     assert!(s.pacing_deadline(t(100)).is_some_and(|d| d > t(100)));
 }
@@ -275,7 +275,7 @@ fn paced_fast_retransmit_waits_for_its_slot_and_rto_cancels_it() {
     out.clear();
     // Segment 0 is lost: three duplicate ACKs right after the last paced send at 90us.
     for i in 0..3 {
-        s.on_ack(t(95 + i), 0, false, t(0), &mut out);
+        s.on_ack(t(95 + i), 0, false, t(0), &[], &mut out);
     }
     assert!(s.in_recovery());
     assert!(out.is_empty(), "the retransmission waits for the pacing slot");
@@ -287,7 +287,7 @@ fn paced_fast_retransmit_waits_for_its_slot_and_rto_cancels_it() {
     // A partial ACK asks for the next hole while the clock holds: then the RTO fires and
     // go-back-N resends from snd_una; the stale fast-recovery request is dropped.
     out.clear();
-    s.on_ack(d + t(1), 2 * MSS, false, t(0), &mut out);
+    s.on_ack(d + t(1), 2 * MSS, false, t(0), &[], &mut out);
     assert!(out.is_empty());
     assert!(s.pacing_deadline(d + t(1)).is_some());
     let rto = s.rto_deadline().unwrap();
@@ -335,7 +335,7 @@ fn prr_spreads_the_reduction_over_the_acks_and_ends_at_ssthresh() {
     assert_eq!(new_after(&sack_cfg(20), 7).1, Vec::<u64>::new(), "the pipe is still 13");
     // The ACK of everything sent before recovery ends it with cwnd = ssthresh.
     let mut out = Vec::new();
-    s.on_ack_sack(t(300), 20 * MSS, false, t(200), &[], &mut out);
+    s.on_ack(t(300), 20 * MSS, false, t(200), &[], &mut out);
     assert!(!s.in_recovery());
     assert_eq!(s.cc().window(), 10 * MSS);
 }
@@ -355,7 +355,7 @@ fn prr_with_heavy_losses_sends_what_is_delivered_and_one_more_on_a_partial_ack()
     // The retransmission of 0 is acknowledged: snd_una advances, no new loss, so the ACK
     // may send what it delivered and one segment more (PRR-SSRB).
     let before = s.stats.segments_sent;
-    s.on_ack_sack(t(200), MSS, false, t(100), &[(6 * MSS, 10 * MSS)], &mut out);
+    s.on_ack(t(200), MSS, false, t(100), &[(6 * MSS, 10 * MSS)], &mut out);
     assert_eq!(s.stats.segments_sent - before, 2);
     assert!(s.pipe() <= s.cc().ssthresh());
 }
@@ -418,7 +418,7 @@ fn the_pipe_rule_halves_the_pipe_with_the_first_segment_counted_lost() {
     let c = TcpConfig { limited_transmit: true, ssthresh: SsthreshRule::Pipe, ..cfg() };
     let (mut s, mut out) = started(&c, None);
     for k in 0..3 {
-        s.on_ack(t(100 + k), 0, false, t(0), &mut out);
+        s.on_ack(t(100 + k), 0, false, t(0), &[], &mut out);
     }
     assert!(s.in_recovery());
     assert_eq!(s.cc().ssthresh(), 5 * MSS);
@@ -435,14 +435,14 @@ fn started(c: &TcpConfig, size: Option<u64>) -> (TcpSender, Vec<Segment>) {
 
 /// A duplicate ACK of `ack` whose SACK block is `[from, to)`.
 fn dup(s: &mut TcpSender, now: u64, ack: u64, from: u64, to: u64, out: &mut Vec<Segment>) {
-    s.on_ack_sack(t(now), ack, false, t(0), &[(from, to)], out);
+    s.on_ack(t(now), ack, false, t(0), &[(from, to)], out);
 }
 
 #[test]
 fn sack_recovery_resends_all_three_holes_in_one_round_and_then_new_data() {
     // Segments 1-3 of 0..9 are lost. The ACK of 0 opens slow start (10, 11 go out).
     let (mut s, mut out) = started(&sack_cfg(10), None);
-    s.on_ack_sack(t(100), MSS, false, t(0), &[], &mut out);
+    s.on_ack(t(100), MSS, false, t(0), &[], &mut out);
     assert_eq!(out.len(), 2);
     out.clear();
     for k in 4..12u64 {
@@ -461,7 +461,7 @@ fn sack_recovery_resends_all_three_holes_in_one_round_and_then_new_data() {
     assert_eq!(s.pipe(), 5 * MSS, "3 retransmissions and 2 new segments");
     // The ACK that covers everything sent before recovery ends it.
     out.clear();
-    s.on_ack_sack(t(300), 12 * MSS, false, t(200), &[], &mut out);
+    s.on_ack(t(300), 12 * MSS, false, t(200), &[], &mut out);
     assert!(!s.in_recovery());
     assert_eq!(s.stats.timeouts, 0);
 }
@@ -469,10 +469,10 @@ fn sack_recovery_resends_all_three_holes_in_one_round_and_then_new_data() {
 #[test]
 fn newreno_resends_one_hole_per_round_trip() {
     let (mut s, mut out) = primed();
-    s.on_ack(t(100), MSS, false, t(0), &mut out);
+    s.on_ack(t(100), MSS, false, t(0), &[], &mut out);
     out.clear();
     for k in 4..12u64 {
-        s.on_ack(t(100 + k), MSS, false, t(0), &mut out);
+        s.on_ack(t(100 + k), MSS, false, t(0), &[], &mut out);
     }
     let resent: Vec<u64> = out.iter().filter(|x| x.retransmit).map(|x| x.seq / MSS).collect();
     assert_eq!(resent, vec![1], "the next hole waits for the partial ACK");
@@ -487,7 +487,7 @@ fn is_lost_starts_sack_recovery_before_the_third_duplicate_ack() {
     assert_eq!(out[0], Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false });
     // Without SACK the same ACK is one duplicate among three needed.
     let (mut plain, mut out) = primed();
-    plain.on_ack_sack(t(100), 0, false, t(0), &[(MSS, 4 * MSS)], &mut out);
+    plain.on_ack(t(100), 0, false, t(0), &[(MSS, 4 * MSS)], &mut out);
     assert!(!plain.in_recovery());
 }
 
@@ -496,8 +496,8 @@ fn the_rescue_retransmission_repairs_a_lost_tail_once() {
     // A 12-segment flow sent at once; segments 2 and 11 (the last) are lost.
     let (mut s, mut out) = started(&sack_cfg(12), Some(12 * MSS));
     assert_eq!(s.progress().0, 12 * MSS);
-    s.on_ack_sack(t(100), MSS, false, t(0), &[], &mut out);
-    s.on_ack_sack(t(101), 2 * MSS, false, t(0), &[], &mut out);
+    s.on_ack(t(100), MSS, false, t(0), &[], &mut out);
+    s.on_ack(t(101), 2 * MSS, false, t(0), &[], &mut out);
     for k in 3..11u64 {
         dup(&mut s, 100 + k, 2 * MSS, 3 * MSS, (k + 1) * MSS, &mut out);
     }
@@ -506,9 +506,9 @@ fn the_rescue_retransmission_repairs_a_lost_tail_once() {
     assert_eq!(resent, vec![2, 11]);
     assert!(!s.loss.sack().unwrap().rescue_allowed, "one rescue per recovery");
     out.clear();
-    s.on_ack_sack(t(200), 11 * MSS, false, t(100), &[], &mut out);
+    s.on_ack(t(200), 11 * MSS, false, t(100), &[], &mut out);
     assert!(out.is_empty(), "no second rescue");
-    s.on_ack_sack(t(201), 12 * MSS, false, t(100), &[], &mut out);
+    s.on_ack(t(201), 12 * MSS, false, t(100), &[], &mut out);
     assert!(s.finished() && s.stats.timeouts == 0);
 }
 
@@ -525,7 +525,7 @@ fn after_a_timeout_go_back_n_skips_sacked_bytes() {
     out.clear();
     // The ACK of 0 (cwnd 2): go-back-N resends 2, not the SACKed 1; the window ends
     // before 3.
-    s.on_ack_sack(d + t(100), MSS, false, d, &[(MSS, 2 * MSS), (3 * MSS, 4 * MSS)], &mut out);
+    s.on_ack(d + t(100), MSS, false, d, &[(MSS, 2 * MSS), (3 * MSS, 4 * MSS)], &mut out);
     assert_eq!(
         out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(),
         vec![(2, true)]
@@ -533,7 +533,7 @@ fn after_a_timeout_go_back_n_skips_sacked_bytes() {
     // The ACK of 1 (SACKed before, now cumulative): go-back-N passes over the SACKed 3;
     // the window (2 MSS after the timeout) holds 4 back.
     out.clear();
-    s.on_ack_sack(d + t(200), 2 * MSS, false, d, &[(3 * MSS, 4 * MSS)], &mut out);
+    s.on_ack(d + t(200), 2 * MSS, false, d, &[(3 * MSS, 4 * MSS)], &mut out);
     assert!(out.is_empty());
     assert_eq!(s.progress(), (4 * MSS, 2 * MSS, 4 * MSS));
 }
@@ -545,23 +545,23 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
     c.limited_transmit = true;
     let (mut s, mut out) = started(&c, None);
     // Segment 0 is lost: the duplicates of 1 and 2 each release one new segment.
-    s.on_ack(t(100), 0, false, t(0), &mut out);
+    s.on_ack(t(100), 0, false, t(0), &[], &mut out);
     assert_eq!(
         out,
         vec![Segment { seq: 3 * MSS, len: MSS as u32, retransmit: false, cwr: false }]
     );
-    s.on_ack(t(101), 0, false, t(0), &mut out);
+    s.on_ack(t(101), 0, false, t(0), &[], &mut out);
     assert_eq!(out.len(), 2);
     assert_eq!(s.cc().window(), 3 * MSS, "cwnd is not changed");
     // Their duplicate ACK is the third: fast retransmit.
-    s.on_ack(t(102), 0, false, t(0), &mut out);
+    s.on_ack(t(102), 0, false, t(0), &[], &mut out);
     assert!(s.in_recovery());
     assert_eq!(out[2], Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false });
     // Off: two duplicates send nothing.
     c.limited_transmit = false;
     let (mut s, mut out) = started(&c, None);
-    s.on_ack(t(100), 0, false, t(0), &mut out);
-    s.on_ack(t(101), 0, false, t(0), &mut out);
+    s.on_ack(t(100), 0, false, t(0), &[], &mut out);
+    s.on_ack(t(101), 0, false, t(0), &[], &mut out);
     assert!(out.is_empty());
 }
 

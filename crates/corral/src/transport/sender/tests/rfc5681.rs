@@ -33,7 +33,7 @@ fn window_of_ten(limited_transmit: bool) -> (TcpSender, Vec<Segment>) {
 /// `n` duplicate ACKs of byte 0 (segment 0 is lost).
 fn dupacks(s: &mut TcpSender, n: u64, out: &mut Vec<Segment>) {
     for i in 0..n {
-        s.on_ack(t(100 + i), 0, false, t(0), out);
+        s.on_ack(t(100 + i), 0, false, t(0), &[], out);
     }
 }
 
@@ -77,7 +77,7 @@ fn step_2_with_sack_too_the_limited_transmit_segments_are_left_out() {
     let mut out = Vec::new();
     s.start(t(0), &mut out);
     for k in 1..4u64 {
-        s.on_ack_sack(t(100 + k), 0, false, t(0), &[(MSS, (k + 1) * MSS)], &mut out);
+        s.on_ack(t(100 + k), 0, false, t(0), &[(MSS, (k + 1) * MSS)], &mut out);
     }
     assert!(s.in_recovery());
     assert_eq!(s.cc().ssthresh(), 5 * MSS);
@@ -127,7 +127,7 @@ fn step_6_the_full_ack_deflates_cwnd_to_ssthresh() {
     assert!(s.cc().window() > 10 * MSS);
     let sent = s.progress().0;
     // The ACK of everything sent before recovery: cwnd = min(ssthresh, FlightSize + SMSS).
-    s.on_ack(t(300), 10 * MSS, false, t(200), &mut out);
+    s.on_ack(t(300), 10 * MSS, false, t(200), &[], &mut out);
     assert!(!s.in_recovery());
     assert_eq!(s.cc().window(), (5 * MSS).min(sent - 10 * MSS + MSS));
 }
