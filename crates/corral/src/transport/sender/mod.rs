@@ -175,32 +175,75 @@ pub struct TcpSender {
     pub stats: SenderStats,
 }
 
+/// What one flow's sender is built from besides `[transport]` (`world/make_flow.rs` fills it
+/// from the flow's transport or the scheme that manages it).
+#[derive(Clone, Debug)]
+pub struct SenderSetup<'a> {
+    /// Its congestion controller.
+    pub cc: &'a CcConfig,
+    /// It negotiates ECN.
+    pub ecn: bool,
+    /// The explicit rate that limits it, if a scheme sets one.
+    pub rate: Option<RateLimit>,
+    /// Bytes to send (`None`: unbounded).
+    pub size: Option<u64>,
+    /// The duplicate-ACK threshold of fast retransmit (at least 1). A transport that sprays
+    /// packets over paths of different queues raises it above `transport.dupthresh` to
+    /// tolerate reordering; such a sender detects loss by SACK and duplicate ACKs, not by
+    /// RACK: RACK's reordering window (a quarter of the minimum RTT, without D-SACK to widen
+    /// it) is shorter than spraying's reordering.
+    pub dupthresh: u32,
+    /// The flow's absolute deadline, for its controller (D2TCP).
+    pub deadline: Option<Time>,
+    /// The flow's own random stream for its controller (BBR draws its ProbeBW phase from it).
+    pub rng: Option<Rng>,
+}
+
+impl<'a> SenderSetup<'a> {
+    /// A plain TCP flow of `size` bytes as `[transport]` sets it up.
+    pub fn tcp(cfg: &'a TcpConfig, size: Option<u64>) -> SenderSetup<'a> {
+        SenderSetup {
+            cc: &cfg.cc,
+            ecn: cfg.ecn,
+            rate: None,
+            size,
+            dupthresh: cfg.dupthresh,
+            deadline: None,
+            rng: None,
+        }
+    }
+}
+
 impl TcpSender {
+    /// A plain TCP sender of `size` bytes ([`SenderSetup::tcp`]).
     pub fn new(cfg: &TcpConfig, size: Option<u64>) -> TcpSender {
-        Self::with(cfg, &cfg.cc, cfg.ecn, None, size)
+        Self::build(cfg, &SenderSetup::tcp(cfg, size))
     }
 
-    /// A sender with its own controller `cc` and ECN setting, optionally rate-limited.
-    pub fn with(
-        cfg: &TcpConfig,
-        cc: &CcConfig,
-        ecn: bool,
-        rate: Option<RateLimit>,
-        size: Option<u64>,
-    ) -> TcpSender {
+    /// The sender of one flow: everything it will do is chosen here, its controller (told
+    /// the flow's size and deadline, and given its random stream) and its loss detection
+    /// among them.
+    pub fn build(cfg: &TcpConfig, flow: &SenderSetup) -> TcpSender {
         let mss = cfg.mss as u64;
+        let (cc, rate, size) = (flow.cc, flow.rate, flow.size);
+        let spraying = flow.dupthresh > cfg.dupthresh.max(1);
+        let mut built = cc.build(mss, cfg.initial_window as u64);
+        built.on_flow(size, flow.deadline);
+        if let Some(rng) = flow.rng.clone() {
+            built.seed(rng);
+        }
         TcpSender {
             mss,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cc: cc.build(mss, cfg.initial_window as u64),
+            cc: built,
             dupacks: 0,
-            dupthresh: cfg.dupthresh.max(1),
+            dupthresh: flow.dupthresh.max(1),
             in_recovery: false,
             recover: None,
             partial_ack_seen: false,
-            ecn,
+            ecn: flow.ecn,
             ecn_recover: None,
             send_cwr: false,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
@@ -227,7 +270,7 @@ impl TcpSender {
                 cfg.header as u64,
             ),
             retx_pending: false,
-            loss: LossDetection::new(cfg.sack, cfg.rack),
+            loss: LossDetection::new(cfg.sack, cfg.rack && !spraying),
             limited_transmit: cfg.limited_transmit,
             use_prr: cfg.recovery == Recovery::Prr,
             ssthresh_rule: cfg.ssthresh,
@@ -237,20 +280,6 @@ impl TcpSender {
             limited_bytes: 0,
             stats: SenderStats::default(),
         }
-    }
-
-    /// Sets the duplicate-ACK threshold of fast retransmit (at least 1); a transport that
-    /// sprays packets over paths of different queues raises it to tolerate reordering. Such a
-    /// sender detects loss by duplicate ACKs, not by RACK: RACK's reordering window (a quarter
-    /// of the minimum RTT, without D-SACK to widen it) is shorter than spraying's reordering.
-    pub fn set_dupthresh(&mut self, n: u32) {
-        if n > self.dupthresh {
-            if let LossDetection::Rack(s, _) = &mut self.loss {
-                self.loss = LossDetection::Sack(std::mem::take(s));
-            }
-            self.timers.stop_rack();
-        }
-        self.dupthresh = n.max(1);
     }
 
     /// The smoothed RTT (RFC 6298), once measured.
@@ -506,11 +535,6 @@ impl TcpSender {
         }
     }
 
-    /// Gives this flow's random stream to its controller (BBR draws its ProbeBW phase from it).
-    pub fn seed_cc(&mut self, rng: Rng) {
-        self.cc.seed(rng);
-    }
-
     /// Bytes in flight: the pipe (RACK's, or RFC 6675's with SACK), else snd_nxt - snd_una.
     fn in_flight(&self) -> u64 {
         self.loss.pipe(self.outstanding()).unwrap_or_else(|| self.flight())
@@ -673,12 +697,6 @@ impl TcpSender {
         }
         let len = self.mss.min(self.limit.end() - self.snd_una);
         self.emit(now, self.snd_una, len, Why::Repair, out);
-    }
-
-    /// Tells the controller the flow's absolute deadline (and its size), before anything is
-    /// sent (D2TCP reads both).
-    pub fn set_deadline(&mut self, deadline: Option<Time>) {
-        self.cc.on_flow(self.limit.size, deadline);
     }
 
     /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
