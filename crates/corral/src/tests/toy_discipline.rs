@@ -1,9 +1,11 @@
 //! A toy discipline, registered only in test builds, that shows what adding a discipline
 //! takes: this file and one line in `disciplines!` (`net/queue/mod.rs`), nothing else. A drop-tail FIFO
 //! that also drops every `every`-th arrival, with its setting in `[switch.toy]`. Its test, which
-//! loads a scenario naming it, is in `toy_kinds.rs` at the crate root.
+//! loads a scenario naming it, is in `tests/kinds.rs`.
 
-use super::{fits, Admit, Arrival, Declared, Discipline, Fifo, PortQueue, QueueSettings};
+use crate::net::queue::{
+    fifo_accessors, fits, Admit, Arrival, Declared, Discipline, Fifo, PortQueue, QueueSettings,
+};
 use crate::error::{ensure, Result};
 use crate::ids::PktId;
 use crate::units::{BufferSize, Time};
