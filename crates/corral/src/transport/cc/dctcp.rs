@@ -103,7 +103,6 @@ impl CongestionControl for Dctcp {
     }
 }
 
-
 impl Controller for Dctcp {
     type Config = DctcpConfig;
     const ACCURATE_ECN: bool = true;

@@ -75,7 +75,13 @@ impl TcpSender {
 
     /// Phase 1 of an ACK: the scoreboard, the delivery rate sample and RACK take in what it
     /// reports, before `snd_una` moves.
-    pub(super) fn take_in_ack(&mut self, now: Time, ack: u64, ts_echo: Time, sack: &[(u64, u64)]) -> AckSeen {
+    pub(super) fn take_in_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        ts_echo: Time,
+        sack: &[(u64, u64)],
+    ) -> AckSeen {
         // What a controller that reads rate samples gets (BBR): the pipe before this ACK and
         // whether it started a recovery.
         let prior_in_flight = if self.rate_samples.is_some() { self.in_flight() } else { 0 };
@@ -226,7 +232,10 @@ impl TcpSender {
 
     /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
     pub(super) fn react_to_ecn(&mut self, now: Time) -> bool {
-        if !self.limit.window || self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+        if !self.limit.window
+            || self.in_recovery
+            || self.ecn_recover.is_some_and(|r| self.snd_una <= r)
+        {
             return false;
         }
         let flight = self.flight();

@@ -55,13 +55,13 @@ use super::prr::Prr;
 use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
 use super::TcpConfig;
+use crate::sim::rng::Rng;
+use crate::units::Time;
 use limit::SendLimit;
 use loss::{LossDetection, Outstanding};
 use pacer::Pacer;
 use send::Why;
 use timers::Timers;
-use crate::sim::rng::Rng;
-use crate::units::Time;
 
 mod ack;
 mod limit;
@@ -321,7 +321,12 @@ impl TcpSender {
     /// The data outstanding, for the loss detection's rules.
     #[inline]
     fn outstanding(&self) -> Outstanding {
-        Outstanding { una: self.snd_una, max: self.snd_max, dupthresh: self.dupthresh, mss: self.mss }
+        Outstanding {
+            una: self.snd_una,
+            max: self.snd_max,
+            dupthresh: self.dupthresh,
+            mss: self.mss,
+        }
     }
 
     /// RFC 6675 `SetPipe` over the scoreboard (for tests; sending uses `next_sack_segment`).
@@ -453,7 +458,6 @@ impl TcpSender {
         self.send_available(now, out);
         self.update_probe_timer(now, false);
     }
-
 }
 
 #[cfg(test)]

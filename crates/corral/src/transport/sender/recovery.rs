@@ -54,7 +54,12 @@ impl TcpSender {
 
     /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery, on an ACK that delivered
     /// `delivered` bytes (by SACK).
-    pub(super) fn enter_fast_recovery(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) {
+    pub(super) fn enter_fast_recovery(
+        &mut self,
+        now: Time,
+        delivered: u64,
+        out: &mut Vec<Segment>,
+    ) {
         let flight = match self.ssthresh_rule {
             SsthreshRule::Flight => self.flight_for_ssthresh(),
             SsthreshRule::Pipe => self.pipe_for_ssthresh(),

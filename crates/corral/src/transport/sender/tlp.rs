@@ -28,7 +28,12 @@ impl TcpSender {
     /// RACK (RFC 8985 section 6.2 steps 4-5): marks what is lost and arms the reordering
     /// timer; a loss found outside recovery starts one (on an ACK that delivered `delivered`).
     /// Returns whether it marked a segment lost.
-    pub(super) fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) -> bool {
+    pub(super) fn rack_detect_loss(
+        &mut self,
+        now: Time,
+        delivered: u64,
+        out: &mut Vec<Segment>,
+    ) -> bool {
         let Some(r) = self.loss.rack_mut() else { return false };
         let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
         let (marked, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);

@@ -294,10 +294,7 @@ fn paced_fast_retransmit_waits_for_its_slot_and_rto_cancels_it() {
     assert!(s.pacing_deadline(d + t(1)).is_some());
     let rto = s.rto_deadline().unwrap();
     s.on_rto(rto, &mut out);
-    assert_eq!(
-        out,
-        vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true, cwr: false }]
-    );
+    assert_eq!(out, vec![Segment { seq: 2 * MSS, len: MSS as u32, retransmit: true, cwr: false }]);
     assert!(!s.retx_pending);
     assert_eq!(s.stats.retransmits, 2);
 }
@@ -548,10 +545,7 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
     let (mut s, mut out) = started(&c, None);
     // Segment 0 is lost: the duplicates of 1 and 2 each release one new segment.
     s.on_ack(t(100), 0, false, t(0), &[], &mut out);
-    assert_eq!(
-        out,
-        vec![Segment { seq: 3 * MSS, len: MSS as u32, retransmit: false, cwr: false }]
-    );
+    assert_eq!(out, vec![Segment { seq: 3 * MSS, len: MSS as u32, retransmit: false, cwr: false }]);
     s.on_ack(t(101), 0, false, t(0), &[], &mut out);
     assert_eq!(out.len(), 2);
     assert_eq!(s.cc().window(), 3 * MSS, "cwnd is not changed");
