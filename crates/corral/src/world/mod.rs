@@ -277,7 +277,12 @@ impl Simulation {
             None => (None, String::new()),
         };
         let b = build::build(&scenario, true, scheme.is_some())?;
-        let work = build::work::work(&scenario, &b, scheme.as_deref());
+        let share = scheme.as_deref().map(|s| {
+            let active = build::work::active_flows(&scenario, &b);
+            let (bytes, events) = s.estimate(&b.net, b.flows.len() as u64, active);
+            build::work::SchemeShare { bytes, events }
+        });
+        let work = build::work::work(&scenario, &b, share);
         crate::scenario::budget::check_parts(&work.parts, scenario.memory_limit)?;
         if let Some(s) = &scheme {
             s.check(&scenario.topology, &b.net)?;
