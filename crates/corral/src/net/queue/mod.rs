@@ -183,7 +183,7 @@ pub trait Discipline {
 }
 
 /// One queue discipline as a scenario declares it: `switch.queue = "<name>"`, its settings in
-/// the table `[switch.<name>]`. Each discipline file implements it, and the [`disciplines!`]
+/// the table `[switch.<name>]`. Each discipline file implements it, and the `disciplines!`
 /// list below is the one place the set of disciplines is written: a new discipline is its
 /// file and one line there.
 pub trait Declared: Discipline + Sized {

@@ -314,7 +314,7 @@ impl Cc {
 
 /// One congestion controller as a scenario names it: `transport.cc = "<name>"`, or a table
 /// `{ kind = "<name>", ... }` of its [`Controller::Config`]. Each controller file implements it,
-/// and the [`controllers!`] list below is the one place the set of controllers is written: a
+/// and the `controllers!` list below is the one place the set of controllers is written: a
 /// new controller is its file and one line there.
 pub trait Controller: CongestionControl + Clone + std::fmt::Debug {
     /// Its settings; [`NoSettings`] for a controller without any.

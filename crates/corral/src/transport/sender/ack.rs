@@ -31,11 +31,10 @@ pub(super) struct AckSeen {
 impl TcpSender {
     /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece`, the echoed send timestamp
     /// `ts_echo` and the SACK blocks `sack` (ignored without SACK); pushes any segments to
-    /// send onto `out`. In four phases: what the ACK reports ([`Self::take_in_ack`]), the
-    /// reaction to a new or a duplicate ACK ([`Self::on_new_ack`],
-    /// [`Self::on_duplicate_ack`]), the losses found after it ([`Self::losses_after_ack`]),
-    /// and the rate sample for a controller that reads them; then the sender sends what the
-    /// window allows.
+    /// send onto `out`. In four phases: what the ACK reports (`take_in_ack`), the reaction to
+    /// a new or a duplicate ACK (`on_new_ack`, `on_duplicate_ack`), the losses found after it
+    /// (`losses_after_ack`), and the rate sample for a controller that reads them; then the
+    /// sender sends what the window allows.
     pub fn on_ack(
         &mut self,
         now: Time,
