@@ -2,6 +2,7 @@
 #   make demo      install corral into the project environment .venv, run the quick
 #                  reproduction of all five papers into results/<paper> and write
 #                  results/index.html, one page with every paper's claims and figures
+#                  (make demo OUT=folder: into another folder)
 #   make test      install corral with its test extras and run every Rust and Python test
 #                  but the slow ones (make test-slow)
 # Also:
@@ -22,6 +23,8 @@
 # system's Python is never changed: it works where pip refuses to install (PEP 668).
 
 PYTHON ?= python3
+# Where `make demo` writes its quick reproductions and page (make demo OUT=another-folder).
+OUT ?= results
 VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := target/wheels
@@ -87,7 +90,7 @@ outcast: install
 # 7 minutes on the 2-core VM; `make test` afterwards reuses the compiled crates.
 demo: PROFILE = ci
 demo: install
-	$(PY) scripts/demo.py results
+	$(PY) scripts/demo.py $(OUT)
 
 # The reference pages are generated from the code first (scripts/docs_reference.py), then
 # the site is built with warnings as errors: a broken link or anchor, or a page missing from

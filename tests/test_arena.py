@@ -194,3 +194,76 @@ def test_rerun_and_resume_reproduce_the_parquet_byte_for_byte(tiny, client):
     resumed = run_arena(out, cells=tiny_cells(), seeds=2, client=client)
     assert resumed.done == 1 and resumed.skipped == 3
     assert (out / PARQUET).read_bytes() == first
+
+
+# -- its folder: files by name, limits, signals (issue "Nothing lost, nothing that cannot be stopped") --
+
+
+def test_an_arena_folder_lists_its_files_by_name_and_other_commands_never_enter_it(tiny, tmp_path):
+    """`--force` from run, compare, sweep or reproduce into an arena folder is refused and
+    deletes nothing: its marker names files, never plots/ or runs/ as trees."""
+    import json
+
+    from conftest import TINY
+    from corral.outdir import MARKER
+
+    out, _ = tiny
+    marker = json.loads((out / MARKER).read_text())
+    assert all(not f.endswith("/") for f in marker["files"]) and "plots/heatmap_ratio_to_ideal.png" in marker["files"]
+    (out / "plots" / "mine.png").write_bytes(b"mine")
+    (out / "runs" / "mine.csv").write_text("mine")
+    before = {str(p): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    (tmp_path / "s.toml").write_text(TINY)
+    (tmp_path / "sweep.toml").write_text('scenario = "s.toml"\nseeds = [1]\n')
+    assert corral_cli("run", "s.toml", "-o", "r", "--no-plots", cwd=tmp_path).returncode == 0
+    some_run = tmp_path / "r"
+    for args in (
+        ("run", "s.toml", "-o", out, "--force"),
+        ("compare", some_run, "-o", out, "--force", "--no-plots"),
+        ("sweep", "sweep.toml", "-o", out, "--force"),
+        ("reproduce", "outcast", "--quick", "-o", out, "--force"),
+    ):
+        proc = corral_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 2 and "arena folder, which holds its runs" in proc.stderr, (args, proc.stderr)
+        assert {str(p): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
+
+
+def test_a_rerun_keeps_the_user_s_files_in_plots_and_runs(tmp_path, client):
+    out = tmp_path / "a"
+    run_arena(out, cells=tiny_cells()[:2], seeds=1, client=client)
+    (out / "plots" / "mine.png").write_bytes(b"mine")
+    (out / "runs" / "notes.txt").write_text("mine")
+    run_arena(out, cells=tiny_cells()[:2], seeds=1, client=client, force=True)
+    assert (out / "plots" / "mine.png").read_bytes() == b"mine" and (out / "runs" / "notes.txt").read_text() == "mine"
+
+
+def test_too_many_seeds_are_refused_at_once(tmp_path):
+    import time
+
+    start = time.monotonic()
+    proc = corral_cli("arena", "-o", tmp_path / "a", "--seeds", "100000", cwd=tmp_path)
+    assert proc.returncode == 2 and "more than the limit of 10,000" in proc.stderr, proc.stderr
+    assert time.monotonic() - start < 5 + 3  # the process start-up included
+    proc = corral_cli("arena", "-o", tmp_path / "a", "--seeds", "1000000000000", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_bad_memory_limit_is_refused_as_run_refuses_it(tmp_path):
+    for command in (("arena", "--quick"), ("run", "s.toml"), ("sweep", "sweep.toml")):
+        proc = corral_cli(*command, "-o", tmp_path / "a", "--max-memory", "lots", cwd=tmp_path)
+        assert proc.returncode == 2 and "--max-memory" in proc.stderr and "lots" in proc.stderr, (command, proc.stderr)
+    assert not (tmp_path / "a").exists()
+
+
+def test_an_arena_where_no_cell_runs_exits_non_zero(tmp_path, client):
+    from corral import cli
+
+    net = P.fat_tree(4)
+    web = P.Workload("websearch", "poisson", (0.5,), cdf="websearch")
+    cells = [P.Cell("r2c2", net, web, 0.5, 0.003)]  # n/a: r2c2 needs a torus
+    result = run_arena(tmp_path / "a", cells=cells, seeds=1, client=client)
+    assert result.done == 0 and result.skipped == 0
+    with pytest.raises(SystemExit) as e:
+        cli._arena_exit(result)
+    assert e.value.code == 1

@@ -123,6 +123,14 @@ def test_by_one_key_pools_the_other(sweep_dir, tmp_path):
     assert by_seed.groups == ["seed=1", "seed=2"]
 
 
+def remark(run):
+    """The marker a core that wrote these files would have written (a run folder is complete
+    only while its files are those its marker lists, at their sizes)."""
+    from corral.outdir import files_below, write_marker
+
+    write_marker(run, "run", files_below(run))
+
+
 def test_missing_columns_degrade_with_a_note(sweep_dir, tmp_path):
     older = tmp_path / "older"  # run folders of a core without the FCT columns
     shutil.copytree(sweep_dir, older)
@@ -132,6 +140,7 @@ def test_missing_columns_degrade_with_a_note(sweep_dir, tmp_path):
         flows.drop([c for c in newer if c in flows.columns]).write_parquet(run / "flows.parquet")
         for table in ("latency.parquet", "throughput_class.parquet"):
             (run / table).unlink(missing_ok=True)
+        remark(run)
     result = compare([older], tmp_path / "rep", plots=False)
     notes = " ".join(result.notes)
     assert "No `slowdown` column" in notes and "FCT in seconds instead" in notes and "No `class`" in notes
@@ -152,6 +161,7 @@ def test_newer_core_columns_are_used_when_present(sweep_dir, tmp_path):
         )
         flows.write_parquet(run / "flows.parquet")
         pl.DataFrame({"time_s": [0.001, 0.002], "latency_s": [1e-5, 3e-5]}).write_parquet(run / "latency.parquet")
+        remark(run)
     result = compare([newer], tmp_path / "rep")
     assert set(result.tables["size_buckets"]["metric"]) == {"slowdown"}
     assert (tmp_path / "rep" / "slowdown_by_class.csv").is_file()
@@ -296,3 +306,30 @@ def test_sweep_file_of_the_fct_study_resolves(tmp_path):
         ("cubic", False),
         ("dctcp", True),
     }
+
+
+def test_the_statistics_are_the_same_bytes_on_every_call(sweep_dir, tmp_path):
+    """The report's tables sum in one order: two reports of the same runs are byte-identical
+    (the throughput spread's std_bps changed in its last digit before)."""
+    first = compare([sweep_dir], tmp_path / "a", plots=False)
+    for i in range(3):
+        compare([sweep_dir], tmp_path / f"b{i}", plots=False)
+        for name in first.tables:
+            a = (tmp_path / "a" / f"{name}.parquet").read_bytes()
+            assert (tmp_path / f"b{i}" / f"{name}.parquet").read_bytes() == a, name
+
+
+def test_no_finished_flow_is_named_as_the_reason_not_an_older_corral(tmp_path):
+    """Runs whose flows are all unbounded have slowdown and FCT columns full of nulls: the
+    report says no flow finished, not that the runs are of an older corral."""
+    from conftest import TINY
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(TINY)
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('scenario = "s.toml"\nseeds = 1\n[grid]\n"transport.cc" = ["newreno", "cubic"]\n')
+    result = run_sweep(sweep, tmp_path / "sw", workers=1)
+    assert result.counts.failed == 0
+    report = compare([tmp_path / "sw"], tmp_path / "rep", by=["transport.cc"], plots=False)
+    notes = " ".join(report.notes)
+    assert "no flow finished" in notes and "older corral" not in notes, notes

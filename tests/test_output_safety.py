@@ -258,8 +258,8 @@ def test_reproduce_into_the_current_folder_is_refused_before_running(work: Path)
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
 
-COMMANDS = ("run", "sweep", "compare", "reproduce")
-TARGETS = (".", "..", "user", "user/deeper", "out", "out2", "s.toml", "runs/a", "proj2")
+COMMANDS = ("run", "sweep", "compare", "reproduce", "arena", "demo")
+TARGETS = (".", "..", "user", "user/deeper", "out", "out2", "s.toml", "runs/a", "proj2", "out/plots", "out/runs")
 
 
 def _tree(root: Path) -> Path:
@@ -280,16 +280,42 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def _sprinkle(work: Path, step: int) -> None:
+    """Put a file of the user's into every folder corral wrote (and its plots/ and runs/), as a
+    user adds notes beside results; later steps must keep them."""
+    from corral.outdir import MARKER
+
+    for marker in list(work.parent.rglob(MARKER)):
+        folder = marker.parent
+        for sub in (folder, folder / "plots", folder / "runs"):
+            if sub.is_dir():
+                (sub / f"mine-{step}.txt").write_text(f"user file {step}")
+
+
 def _do(command: str, target: str, force: bool, work: Path) -> None:
     """Run one command in-process (the CLI's functions, so no process start per step)."""
     from corral import cli
 
+    if command == "demo":
+        import subprocess
+        import sys
+
+        proc = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve().parent.parent / "scripts" / "demo.py"), target, "--page"],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode in (0, 2) and "Traceback" not in proc.stderr, proc.stderr
+        return
     args = (
         {
             "run": ["run", "s.toml", "--no-plots"],
             "sweep": ["sweep", "sweep.toml", "--workers", "1"],
             "compare": ["compare", "out", "--no-plots"],
             "reproduce": ["reproduce", "tiny-test", "--seeds", "1"],
+            "arena": ["arena", "--seeds", "1", "--workers", "1"],
         }[command]
         + ["-o", target]
         + (["--force"] if force else [])
@@ -337,17 +363,35 @@ def tiny_experiment(monkeypatch):
 
     monkeypatch.setitem(experiments.EXPERIMENTS, "tiny-test", Tiny)
 
+    import corral.arena
+    from corral.arena import plan as P
+
+    def tiny_arena(out, **kw):
+        net = P.fat_tree(4)
+        web = P.Workload("websearch", "poisson", (0.5,), cdf="websearch")
+        kw.update(cells=[P.Cell("ideal", net, web, 0.5, 0.001)], processes=False, quick=False, contenders=None)
+        return real_arena(out, **kw)
+
+    real_arena = corral.arena.run_arena
+    monkeypatch.setattr(corral.arena, "run_arena", tiny_arena)
+
 
 @hypothesis.settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(hypothesis.HealthCheck))
 @hypothesis.given(
     steps=st.lists(st.tuples(st.sampled_from(COMMANDS), st.sampled_from(TARGETS), st.booleans()), min_size=1, max_size=5)
 )
+@hypothesis.example(steps=[("arena", "out", False), ("arena", "out", True), ("run", "out", True), ("compare", "out", True)])
+@hypothesis.example(steps=[("reproduce", "out", False), ("sweep", "out", True), ("sweep", "out", False), ("run", "out", True)])
+@hypothesis.example(steps=[("demo", "out", False), ("demo", "out", False), ("run", "out", True)])
+@hypothesis.example(steps=[("run", "out", False), ("demo", "out", True), ("arena", "out", True), ("sweep", "out", True)])
 def test_no_sequence_of_commands_changes_a_user_file(steps, tmp_path_factory, tiny_experiment) -> None:
     root = tmp_path_factory.mktemp("prop")
     work = _tree(root)
     before = _files(root)  # every file is the user's at the start
-    for command, target, force in steps:
+    for i, (command, target, force) in enumerate(steps):
         _do(command, target, force, work)
         now = _files(root)
         lost = {k: v for k, v in before.items() if now.get(k) != v}
         assert not lost, (steps, command, target, force, sorted(lost))
+        _sprinkle(work, i)  # the user adds files into what corral wrote
+        before.update({k: v for k, v in _files(root).items() if Path(k).name.startswith("mine-")})

@@ -202,14 +202,24 @@ def test_interrupted_sweep_resumes_with_one_result_per_point(tmp_path, client):
     assert first.index["status"].to_list().count(layout.OK) == 3
     assert first.index["status"].to_list().count(layout.MISSING) == 5
     done_before = {p.name: (p / "flows.parquet").stat().st_mtime_ns for p in run_dirs(out)}
-    # a worker killed mid-write leaves a temporary folder; a half-made run folder never exists
-    pending = next(r.hash for r in first.runs if r.hash not in done_before)
-    (out / layout.RUNS / f".corral-tmp-{pending}-dead").mkdir()
-    (out / layout.RUNS / f".corral-tmp-{pending}-dead" / "flows.parquet").write_text("partial")
+    # a worker killed mid-write leaves a scratch folder naming the sweep's lock; a half-made
+    # run folder never exists. A user's file with a name like corral's stays.
+    from corral.outdir import lock_path, write_marker
+
+    dead = out / layout.RUNS / ".corral-tmp-deadbeef00"
+    dead.mkdir()
+    write_marker(dead, "run", (), complete=False, writer={"pid": 1, "lock": str(lock_path(out.resolve()))})
+    (dead / "flows.parquet").write_text("partial")
+    (out / layout.RUNS / ".corral-tmp-my-notes.txt").write_text("mine")
+    (out / layout.RUNS / ".corral-old-folder").mkdir()
 
     second = run_sweep(path, out, client=client)
     assert (second.counts.skipped, second.counts.done, second.counts.failed) == (3, 5, 0)
-    assert second.cleaned == 1
+    assert second.cleaned == 1 and not dead.exists()
+    assert (out / layout.RUNS / ".corral-tmp-my-notes.txt").read_text() == "mine"
+    assert (out / layout.RUNS / ".corral-old-folder").is_dir()
+    (out / layout.RUNS / ".corral-tmp-my-notes.txt").unlink()
+    (out / layout.RUNS / ".corral-old-folder").rmdir()
     names = [p.name for p in run_dirs(out)]
     assert sorted(names) == sorted(r.hash for r in second.runs)  # exactly one folder per point
     for name, mtime in done_before.items():  # finished runs were not redone
@@ -320,16 +330,21 @@ def test_workers_and_scheduler_together_are_refused(tmp_path):
 
 
 def test_a_second_sweep_on_the_same_folder_is_refused_while_one_runs(tmp_path):
-    import fcntl
+    import os
+
+    from corral.outdir import OutputError
+    from corral.outdir.lock import TargetLock
 
     path = write_sweep(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
-    (out / ".corral-output.json").write_text('{"kind": "sweep"}')  # the running sweep's folder
-    with open(out / layout.LOCK_FILE, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        with pytest.raises(SweepError, match="another sweep is writing"):
+    (out / ".corral-output.json").write_text('{"kind": "sweep", "files": []}')  # the running sweep's folder
+    held = TargetLock(out.resolve(), "corral sweep").acquire()
+    try:
+        with pytest.raises(OutputError, match=f"another corral is writing it \\(PID {os.getpid()}: corral sweep\\)"):
             run_sweep(path, out, workers=1)
+    finally:
+        held.release()
     assert not (out / layout.RUNS).exists()
 
 
@@ -363,3 +378,37 @@ def test_sigterm_stops_a_sweep_like_ctrl_c_and_writes_the_index(tmp_path):
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr
     index = pl.read_parquet(out / "index.parquet")
     assert index.height == 40 and 1 <= (index["status"] == "ok").sum() < 40
+
+
+def test_a_sweep_names_a_packaged_scenario_from_any_folder(tmp_path, monkeypatch):
+    """`corral:<name>` is a scenario the package ships; a path is relative to the sweep file;
+    an older sweep file's path into a clone (`scenarios/...`) is taken from the current
+    folder if it is there, and otherwise the error names the packaged file to write."""
+    packaged = Path(corral.__file__).parent / "scenarios" / "examples" / "dumbbell.toml"
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    sweep = tmp_path / "elsewhere" / "sweep.toml"
+    sweep.parent.mkdir()
+    sweep.write_text('scenario = "corral:examples/dumbbell.toml"\n[grid]\n"transport.cc" = ["newreno", "cubic"]\n')
+    assert load(sweep).scenario.resolve() == packaged.resolve() and len(resolve(load(sweep))[1]) == 2
+    sweep.write_text('scenario = "corral:examples/dumbell.toml"\n')
+    with pytest.raises(SweepError, match="no such packaged scenario; did you mean corral:examples/dumbbell.toml"):
+        load(sweep)
+    sweep.write_text('scenario = "scenarios/examples/dumbbell.toml"\n')
+    with pytest.raises(SweepError, match='the package ships it: write scenario = "corral:examples/dumbbell.toml"'):
+        load(sweep)
+    (tmp_path / "here" / "scenarios" / "examples").mkdir(parents=True)
+    (tmp_path / "here" / "scenarios" / "examples" / "dumbbell.toml").write_text(packaged.read_text())
+    assert load(sweep).scenario == Path("scenarios/examples/dumbbell.toml")  # from the current folder
+    # the packaged sweep file itself, by name
+    assert len(load("corral:fct/sweep.toml").points()) == 27
+
+
+def test_corral_run_takes_a_packaged_scenario(tmp_path):
+    proc = corral_cli(
+        "run", "corral:examples/dumbbell.toml", "-o", tmp_path / "o", "--no-plots", "--set", "duration=2ms", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "o" / "flows.parquet").is_file()
+    proc = corral_cli("run", "corral:nope.toml", "-o", tmp_path / "p", cwd=tmp_path)
+    assert proc.returncode == 2 and "corral:nope.toml: no such packaged scenario" in proc.stderr, proc.stderr

@@ -71,7 +71,10 @@ def fail(message: str) -> SystemExit:
 
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn input and file-system errors into `error: ...` and exit status 2."""
+    """Turn input and file-system errors into `error: ...` and exit status 2 (a full disk
+    too, whichever library's exception reports it: `corral.outdir.disk_error`)."""
+    from .outdir import disk_error
+
     try:
         yield
     except (ScenarioError, SimulationError, OutputError) as e:
@@ -79,6 +82,20 @@ def user_errors() -> Iterator[None]:
     except OSError as e:
         text = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
         raise fail(text) from None
+    except Exception as e:
+        disk = disk_error(e)
+        if disk is None:
+            raise
+        raise fail(disk.strerror) from None
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that a command stops as on Ctrl-C: its output
+    rolled back or left complete (`corral.outdir`), a message, exit status 143."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
 
 
 def _import_all(modules: tuple[str, ...]) -> None:
@@ -125,28 +142,30 @@ def run(
 ) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
-    from .outdir import check_target
+    from .inputs import resolve
+    from .outdir import writing
 
     with user_errors():
-        check_target(out, "run", (scenario,), force)
-        sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
-        plots = _announce(sim, plots)
-        # The event loop releases the GIL: import what writing and printing the results need
-        # (the results module, polars, a fifth of a second; rich's console and table) beside it.
-        modules = ("corral.results", "polars", "rich.console", "rich.table")
-        threading.Thread(target=_import_all, args=(modules,), daemon=True).start()
-        with contextlib.ExitStack() as stack:
-            progress = None
-            if sys.stderr.isatty():  # no bar (nor its import) without a terminal
-                bar = stack.enter_context(_sim_progress())
-                task = bar.add_task(scenario.name, total=None, sim="")
+        scenario = resolve(scenario)
+        with writing(out, "run", (scenario,), force) as writer:
+            sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
+            plots = _announce(sim, plots)
+            # The event loop releases the GIL: import what writing and printing the results need
+            # (the results module, polars, a fifth of a second; rich's console and table) beside it.
+            modules = ("corral.results", "polars", "rich.console", "rich.table")
+            threading.Thread(target=_import_all, args=(modules,), daemon=True).start()
+            with contextlib.ExitStack() as stack:
+                progress = None
+                if sys.stderr.isatty():  # no bar (nor its import) without a terminal
+                    bar = stack.enter_context(_sim_progress())
+                    task = bar.add_task(scenario.name, total=None, sim="")
 
-                def progress(now_ps: int, duration_ps: int) -> None:
-                    text = f"{now_ps / 1e12:.4g} / {duration_ps / 1e12:.4g} s simulated"
-                    bar.update(task, completed=now_ps, total=duration_ps, sim=text)
+                    def progress(now_ps: int, duration_ps: int) -> None:
+                        text = f"{now_ps / 1e12:.4g} / {duration_ps / 1e12:.4g} s simulated"
+                        bar.update(task, completed=now_ps, total=duration_ps, sim=text)
 
-            results = simulate(sim, progress)
-        results.write(out, plots=plots, force=force, inputs=(scenario,))
+                results = simulate(sim, progress)
+            results.write(out, plots=plots, writer=writer)
     out_console().print(summary_table(results.summary, results.flows, out, results.timing))
 
 
@@ -180,9 +199,11 @@ def emulate(
     """Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder."""
     from .emulate import EmulateError
     from .emulate import emulate as run_emulation
+    from .inputs import resolve
     from .outdir import check_target
 
     with user_errors():
+        scenario = resolve(scenario)
         check_target(out, "run", (scenario,), force)
         try:
             folder = run_emulation(
@@ -489,6 +510,15 @@ def arena(
     for line in result.errors[:10]:
         err_console().print(f"[red]failed[/red] {line}", highlight=False, markup=True)
     out_console().print(f"leaderboard written to {out / 'leaderboard.md'}")
+    _arena_exit(result)
+
+
+def _arena_exit(result) -> None:
+    """Exit 1 when no cell ran (every one n/a or failed) or a run failed."""
+    if result.done + result.skipped == 0:
+        reasons = sorted({r.reason for r in result.runs if r.reason})[:3]
+        print("error: no cell ran" + (": " + "; ".join(reasons) if reasons else ""), file=sys.stderr)
+        raise SystemExit(1)
     if result.failed:
         raise SystemExit(1)
 
@@ -521,6 +551,18 @@ def _at_least(minimum: float, kind: Callable[[str], float], what: str) -> Callab
     return parse
 
 
+def _memory_limit(text: str) -> str:
+    """An argparse type: a `--max-memory` the core takes (bytes, or a size such as 8GB),
+    checked before anything is planned; kept as text, as the core takes it."""
+    from . import _core
+
+    try:
+        _core.parse_memory_limit(text)
+    except ScenarioError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--max-memory: ")) from None
+    return text
+
+
 def _add_common(cmd: argparse.ArgumentParser, out_help: str, *, overrides: str | None = None, max_memory: bool = True) -> None:
     """-o/--out, --set/-s, --force and --max-memory, shared by the commands that write a folder."""
     cmd.add_argument("-o", "--out", type=Path, required=True, help=out_help)
@@ -537,6 +579,7 @@ def _add_common(cmd: argparse.ArgumentParser, out_help: str, *, overrides: str |
         cmd.add_argument(
             "--max-memory",
             metavar="SIZE",
+            type=_memory_limit,
             help="Refuse runs estimated to need more memory than this, e.g. 8GB (default: half of this machine's).",
         )
 
@@ -559,7 +602,7 @@ def parser() -> argparse.ArgumentParser:
         return cmd
 
     cmd = command(run, "Simulate SCENARIO and write its results folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).")
     cmd.add_argument(
         "--unset",
@@ -605,7 +648,7 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True, help="Write PNG plots.")
 
     cmd = command(emulate, "Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).", max_memory=False)
     cmd.add_argument("--unset", action="append", metavar="KEY", help="Remove a key or a whole block (repeatable).")
     cmd.add_argument(
@@ -662,11 +705,17 @@ def main() -> None:
     second with polars loaded, on every `corral run`. Only when nothing else is running: no
     non-daemon thread and no child process (a sweep's Dask cluster is closed by then).
     """
+    import signal
+
     code: int = 0
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         _dispatch(sys.argv[1:])
+    except Terminated:
+        print("terminated (SIGTERM): no half-written output was left", file=sys.stderr)
+        code = 143
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print("interrupted: no half-written output was left", file=sys.stderr)
         code = 130
     except SystemExit as e:
         if isinstance(e.code, int) or e.code is None:

@@ -57,15 +57,22 @@ class Results:
         """The result tables by name, in the documented order."""
         return {name: getattr(self, name) for name in TABLES}
 
-    def write(self, out_dir: str | os.PathLike, *, plots: bool = True, force: bool = False, inputs=()) -> Path:
-        """Write the run folder `out_dir` (replacing it only once everything is written).
+    def write(self, out_dir: str | os.PathLike, *, plots: bool = True, force: bool = False, inputs=(), writer=None) -> Path:
+        """Write the run folder `out_dir` (it appears, or replaces the old one, only once
+        everything is written: `corral.outdir`).
 
         An existing `out_dir` is replaced only if it is an empty folder or a corral run folder,
         and never if it is the current folder, one of its parents, or holds one of `inputs`
-        (`corral.outdir.OutputError` otherwise); `force=True` skips these checks.
+        (`corral.outdir.OutputError` otherwise); `force=True` also takes a corral folder of
+        another kind. `writer` is the `corral.outdir.Writer` of a caller that already holds
+        the folder's lock (`corral run` takes it before simulating).
         """
-        with atomic_dir(out_dir, "run", inputs, force) as tmp:
-            self.write_files(tmp, plots=plots)
+        if writer is not None:
+            with writer.publish() as tmp:
+                self.write_files(tmp, plots=plots)
+        else:
+            with atomic_dir(out_dir, "run", inputs, force) as tmp:
+                self.write_files(tmp, plots=plots)
         return Path(out_dir)
 
     def write_files(self, folder: Path, *, plots: bool = True) -> None:

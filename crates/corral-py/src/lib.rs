@@ -119,16 +119,7 @@ impl Simulation {
         max_memory: Option<String>,
         traces: Option<BTreeMap<usize, TraceCells>>,
     ) -> PyResult<Self> {
-        let limit = match max_memory.as_deref().map(str::trim) {
-            None => None,
-            Some(s) => Some(
-                s.parse::<u64>()
-                    .map(corral::units::Bytes)
-                    .or_else(|_| corral::units::parse_bytes(s))
-                    .map_err(|e| ScenarioError::new_err(format!("--max-memory: {e}")))?
-                    .0,
-            ),
-        };
+        let limit = max_memory.as_deref().map(parse_memory_limit).transpose()?;
         let built = guarded("loading the scenario", || -> corral::Result<_> {
             let mut sc = corral::scenario::load(scenario_toml, &overrides, &source)?;
             sc.memory_limit = limit;
@@ -240,6 +231,19 @@ impl Simulation {
     }
 }
 
+/// A memory limit as `--max-memory` takes it: bytes, or a size such as "8GB"; a
+/// `ScenarioError` naming `--max-memory` otherwise (every command checks it this way before
+/// it plans anything).
+#[pyfunction]
+fn parse_memory_limit(text: &str) -> PyResult<u64> {
+    let s = text.trim();
+    s.parse::<u64>()
+        .map(corral::units::Bytes)
+        .or_else(|_| corral::units::parse_bytes(s))
+        .map(|b| b.0)
+        .map_err(|e| ScenarioError::new_err(format!("--max-memory: {e}")))
+}
+
 /// The `[[traffic]]` blocks of a scenario (with overrides) whose flow list is a Parquet
 /// file: [(block, path)], for the Python layer to read.
 #[pyfunction]
@@ -257,6 +261,25 @@ fn parquet_traces(
         .into_iter()
         .map(|(i, p)| (i, p.display().to_string()))
         .collect())
+}
+
+/// The first key or type error of a scenario's TOML (`corral::scenario::load::type_check`),
+/// or None: the values are not checked against each other.
+#[pyfunction]
+fn type_error(scenario_toml: &str) -> PyResult<Option<String>> {
+    guarded("checking the scenario's keys", || {
+        corral::scenario::load::type_check(scenario_toml).err().map(|e| e.to_string())
+    })
+}
+
+/// Every scheme's settings at their defaults, as JSON: {kind: {key: value}} (durations as
+/// "<n>ps"; an unset optional setting is null).
+#[pyfunction]
+fn scheme_defaults() -> String {
+    serde_json::Value::Object(
+        corral::schemes::defaults().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    )
+    .to_string()
 }
 
 /// Every list of kinds a scenario may name, each from its one declaration in the core:
@@ -340,6 +363,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summary_fields, m)?)?;
     m.add_function(wrap_pyfunction!(kinds, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_traces, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(type_error, m)?)?;
+    m.add_function(wrap_pyfunction!(scheme_defaults, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())

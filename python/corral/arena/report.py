@@ -46,7 +46,8 @@ SHOWN = (
 
 
 def write_report(frame: pl.DataFrame, out: Path) -> list[Path]:
-    """Write leaderboard.md, index.html and plots/*.png into `out`; return the plots."""
+    """Write leaderboard.md, index.html and plots/*.png into the (scratch) folder `out`,
+    which the arena then publishes into its folder (`corral.outdir`); return the plots."""
     table = ratios(frame, REFERENCE)
     na = _na_cells(frame)
     plots_dir = out / "plots"
@@ -55,27 +56,9 @@ def write_report(frame: pl.DataFrame, out: Path) -> list[Path]:
     plots = [p for p in plots if p is not None]
     findings = findings_text(table, na)
     md = leaderboard_md(table, na, findings)
-    _replace(out / "leaderboard.md", lambda tmp: tmp.write_text(md, encoding="utf-8"))
-    _replace(out / "index.html", lambda tmp: tmp.write_text(index_html(md, plots, out), encoding="utf-8"))
+    (out / "leaderboard.md").write_text(md, encoding="utf-8")
+    (out / "index.html").write_text(index_html(md, plots, out), encoding="utf-8")
     return plots
-
-
-def _replace(path: Path, write) -> Path:
-    """`write(tmp)` to a temporary sibling of `path`, then rename it over `path`: a reader
-    never sees half a file."""
-    import os
-    import uuid
-
-    from ..outdir import TMP_PREFIX
-
-    tmp = path.with_name(f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{path.name}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
 
 
 def _na_cells(frame: pl.DataFrame) -> pl.DataFrame:
@@ -328,7 +311,8 @@ def slowdown_plots(table: pl.DataFrame, folder: Path) -> list[Path]:
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8)
         fig.suptitle(f"{workload}: p99 slowdown of flows < 100 KB against load ({REFERENCE} dashed)")
         fig.tight_layout(rect=(0, 0.12, 1, 0.95))
-        path = _replace(folder / f"slowdown_vs_load_{workload}.png", lambda tmp: fig.savefig(tmp, dpi=110, format="png"))  # noqa: B023
+        path = folder / f"slowdown_vs_load_{workload}.png"
+        fig.savefig(path, dpi=110, format="png")
         plt.close(fig)
         paths.append(path)
     return paths
@@ -372,7 +356,7 @@ def heatmap(table: pl.DataFrame, na: pl.DataFrame, path: Path) -> Path | None:
     bar.set_label(f"log2(p99 slowdown < 100 KB / {REFERENCE}'s)")
     ax.set_title(f"p99 slowdown of flows < 100 KB relative to {REFERENCE} (red: slower; grey: n/a or no value)")
     fig.tight_layout()
-    _replace(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
     return path
 

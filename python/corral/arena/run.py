@@ -9,13 +9,17 @@ complete. `arena.parquet` is then built from the run folders alone, in plan orde
 rerun or a resumed arena writes the same bytes; the report follows (`report`).
 
 Folder: `arena.json` (the plan: cells, seeds, hashes, n/a reasons), `arena.parquet`,
-`leaderboard.md`, `index.html`, `plots/`, `runs/`.
+`leaderboard.md`, `index.html`, `plots/`, `runs/`. Its marker lists these files by name (the
+report is built in a scratch folder and published over the previous report's files); each
+run folder in `runs/` has a marker of its own. An arena of more than `MAX_RUNS` cell x seed
+runs is refused before anything is planned or built, and planning stops at once on Ctrl-C
+or SIGTERM.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,13 +28,15 @@ from typing import Any
 import polars as pl
 
 from ..sweep import layout
-from .plan import Cell, plan_cells
+from .plan import ArenaError, Cell, plan_cells
 
 KIND = "arena"
 ARENA_JSON = "arena.json"
 PARQUET = "arena.parquet"
-OWNED = (ARENA_JSON, PARQUET, "leaderboard.md", "index.html", "plots/", layout.LOCK_FILE, layout.RUNS + "/")
+OWNED = (ARENA_JSON, PARQUET)
 OK, NA, FAILED = "ok", "n/a", "failed"
+# Cell x seed runs an arena may plan (the sweep's limit): each is built before any runs.
+MAX_RUNS = 10_000
 
 
 @dataclass
@@ -56,8 +62,12 @@ class ArenaResult:
     errors: list[str] = field(default_factory=list)
 
 
-def resolve_cells(cells: Sequence[Cell], seeds: Sequence[int], max_memory: str | None = None) -> list[CellRun]:
-    """Build every cell x seed; n/a cells carry the core's reason (module doc)."""
+def resolve_cells(
+    cells: Sequence[Cell], seeds: Sequence[int], max_memory: str | None = None, stop: Callable[[], bool] | None = None
+) -> list[CellRun]:
+    """Build every cell x seed; n/a cells carry the core's reason (module doc). `stop()` is
+    polled between builds: once true, KeyboardInterrupt (Ctrl-C or SIGTERM stop planning at
+    once)."""
     from .. import __version__, _core, estimates
     from ..api import build
 
@@ -66,6 +76,8 @@ def resolve_cells(cells: Sequence[Cell], seeds: Sequence[int], max_memory: str |
         text = cell.toml()
         reason = None
         for seed in seeds:
+            if stop is not None and stop():
+                raise KeyboardInterrupt
             run = CellRun(cell, seed, text)
             if reason is None:
                 try:
@@ -99,20 +111,26 @@ def run_arena(
 ) -> ArenaResult:
     """Run the arena into `out` and write its report. `cells` replaces the plan (tests run a
     tiny arena this way); `seeds` is a count (1..N; default 3, quick 1)."""
-    from ..outdir import adopt, check_target
-    from ..sweep.runner import dask_client, locked_folder
+    from ..outdir import writing
+    from ..sweep.runner import dask_client
     from . import plan as plan_mod
-    from .report import write_report
 
-    cells = list(cells) if cells is not None else plan_cells(quick, contenders)
-    seed_list = list(range(1, (seeds or (plan_mod.QUICK_SEEDS if quick else plan_mod.SEEDS)) + 1))
+    n_seeds = seeds or (plan_mod.QUICK_SEEDS if quick else plan_mod.SEEDS)
+    if max_memory is not None:
+        check_memory_limit(max_memory)
+    cells = list(cells) if cells is not None else plan_cells(quick, contenders)  # cheap: nothing is built yet
+    n_cells = len(cells)
+    if n_cells * n_seeds > MAX_RUNS:
+        raise ArenaError(
+            f"--seeds {n_seeds}: the arena would be {n_cells:,} cells x {n_seeds:,} seeds = {n_cells * n_seeds:,} runs, "
+            f"more than the limit of {MAX_RUNS:,}; use fewer seeds or contenders"
+        )
+    seed_list = list(range(1, n_seeds + 1))
     out = Path(out)
-    target = check_target(out, KIND, (), force)
-    runs = resolve_cells(cells, seed_list, max_memory)
-    adopt(target, KIND, OWNED)
-    with locked_folder(out):
-        layout.clean_partial(out)
-        layout.write_json_atomic(out / ARENA_JSON, describe(runs, quick, seed_list))
+    with writing(out, KIND, (), force, places=(layout.RUNS,)) as writer:
+        runs = resolve_cells(cells, seed_list, max_memory, stop)
+        writer.adopt(OWNED)
+        writer.put_text(ARENA_JSON, json.dumps(describe(runs, quick, seed_list), indent=2, default=str) + "\n")
         todo, skipped, seen = [], 0, set()
         for r in runs:
             if r.hash is None or r.hash in seen:
@@ -125,16 +143,42 @@ def run_arena(
         result = ArenaResult(out, runs, pl.DataFrame(), skipped=skipped)
         if todo:
             with dask_client(client, scheduler, workers, processes) as c:
-                _execute(c, todo, out, result, max_memory, progress, stop)
-            layout.clean_partial(out)
+                _execute(c, todo, out, result, max_memory, progress, stop, str(writer.lock.path))
+            writer.lock.clean_leftovers(writer.target / layout.RUNS)
         frame = collect(out, runs)
-        write_parquet(frame, out / PARQUET)
+        writer.put(PARQUET, lambda p: frame.write_parquet(p, statistics=False))
         result.frame = frame
-        write_report(frame, out)
+        publish_report(writer, frame)
+        writer.finish()
     return result
 
 
-def _execute(client, todo: list[CellRun], out: Path, result: ArenaResult, max_memory, progress, stop) -> None:
+def publish_report(writer, frame: pl.DataFrame) -> None:
+    """Build the report in a scratch folder and put its files in place of the previous
+    report's (the files the marker lists besides arena.json and arena.parquet)."""
+    from ..outdir import files_below, owned_files
+    from .report import write_report
+
+    tmp = writer.scratch(writer.target)
+    try:
+        write_report(frame, tmp)
+        old = [f for f in owned_files(writer.target) or [] if f not in OWNED]
+        writer.merge_in(tmp, files_below(tmp), old, complete=False)
+    finally:
+        writer.drop(tmp)
+
+
+def check_memory_limit(text: str) -> None:
+    """Refuse a `--max-memory` the core would not take, as `corral run` and `sweep` do."""
+    from .. import _core
+
+    try:
+        _core.parse_memory_limit(str(text))
+    except _core.ScenarioError as e:
+        raise ArenaError(str(e)) from None
+
+
+def _execute(client, todo: list[CellRun], out: Path, result: ArenaResult, max_memory, progress, stop, lock: str = "") -> None:
     from ..sweep.runner import run_tasks
     from ..sweep.worker import write_failure
 
@@ -150,6 +194,7 @@ def _execute(client, todo: list[CellRun], out: Path, result: ArenaResult, max_me
             "point": {"arena": r.cell.label, "seed": r.seed, "hash": r.hash},
             "plots": False,
             "max_memory": max_memory,
+            "lock": lock,
         }
         for r in order
     ]
@@ -159,7 +204,7 @@ def _execute(client, todo: list[CellRun], out: Path, result: ArenaResult, max_me
             rec = fut.result()
         else:  # the task never raises: its worker died; record it as the sweep does
             rec = {"status": FAILED, "error": f"{type(fut.exception()).__name__}: {fut.exception()}"}
-            write_failure(layout.run_dir(out, order[i].hash), tasks[i]["point"], rec["error"], "", None)
+            write_failure(layout.run_dir(out, order[i].hash), tasks[i]["point"], rec["error"], "", None, lock)
         if rec["status"] == layout.OK:
             result.done += 1
         else:
@@ -208,20 +253,6 @@ def collect(out: Path, runs: Sequence[CellRun]) -> pl.DataFrame:
             if metric in values:
                 rows.append((*key, metric, values[metric], OK, None))
     return pl.DataFrame(rows, schema=SCHEMA, orient="row")
-
-
-def write_parquet(frame: pl.DataFrame, path: Path) -> None:
-    """Write through a temporary sibling and a rename; no statistics, so the bytes depend on
-    the rows only."""
-    from ..outdir import TMP_PREFIX
-
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}-{uuid.uuid4().hex[:8]}")
-    try:
-        frame.write_parquet(tmp, statistics=False)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def describe(runs: Sequence[CellRun], quick: bool, seeds: list[int]) -> dict[str, Any]:

@@ -3,8 +3,11 @@
 A folder is either a sweep folder (`index.parquet`, runs in `runs/<hash>/`) or a single run
 folder (`summary.json`, as `corral run` writes it). All runs go into one catalog: one row
 per run with `source` (the folder's name), `run` (the hash, or the folder name), `path`,
-every swept key as a column, `seed` and `status`. Only runs with status `ok` are compared;
-the others are counted in the report. Tables are read per run and stacked with
+every swept key as a column, `seed` and `status`. A run's status is read from its folder when
+the catalog is made (`corral.sweep.layout.status`: complete, as its marker says, with every
+file it lists at its size), not taken from the sweep's index, which a killed writer may have
+left behind its folders. Only runs with status `ok` are compared; the others are counted in
+the report. A table that cannot be read is an error naming its file. Tables are read per run and stacked with
 `how="diagonal_relaxed"`, so runs from an older corral that lack a newer column still load
 (the column is null for them).
 """
@@ -78,22 +81,27 @@ def _source_names(folders: list[Path]) -> list[str]:
 
 
 def _sweep_runs(folder: Path, name: str) -> tuple[pl.DataFrame, list[str]]:
-    index = pl.read_parquet(folder / layout.INDEX)
+    index = read_parquet(folder / layout.INDEX)
     meta = layout.read_json(folder / layout.SWEEP_JSON)
     fixed = {"hash", "seed", "status", "wall_time_s", "error"}
     keys = meta.get("keys") or [c for c in index.columns if c not in fixed]
+    paths = [str(folder / layout.RUNS / h) for h in index["hash"].to_list()]
     frame = index.select(
         pl.lit(name).alias("source"),
         pl.col("hash").alias("run"),
-        pl.col("hash").map_elements(lambda h: str(folder / layout.RUNS / h), return_dtype=pl.Utf8).alias("path"),
+        pl.Series("path", paths, pl.Utf8),
         pl.col("seed"),
-        pl.col("status"),
+        pl.Series("status", [layout.status(Path(p)) for p in paths], pl.Utf8),
         *[pl.col(k) for k in keys if k in index.columns],
     )
     return frame, [k for k in keys if k in index.columns]
 
 
 def _single_run(folder: Path, name: str) -> pl.DataFrame:
+    if layout.status(folder) != layout.OK:
+        raise CompareError(
+            f"{folder}: is not a complete run folder (its writer was interrupted, or a file changed since); run it again"
+        )
     summary = json.loads((folder / layout.DONE_FILE).read_text(encoding="utf-8"))
     return pl.DataFrame(
         {"source": [name], "run": [name], "path": [str(folder)], "seed": [summary.get("seed")], "status": [layout.OK]},
@@ -111,8 +119,18 @@ def read_table(runs: pl.DataFrame, table: str, carry: list[str]) -> pl.DataFrame
         path = Path(row["path"]) / f"{table}.parquet"
         if not path.is_file():
             continue
-        frame = pl.read_parquet(path)
+        frame = read_parquet(path)
         frames.append(frame.with_columns(pl.lit(row[c]).alias(c) for c in carry))
     if not frames:
         return None
     return pl.concat(frames, how="diagonal_relaxed")
+
+
+def read_parquet(path: Path) -> pl.DataFrame:
+    """A Parquet table, or CompareError naming the file when it cannot be read (truncated,
+    not Parquet)."""
+    try:
+        return pl.read_parquet(path)
+    except Exception as e:  # noqa: BLE001 -- polars raises several kinds for a corrupt file
+        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+        raise CompareError(f"{path}: cannot be read as a Parquet table ({first})") from None

@@ -128,17 +128,22 @@ def aggregate_throughput(throughput: pl.DataFrame, by: tuple[str, ...] = ()) -> 
     """Per (group, by..., time_s): total goodput of a run, then mean/min/max over the group's runs.
 
     A run with no row at one of its group's sampling times (no flow of that `by` value
-    active) counts as 0 there.
+    active) counts as 0 there. Rows are put in one order (group, by..., time, run) before
+    every sum, so the floating-point results are the same bytes on every call.
     """
     keys = ["group_i", "group", *by]
-    per_run = throughput.group_by([*keys, "run", "time_s"]).agg(pl.col("goodput_bps").sum())
+    per_run = throughput.group_by([*keys, "run", "time_s"], maintain_order=True).agg(pl.col("goodput_bps").sum())
     runs = throughput.select("group_i", "group", "run").unique()
     grid = runs.join(per_run.select(*keys).unique(), on=["group_i", "group"]).join(
         per_run.select("group_i", "time_s").unique(), on="group_i"
     )
-    per_run = grid.join(per_run, on=[*keys, "run", "time_s"], how="left").with_columns(pl.col("goodput_bps").fill_null(0.0))
+    per_run = (
+        grid.join(per_run, on=[*keys, "run", "time_s"], how="left")
+        .with_columns(pl.col("goodput_bps").fill_null(0.0))
+        .sort([*keys, "time_s", "run"])
+    )
     return (
-        per_run.group_by([*keys, "time_s"])
+        per_run.group_by([*keys, "time_s"], maintain_order=True)
         .agg(
             pl.col("goodput_bps").mean().alias("mean_bps"),
             pl.col("goodput_bps").std().alias("std_bps"),

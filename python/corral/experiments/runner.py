@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..api import run
-from ..outdir import atomic_dir, check_target
+from ..outdir import writing
 from ..results import Results
 
 T = TypeVar("T")
@@ -123,9 +123,9 @@ def reproduce_into(
     """A paper reproduction's pipeline: refuse an unsafe `out_dir` before any work
     (`corral.outdir` rules), run `jobs` reducing each run with `measure`, build the report
     from the measurements, and write it into `out_dir` atomically."""
-    check_target(out_dir, kind, inputs, force)
-    measured = run_jobs(jobs, measure, progress=progress, max_memory=max_memory)
-    result = report(measured)
-    with atomic_dir(out_dir, kind, inputs, force) as tmp:
-        write(result, tmp)
+    with writing(out_dir, kind, inputs, force) as writer:
+        measured = run_jobs(jobs, measure, progress=progress, max_memory=max_memory)
+        result = report(measured)
+        with writer.publish() as tmp:
+            write(result, tmp)
     return result

@@ -16,6 +16,7 @@ many workers there were, so the same sweep on 1 or N workers gives byte-identica
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import uuid
@@ -124,23 +125,6 @@ def resolve(sweep: Sweep, max_memory: str | None = None) -> tuple[str, list[Run]
     return text, runs
 
 
-def check_folder(out: Path, inputs, force: bool) -> Path:
-    """May `out` be the sweep folder? A new or empty folder, or an earlier sweep folder (to
-    resume); `--force` also takes a corral folder of another kind. Anything else is refused
-    (`corral.outdir.check_target`), before any point is built."""
-    from ..outdir import check_target
-
-    return check_target(out, layout.KIND, inputs, force)
-
-
-def prepare_folder(target: Path) -> None:
-    """Create the checked sweep folder `target` (removing what an earlier corral folder of
-    another kind wrote there); a user's files in it are never touched."""
-    from ..outdir import adopt
-
-    adopt(target, layout.KIND, layout.OWNED)
-
-
 def run_sweep(
     sweep_file: str | os.PathLike,
     out: str | os.PathLike,
@@ -173,6 +157,7 @@ def run_sweep(
     do are estimated to take more than a minute (`corral.estimates`).
     """
     from .. import estimates
+    from ..outdir import writing
 
     sweep = spec.load(sweep_file)
     size = sweep.size()
@@ -182,12 +167,12 @@ def run_sweep(
             f"pass --max-runs {size} to run them all"
         )
     out = Path(out)
-    target = check_folder(out, (sweep_file, sweep.scenario), force)
-    text, runs = resolve(sweep, max_memory)
-    prepare_folder(target)
-    with locked_folder(out):
-        cleaned = layout.clean_partial(out)
-        layout.write_json_atomic(out / layout.SWEEP_JSON, describe(sweep, runs))
+    # The folder is checked and locked before any point is built (a second sweep on it is
+    # refused at once); a killed sweep's or worker's scratch folders are removed here.
+    with writing(out, layout.KIND, (sweep.path, sweep.scenario), force, places=(layout.RUNS,)) as writer:
+        text, runs = resolve(sweep, max_memory)
+        writer.adopt(layout.OWNED)
+        writer.put_text(layout.SWEEP_JSON, json.dumps(describe(sweep, runs), indent=2, default=str) + "\n")
         counts = Counts(total=len(runs))
         todo = []
         for run in runs:
@@ -202,17 +187,19 @@ def run_sweep(
         if note and notify:
             notify(note)
         errors: list[str] = []
+        cleaned = writer.cleaned
         try:
             if progress:
                 progress(counts)
             if todo:
                 with dask_client(client, scheduler, workers, processes) as c:
-                    _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory, stop)
-                # every task has ended: temporary folders of workers killed mid-write can go
-                cleaned += layout.clean_partial(out)
+                    _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory, stop, str(writer.lock.path))
+                # every task has ended: scratch folders of workers killed mid-write can go
+                cleaned += writer.lock.clean_leftovers(writer.target / layout.RUNS)
         finally:
             index = build_index(out, sweep, runs)
-            write_index(out, index)
+            writer.put(layout.INDEX, lambda p: index.write_parquet(p, statistics=False))
+            writer.finish()
     return SweepResult(out, runs, counts, index, cleaned, errors)
 
 
@@ -220,7 +207,7 @@ def run_sweep(
 STOP_POLL_S = 0.25
 
 
-def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memory, stop=None) -> None:
+def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memory, stop=None, lock: str = "") -> None:
     tasks = [
         {
             "scenario_toml": text,
@@ -231,12 +218,13 @@ def _execute(client, sweep, text, todo, out, counts, errors, progress, max_memor
             "point": run.record(sweep),
             "plots": sweep.plots,
             "max_memory": max_memory,
+            "lock": lock,
         }
         for run in todo
     ]
 
     def ended(i: int, fut) -> None:
-        _record(fut, todo[i], sweep, out, counts, errors)
+        _record(fut, todo[i], sweep, out, counts, errors, lock)
         if progress:
             progress(counts)
 
@@ -275,7 +263,7 @@ def run_tasks(
         raise
 
 
-def _record(fut, run, sweep, out, counts, errors) -> None:
+def _record(fut, run, sweep, out, counts, errors, lock: str = "") -> None:
     """Counts one ended run, writing error.json for a run whose worker died."""
     if fut.status == "finished":
         rec = fut.result()
@@ -283,7 +271,7 @@ def _record(fut, run, sweep, out, counts, errors) -> None:
         exc = fut.exception()
         message = f"{type(exc).__name__}: {exc}"
         try:
-            write_failure(layout.run_dir(out, run.hash), run.record(sweep), message, "", None)
+            write_failure(layout.run_dir(out, run.hash), run.record(sweep), message, "", None, lock)
         except OSError as write_error:
             message += f" (and error.json could not be written: {write_error})"
         rec = {"status": layout.FAILED, "error": message}
@@ -308,7 +296,13 @@ def dask_client(client, scheduler, workers, processes) -> Iterator[Any]:
             yield c
         return
     n = workers or os.cpu_count() or 1
-    with warnings.catch_warnings():
+    # Ctrl-C reaches the whole process group. While the cluster starts, this process ignores
+    # it, so that the cluster's processes inherit it ignored and none of them dies
+    # half-imported with a traceback (the workers also ignore it once they run); a Ctrl-C in
+    # those one or two seconds is lost, the next one stops the sweep (cancel, rebuild the
+    # index, close the cluster). Dask's own logs of a cluster closed under running tasks
+    # (missed heartbeats) are silenced: the sweep says what happened to each run.
+    with _sigint_ignored(), warnings.catch_warnings():
         # the scheduler's HTTP endpoint falls back to a free port if 8787 is taken; that is fine
         warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
         cluster = LocalCluster(
@@ -316,14 +310,38 @@ def dask_client(client, scheduler, workers, processes) -> Iterator[Any]:
             threads_per_worker=1,
             processes=processes,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,
         )
-    with cluster, Client(cluster) as c:
+        c = Client(cluster)
         if processes:
-            # Ctrl-C reaches the whole process group; only this process should handle it
-            # (cancel, rebuild the index, close the cluster), not every worker with a traceback
             c.run(_ignore_sigint)
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    try:
         yield c
+    finally:
+        quiet.setLevel(logging.CRITICAL)  # the closing cluster's complaints
+        try:
+            c.close()
+            cluster.close()
+        finally:
+            quiet.setLevel(level)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored by this process (and by the processes it starts meanwhile)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
 
 
 def _ignore_sigint() -> None:
@@ -331,25 +349,6 @@ def _ignore_sigint() -> None:
 
     with contextlib.suppress(ValueError):  # not the worker's main thread: leave it
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextlib.contextmanager
-def locked_folder(out: Path) -> Iterator[None]:
-    """Hold an exclusive lock on `out` so that two sweeps never write one folder."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no lock
-        yield
-        return
-    with open(out / layout.LOCK_FILE, "w") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise SweepError(f"another sweep is writing {out}; wait for it or use another folder") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def describe(sweep: Sweep, runs: list[Run]) -> dict[str, Any]:
@@ -402,16 +401,3 @@ def value_column(name: str, values: list[Any]) -> pl.Series:
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         return pl.Series(name, [float(v) for v in values], pl.Float64)
     return pl.Series(name, [v if isinstance(v, str) else spec.toml_value(v) for v in values], pl.Utf8)
-
-
-def write_index(out: Path, index: pl.DataFrame) -> None:
-    """Write `index.parquet` through a temporary sibling and a rename."""
-    from ..outdir import TMP_PREFIX
-
-    tmp = out / f"{TMP_PREFIX}{layout.INDEX}-{uuid.uuid4().hex[:8]}"
-    try:
-        index.write_parquet(tmp, statistics=False)
-        os.replace(tmp, out / layout.INDEX)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -33,8 +33,10 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
                 "is the same corral version installed on the workers?"
             )
         results = simulate(sim)
-        # The sweep owns its runs/ folder: its run folders are replaced without asking.
-        with atomic_dir(folder, "run", owned=True) as tmp:
+        # The sweep holds its folder's lock: its run folders are replaced without asking (only
+        # the files their markers list), and a scratch folder left by a killed worker names
+        # the sweep's lock, by which the next sweep finds it.
+        with atomic_dir(folder, "run", owned=True, lock_file=task.get("lock")) as tmp:
             results.write_files(tmp, plots=task.get("plots", False))
             (tmp / layout.POINT_JSON).write_text(_json(task["point"]))
         return {"hash": task["hash"], "status": layout.OK, "wall_time_s": results.timing.get("wall_time_s"), "error": None}
@@ -42,17 +44,19 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         wall = time.perf_counter() - start
         message = f"{type(e).__name__}: {e}"
         try:
-            write_failure(folder, task["point"], message, traceback.format_exc(), wall)
+            write_failure(folder, task["point"], message, traceback.format_exc(), wall, task.get("lock"))
         except OSError as write_error:  # still report the run as failed, with both errors
             message += f" (and error.json could not be written: {write_error})"
         return {"hash": task["hash"], "status": layout.FAILED, "wall_time_s": wall, "error": message}
 
 
-def write_failure(folder: Path, point: dict[str, Any], message: str, trace: str, wall: float | None) -> None:
+def write_failure(
+    folder: Path, point: dict[str, Any], message: str, trace: str, wall: float | None, lock: str | None = None
+) -> None:
     """Record a failed run: a folder with `error.json` and `point.json`, written atomically."""
     from ..outdir import atomic_dir
 
-    with atomic_dir(folder, "run", owned=True) as tmp:
+    with atomic_dir(folder, "run", owned=True, lock_file=lock) as tmp:
         (tmp / layout.ERROR_JSON).write_text(_json({"error": message, "traceback": trace, "wall_time_s": wall}))
         (tmp / layout.POINT_JSON).write_text(_json(point))
 

@@ -104,19 +104,27 @@ impl EmpiricalCdf {
             Some(b) if std::path::Path::new(spec).is_relative() => b.join(spec),
             _ => std::path::PathBuf::from(spec),
         };
-        match std::fs::read_to_string(&file) {
-            Ok(text) => EmpiricalCdf::parse(&text, &file.display().to_string(), path),
-            Err(e) if looks_like_path => {
-                Err(config_err(path, format!("cannot read CDF file {}: {e}", file.display())))
-            }
-            Err(_) => {
-                let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-                let hint = crate::config::suggest::nearest(spec, names.iter().copied())
-                    .map(|s| format!("did you mean \"{s}\"? "))
-                    .unwrap_or_default();
-                Err(config_err(path, format!("unknown workload \"{spec}\"; {hint}expected one of {} or a path to a .cdf file", names.join(", "))))
-            }
+        if file.exists() || looks_like_path {
+            let bytes = crate::config::input_file::read(&file, path, "a CDF file")?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                config_err(
+                    path,
+                    format!("{}: not a UTF-8 text file; expected a CDF file", file.display()),
+                )
+            })?;
+            return EmpiricalCdf::parse(&text, &file.display().to_string(), path);
         }
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        let hint = crate::config::suggest::nearest(spec, names.iter().copied())
+            .map(|s| format!("did you mean \"{s}\"? "))
+            .unwrap_or_default();
+        Err(config_err(
+            path,
+            format!(
+                "unknown workload \"{spec}\"; {hint}expected one of {} or a path to a .cdf file",
+                crate::config::one_of(&names)
+            ),
+        ))
     }
 
     /// Inverse transform: the size at cumulative probability `u` in [0, 1), interpolating

@@ -130,8 +130,7 @@ pub fn read(file: &std::path::Path, path: &str) -> Result<Vec<TraceRow>> {
     if file.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
         return Err(config_err(path, format!("{}: Parquet flow lists are read by the Python layer (corral.run, `corral run`); give a CSV file here", file.display())));
     }
-    let bytes = std::fs::read(file)
-        .map_err(|e| config_err(path, format!("cannot read flow list {}: {e}", file.display())))?;
+    let bytes = crate::config::input_file::read(file, path, "a flow list")?;
     let text = String::from_utf8(bytes).map_err(|_| {
         config_err(
             path,

@@ -285,6 +285,7 @@ impl Simulation {
         crate::scenario::budget::check_parts(&work.parts, scenario.memory_limit)?;
         if let Some(s) = &scheme {
             s.check(&scenario.topology, &b.net)?;
+            s.check_tenants(&b.tenants)?;
         }
         let queue_ports = scenario
             .metrics

@@ -35,7 +35,7 @@
 //!   weights sum to W_d.
 
 /// How a tunnel's rate follows its feedback (`scheme.ucc`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UccMode {
     #[serde(alias = "weighted_dctcp")]
