@@ -7,6 +7,8 @@ cluster (threads). The full arena is `corral arena`, never run here.
 
 from __future__ import annotations
 
+import shutil
+
 import polars as pl
 import pytest
 from conftest import corral_cli

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
     from rich.table import Table
 
-from . import __version__
+from . import __version__, interrupts
 from ._core import ScenarioError, SimulationError
 from .compare.buckets import DEFAULT_BUCKETS
 from .outdir import OutputError
@@ -80,6 +80,9 @@ def user_errors() -> Iterator[None]:
     except (ScenarioError, SimulationError, OutputError) as e:
         raise fail(str(e)) from None
     except OSError as e:
+        disk = disk_error(e) if e.errno is None else None
+        if disk is not None:
+            raise fail(disk.strerror) from None
         text = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
         raise fail(text) from None
     except Exception as e:
@@ -87,15 +90,6 @@ def user_errors() -> Iterator[None]:
         if disk is None:
             raise
         raise fail(disk.strerror) from None
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so that a command stops as on Ctrl-C: its output
-    rolled back or left complete (`corral.outdir`), a message, exit status 143."""
-
-
-def _terminate(signum, frame) -> None:
-    raise Terminated
 
 
 def _import_all(modules: tuple[str, ...]) -> None:
@@ -705,13 +699,11 @@ def main() -> None:
     second with polars loaded, on every `corral run`. Only when nothing else is running: no
     non-daemon thread and no child process (a sweep's Dask cluster is closed by then).
     """
-    import signal
-
     code: int = 0
-    signal.signal(signal.SIGTERM, _terminate)
+    interrupts.install()
     try:
         _dispatch(sys.argv[1:])
-    except Terminated:
+    except interrupts.Terminated:
         print("terminated (SIGTERM): no half-written output was left", file=sys.stderr)
         code = 143
     except KeyboardInterrupt:

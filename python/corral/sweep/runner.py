@@ -157,7 +157,7 @@ def run_sweep(
     do are estimated to take more than a minute (`corral.estimates`).
     """
     from .. import estimates
-    from ..outdir import writing
+    from ..outdir import and_children, writing
 
     sweep = spec.load(sweep_file)
     size = sweep.size()
@@ -195,7 +195,7 @@ def run_sweep(
                 with dask_client(client, scheduler, workers, processes) as c:
                     _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory, stop, str(writer.lock.path))
                 # every task has ended: scratch folders of workers killed mid-write can go
-                cleaned += writer.lock.clean_leftovers(writer.target / layout.RUNS)
+                cleaned += writer.lock.clean_leftovers(*and_children(writer.target / layout.RUNS))
         finally:
             index = build_index(out, sweep, runs)
             writer.put(layout.INDEX, lambda p: index.write_parquet(p, statistics=False))

@@ -30,7 +30,7 @@
 //! the window it had before. A timeout leaves one segment and BBR grows from there. ECN is
 //! ignored. Samples taken while the sender was application-limited raise `BtlBw` only.
 
-use super::{AckInfo, CcState, CongestionControl};
+use super::{AckInfo, CcState, CongestionControl, Controller};
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -67,7 +67,10 @@ impl Default for BbrConfig {
 impl BbrConfig {
     pub fn validate(&self) -> Result<(), String> {
         if !(self.high_gain.is_finite() && self.high_gain > 1.0 && self.high_gain <= 10.0) {
-            return Err(format!("high_gain: must be above 1 and at most 10, got {}", self.high_gain));
+            return Err(format!(
+                "high_gain: must be above 1 and at most 10, got {}",
+                self.high_gain
+            ));
         }
         if !(self.cwnd_gain.is_finite() && self.cwnd_gain >= 1.0 && self.cwnd_gain <= 10.0) {
             return Err(format!("cwnd_gain: must be between 1 and 10, got {}", self.cwnd_gain));
@@ -135,35 +138,6 @@ pub struct Bbr {
 }
 
 impl Bbr {
-    pub fn new(cfg: BbrConfig) -> Bbr {
-        let g = cfg.high_gain;
-        Bbr {
-            cfg,
-            mode: Mode::Startup,
-            bw_samples: VecDeque::new(),
-            min_rtt: None,
-            min_rtt_stamp: Time::ZERO,
-            round: 0,
-            next_round_delivered: 0,
-            round_start: false,
-            pacing_gain: g,
-            cwnd_gain: g,
-            cycle_index: 0,
-            cycle_stamp: Time::ZERO,
-            full_bw: 0.0,
-            full_bw_rounds: 0,
-            filled_pipe: false,
-            probe_rtt_done: None,
-            probe_rtt_round_done: false,
-            prior_cwnd: 0,
-            packet_conservation: false,
-            was_in_recovery: false,
-            pacing_rate: None,
-            rng: Rng::stream(0, stream::CONTROLLER, 0),
-            restore: false,
-        }
-    }
-
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -188,7 +162,8 @@ impl Bbr {
     fn inflight(&self, gain: f64, mss: u64) -> u64 {
         let Some(rtt) = self.min_rtt else { return INITIAL_BDP_SEGMENTS * mss };
         let bdp = self.btl_bw() * rtt.0 as f64 / 1e12;
-        let extra = 3 * mss + if self.mode == Mode::ProbeBw && self.cycle_index == 0 { 2 * mss } else { 0 };
+        let extra =
+            3 * mss + if self.mode == Mode::ProbeBw && self.cycle_index == 0 { 2 * mss } else { 0 };
         ((gain * bdp) / mss as f64).ceil() as u64 * mss + extra
     }
 
@@ -217,7 +192,9 @@ impl Bbr {
     }
 
     fn expire_bw(&mut self) {
-        while self.bw_samples.len() > 1 && self.bw_samples.front().is_some_and(|s| s.0 + self.cfg.bw_rounds <= self.round) {
+        while self.bw_samples.len() > 1
+            && self.bw_samples.front().is_some_and(|s| s.0 + self.cfg.bw_rounds <= self.round)
+        {
             self.bw_samples.pop_front();
         }
     }
@@ -262,7 +239,8 @@ impl Bbr {
         if self.mode != Mode::ProbeBw {
             return;
         }
-        let full_length = self.min_rtt.is_some_and(|r| ack.now.saturating_sub(self.cycle_stamp) > r);
+        let full_length =
+            self.min_rtt.is_some_and(|r| ack.now.saturating_sub(self.cycle_stamp) > r);
         let gain = self.pacing_gain;
         let next = if gain > 1.0 {
             full_length && (ack.lost || ack.prior_in_flight >= self.inflight(gain, mss))
@@ -320,7 +298,11 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self, st: &CcState) {
-        self.prior_cwnd = if self.was_in_recovery || self.mode == Mode::ProbeRtt { self.prior_cwnd.max(st.cwnd) } else { st.cwnd };
+        self.prior_cwnd = if self.was_in_recovery || self.mode == Mode::ProbeRtt {
+            self.prior_cwnd.max(st.cwnd)
+        } else {
+            st.cwnd
+        };
     }
 
     /// The pacing rate before the first bandwidth sample: `high_gain * cwnd / rtt`, 1 % below
@@ -352,7 +334,8 @@ impl Bbr {
         let mut conservation = false;
         if ack.in_recovery && !self.was_in_recovery {
             self.packet_conservation = true;
-            self.next_round_delivered = ack.rate.map_or(self.next_round_delivered, |r| r.delivered_total);
+            self.next_round_delivered =
+                ack.rate.map_or(self.next_round_delivered, |r| r.delivered_total);
             st.cwnd = ack.in_flight + acked;
         } else if !ack.in_recovery && self.was_in_recovery {
             st.cwnd = st.cwnd.max(self.prior_cwnd);
@@ -370,7 +353,9 @@ impl Bbr {
             let target = self.inflight(self.cwnd_gain, mss);
             if self.filled_pipe {
                 st.cwnd = (st.cwnd + acked).min(target);
-            } else if st.cwnd < target || ack.rate.is_some_and(|r| r.delivered_total < INITIAL_BDP_SEGMENTS * mss) {
+            } else if st.cwnd < target
+                || ack.rate.is_some_and(|r| r.delivered_total < INITIAL_BDP_SEGMENTS * mss)
+            {
                 st.cwnd += acked;
             }
         }
@@ -395,10 +380,6 @@ impl CongestionControl for Bbr {
         }
     }
 
-    fn owns_window(&self) -> bool {
-        true
-    }
-
     fn pacing_rate(&self) -> Option<f64> {
         self.pacing_rate
     }
@@ -412,6 +393,15 @@ impl CongestionControl for Bbr {
     }
 
     fn on_ecn(&mut self, _st: &mut CcState, _flight: u64, _now: Time) {}
+
+    /// BBR keeps its window through recovery (packet conservation, then its own target):
+    /// what NewReno, RFC 6675 or PRR would set is not its window.
+    fn on_recovery_window(&mut self, _st: &mut CcState, _cwnd: u64) {}
+
+    /// A repaired loss probe does not reduce BBR's window either.
+    fn on_probe_repaired(&mut self, _st: &mut CcState, _flight: u64, _now: Time) -> bool {
+        false
+    }
 
     fn on_timeout(&mut self, st: &mut CcState, _flight: u64, _now: Time) {
         self.save_cwnd(st);
@@ -432,12 +422,36 @@ impl CongestionControl for Bbr {
     }
 }
 
-
-impl super::Controller for Bbr {
+impl Controller for Bbr {
     type Config = BbrConfig;
     const RATE_SAMPLES: bool = true;
     fn new(cfg: &BbrConfig) -> Bbr {
-        Bbr::new(cfg.clone())
+        let g = cfg.high_gain;
+        Bbr {
+            cfg: cfg.clone(),
+            mode: Mode::Startup,
+            bw_samples: VecDeque::new(),
+            min_rtt: None,
+            min_rtt_stamp: Time::ZERO,
+            round: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            pacing_gain: g,
+            cwnd_gain: g,
+            cycle_index: 0,
+            cycle_stamp: Time::ZERO,
+            full_bw: 0.0,
+            full_bw_rounds: 0,
+            filled_pipe: false,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            prior_cwnd: 0,
+            packet_conservation: false,
+            was_in_recovery: false,
+            pacing_rate: None,
+            rng: Rng::stream(0, stream::CONTROLLER, 0),
+            restore: false,
+        }
     }
     fn validate(cfg: &BbrConfig) -> Result<(), String> {
         cfg.validate()
@@ -473,7 +487,7 @@ mod tests {
 
         /// A path whose BBR draws from stream `k` (a flow's).
         fn seeded(k: u64) -> Path {
-            let mut bbr = Bbr::new(BbrConfig::default());
+            let mut bbr = Bbr::new(&BbrConfig::default());
             bbr.seed(Rng::stream(1, stream::CONTROLLER, k));
             Path { bbr, st: CcState::new(MSS, 10), now: Time::ZERO, delivered: 0 }
         }
@@ -489,7 +503,14 @@ mod tests {
         }
 
         /// [`Self::ack`] with `prior_in_flight` bytes out before the ACK and `in_flight` after.
-        fn ack_after(&mut self, bw: f64, prior_in_flight: u64, in_flight: u64, in_recovery: bool, new_round: bool) {
+        fn ack_after(
+            &mut self,
+            bw: f64,
+            prior_in_flight: u64,
+            in_flight: u64,
+            in_recovery: bool,
+            new_round: bool,
+        ) {
             self.now = self.now + us(RTT_US + 1);
             let prior = if new_round { self.delivered } else { self.delivered.saturating_sub(1) };
             let newly = (bw * RTT_US as f64 / 1e6) as u64;
@@ -504,7 +525,15 @@ mod tests {
                 newly_delivered: newly,
                 rtt: Some(us(RTT_US)),
             };
-            let info = AckInfo { now: self.now, in_flight, prior_in_flight, in_recovery, lost: in_recovery, srtt: Some(us(RTT_US)), rate: Some(rate) };
+            let info = AckInfo {
+                now: self.now,
+                in_flight,
+                prior_in_flight,
+                in_recovery,
+                lost: in_recovery,
+                srtt: Some(us(RTT_US)),
+                rate: Some(rate),
+            };
             self.bbr.on_rate_sample(&mut self.st, &info);
         }
 
@@ -621,11 +650,15 @@ mod tests {
             p.round(1e8, 4 * MSS);
         }
         let held = p.now - start;
-        assert!(held >= Time::from_ms(200) && held < Time::from_ms(200) + us(3 * RTT_US), "{held:?}");
+        assert!(
+            held >= Time::from_ms(200) && held < Time::from_ms(200) + us(3 * RTT_US),
+            "{held:?}"
+        );
         assert_eq!(p.bbr.mode(), Mode::ProbeBw);
         // The window before ProbeRTT comes back, capped by the target of the phase ProbeBW
         // starts in (as Linux: restored, then `min(cwnd + acked, target)`).
-        let target = 2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
+        let target =
+            2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
         assert_eq!(p.st.cwnd, before.min(target));
     }
 
@@ -654,20 +687,24 @@ mod tests {
             p.bbr.full_bw_rounds = 0;
         }
         assert_eq!(seen[1], 0, "never the 3/4 phase");
-        assert!(seen.iter().enumerate().all(|(i, &n)| i == 1 || (60..=140).contains(&n)), "{seen:?}");
+        assert!(
+            seen.iter().enumerate().all(|(i, &n)| i == 1 || (60..=140).contains(&n)),
+            "{seen:?}"
+        );
         // The same stream gives the same phases; another flow's stream others.
         let phases = |k: u64| {
             let mut p = Path::seeded(k);
-            (0..8).map(|_| {
-                drained(&mut p);
-                let i = p.bbr.cycle_index;
-                p.bbr.mode = Mode::Startup;
-                p.bbr.filled_pipe = false;
-                p.bbr.full_bw = 0.0;
-                p.bbr.full_bw_rounds = 0;
-                i
-            })
-            .collect::<Vec<_>>()
+            (0..8)
+                .map(|_| {
+                    drained(&mut p);
+                    let i = p.bbr.cycle_index;
+                    p.bbr.mode = Mode::Startup;
+                    p.bbr.filled_pipe = false;
+                    p.bbr.full_bw = 0.0;
+                    p.bbr.full_bw_rounds = 0;
+                    i
+                })
+                .collect::<Vec<_>>()
         };
         assert_eq!(phases(3), first[..8]);
         assert_ne!(phases(3), phases(4));
@@ -756,7 +793,8 @@ mod tests {
         // the target of the current phase then caps (as Linux).
         p.ack(1e8, 2 * MSS, true, true);
         p.ack(1e8, Path::bdp(1e8), false, true);
-        let target = 2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
+        let target =
+            2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
         assert_eq!(p.st.cwnd, before.min(target), "the window before recovery comes back");
         // A timeout leaves one segment.
         p.bbr.on_timeout(&mut p.st, before, p.now);

@@ -43,7 +43,6 @@ impl CongestionControl for Pfabric {
     }
 }
 
-
 impl super::Controller for Pfabric {
     type Config = super::NoSettings;
     const SIZE_PRIORITY: bool = true;
