@@ -180,7 +180,7 @@ pub enum Sending {
 
 /// Where a subflow's congestion signal comes from (`scheme.signal`, see
 /// [`RackccConfig::signal`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Signal {
     Jumboflow,
