@@ -7,6 +7,9 @@ Run it with the Python of a separate venv that has the wheel (it is no dependenc
 
 PARAMS (all optional but `starts`): `senders` (8), `rate_bps` (1e9), `delay_s` (10e-6),
 `buffer_pkts` (100), `duration_s` (1.0), `cc` ("newreno" | "cubic" | "dctcp" | "bbr"),
+`size_bytes` (0: unbounded flows; else every flow sends this many bytes and the result gives
+each flow's completion time, `fcts`, seconds from its start to the last byte received, None
+if unfinished),
 `starts` (one start time in seconds per flow: the side-by-side script passes corral's, so
 both sides start their flows at the same instants), `segment_size` (1448: with ns-3's
 default timestamp option a data packet is 1500 bytes of IP, 1502 on the wire with PPP's
@@ -200,6 +203,25 @@ void Hook(Ptr<Application> app, uint32_t i, bool trace) {
     if (flow_out.is_open()) HookFlowTrace(s, i);
 }
 
+// Sized flows (`size_bytes`): when each sink has received its flow's bytes.
+struct SinkDone {
+    uint64_t target = 0, bytes = 0;
+    double done = -1;
+};
+std::vector<SinkDone> sinks_done;
+
+void OnSinkRx(SinkDone* d, Ptr<const Packet> p, const Address& from) {
+    d->bytes += p->GetSize();
+    if (d->done < 0 && d->bytes >= d->target) d->done = Simulator::Now().GetSeconds();
+}
+
+void HookSink(Ptr<Application> sink, uint32_t i, uint64_t target) {
+    SinkDone* d = &sinks_done.at(i);
+    d->target = target;
+    bool ok = sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, d));
+    NS_ABORT_MSG_UNLESS(ok, "no Rx trace on the packet sink");
+}
+
 void ScheduleHook(Ptr<Application> app, uint32_t i, Time at, bool trace) {
     flows.resize(std::max<size_t>(flows.size(), i + 1));
     Simulator::Schedule(at, &Hook, app, i, trace);
@@ -325,6 +347,8 @@ def run(params: dict) -> dict:
     cb.CountTcDrops(left)
 
     sinks = []
+    size = int(params.get("size_bytes", 0))
+    cb.sinks_done.resize(senders)
     dst = recv_ifs.GetAddress(0)
     trace_path = params.get("cwnd_trace")
     cb.trace_on = bool(trace_path)
@@ -336,8 +360,10 @@ def run(params: dict) -> dict:
         sink_apps = sink_helper.Install(hosts.Get(senders))
         sink_apps.Start(ns.Seconds(0.0))
         sinks.append(sink_apps.Get(0))
+        if size:
+            cb.HookSink(sink_apps.Get(0), i, size)
         src = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(dst, port).ConvertTo())
-        src.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        src.SetAttribute("MaxBytes", ns.UintegerValue(size))
         src.SetAttribute("SendSize", ns.UintegerValue(seg * 16))
         apps = src.Install(hosts.Get(i))
         apps.Start(ns.Seconds(float(starts[i])))
@@ -367,6 +393,9 @@ def run(params: dict) -> dict:
     if params.get("flow_trace"):
         cb.CloseFlowTrace()
     flows = cb.flows
+    fcts = None
+    if size:
+        fcts = [None if cb.sinks_done[i].done < 0 else cb.sinks_done[i].done - float(starts[i]) for i in range(senders)]
     ns.Simulator.Destroy()
     s, q = sum(goodputs), sum(g * g for g in goodputs)
     return {
@@ -379,6 +408,7 @@ def run(params: dict) -> dict:
         "retransmits": sum(int(flows[i].retransmits) for i in range(senders)),
         "timeouts": sum(int(flows[i].timeouts) for i in range(senders)),
         "fast_recoveries": sum(int(flows[i].recoveries) for i in range(senders)),
+        "fcts": fcts,
     }
 
 
