@@ -33,7 +33,7 @@ fn main() {
         sim.run_until(t);
         let secs = t.0 as f64 / 1e12;
         for (i, f) in sim.flows.iter().enumerate() {
-            let AnyCc::Bbr(b) = f.sender.cc() else { continue };
+            let AnyCc::Bbr(b) = f.sender.cc().kind() else { continue };
             let rtt = b.min_rtt().map_or(f64::NAN, |r| r.0 as f64 / 1e6);
             let acked = f.sender.progress().1;
             println!(
@@ -41,7 +41,7 @@ fn main() {
                 b.mode(),
                 b.pacing_gain(),
                 b.btl_bw() * 8.0,
-                f.sender.cc_state.cwnd
+                f.sender.cc().window()
             );
         }
         t = t + every;

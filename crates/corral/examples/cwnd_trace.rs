@@ -41,7 +41,7 @@ fn main() {
     let mut t = Time::ZERO;
     while t <= duration {
         sim.run_until(t);
-        let st = &sim.flows[flow].sender.cc_state;
+        let st = sim.flows[flow].sender.cc().state();
         let secs = t.0 as f64 / 1e12;
         if st.cwnd != cwnd {
             cwnd = st.cwnd;

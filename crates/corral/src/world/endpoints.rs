@@ -278,7 +278,7 @@ impl Simulation {
             }
             PacketKind::Ack => {
                 self.drive_sender(flow, |s, now, out| {
-                    s.on_ack_sack(now, p.seq, p.ecn.ece(), p.ts, sack.as_slice(), out)
+                    s.on_ack(now, p.seq, p.ecn.ece(), p.ts, sack.as_slice(), out)
                 });
                 let f = &mut self.flows[flow.idx()];
                 if self.hot[flow.idx()].managed && !f.ended && f.sender.finished() {

@@ -71,7 +71,7 @@ queue_interval = "10us"
     let alphas: Vec<String> = sim
         .flows
         .iter()
-        .filter_map(|f| match f.sender.cc() {
+        .filter_map(|f| match f.sender.cc().kind() {
             AnyCc::Dctcp(d) => Some(format!("{:.3}", d.alpha())),
             _ => None,
         })

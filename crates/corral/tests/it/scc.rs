@@ -215,7 +215,7 @@ kind = "scc"
 
 /// The largest congestion window (packets) of any flow at the end of a run.
 fn max_cwnd_packets(sim: &corral::Simulation) -> f64 {
-    sim.flows.iter().map(|f| f.sender.cc_state.cwnd as f64 / 1460.0).fold(0.0, f64::max)
+    sim.flows.iter().map(|f| f.sender.cc().window() as f64 / 1460.0).fold(0.0, f64::max)
 }
 
 // Re-marking: the receiving shim marks a packet when its flow's queue in the tunnel (what

@@ -77,7 +77,7 @@ fn run(cfg: &TcpConfig, segments: u64, owd: Time, drop: &[u64]) -> Outcome {
                         }
                     }
                     Ev::Ack(a) => {
-                        s.on_ack_sack(now, a.ack, false, a.ts_echo, a.sack.as_slice(), &mut out)
+                        s.on_ack(now, a.ack, false, a.ts_echo, a.sack.as_slice(), &mut out)
                     }
                 }
             }

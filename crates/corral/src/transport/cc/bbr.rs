@@ -30,7 +30,7 @@
 //! the window it had before. A timeout leaves one segment and BBR grows from there. ECN is
 //! ignored. Samples taken while the sender was application-limited raise `BtlBw` only.
 
-use super::{AckInfo, CcState, CongestionControl};
+use super::{AckInfo, CcState, CongestionControl, Controller};
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -135,35 +135,6 @@ pub struct Bbr {
 }
 
 impl Bbr {
-    pub fn new(cfg: BbrConfig) -> Bbr {
-        let g = cfg.high_gain;
-        Bbr {
-            cfg,
-            mode: Mode::Startup,
-            bw_samples: VecDeque::new(),
-            min_rtt: None,
-            min_rtt_stamp: Time::ZERO,
-            round: 0,
-            next_round_delivered: 0,
-            round_start: false,
-            pacing_gain: g,
-            cwnd_gain: g,
-            cycle_index: 0,
-            cycle_stamp: Time::ZERO,
-            full_bw: 0.0,
-            full_bw_rounds: 0,
-            filled_pipe: false,
-            probe_rtt_done: None,
-            probe_rtt_round_done: false,
-            prior_cwnd: 0,
-            packet_conservation: false,
-            was_in_recovery: false,
-            pacing_rate: None,
-            rng: Rng::stream(0, stream::CONTROLLER, 0),
-            restore: false,
-        }
-    }
-
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -395,10 +366,6 @@ impl CongestionControl for Bbr {
         }
     }
 
-    fn owns_window(&self) -> bool {
-        true
-    }
-
     fn pacing_rate(&self) -> Option<f64> {
         self.pacing_rate
     }
@@ -412,6 +379,15 @@ impl CongestionControl for Bbr {
     }
 
     fn on_ecn(&mut self, _st: &mut CcState, _flight: u64, _now: Time) {}
+
+    /// BBR keeps its window through recovery (packet conservation, then its own target):
+    /// what NewReno, RFC 6675 or PRR would set is not its window.
+    fn on_recovery_window(&mut self, _st: &mut CcState, _cwnd: u64) {}
+
+    /// A repaired loss probe does not reduce BBR's window either.
+    fn on_probe_repaired(&mut self, _st: &mut CcState, _flight: u64, _now: Time) -> bool {
+        false
+    }
 
     fn on_timeout(&mut self, st: &mut CcState, _flight: u64, _now: Time) {
         self.save_cwnd(st);
@@ -433,11 +409,36 @@ impl CongestionControl for Bbr {
 }
 
 
-impl super::Controller for Bbr {
+impl Controller for Bbr {
     type Config = BbrConfig;
     const RATE_SAMPLES: bool = true;
     fn new(cfg: &BbrConfig) -> Bbr {
-        Bbr::new(cfg.clone())
+        let g = cfg.high_gain;
+        Bbr {
+            cfg: cfg.clone(),
+            mode: Mode::Startup,
+            bw_samples: VecDeque::new(),
+            min_rtt: None,
+            min_rtt_stamp: Time::ZERO,
+            round: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            pacing_gain: g,
+            cwnd_gain: g,
+            cycle_index: 0,
+            cycle_stamp: Time::ZERO,
+            full_bw: 0.0,
+            full_bw_rounds: 0,
+            filled_pipe: false,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            prior_cwnd: 0,
+            packet_conservation: false,
+            was_in_recovery: false,
+            pacing_rate: None,
+            rng: Rng::stream(0, stream::CONTROLLER, 0),
+            restore: false,
+        }
     }
     fn validate(cfg: &BbrConfig) -> Result<(), String> {
         cfg.validate()
@@ -473,7 +474,7 @@ mod tests {
 
         /// A path whose BBR draws from stream `k` (a flow's).
         fn seeded(k: u64) -> Path {
-            let mut bbr = Bbr::new(BbrConfig::default());
+            let mut bbr = Bbr::new(&BbrConfig::default());
             bbr.seed(Rng::stream(1, stream::CONTROLLER, k));
             Path { bbr, st: CcState::new(MSS, 10), now: Time::ZERO, delivered: 0 }
         }

@@ -30,7 +30,7 @@
 //! ([`cbrt`]) so results do not depend on the platform's libm. Every constant is a
 //! setting ([`CubicConfig`]).
 
-use super::{CcState, CongestionControl};
+use super::{CcState, CongestionControl, Controller};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -98,10 +98,6 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    pub fn new(cfg: CubicConfig) -> Cubic {
-        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, epoch: None, plateau_start: true, cwnd_frac: 0.0 }
-    }
-
     /// `W_cubic(t)` in segments, `t` in seconds since the epoch start (section 4.2).
     fn w_cubic(&self, k: f64, t: f64) -> f64 {
         let d = t - k;
@@ -217,10 +213,17 @@ pub fn cbrt(x: f64) -> f64 {
 }
 
 
-impl super::Controller for Cubic {
+impl Controller for Cubic {
     type Config = CubicConfig;
     fn new(cfg: &CubicConfig) -> Cubic {
-        Cubic::new(cfg.clone())
+        Cubic {
+            cfg: cfg.clone(),
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+            plateau_start: true,
+            cwnd_frac: 0.0,
+        }
     }
     fn validate(cfg: &CubicConfig) -> Result<(), String> {
         cfg.validate()
@@ -236,7 +239,7 @@ mod tests {
     /// A flow in congestion avoidance that just lost a packet at `w_max` segments, with the
     /// sender having deflated cwnd to ssthresh (end of fast recovery).
     fn after_loss(cfg: CubicConfig, w_max: u64) -> (Cubic, CcState) {
-        let mut cc = Cubic::new(cfg);
+        let mut cc = Cubic::new(&cfg);
         let mut st = CcState::new(MSS, w_max);
         st.ssthresh = st.cwnd;
         cc.on_loss(&mut st, w_max * MSS, Time::ZERO);
@@ -272,7 +275,7 @@ mod tests {
         assert_eq!(cc.w_max, 100.0);
         assert_eq!(cc.cwnd_prior, 100.0);
         // ECN-Echo takes the same reduction and applies it to cwnd directly.
-        let mut cc = Cubic::new(CubicConfig::default());
+        let mut cc = Cubic::new(&CubicConfig::default());
         let mut st = CcState::new(MSS, 100);
         cc.on_ecn(&mut st, 100 * MSS, Time::ZERO);
         assert_eq!((st.cwnd, st.ssthresh), (70 * MSS, 70 * MSS));

@@ -11,7 +11,7 @@
 //! uses `d_max`.
 
 use super::dctcp::{Dctcp, DctcpConfig};
-use super::{CcState, CongestionControl};
+use super::{CcState, CongestionControl, Controller};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -55,11 +55,6 @@ pub struct D2tcp {
 }
 
 impl D2tcp {
-    pub fn new(cfg: D2tcpConfig) -> D2tcp {
-        let dctcp = Dctcp::new(DctcpConfig { g: cfg.g, initial_alpha: cfg.initial_alpha });
-        D2tcp { cfg, dctcp, size: None, deadline: None, snd_una: 0, srtt: Time::ZERO }
-    }
-
     /// The deadline imminence factor d at `now` for window `cwnd` (bytes).
     pub fn imminence(&self, now: Time, cwnd: u64) -> f64 {
         let (Some(size), Some(deadline)) = (self.size, self.deadline) else { return 1.0 };
@@ -101,11 +96,12 @@ impl CongestionControl for D2tcp {
 }
 
 
-impl super::Controller for D2tcp {
+impl Controller for D2tcp {
     type Config = D2tcpConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &D2tcpConfig) -> D2tcp {
-        D2tcp::new(cfg.clone())
+        let dctcp = Dctcp::new(&DctcpConfig { g: cfg.g, initial_alpha: cfg.initial_alpha });
+        D2tcp { cfg: cfg.clone(), dctcp, size: None, deadline: None, snd_una: 0, srtt: Time::ZERO }
     }
     fn validate(cfg: &D2tcpConfig) -> Result<(), String> {
         cfg.validate()
@@ -121,7 +117,7 @@ mod tests {
     /// A D2TCP flow of `size` bytes due at `deadline_us`, with srtt 100 us, `acked` bytes
     /// acknowledged and α = `alpha` (a fully marked first window at g = 1 sets it).
     fn flow(size: u64, deadline_us: Option<u64>, acked: u64, alpha: f64) -> D2tcp {
-        let mut cc = D2tcp::new(D2tcpConfig { g: 1.0, initial_alpha: alpha, ..D2tcpConfig::default() });
+        let mut cc = D2tcp::new(&D2tcpConfig { g: 1.0, initial_alpha: alpha, ..D2tcpConfig::default() });
         cc.on_flow(Some(size), deadline_us.map(Time::from_us));
         let mut st = CcState::new(MSS, 10);
         cc.on_ack(&mut st, 0, Time::ZERO, Time::from_us(100));
@@ -161,8 +157,8 @@ mod tests {
     // Without a deadline the cut and growth are DCTCP's.
     #[test]
     fn without_a_deadline_it_is_dctcp() {
-        let mut d2 = D2tcp::new(D2tcpConfig { initial_alpha: 0.4, ..D2tcpConfig::default() });
-        let mut dc = Dctcp::new(DctcpConfig { initial_alpha: 0.4, ..DctcpConfig::default() });
+        let mut d2 = D2tcp::new(&D2tcpConfig { initial_alpha: 0.4, ..D2tcpConfig::default() });
+        let mut dc = Dctcp::new(&DctcpConfig { initial_alpha: 0.4, ..DctcpConfig::default() });
         let (mut a, mut b) = (CcState::new(MSS, 50), CcState::new(MSS, 50));
         d2.on_ecn(&mut a, 0, Time::ZERO);
         dc.on_ecn(&mut b, 0, Time::ZERO);

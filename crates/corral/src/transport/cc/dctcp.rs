@@ -15,7 +15,7 @@
 //! Reno's, i.e. the trait defaults. The gain `g` and the initial `alpha` are settings
 //! ([`DctcpConfig`]).
 
-use super::{CcState, CongestionControl};
+use super::{CcState, CongestionControl, Controller};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -67,10 +67,6 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
-    pub fn new(cfg: DctcpConfig) -> Dctcp {
-        Dctcp { alpha: cfg.initial_alpha, cfg, bytes_acked: 0, bytes_marked: 0, window_end: None }
-    }
-
     /// Current estimate of the fraction of marked bytes, in [0, 1].
     pub fn alpha(&self) -> f64 {
         self.alpha
@@ -108,11 +104,17 @@ impl CongestionControl for Dctcp {
 }
 
 
-impl super::Controller for Dctcp {
+impl Controller for Dctcp {
     type Config = DctcpConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &DctcpConfig) -> Dctcp {
-        Dctcp::new(cfg.clone())
+        Dctcp {
+            alpha: cfg.initial_alpha,
+            cfg: cfg.clone(),
+            bytes_acked: 0,
+            bytes_marked: 0,
+            window_end: None,
+        }
     }
     fn validate(cfg: &DctcpConfig) -> Result<(), String> {
         cfg.validate()
@@ -126,7 +128,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn dctcp(g: f64, initial_alpha: f64) -> Dctcp {
-        Dctcp::new(DctcpConfig { g, initial_alpha })
+        Dctcp::new(&DctcpConfig { g, initial_alpha })
     }
 
     /// One single-segment ACK advancing `*una`, with `flight` segments outstanding after it.

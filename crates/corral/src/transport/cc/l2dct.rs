@@ -12,7 +12,7 @@
 //! the paper's "short" class keeps the largest weight).
 
 use super::dctcp::{Dctcp, DctcpConfig};
-use super::{CcState, CongestionControl};
+use super::{CcState, CongestionControl, Controller};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -74,11 +74,6 @@ pub struct L2dct {
 }
 
 impl L2dct {
-    pub fn new(cfg: L2dctConfig) -> L2dct {
-        let dctcp = Dctcp::new(DctcpConfig { g: cfg.g, initial_alpha: cfg.initial_alpha });
-        L2dct { cfg, dctcp, sent: 0, carry: 0.0 }
-    }
-
     pub fn weight(&self) -> f64 {
         self.cfg.weight(self.sent)
     }
@@ -111,11 +106,12 @@ impl CongestionControl for L2dct {
 }
 
 
-impl super::Controller for L2dct {
+impl Controller for L2dct {
     type Config = L2dctConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &L2dctConfig) -> L2dct {
-        L2dct::new(cfg.clone())
+        let dctcp = Dctcp::new(&DctcpConfig { g: cfg.g, initial_alpha: cfg.initial_alpha });
+        L2dct { cfg: cfg.clone(), dctcp, sent: 0, carry: 0.0 }
     }
     fn validate(cfg: &L2dctConfig) -> Result<(), String> {
         cfg.validate()
@@ -136,7 +132,7 @@ mod tests {
     }
 
     fn with_sent(sent: u64, alpha: f64) -> L2dct {
-        let mut cc = L2dct::new(L2dctConfig { initial_alpha: alpha, ..L2dctConfig::default() });
+        let mut cc = L2dct::new(&L2dctConfig { initial_alpha: alpha, ..L2dctConfig::default() });
         cc.on_feedback(0, false, 0, sent);
         cc
     }

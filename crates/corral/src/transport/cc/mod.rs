@@ -1,16 +1,24 @@
-//! Congestion controllers behind one trait.
+//! Congestion controllers behind one trait, each owning its window.
 //!
-//! The TCP sender ([`crate::transport::sender`]) owns the loss-recovery mechanics (dupack
-//! counting, NewReno fast recovery, RTO, once-per-window ECN reaction) and asks the
-//! controller only how the window moves. Each controller is one file; every hook has a
-//! default that does what RFC 5681 Reno would do, so a controller overrides only what it
-//! changes. The per-packet path dispatches through the closed enum [`AnyCc`], never a
-//! `Box<dyn>` per flow.
+//! The seam, as quinn-proto draws it (its `Controller::window`): a flow's controller and the
+//! window it owns are one value, [`Cc`]; the TCP sender ([`crate::transport::sender`]) reads
+//! the window ([`Cc::window`]) and, where the controller sets one, the pacing rate
+//! ([`Cc::pacing_rate`]), and tells the controller what happened through the hooks of
+//! [`CongestionControl`]. It never writes the window: its loss-recovery mechanics (dupack
+//! counting, NewReno fast recovery, RFC 6675 and PRR, RTO, once-per-window ECN reaction)
+//! only ask for one ([`CongestionControl::on_recovery_window`]), which the controller takes
+//! or, if it keeps its window through recovery (BBR), ignores.
+//!
+//! Each controller is one file holding its own state; every hook has a default that does
+//! what RFC 5681 Reno would do, so a controller overrides only what it changes. Each is
+//! built one way, from its settings ([`Controller::new`], through [`CcConfig::build`]). The
+//! per-packet path dispatches through the closed enum [`AnyCc`], never a `Box<dyn>` per
+//! flow.
 //!
 //! A controller that models the path instead of reacting to loss (BBR) takes delivery rate
 //! samples ([`CongestionControl::on_rate_sample`], every ACK, recovery included), sets the
-//! window itself ([`CongestionControl::owns_window`]: the sender then leaves cwnd alone in
-//! recovery) and paces at its own rate ([`CongestionControl::pacing_rate`]).
+//! window itself, ignoring what recovery asks, and paces at its own rate
+//! ([`CongestionControl::pacing_rate`]).
 
 use super::delivery_rate::RateSample;
 use crate::sim::rng::Rng;
@@ -34,7 +42,8 @@ pub struct AckInfo {
     pub rate: Option<RateSample>,
 }
 
-/// The window state shared by the sender and its controller, in bytes.
+/// The window a controller owns, in bytes: its hooks move it, the sender reads it
+/// ([`Cc::window`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CcState {
     /// Congestion window (bytes).
@@ -84,41 +93,99 @@ impl CcState {
     }
 }
 
-/// One congestion controller. Hooks are called by the TCP sender:
-/// - `on_flow` once, before anything is sent, with the flow's size and absolute deadline;
-/// - `on_ack` for every ACK that advances `snd_una` outside fast recovery (window growth);
-/// - `on_feedback` for every ACK, with the bytes it acked and its ECN-Echo flag;
-/// - `on_loss` when fast retransmit starts (sets ssthresh; the sender then inflates cwnd);
-/// - `on_ecn` at most once per window of data when ECN-Echo arrives;
-/// - `on_timeout` on a retransmission timeout;
-/// - `on_recovery_exit` when a full ACK ends fast recovery;
-/// - `on_open` when the connection opens, with its handshake's RTT.
+/// One congestion controller: the hooks the TCP sender calls, each given the window the
+/// controller owns (`st`) to move. The defaults are RFC 5681's Reno. In the order a flow
+/// meets them:
+/// - [`seed`](Self::seed) and [`on_flow`](Self::on_flow) once, when the flow is built;
+/// - [`on_open`](Self::on_open) when the connection opens, with its handshake's RTT;
+/// - [`on_feedback`](Self::on_feedback) for every ACK, with the bytes it acked and its
+///   ECN-Echo flag;
+/// - [`on_ack`](Self::on_ack) for every ACK that advances `snd_una` outside fast recovery
+///   (window growth);
+/// - [`on_ecn`](Self::on_ecn) at most once per window of data when ECN-Echo arrives;
+/// - [`on_loss`](Self::on_loss) when fast retransmit starts (ssthresh), then
+///   [`on_recovery_window`](Self::on_recovery_window) at each step of the recovery and
+///   [`on_recovery_exit`](Self::on_recovery_exit) when a full ACK ends it;
+/// - [`on_probe_repaired`](Self::on_probe_repaired) when a tail loss probe repaired a loss;
+/// - [`on_timeout`](Self::on_timeout) on a retransmission timeout,
+///   [`on_timeout_again`](Self::on_timeout_again) when the timer fires again;
+/// - [`on_rate_sample`](Self::on_rate_sample) for every ACK, with its delivery rate sample
+///   (controllers that read them only).
+///
+/// The sender reads the window after every hook, and [`pacing_rate`](Self::pacing_rate)
+/// whenever it paces a segment.
 pub trait CongestionControl {
+    /// The flow's size (`None`: unbounded) and absolute deadline, once, before anything is
+    /// sent (D2TCP reads both).
     fn on_flow(&mut self, _size: Option<u64>, _deadline: Option<Time>) {}
 
+    /// An ACK advanced `snd_una` by `acked` bytes outside fast recovery and without an ECN
+    /// cut: the window grows (RFC 5681 section 3.1: slow start, congestion avoidance).
+    /// `srtt` is the smoothed RTT (zero before the first sample).
     fn on_ack(&mut self, st: &mut CcState, acked: u64, _now: Time, _srtt: Time) {
         st.reno_increase(acked);
     }
 
+    /// Every ACK, before anything else reacts to it: the bytes it newly acked (0 for a
+    /// duplicate), whether it carried ECN-Echo, and `snd_una` / `snd_nxt` after it (DCTCP's
+    /// α is measured here, RFC 8257 section 3.3).
     fn on_feedback(&mut self, _acked: u64, _ece: bool, _snd_una: u64, _snd_nxt: u64) {}
 
+    /// Fast retransmit starts a loss recovery with `flight` bytes (`transport.ssthresh`)
+    /// outstanding: set ssthresh (RFC 5681 equation (4)). The window is then loss recovery's
+    /// ([`Self::on_recovery_window`]). Not called when an ECN cut already reduced this
+    /// window of data (RFC 3168 section 6.1.2).
     fn on_loss(&mut self, st: &mut CcState, flight: u64, _now: Time) {
         st.ssthresh = st.half_flight(flight);
     }
 
+    /// ECN-Echo, at most once per window of data and never in recovery (RFC 3168 section
+    /// 6.1.2): reduce as for a loss, at once (`cwnd = ssthresh`).
     fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
         self.on_loss(st, flight, now);
         st.cwnd = st.ssthresh.max(st.mss);
         st.ca_acked = 0;
     }
 
+    /// A retransmission timeout with `flight` bytes outstanding, the first for this segment
+    /// outside a SACK recovery: ssthresh as for a loss, cwnd one segment (RFC 5681 section
+    /// 3.1).
     fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {
         self.on_loss(st, flight, now);
         st.cwnd = st.mss;
         st.ca_acked = 0;
     }
 
+    /// The same segment timed out again, or a SACK recovery timed out: ssthresh is held
+    /// (RFC 5681 section 3.1; the recovery already cut it, as Linux's `tcp_enter_loss`), cwnd
+    /// one segment.
+    fn on_timeout_again(&mut self, st: &mut CcState) {
+        st.cwnd = st.mss;
+        st.ca_acked = 0;
+    }
+
+    /// Loss recovery asks for the window `cwnd`: NewReno's `ssthresh + 3 MSS` and its
+    /// inflation and deflation (RFC 6582 section 3.2), RFC 6675's `cwnd = ssthresh`, PRR's
+    /// `pipe + sndcnt` (RFC 6937), and the window recovery ends with. A controller that keeps
+    /// its window through recovery (BBR) ignores it.
+    fn on_recovery_window(&mut self, st: &mut CcState, cwnd: u64) {
+        st.cwnd = cwnd;
+    }
+
+    /// A full ACK ended fast recovery (after [`Self::on_recovery_window`] set the window it
+    /// ends with).
     fn on_recovery_exit(&mut self, _st: &mut CcState, _now: Time) {}
+
+    /// A retransmitted tail loss probe repaired a loss outside recovery, with `flight` bytes
+    /// outstanding (RFC 8985 section 7.4): reduce once, as a fast recovery would have
+    /// (`cwnd = ssthresh`). Returns whether it reduced: the sender then counts this window of
+    /// data reduced. Not called when it already was.
+    fn on_probe_repaired(&mut self, st: &mut CcState, flight: u64, now: Time) -> bool {
+        self.on_loss(st, flight, now);
+        st.cwnd = st.ssthresh.max(st.mss);
+        st.ca_acked = 0;
+        true
+    }
 
     /// The connection opens at `now`, before anything is sent; `handshake_rtt` is the RTT its
     /// handshake measured (`transport.handshake_rtt`), if any.
@@ -128,18 +195,121 @@ pub trait CongestionControl {
     /// randomize: BBR's ProbeBW phase).
     fn seed(&mut self, _rng: Rng) {}
 
-    /// The controller sets cwnd itself, in recovery too (BBR).
-    fn owns_window(&self) -> bool {
-        false
-    }
-
-    /// The rate to pace at, bytes per second (None: the sender's own pacing rule).
+    /// The rate to pace at, bytes per second (None: the sender's own pacing rule, `gain *
+    /// cwnd / srtt`, when `transport.pacing` is on).
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
 
-    /// Every ACK's delivery rate sample (controllers with [`CcConfig::uses_rate_samples`]).
+    /// Every ACK's delivery rate sample, after the sender's own reaction to it
+    /// (controllers with [`Controller::RATE_SAMPLES`]).
     fn on_rate_sample(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
+}
+
+/// A flow's congestion controller and the window it owns: what the sender holds. The
+/// sender reads the window and the pacing rate, and calls the hooks; only the controller
+/// writes the window.
+#[derive(Clone, Debug)]
+pub struct Cc {
+    st: CcState,
+    kind: AnyCc,
+}
+
+impl Cc {
+    /// The congestion window (bytes).
+    #[inline]
+    pub fn window(&self) -> u64 {
+        self.st.cwnd
+    }
+
+    /// The slow-start threshold (bytes).
+    #[inline]
+    pub fn ssthresh(&self) -> u64 {
+        self.st.ssthresh
+    }
+
+    /// The whole window state.
+    pub fn state(&self) -> &CcState {
+        &self.st
+    }
+
+    /// Which controller it is, with its own state.
+    pub fn kind(&self) -> &AnyCc {
+        &self.kind
+    }
+
+    /// [`CongestionControl::pacing_rate`].
+    #[inline]
+    pub fn pacing_rate(&self) -> Option<f64> {
+        self.kind.pacing_rate()
+    }
+
+    /// [`CongestionControl::on_flow`].
+    pub fn on_flow(&mut self, size: Option<u64>, deadline: Option<Time>) {
+        self.kind.on_flow(size, deadline);
+    }
+
+    /// [`CongestionControl::seed`].
+    pub fn seed(&mut self, rng: Rng) {
+        self.kind.seed(rng);
+    }
+
+    /// [`CongestionControl::on_open`].
+    pub fn on_open(&mut self, now: Time, handshake_rtt: Option<Time>) {
+        self.kind.on_open(&self.st, now, handshake_rtt);
+    }
+
+    /// [`CongestionControl::on_ack`].
+    #[inline]
+    pub fn on_ack(&mut self, acked: u64, now: Time, srtt: Time) {
+        self.kind.on_ack(&mut self.st, acked, now, srtt);
+    }
+
+    /// [`CongestionControl::on_feedback`].
+    #[inline]
+    pub fn on_feedback(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        self.kind.on_feedback(acked, ece, snd_una, snd_nxt);
+    }
+
+    /// [`CongestionControl::on_loss`].
+    pub fn on_loss(&mut self, flight: u64, now: Time) {
+        self.kind.on_loss(&mut self.st, flight, now);
+    }
+
+    /// [`CongestionControl::on_ecn`].
+    pub fn on_ecn(&mut self, flight: u64, now: Time) {
+        self.kind.on_ecn(&mut self.st, flight, now);
+    }
+
+    /// [`CongestionControl::on_timeout`].
+    pub fn on_timeout(&mut self, flight: u64, now: Time) {
+        self.kind.on_timeout(&mut self.st, flight, now);
+    }
+
+    /// [`CongestionControl::on_timeout_again`].
+    pub fn on_timeout_again(&mut self) {
+        self.kind.on_timeout_again(&mut self.st);
+    }
+
+    /// [`CongestionControl::on_recovery_window`].
+    pub fn on_recovery_window(&mut self, cwnd: u64) {
+        self.kind.on_recovery_window(&mut self.st, cwnd);
+    }
+
+    /// [`CongestionControl::on_recovery_exit`].
+    pub fn on_recovery_exit(&mut self, now: Time) {
+        self.kind.on_recovery_exit(&mut self.st, now);
+    }
+
+    /// [`CongestionControl::on_probe_repaired`].
+    pub fn on_probe_repaired(&mut self, flight: u64, now: Time) -> bool {
+        self.kind.on_probe_repaired(&mut self.st, flight, now)
+    }
+
+    /// [`CongestionControl::on_rate_sample`].
+    pub fn on_rate_sample(&mut self, ack: &AckInfo) {
+        self.kind.on_rate_sample(&mut self.st, ack);
+    }
 }
 
 /// One congestion controller as a scenario names it: `transport.cc = "<name>"`, or a table
@@ -156,6 +326,7 @@ pub trait Controller: CongestionControl + Clone + std::fmt::Debug {
     const SIZE_PRIORITY: bool = false;
     /// It reads delivery rate samples, so the sender keeps them (BBR).
     const RATE_SAMPLES: bool = false;
+    /// The controller with these settings: the one way it is built.
     fn new(cfg: &Self::Config) -> Self;
     /// Checks the settings (a message for the key `transport.cc`).
     fn validate(_cfg: &Self::Config) -> Result<(), String> {
@@ -216,8 +387,11 @@ macro_rules! controllers {
                 match self { $($(#[$attr])* CcConfig::$variant(_) => <$module::$kind as Controller>::RATE_SAMPLES,)* }
             }
 
-            pub fn build(&self) -> AnyCc {
-                match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$module::$kind as Controller>::new(c))),)* }
+            /// The controller, with its initial window of `initial_window` segments of `mss`
+            /// bytes.
+            pub fn build(&self, mss: u64, initial_window: u64) -> Cc {
+                let kind = match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$module::$kind as Controller>::new(c))),)* };
+                Cc { st: CcState::new(mss, initial_window), kind }
             }
         }
 
@@ -246,6 +420,15 @@ macro_rules! controllers {
             fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_timeout(st, flight, now),)* }
             }
+            fn on_timeout_again(&mut self, st: &mut CcState) {
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_timeout_again(st),)* }
+            }
+            fn on_recovery_window(&mut self, st: &mut CcState, cwnd: u64) {
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_recovery_window(st, cwnd),)* }
+            }
+            fn on_probe_repaired(&mut self, st: &mut CcState, flight: u64, now: Time) -> bool {
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_probe_repaired(st, flight, now),)* }
+            }
             fn on_recovery_exit(&mut self, st: &mut CcState, now: Time) {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_recovery_exit(st, now),)* }
             }
@@ -254,9 +437,6 @@ macro_rules! controllers {
             }
             fn seed(&mut self, rng: Rng) {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.seed(rng),)* }
-            }
-            fn owns_window(&self) -> bool {
-                match self { $($(#[$attr])* AnyCc::$variant(c) => c.owns_window(),)* }
             }
             fn pacing_rate(&self) -> Option<f64> {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.pacing_rate(),)* }

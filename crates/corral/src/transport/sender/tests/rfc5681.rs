@@ -33,7 +33,7 @@ fn window_of_ten(limited_transmit: bool) -> (TcpSender, Vec<Segment>) {
 /// `n` duplicate ACKs of byte 0 (segment 0 is lost).
 fn dupacks(s: &mut TcpSender, n: u64, out: &mut Vec<Segment>) {
     for i in 0..n {
-        s.on_ack(t(100 + i), 0, false, t(0), out);
+        s.on_ack(t(100 + i), 0, false, t(0), &[], out);
     }
 }
 
@@ -45,7 +45,7 @@ fn step_1_the_first_two_duplicates_each_send_one_new_segment_and_leave_cwnd() {
         out.iter().map(|x| (x.seq / MSS, x.retransmit)).collect::<Vec<_>>(),
         vec![(10, false), (11, false)]
     );
-    assert_eq!(s.cc_state.cwnd, 10 * MSS);
+    assert_eq!(s.cc().window(), 10 * MSS);
     assert!(!s.in_recovery());
 }
 
@@ -57,17 +57,17 @@ fn step_2_ssthresh_is_half_the_flight_without_the_limited_transmit_segments() {
     dupacks(&mut s, 3, &mut out);
     assert!(s.in_recovery());
     assert_eq!(s.progress().0, 12 * MSS);
-    assert_eq!(s.cc_state.ssthresh, 5 * MSS);
+    assert_eq!(s.cc().ssthresh(), 5 * MSS);
     // Without limited transmit the flight is the same 10 segments.
     let (mut s, mut out) = window_of_ten(false);
     dupacks(&mut s, 3, &mut out);
-    assert_eq!(s.cc_state.ssthresh, 5 * MSS);
+    assert_eq!(s.cc().ssthresh(), 5 * MSS);
     // And never below 2 SMSS (equation 4).
     let mut small = TcpSender::new(&TcpConfig { initial_window: 3, ..cfg(false) }, None);
     small.start(t(0), &mut out);
     small.set_dupthresh(2);
     dupacks(&mut small, 2, &mut out);
-    assert_eq!(small.cc_state.ssthresh, 2 * MSS);
+    assert_eq!(small.cc().ssthresh(), 2 * MSS);
 }
 
 #[test]
@@ -77,10 +77,10 @@ fn step_2_with_sack_too_the_limited_transmit_segments_are_left_out() {
     let mut out = Vec::new();
     s.start(t(0), &mut out);
     for k in 1..4u64 {
-        s.on_ack_sack(t(100 + k), 0, false, t(0), &[(MSS, (k + 1) * MSS)], &mut out);
+        s.on_ack(t(100 + k), 0, false, t(0), &[(MSS, (k + 1) * MSS)], &mut out);
     }
     assert!(s.in_recovery());
-    assert_eq!(s.cc_state.ssthresh, 5 * MSS);
+    assert_eq!(s.cc().ssthresh(), 5 * MSS);
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn step_3_the_lost_segment_is_resent_and_cwnd_is_ssthresh_plus_three_segments() 
         out.last(),
         Some(&Segment { seq: 0, len: MSS as u32, retransmit: true, cwr: false })
     );
-    assert_eq!(s.cc_state.cwnd, 5 * MSS + 3 * MSS);
+    assert_eq!(s.cc().window(), 5 * MSS + 3 * MSS);
     assert_eq!(s.stats.fast_recoveries, 1);
 }
 
@@ -101,7 +101,7 @@ fn step_4_each_further_duplicate_inflates_cwnd_by_one_segment() {
     dupacks(&mut s, 3, &mut out);
     for k in 1..=4 {
         dupacks(&mut s, 1, &mut out);
-        assert_eq!(s.cc_state.cwnd, 8 * MSS + k * MSS);
+        assert_eq!(s.cc().window(), 8 * MSS + k * MSS);
     }
 }
 
@@ -124,10 +124,10 @@ fn step_5_new_data_goes_when_the_inflated_window_allows_it() {
 fn step_6_the_full_ack_deflates_cwnd_to_ssthresh() {
     let (mut s, mut out) = window_of_ten(false);
     dupacks(&mut s, 9, &mut out);
-    assert!(s.cc_state.cwnd > 10 * MSS);
+    assert!(s.cc().window() > 10 * MSS);
     let sent = s.progress().0;
     // The ACK of everything sent before recovery: cwnd = min(ssthresh, FlightSize + SMSS).
-    s.on_ack(t(300), 10 * MSS, false, t(200), &mut out);
+    s.on_ack(t(300), 10 * MSS, false, t(200), &[], &mut out);
     assert!(!s.in_recovery());
-    assert_eq!(s.cc_state.cwnd, (5 * MSS).min(sent - 10 * MSS + MSS));
+    assert_eq!(s.cc().window(), (5 * MSS).min(sent - 10 * MSS + MSS));
 }
