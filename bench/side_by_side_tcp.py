@@ -16,8 +16,11 @@ Cases (`--case`, repeatable; default all):
 Controllers (`--cc`, repeatable; default newreno, cubic, dctcp, bbr): DCTCP runs with a
 marking queue (ECN threshold 20 packets) and only where the side has it (corral, ns-3: the
 kernel here has no dctcp); a side without a controller prints a row saying so. corral's
-NewReno runs once per ssthresh rule (`--ssthresh`, repeatable; default both):
-`transport.ssthresh = "flight"` (the RFCs') and `"pipe"` (ns-3's), each a row.
+NewReno and DCTCP run once per ssthresh rule (`--ssthresh`, repeatable; default both):
+`transport.ssthresh = "flight"` (the RFCs' and Linux's) and `"pipe"` (ns-3's), each a row;
+DCTCP's pipe row also takes ns-3's ECN rules: its ssthresh without Linux's two-segment floor
+(`transport.cc = {kind = "dctcp", min_window = 1}`) and its CWR state
+(`transport.ecn_response = "cwr"`).
 
 Each side runs with its own TCP defaults; only what describes the network is matched:
 corral takes ns-3's and Linux's packet sizes (1448-byte payload with the timestamp option:
@@ -55,6 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NS3_SCRIPT = ROOT / "bench" / "ns3_dumbbell.py"
 DEFAULT_NS3_PYTHON = "/work/notes/ns3-venv/bin/python"
+
 
 @dataclass(frozen=True)
 class Case:
@@ -326,12 +330,26 @@ def print_markdown(rows: list[tuple[str, str, str, dict]]) -> None:
 
 RULES_NOTE = (
     "corral rows name the rule they ran: ssthresh=flight halves the FlightSize when a loss recovery starts (RFC 5681, "
-    "Linux; corral's default), ssthresh=pipe halves the pipe (ns-3's rule); CUBIC and BBR use neither."
+    "Linux; corral's default), ssthresh=pipe halves the pipe (ns-3's rule); CUBIC and BBR use neither. DCTCP's "
+    "ssthresh=flight row runs corral's defaults (Linux's two-segment floor on the ECN ssthresh, dctcp_ssthresh; "
+    "cwnd = ssthresh at once on ECN-Echo, RFC 3168's text), its ssthresh=pipe row ns-3's rules: min_window=1 "
+    "(TcpDctcp has no floor) and ecn_response=cwr (ns-3's EnterCwr: PRR over the next round trip)."
 )
+# corral's DCTCP with ns-3's ECN rules: no floor on the ssthresh, the CWR state.
+DCTCP_NS3 = ['transport.cc={kind="dctcp",min_window=1}', 'transport.ecn_response="cwr"']
 
 
 def corral_variants(cc: str, rules: list[str]) -> list[tuple[str, list[str]]]:
     """corral's rows for `cc`: (label, overrides)."""
+    if cc == "dctcp":
+        # The pipe row runs all of ns-3's rules: its ECN ssthresh without a floor and its CWR state.
+        return [
+            (
+                f"corral, ssthresh={r}" + (", min_window=1, ecn_response=cwr" if r == "pipe" else ""),
+                [f'transport.ssthresh="{r}"'] + (DCTCP_NS3 if r == "pipe" else []),
+            )
+            for r in rules
+        ]
     if cc in SSTHRESH_CCS:
         return [(f"corral, ssthresh={r}", [f'transport.ssthresh="{r}"']) for r in rules]
     return [("corral", [])]

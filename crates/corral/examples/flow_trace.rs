@@ -3,14 +3,16 @@
 //! sides have them): `cargo run --release --example flow_trace -- FILE EVERY_US [key=value ...]`,
 //! e.g. `... bench/dumbbell_newreno.toml 1000 transport.cc=dctcp transport.ecn=true
 //! 'switch.queue="ecn"' 'switch.ecn_threshold="20pkt"'`. One row per flow per step:
-//! `time_s,flow,cwnd,ssthresh,in_flight,in_recovery,acked,alpha,ecn_cuts,fast_recoveries,
-//! timeouts,retransmits,pacing_bps,pacing_gain,min_rtt_us,btl_bw_bps,mode,srtt_us`: bytes for
-//! the window and the data (`in_flight` is `snd_nxt - snd_una`, `acked` the bytes cumulatively
-//! acknowledged), counters since the start, `alpha` DCTCP's estimate (empty for other
-//! controllers), and BBR's model (empty for other controllers; rates in bit/s).
+//! `time_s,flow,cwnd,ssthresh,in_flight,in_recovery,acked,alpha,alpha_updates,bytes_delivered,
+//! bytes_marked,ecn_cuts,fast_recoveries,timeouts,retransmits,pacing_bps,pacing_gain,
+//! min_rtt_us,btl_bw_bps,mode,srtt_us`: bytes for the window and the data (`in_flight` is
+//! `snd_nxt - snd_una`, `acked` the bytes cumulatively acknowledged), counters since the
+//! start, DCTCP's estimate with its updates and the bytes it counted delivered and marked
+//! (empty for other controllers), and BBR's model (empty for other controllers; rates in
+//! bit/s).
 
 use corral::run::Run;
-use corral::transport::cc::{AnyCc, CongestionControl};
+use corral::transport::cc::AnyCc;
 use corral::units::Time;
 
 fn main() {
@@ -32,8 +34,9 @@ fn main() {
     let Run::Packet(mut sim) = run else { fail("a packet-mode scenario is needed".into()) };
     let duration = sim.scenario.duration;
     println!(
-        "time_s,flow,cwnd,ssthresh,in_flight,in_recovery,acked,alpha,ecn_cuts,fast_recoveries,\
-         timeouts,retransmits,pacing_bps,pacing_gain,min_rtt_us,btl_bw_bps,mode,srtt_us"
+        "time_s,flow,cwnd,ssthresh,in_flight,in_recovery,acked,alpha,alpha_updates,bytes_delivered,\
+         bytes_marked,ecn_cuts,fast_recoveries,timeouts,retransmits,pacing_bps,pacing_gain,\
+         min_rtt_us,btl_bw_bps,mode,srtt_us"
     );
     let mut t = Time::ZERO;
     while t <= duration {
@@ -42,11 +45,14 @@ fn main() {
         for (i, f) in sim.flows.iter().enumerate() {
             let s = &f.sender;
             let (_, una, nxt) = s.progress();
-            let alpha = match s.cc() {
-                AnyCc::Dctcp(d) => d.alpha().to_string(),
-                _ => String::new(),
+            let dctcp = match s.cc().kind() {
+                AnyCc::Dctcp(d) => {
+                    let (windows, delivered, marked) = d.observed();
+                    format!("{},{windows},{delivered},{marked}", d.alpha())
+                }
+                _ => ",,,".into(),
             };
-            let bbr = match s.cc() {
+            let bbr = match s.cc().kind() {
                 AnyCc::Bbr(b) => format!(
                     "{},{},{},{:?}",
                     b.pacing_gain(),
@@ -61,9 +67,9 @@ fn main() {
             let st = &s.stats;
             let (bbr_gain, bbr_rest) = bbr.split_once(',').expect("four fields");
             println!(
-                "{secs},{i},{},{},{},{},{una},{alpha},{},{},{},{},{pacing},{bbr_gain},{bbr_rest},{srtt}",
-                s.cc_state.cwnd,
-                s.cc_state.ssthresh,
+                "{secs},{i},{},{},{},{},{una},{dctcp},{},{},{},{},{pacing},{bbr_gain},{bbr_rest},{srtt}",
+                s.cc().window(),
+                s.cc().ssthresh(),
                 nxt - una,
                 s.in_recovery() as u8,
                 st.ecn_cuts,

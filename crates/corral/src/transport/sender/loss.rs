@@ -117,8 +117,8 @@ impl LossDetection {
             LossDetection::DupAck => None,
             LossDetection::Sack(s) => {
                 let pipe = s.scoreboard.pipe(o.una, o.max, s.high_rxt, o.dupthresh, o.mss);
-                let head_counted = !s.scoreboard.is_lost(o.una, o.dupthresh, o.mss)
-                    && s.high_rxt <= o.una;
+                let head_counted =
+                    !s.scoreboard.is_lost(o.una, o.dupthresh, o.mss) && s.high_rxt <= o.una;
                 Some(pipe.saturating_sub(if head_counted { head } else { 0 }))
             }
             LossDetection::Rack(_, r) => Some(r.pipe_head_lost(o.una, o.max)),

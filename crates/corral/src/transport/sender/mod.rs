@@ -3,6 +3,15 @@
 //! timeouts with go-back-N (RFC 6298 section 5, RFC 5681 section 3.1), and ECN reaction at
 //! most once per window of data with CWR on the next new segment (RFC 3168 section 6.1.2).
 //!
+//! On ECN-Echo the controller sets ssthresh and the window comes down to it as
+//! `transport.ecn_response` says: at once by default (`instant`, RFC 3168's text), or with
+//! `cwr` over the next round trip, as Linux's CWR state (`tcp_enter_cwr`,
+//! `tcp_cwnd_reduction`) and ns-3's `EnterCwr` do it: Proportional Rate
+//! Reduction with the window before the echo as RecoverFS (Linux's `prior_cwnd`), on every
+//! ACK that delivers data, no window growth until the ACK that passes `snd_max` as it was at
+//! the echo, which sets cwnd = ssthresh (and may start the next reduction if it echoes CE
+//! again); a loss recovery or a timeout in between takes over.
+//!
 //! Loss recovery is one of two:
 //! - without SACK, NewReno (RFC 6582 section 3.2, "Impatient" timer variant: only the first
 //!   partial ACK restarts the timer): cwnd inflates by one MSS per duplicate ACK and one hole
@@ -39,7 +48,7 @@
 //! manages them sets the rate. Loss recovery is the same.
 
 use super::cc::{AckInfo, Cc, CcConfig};
-use super::config::{Recovery, SsthreshRule};
+use super::config::{EcnResponse, Recovery, SsthreshRule};
 use super::delivery_rate::{DeliveryRate, RateSample};
 use super::prr::Prr;
 use super::rack::{RackTlp, TlpOutcome};
@@ -47,12 +56,12 @@ use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
 use super::sack::NextSeg;
 use super::TcpConfig;
+use crate::sim::rng::Rng;
+use crate::units::Time;
 use limit::SendLimit;
 use loss::{LossDetection, Outstanding, SackState};
 use pacer::Pacer;
 use timers::Timers;
-use crate::sim::rng::Rng;
-use crate::units::Time;
 
 mod limit;
 mod loss;
@@ -99,6 +108,9 @@ enum Step {
     Prr { pipe: u64, sndcnt: u64 },
     /// A full ACK ends recovery (`prr`: a PRR recovery).
     Exit { prr: bool },
+    /// An ECN reduction brings cwnd to ssthresh: at once (`transport.ecn_response =
+    /// "instant"`) or at the end of the CWR round trip.
+    EcnReduced,
 }
 
 /// Why a segment leaves, which decides the bookkeeping of [`TcpSender::emit`].
@@ -146,6 +158,11 @@ pub struct TcpSender {
     /// snd_max at the last ECN reaction; the next reaction waits until it is acked.
     ecn_recover: Option<u64>,
     send_cwr: bool,
+    /// How the window comes down on ECN-Echo (`transport.ecn_response`).
+    ecn_response: EcnResponse,
+    /// The running ECN reduction (Linux's CWR state): PRR over the window before the echo,
+    /// until `snd_una` passes `ecn_recover`.
+    cwr: Option<Prr>,
     rtt: RttEstimator,
     /// The retransmission, probe and reordering timers.
     timers: Timers,
@@ -203,6 +220,8 @@ impl TcpSender {
             ecn,
             ecn_recover: None,
             send_cwr: false,
+            ecn_response: cfg.ecn_response,
+            cwr: None,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             timers: Timers::new(
                 cfg.tlp_slack,
@@ -325,7 +344,12 @@ impl TcpSender {
     /// The data outstanding, for the loss detection's rules.
     #[inline]
     fn outstanding(&self) -> Outstanding {
-        Outstanding { una: self.snd_una, max: self.snd_max, dupthresh: self.dupthresh, mss: self.mss }
+        Outstanding {
+            una: self.snd_una,
+            max: self.snd_max,
+            dupthresh: self.dupthresh,
+            mss: self.mss,
+        }
     }
 
     /// RFC 6675 `SetPipe` over the scoreboard (for tests; sending uses `next_sack_segment`).
@@ -423,10 +447,12 @@ impl TcpSender {
     /// RACK (RFC 8985 section 6.2 steps 4-5): marks what is lost and arms the reordering
     /// timer; a loss found outside recovery starts one (on an ACK that delivered `delivered`).
     /// Returns whether it marked a segment lost.
-    fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) -> bool {
-        let Some(r) = self.loss.rack_mut() else { return false };
+    fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) -> u64 {
+        let Some(r) = self.loss.rack_mut() else { return 0 };
         let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
-        let (marked, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
+        let before = r.lost_bytes();
+        let (_, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
+        let marked = r.lost_bytes() - before;
         self.timers.reorder = due;
         if !self.in_recovery && r.lost_bytes() > 0 && self.may_enter_recovery() {
             self.enter_fast_recovery(now, delivered, out);
@@ -489,7 +515,7 @@ impl TcpSender {
         if let Some(d) = &mut self.rate_samples {
             d.on_sent(seq, len, now);
         }
-        if let Some(p) = &mut self.prr {
+        if let Some(p) = self.prr.as_mut().or(self.cwr.as_mut()) {
             p.on_sent(len);
         }
         self.stats.segments_sent += 1;
@@ -648,18 +674,15 @@ impl TcpSender {
         }
     }
 
-    /// PRR's window for this ACK of a SACK recovery that delivered `delivered` bytes (`safe`:
-    /// it advanced `snd_una` and indicated no new loss): `cwnd = pipe + sndcnt`, `sndcnt`
-    /// rounded up to whole segments (RFC 6937 section 3); unchanged when it delivered nothing.
-    fn prr_window(&mut self, delivered: u64, safe: bool) {
-        if self.prr.is_none() {
-            return;
-        }
+    /// PRR's window for this ACK of a SACK recovery (or, with `cwr`, of an ECN reduction)
+    /// that delivered `delivered` bytes (`safe`: it advanced `snd_una` and indicated no new
+    /// loss): `cwnd = pipe + sndcnt`, `sndcnt` rounded up to whole segments (RFC 6937 section
+    /// 3); unchanged when it delivered nothing.
+    fn prr_window(&mut self, delivered: u64, safe: bool, cwr: bool) {
         let pipe = self.in_flight();
-        if let Some(p) = &mut self.prr {
-            if let Some(sndcnt) = p.on_ack(delivered, pipe, safe) {
-                self.recovery_window(Step::Prr { pipe, sndcnt });
-            }
+        let episode = if cwr { &mut self.cwr } else { &mut self.prr };
+        if let Some(sndcnt) = episode.as_mut().and_then(|p| p.on_ack(delivered, pipe, safe)) {
+            self.recovery_window(Step::Prr { pipe, sndcnt });
         }
     }
 
@@ -681,17 +704,38 @@ impl TcpSender {
         self.cc.on_flow(self.limit.size, deadline);
     }
 
-    /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
+    /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2): the controller sets
+    /// ssthresh, and the window comes down to it at once or over the next round trip
+    /// (`transport.ecn_response`). Returns whether it reacted.
     fn react_to_ecn(&mut self, now: Time) -> bool {
-        if !self.limit.window || self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+        if !self.limit.window
+            || self.in_recovery
+            || self.ecn_recover.is_some_and(|r| self.snd_una <= r)
+        {
             return false;
         }
-        let flight = self.flight();
-        self.cc.on_ecn(flight, now);
+        let (flight, prior_cwnd) = (self.flight(), self.cc.window());
+        if self.cc.on_ecn(flight, now) {
+            match self.ecn_response {
+                EcnResponse::Instant => self.recovery_window(Step::EcnReduced),
+                EcnResponse::Cwr => {
+                    self.cwr = Some(Prr::start(self.cc.ssthresh(), prior_cwnd, self.mss));
+                }
+            }
+        }
         self.ecn_recover = Some(self.snd_max);
         self.send_cwr = true;
         self.stats.ecn_cuts += 1;
         true
+    }
+
+    /// Linux's CWR state ends on the ACK that passes the data sent before the echo
+    /// (`tcp_fastretrans_alert`: `snd_una` beyond `high_seq`): cwnd = ssthresh.
+    fn end_cwr_if_passed(&mut self) {
+        if self.cwr.is_some() && self.ecn_recover.is_some_and(|r| self.snd_una > r) {
+            self.cwr = None;
+            self.recovery_window(Step::EcnReduced);
+        }
     }
 
     /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece`, the echoed send timestamp
@@ -714,21 +758,31 @@ impl TcpSender {
         let ack = ack.min(self.snd_max);
         let seen = self.take_in_ack(now, ack, ts_echo, sack);
         let prr_due = if seen.advanced {
-            self.on_new_ack(now, ack, ece, ts_echo, out)
+            self.on_new_ack(now, ack, ece, ts_echo, seen.delivered, out)
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_duplicate_ack(now, ece, seen.delivered, out)
         } else {
             false
         };
-        let newly_lost = self.losses_after_ack(now, &seen, prr_due, out);
+        let lost_bytes = self.losses_after_ack(now, &seen, prr_due, out);
+        let newly_lost = lost_bytes > 0;
+        if self.cwr.is_some() && !self.in_recovery {
+            // The ECN reduction's step for this ACK (Linux's `tcp_cwnd_reduction`).
+            self.prr_window(seen.delivered, seen.advanced && !newly_lost, true);
+        }
         if self.rate_samples.is_some() {
-            let lost = newly_lost || (self.in_recovery && !seen.was_in_recovery);
+            let entered = self.in_recovery && !seen.was_in_recovery;
+            let lost = newly_lost || entered;
+            // Without RACK's marks, a recovery that starts counts its first segment lost.
+            let head =
+                if entered && !newly_lost { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
             let info = AckInfo {
                 now,
                 in_flight: self.in_flight(),
                 prior_in_flight: seen.prior_in_flight,
                 in_recovery: self.in_recovery,
                 lost,
+                lost_bytes: lost_bytes + head,
                 srtt: self.rtt.srtt(),
                 rate: seen.rate,
             };
@@ -774,13 +828,15 @@ impl TcpSender {
         ack: u64,
         ece: bool,
         ts_echo: Time,
+        delivered: u64,
         out: &mut Vec<Segment>,
     ) -> bool {
         let acked = ack - self.snd_una;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.rtt.sample(now.saturating_sub(ts_echo));
-        self.cc.on_feedback(acked, ece, self.snd_una, self.snd_nxt);
+        self.cc.on_feedback(delivered, ece, self.snd_una, self.snd_nxt);
+        self.end_cwr_if_passed();
         let cut = ece && self.react_to_ecn(now);
         let (prr_due, restart_timer) = if self.in_recovery {
             self.recovery_ack(now, ack, acked, out)
@@ -790,7 +846,7 @@ impl TcpSender {
             if self.rto_recovery && self.recover.is_some_and(|r| ack >= r) {
                 self.rto_recovery = false;
             }
-            if !cut {
+            if !cut && self.cwr.is_none() {
                 let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
                 self.cc.on_ack(acked, now, srtt);
             }
@@ -847,7 +903,7 @@ impl TcpSender {
         delivered: u64,
         out: &mut Vec<Segment>,
     ) -> bool {
-        self.cc.on_feedback(0, ece, self.snd_una, self.snd_nxt);
+        self.cc.on_feedback(delivered, ece, self.snd_una, self.snd_nxt);
         if ece {
             self.react_to_ecn(now);
         }
@@ -868,25 +924,26 @@ impl TcpSender {
 
     /// Phase 3 of an ACK: the reduction after a loss probe repaired a loss (RFC 8985 section
     /// 7.4), RACK's loss detection (which may start a recovery, its entry setting PRR's window
-    /// for this ACK itself), then PRR's window if due. Returns whether RACK marked a loss.
+    /// for this ACK itself), then PRR's window if due. Returns the bytes RACK marked lost.
     fn losses_after_ack(
         &mut self,
         now: Time,
         seen: &AckSeen,
         prr_due: bool,
         out: &mut Vec<Segment>,
-    ) -> bool {
+    ) -> u64 {
         if seen.tlp == TlpOutcome::Repaired && !self.in_recovery {
             self.reduce_after_repaired_probe(now);
         }
-        let newly_lost = self.rack_detect_loss(now, seen.delivered, out);
+        let lost_bytes = self.rack_detect_loss(now, seen.delivered, out);
+        let newly_lost = lost_bytes > 0;
         // RFC 9937's SafeACK: snd_una advanced and no further loss was indicated (a loss RACK
         // marked on this ACK; without RACK, RFC 6675's scoreboard infers losses on the fly
         // and every ACK that advances snd_una counts as safe).
         if prr_due && self.in_recovery {
-            self.prr_window(seen.delivered, seen.advanced && !newly_lost);
+            self.prr_window(seen.delivered, seen.advanced && !newly_lost, false);
         }
-        newly_lost
+        lost_bytes
     }
 
     /// RFC 8985 section 7.4: a retransmitted probe repaired a loss; the window is reduced
@@ -936,6 +993,8 @@ impl TcpSender {
             SsthreshRule::Pipe => self.pipe_for_ssthresh(),
         };
         self.limited_bytes = 0;
+        // The recovery's own window rules take over from an ECN reduction in progress.
+        self.cwr = None;
         // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
         // ssthresh for this congestion event.
         if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
@@ -960,7 +1019,7 @@ impl TcpSender {
                     self.snd_max - self.snd_una
                 };
                 self.prr = Some(Prr::start(self.cc.ssthresh(), recover_fs, self.mss));
-                self.prr_window(delivered, false);
+                self.prr_window(delivered, false, false);
             } else {
                 self.recovery_window(Step::Enter { sack: true });
             }
@@ -1000,7 +1059,7 @@ impl TcpSender {
             Step::Prr { pipe, sndcnt } => pipe + sndcnt.div_ceil(mss) * mss,
             // PRR ends at ssthresh (RFC 6937); NewReno and RFC 6675 deflate to
             // min(ssthresh, FlightSize + MSS) (RFC 6582 3.2 step 3).
-            Step::Exit { prr: true } => ssthresh.max(mss),
+            Step::Exit { prr: true } | Step::EcnReduced => ssthresh.max(mss),
             Step::Exit { prr: false } => {
                 ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(mss) + mss)
             }
@@ -1030,6 +1089,7 @@ impl TcpSender {
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = false;
         self.prr = None;
+        self.cwr = None;
         self.rto_recovery = true;
         self.timers.stop_rack();
         if let Some(r) = self.loss.rack_mut() {
