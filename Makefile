@@ -12,7 +12,8 @@
 #   make release   the same, with profile-guided optimization (scripts/pgo.py), the fastest engine
 #   make fct       the FCT comparison (DCTCP vs NewReno vs CUBIC): results/fct, results/fct-report
 #   make bench     the speed benchmark (bench/README.md), on a profile-guided build
-#   make lint      rustfmt --check, clippy (warnings as errors), ruff check and ruff format --check
+#   make lint      rustfmt --check, clippy and rustdoc (warnings as errors), ruff check, ruff
+#                  format --check, and mypy's stubtest of python/corral/_core.pyi
 #
 # `make test` compiles the Rust code once, in the `ci` profile (Cargo.toml: optimized, in
 # parallel codegen units, no LTO): the wheel the Python tests import and the Rust tests share
@@ -155,13 +156,20 @@ bench: release
 	CORRAL_PGO=1 $(PY) scripts/pgo.py run -- cargo build --release -p corral --example run_scenario
 	$(PY) bench/run.py --engine $(ENGINE)
 
-# Formatting (rustfmt.toml), clippy with warnings as errors, and ruff over the Python code
-# (pyproject.toml's [tool.ruff]): its lint rules and its formatter, pinned to one version so
-# that the formatting it checks does not change under a new release; .ci/run runs it after
-# the tests.
+# Formatting (rustfmt.toml; every file is a plain module, so cargo fmt sees them all), clippy
+# and rustdoc with warnings as errors, ruff over the Python code (pyproject.toml's
+# [tool.ruff]): its lint rules and its formatter, and mypy's stubtest, which checks the types
+# of the native module (python/corral/_core.pyi) against the built one. ruff and mypy are
+# pinned, so that what they check does not change under a new release (mypy 1.19 is the last
+# that installs on Python 3.9); once installed they run offline. stubtest reads the corral
+# already in .venv (in CI, the one `make test` built) and builds one only if there is none.
+# .ci/run runs this after the tests.
 lint: $(PY)
 	cargo fmt --all -- --check
 	cargo clippy --profile ci --workspace --all-targets -- -D warnings
-	@$(PIP) 'ruff==0.17.6'
+	RUSTDOCFLAGS="-D warnings" cargo doc --profile ci --workspace --no-deps
+	@$(PIP) 'ruff==0.17.6' 'mypy==1.19.1'
 	$(VENV)/bin/ruff check python tests bench scripts
 	$(VENV)/bin/ruff format --check python tests bench scripts
+	@$(PY) -c 'import corral._core' 2>/dev/null || $(MAKE) --no-print-directory install
+	$(PY) -m mypy.stubtest corral._core

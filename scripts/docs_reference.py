@@ -108,11 +108,68 @@ def probes() -> list[tuple[str, str, str, list[str]]]:
 
 def sections() -> list[tuple[str, str, list[str]]]:
     """(title, key path, keys) of every section that takes keys of its own."""
+    return [(title, path, keys) for title, path, keys, _ in _sections_with_probes()]
+
+
+def _sections_with_probes() -> list[tuple[str, str, list[str], tuple[str, list[str]]]]:
     out = []
     for title, path, text, overrides in probes():
         keys = _valid_keys(text, overrides)
         if keys:
-            out.append((title, path, keys))
+            out.append((title, path, keys, (text, overrides)))
+    return out
+
+
+def valid_names(probe: tuple[str, list[str]], path: str, key: str) -> list[str] | None:
+    """The names `key` of the section at `path` takes, if it takes names: the section's
+    probe without its `zzz` and with `--set <path>.<key>=zzz`, whose error lists them
+    (`expected one of "a", "b"`)."""
+    import corral
+    from corral import api
+
+    text, overrides = probe
+    text = text.replace(", zzz = 1", "").replace("zzz = 1\n", "")
+    parts = path.split(".") if path else []
+    if parts and parts[0] in ("flows", "traffic", "rpc", "events"):
+        parts.insert(1, "0")  # the probe's first (only) block
+    overrides = [o for o in overrides if "zzz" not in o] + [".".join([*parts, key]) + "=zzz"]
+    try:
+        api.simulation(text, overrides)
+    except corral.ScenarioError as e:
+        found = re.search(
+            r'unknown (?:value|kind|scheme|routing) "zzz"; (?:did you mean "[^"]*"\? )?expected ((?:"scheme", "tcp" or )?one of .*?)(?: or a |$)',
+            str(e),
+        )
+        if found:
+            return re.findall(r'"([^"]+)"', found.group(1))
+    return None
+
+
+def kind_defaults() -> dict[str, dict[str, Any]]:
+    """{section title: {key: default}} of the sections of a kind's settings: each scheme's
+    defaults from the core (`corral._core.scheme_defaults()`), each controller's and
+    routing's from the scenario the core resolves with that kind."""
+    from corral import _core
+
+    out: dict[str, dict[str, Any]] = {}
+    for kind, table in json.loads(_core.scheme_defaults()).items():
+        out[f'[scheme] kind = "{kind}"'] = table
+    import corral
+
+    kinds = corral.kinds()
+    for kind in kinds["controllers"]:
+        text = BASE + f'[transport]\ncc = {{ kind = "{kind}" }}\necn = true\n'
+        try:
+            cc = json.loads(_core.Simulation(text).scenario_json)["transport"]["cc"]
+        except corral.ScenarioError:
+            continue
+        out[f'transport.cc = {{ kind = "{kind}" }}'] = cc if isinstance(cc, dict) else {}
+    for kind in kinds["routings"]:
+        try:
+            routing = json.loads(_core.Simulation(BASE + f'[routing]\nkind = "{kind}"\n').scenario_json)["routing"]
+        except corral.ScenarioError:
+            continue
+        out[f'[routing] kind = "{kind}"'] = routing if isinstance(routing, dict) else {}
     return out
 
 
@@ -262,10 +319,20 @@ def _value_text(v: Any) -> str:
     return f"`{json.dumps(v)}`"
 
 
+# "see [`super::rack`]", "(see `crate::fluid`)", ": see [`Recovery`]": pointers into the Rust
+# code (a module path, or a type whose variants the row lists), which a reader of the
+# scenario reference cannot follow.
+_RUST_POINTER = re.compile(r"[,;:]?\s*\(?\b[Ss]ee \[?`(?:(?:crate|super|self)::[\w:]+|[A-Z]\w*)`\]?\)?(?=[.;,)]|\s|$)")
+
+
 def _cell(text: str) -> str:
-    """Text for a table cell: no pipes or newlines, and rustdoc's intra-doc links
-    ([`underlay`], [`crate::fluid`]) as plain code."""
+    """Text for a table cell: no pipes or newlines, no pointers into the Rust code, and
+    rustdoc's intra-doc links ([`underlay`]) as plain code."""
+    text = _RUST_POINTER.sub("", text)
     text = re.sub(r"\[(`[^`]+`)\](?![(\[])", r"\1", text)
+    text = re.sub(r"`(?:crate|super|self)::(?:\w+::)*(\w+)`", r"`\1`", text)
+    text = re.sub(r"(?<!\.)\.\s*\.(?!\.)", ".", text)  # "off. See `super::rack`." left "off.."
+    text = re.sub(r"\s+([,;]|\.(?!\.))", r"\1", text)
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -282,7 +349,10 @@ def scenario_page() -> str:
     structs = rust_structs()
     enums = frozenset(name_enums())
     resolved = resolved_defaults()
-    found = sections()
+    by_kind_defaults = kind_defaults()
+    with_probes = _sections_with_probes()
+    probe_of = {title: probe for title, _, _, probe in with_probes}
+    found = [(title, path, keys) for title, path, keys, _ in with_probes]
     by_path = {}
     for title, path, _ in found:
         by_path.setdefault(path, title)
@@ -348,10 +418,20 @@ def scenario_page() -> str:
             default = ""
             if "kind" not in title and "=" not in title:
                 default = _value_text(_lookup(resolved, sub))
+            elif title in by_kind_defaults:
+                default = _value_text(by_kind_defaults[title].get(key))
+            # A doc comment's "(default ...)" only where the core has no value (an optional
+            # key, whose absence means what the meaning says).
             default = default or _cell(default_from_doc(doc))
+            kind = type_text(rust, enums) if rust else ""
+            meaning = _cell(doc)
             if sub == "transport.cc":
-                doc += f" The controllers: {kind_links(sub)}."
-            out.append(f"| `{key}` | {type_text(rust, enums) if rust else ''} | {default} | {_cell(doc)} |")
+                meaning += f" The controllers: {kind_links(sub)}."
+            elif kind.startswith("name") and title in probe_of:
+                names = valid_names(probe_of[title], path, key)
+                if names:
+                    meaning += " One of " + ", ".join(f'`"{n}"`' for n in names) + "."
+            out.append(f"| `{key}` | {kind} | {default} | {meaning} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -7,6 +7,8 @@ cluster (threads). The full arena is `corral arena`, never run here.
 
 from __future__ import annotations
 
+import shutil
+
 import polars as pl
 import pytest
 from conftest import corral_cli
@@ -188,7 +190,6 @@ def test_rerun_and_resume_reproduce_the_parquet_byte_for_byte(tiny, client):
     assert again.done == 0 and again.skipped == 4
     assert (out / PARQUET).read_bytes() == first
     # an interrupted arena: one run folder lost; the resume runs it alone
-    import shutil
 
     shutil.rmtree(layout.run_dir(out, result.runs[1].hash))
     resumed = run_arena(out, cells=tiny_cells(), seeds=2, client=client)
@@ -215,7 +216,8 @@ def test_an_arena_folder_lists_its_files_by_name_and_other_commands_never_enter_
     before = {str(p): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     (tmp_path / "s.toml").write_text(TINY)
     (tmp_path / "sweep.toml").write_text('scenario = "s.toml"\nseeds = [1]\n')
-    some_run = next(p for p in (out / "runs").iterdir() if p.is_dir())
+    assert corral_cli("run", "s.toml", "-o", "r", "--no-plots", cwd=tmp_path).returncode == 0
+    some_run = tmp_path / "r"
     for args in (
         ("run", "s.toml", "-o", out, "--force"),
         ("compare", some_run, "-o", out, "--force", "--no-plots"),

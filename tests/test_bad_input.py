@@ -1,6 +1,9 @@
 """Malformed scenarios and overrides must fail early with a ScenarioError naming the key.
 
-Each case starts from one valid k=4 fat-tree scenario and breaks one thing. The error must
+The corpus of `bad_inputs.py` (270 inputs across every section, overrides, sweep files and
+the `Scenario` API) must each give a clean error: the key named, TOML's words, no Rust
+type names. The cases below it check particular messages. Each starts from one valid k=4
+fat-tree scenario and breaks one thing. The error must
 name the offending key path (list indices may be written `flows[0]` or `flows.0`), and
 unknown keys must suggest the nearest valid name. The CLI must turn the same errors into
 `error: ...` on stderr, exit status 2, no traceback and no output folder.
@@ -14,47 +17,26 @@ from pathlib import Path
 
 import corral
 import pytest
+from bad_inputs import CLEAN, TRAFFIC, VALID, cases, judge
 from conftest import TINY, corral_cli
 from corral import plots
 
-VALID = """
-name = "bad-input"
-seed = 1
-duration = "10ms"
-
-[topology]
-kind = "fat_tree"
-k = 4
-link_rate = "1Gbps"
-link_delay = "1us"
-
-[switch]
-buffer = "16KB"
-queue = "taildrop"
-
-[routing]
-kind = "static"
-
-[transport]
-cc = "newreno"
-mss = 1460
-
-[[flows]]
-src = "h1"
-dst = "h0"
-size = "unbounded"
-
-[metrics]
-queue_ports = ["tor0:0"]
-"""
+CORPUS = cases()
 
 
-TRAFFIC = """
-[[traffic]]
-pattern = "all_to_all"
-size = { cdf = "websearch" }
-load = 0.5
-"""
+@pytest.mark.parametrize("case", CORPUS, ids=[c.id for c in CORPUS])
+def test_every_bad_input_gives_a_clean_error_naming_the_key(case) -> None:
+    heap, message = judge(case)
+    assert heap == CLEAN, f"{case.area} {case.id}: {heap}: {message!r} (must name {case.key!r} and hold {case.must})"
+
+
+def test_the_corpus_covers_every_part_of_the_input() -> None:
+    areas = {c.area.split(".")[0] for c in CORPUS}
+    assert len(CORPUS) >= 153
+    for area in ("top", "topology", "switch", "host", "network", "transport", "control", "metrics", "flows", "traffic"):
+        assert area in areas, area
+    for area in ("rpc", "routing", "events", "scheme", "override", "sweep", "api"):
+        assert area in areas, area
 
 
 def edit(old: str, new: str) -> str:

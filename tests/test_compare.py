@@ -317,3 +317,19 @@ def test_the_statistics_are_the_same_bytes_on_every_call(sweep_dir, tmp_path):
         for name in first.tables:
             a = (tmp_path / "a" / f"{name}.parquet").read_bytes()
             assert (tmp_path / f"b{i}" / f"{name}.parquet").read_bytes() == a, name
+
+
+def test_no_finished_flow_is_named_as_the_reason_not_an_older_corral(tmp_path):
+    """Runs whose flows are all unbounded have slowdown and FCT columns full of nulls: the
+    report says no flow finished, not that the runs are of an older corral."""
+    from conftest import TINY
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(TINY)
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('scenario = "s.toml"\nseeds = 1\n[grid]\n"transport.cc" = ["newreno", "cubic"]\n')
+    result = run_sweep(sweep, tmp_path / "sw", workers=1)
+    assert result.counts.failed == 0
+    report = compare([tmp_path / "sw"], tmp_path / "rep", by=["transport.cc"], plots=False)
+    notes = " ".join(report.notes)
+    assert "no flow finished" in notes and "older corral" not in notes, notes

@@ -84,3 +84,25 @@ def test_the_demo_keeps_the_user_s_other_files_and_rewrites_its_own(tmp_path: Pa
     assert _demo_page(root).returncode == 0
     assert (root / "notes.md").read_text() == "mine" and "corral" in first
     assert "index.html" in json.loads((root / MARKER).read_text())["files"]
+
+
+def test_the_full_run_s_verdicts_stand_beside_the_quick_run_s(tmp_path: Path) -> None:
+    """Each row shows the committed full run's value and verdict; a quick value ten times
+    off the full run's is marked, and the paper's note says why quick runs differ."""
+    demo = demo_script()
+    full = json.loads((ROOT / "docs" / "claims" / "outcast.json").read_text())
+    quick = json.loads(json.dumps(full))
+    row = next(r for r in quick["claims"] if r["claim"].startswith("10 flows/host"))
+    row["measured"], row["values"], row["seeds"], row["verdict"] = 1142.0, [1142.0], 1, "missed"
+    (tmp_path / "outcast").mkdir()
+    (tmp_path / "outcast" / "claims.json").write_text(json.dumps(quick))
+    write_marker(tmp_path / "outcast", "outcast", ["claims.json"])  # as `corral reproduce` leaves it
+    page = demo.write_index(tmp_path, {}).read_text()
+    section = page.split('<section id="outcast">')[1].split("</section>")[0]
+    assert "Full run:" in section and "bistable" in section
+    assert section.count("<th>full verdict</th>") == 1
+    marked = [tr for tr in section.split("<tr class=")[1:] if "outlier" in tr]
+    assert len(marked) == 1 and "10 flows/host" in marked[0], marked
+    summary = page.split('<table class="summary">')[1].split("</table>")[0]
+    counts = full["counts"]
+    assert f"<td>{counts['met']} / {counts['met']}</td>" in summary

@@ -156,3 +156,23 @@ def test_the_readme_links_resolve() -> None:
     for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8")):
         if not target.startswith("http"):
             assert (ROOT / target).exists(), target
+
+
+def test_each_key_has_its_own_default_and_every_name_its_values() -> None:
+    """A grouped doc comment ("Q* (default 10) and epsilon (default 0.5)") no longer gives
+    every key of the group the first default: the defaults are the core's. A key that takes
+    a name lists the names; no row points into the Rust code."""
+    sections = page_sections(REF.REFERENCE / "scenario.md")
+    scc = {r[0].strip("`"): r for r in sections['[scheme] kind = "scc"']}
+    assert scc["q_star"][2] == "`10.0`" and scc["epsilon"][2] == "`0.5`"
+    rackcc = {r[0].strip("`"): r for r in sections['[scheme] kind = "rackcc"']}
+    assert rackcc["k"][2] == "`0.4`" and rackcc["k_q"][2] == "`0.2`"
+    transport = {r[0].strip("`"): r for r in sections["[transport]"]}
+    assert 'One of `"prr"`, `"classic"`.' in transport["recovery"][3]
+    assert 'One of `"flight"`, `"pipe"`.' in transport["ssthresh"][3]
+    for title, rows in sections.items():
+        for key, kind, _default, meaning in rows:
+            if kind == "name":
+                assert "One of `" in meaning or "one of [`" in meaning or "one of `" in meaning, f"{title} {key}: no valid names"
+    text = (REF.REFERENCE / "scenario.md").read_text(encoding="utf-8")
+    assert "::" not in text and "super" not in text and "crate" not in text

@@ -15,6 +15,7 @@ few moments per command; `make test-slow` runs many (`-m slow`).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -28,7 +29,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from conftest import TINY
-from corral.outdir import OLD_PREFIX, TMP_PREFIX, is_complete, owned_files, read_marker
+from corral.outdir import MARKER, OLD_PREFIX, TMP_PREFIX, is_complete, lock_path, owned_files, read_marker, write_marker
 from corral.sweep import layout
 
 SLOW_RENAMES = """
@@ -181,6 +182,37 @@ def test_many_kill_moments_of_a_run(proj, env, name, sig):
     assert len(seen) >= 2, seen  # the moments reached more than one phase
 
 
+@pytest.mark.parametrize("signame,code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_raised_inside_a_callback_still_stops_the_command(tmp_path, signame, code):
+    """A SIGTERM (or Ctrl-C) that arrives while Python runs a callback that ignores exceptions
+    (an import's module-lock weakref callback: a killed compare printed "Exception ignored ...
+    Terminated" with a traceback and went on to exit 0) is delivered again and stops the
+    command at its next statement."""
+    script = f"""
+import signal, sys, time, weakref
+import corral.cli as cli
+
+class Thing:
+    pass
+
+def dispatch(argv):
+    handler = signal.getsignal(signal.{signame})
+    thing = Thing()
+    ref = weakref.ref(thing, lambda r: handler(signal.{signame}, None))  # as if the signal came in it
+    del thing
+    for _ in range(200):
+        time.sleep(0.01)
+    print("went on")
+
+cli._dispatch = dispatch
+cli.main()
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == code and "went on" not in proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+    assert ("terminated" if code == 143 else "interrupted") in proc.stderr
+
+
 # -- compare and reproduce --------------------------------------------------------------------
 
 
@@ -282,6 +314,48 @@ def test_a_truncated_table_makes_its_run_incomplete_and_compare_names_nothing_it
     assert layout.status(run) == layout.OK
 
 
+def test_a_resume_removes_a_killed_workers_scratch_inside_a_run_folder(proj, env):
+    """A worker killed while it replaced a run folder (a failed run redone) leaves its scratch
+    folder and its trash inside that run folder; the next sweep removes them (they name the
+    sweep's lock), and keeps the user's file named like them (found by bench/faults.py)."""
+    _sweep(proj, 2)
+    args = ["sweep", "sweep.toml", "-o", "sw", "--workers", "1"]
+    assert start(args, proj, env).wait(timeout=600) == 0
+    run = next(d for d in (proj / "sw" / layout.RUNS).iterdir() if d.is_dir())
+    worker = {"pid": 1, "command": "corral worker", "lock": str(lock_path((proj / "sw").resolve()))}
+    for name in (f"{TMP_PREFIX}0123456789", f"{OLD_PREFIX}0123456789"):
+        (run / name).mkdir()
+        (run / name / "summary.json").write_text("{}")
+        write_marker(run / name, "run", (), complete=False, writer=worker, sync=False)
+    (run / f"{TMP_PREFIX}mine").write_text("a user's file named like corral's")
+    proc = start(args, proj, env)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0 and "0 done, 2 skipped" in out, (out, err)
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".corral-")) == [MARKER, f"{TMP_PREFIX}mine"]
+    assert layout.status(run) == layout.OK
+
+
+@pytest.mark.parametrize("interrupt", [OSError(5, "Input/output error"), KeyboardInterrupt()], ids=["error", "ctrl-c"])
+def test_a_scratch_folder_interrupted_before_its_marker_is_removed(tmp_path, monkeypatch, interrupt):
+    """An error, Ctrl-C or SIGTERM while a new scratch folder gets its marker, before anything
+    could tell it is corral's, removes the folder: SIGTERM at the first rename of a
+    replacement left an empty .corral-tmp-* that no later writer removed (bench/faults.py)."""
+    import corral.outdir.publish as publish
+
+    def interrupted(*args, **kwargs):
+        raise interrupt
+
+    monkeypatch.setattr(publish, "write_marker", interrupted)
+    for out in ("new", "old"):
+        if out == "old":
+            (tmp_path / "old").mkdir()
+        with pytest.raises(type(interrupt)):
+            with publish.atomic_dir(tmp_path / out, "run"):
+                pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old"]
+    assert list((tmp_path / "old").iterdir()) == []
+
+
 # -- two writers -------------------------------------------------------------------------------
 
 
@@ -369,3 +443,26 @@ def test_ctrl_c_while_a_sweep_s_workers_start_prints_no_traceback(proj):
             pass
         _, err = proc.communicate(timeout=300)
         assert proc.returncode in (0, 130) and "Traceback" not in err and "leaked" not in err, (at, err)
+
+
+def test_a_full_disk_reported_as_a_bare_oserror_is_named(tmp_path, capsys):
+    """polars' CSV writer reports a full disk as `OSError("No space left on device (os error
+    28)")`, without an errno (`compare` on a small tmpfs printed `error: [Errno None] None:
+    rep`): it is the full disk, naming the folder, and nothing is left behind; any other
+    OSError without an errno keeps its text."""
+    from corral.cli import user_errors
+    from corral.outdir import atomic_dir
+
+    with pytest.raises(OSError) as info:
+        with atomic_dir(tmp_path / "rep", "report") as tmp:
+            (tmp / "a.csv").write_text("x")
+            raise OSError("No space left on device (os error 28)")
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(tmp_path / "rep"), info.value
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(OSError, match=r"^something else \(writing .*rep\)$"):
+        with atomic_dir(tmp_path / "rep", "report"):
+            raise OSError("something else")
+    with pytest.raises(SystemExit):
+        with user_errors():
+            raise OSError("No space left on device (os error 28)")
+    assert capsys.readouterr().err == "error: No space left on device\n"

@@ -88,3 +88,34 @@ def test_unset_of_a_missing_key_is_a_clean_error(tmp_path: Path) -> None:
     proc = corral_cli("run", tmp_path / "s.toml", "-o", tmp_path / "o", "--unset", "scheme")
     assert proc.returncode == 2 and proc.stderr.startswith("error: scheme: not in the scenario"), proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_set_refuses_a_misspelt_key_with_the_loaders_suggestion() -> None:
+    s = Scenario.from_toml(TINY)
+    before = s.to_dict()
+    for path, near in [
+        ("transport.ccc", "`cc`"),
+        ("topolgy.k", "`topology`"),
+        ("topology.sendrs", "`senders`"),
+        ("flows.0.sizes", "`size`"),
+    ]:
+        with pytest.raises(corral.ScenarioError, match=rf"^{path.split('.')[0]}.*unknown key; did you mean {near}"):
+            s.set(path, 1)
+        assert s.to_dict() == before, "a refused set changes nothing"
+    s.set("scheme", {"kind": "hcc"})
+    with pytest.raises(corral.ScenarioError, match="scheme.parent_cycl: unknown key; did you mean `parent_cycle`"):
+        s.set("scheme.parent_cycl", 4.0)
+    # keys the schema has are set, on a partial scenario too (no duration, no kind yet)
+    s.set("scheme.parent_cycle", 4.0).set("transport.ecn", True).set("switch.red.min_th", "5pkt")
+    p = Scenario.from_dict({}).set("topology.k", 4).set("topology.kind", "fat_tree").set("duration", "1ms")
+    assert p["topology"] == {"k": 4, "kind": "fat_tree"}
+
+
+def test_to_toml_refuses_an_integer_toml_cannot_hold_naming_the_key() -> None:
+    s = Scenario.from_toml(TINY).set("seed", 2**64)
+    with pytest.raises(corral.ScenarioError, match=r"^seed: 18446744073709551616 does not fit in a TOML integer"):
+        s.to_toml()
+    s = Scenario.from_toml(TINY).set("flows.0.count", -(2**63) - 1)
+    with pytest.raises(corral.ScenarioError, match=r"^flows.0.count: "):
+        s.to_toml()
+    assert "seed = 9223372036854775807" in Scenario.from_toml(TINY).set("seed", 2**63 - 1).to_toml()

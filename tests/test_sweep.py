@@ -378,3 +378,37 @@ def test_sigterm_stops_a_sweep_like_ctrl_c_and_writes_the_index(tmp_path):
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr
     index = pl.read_parquet(out / "index.parquet")
     assert index.height == 40 and 1 <= (index["status"] == "ok").sum() < 40
+
+
+def test_a_sweep_names_a_packaged_scenario_from_any_folder(tmp_path, monkeypatch):
+    """`corral:<name>` is a scenario the package ships; a path is relative to the sweep file;
+    an older sweep file's path into a clone (`scenarios/...`) is taken from the current
+    folder if it is there, and otherwise the error names the packaged file to write."""
+    packaged = Path(corral.__file__).parent / "scenarios" / "examples" / "dumbbell.toml"
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    sweep = tmp_path / "elsewhere" / "sweep.toml"
+    sweep.parent.mkdir()
+    sweep.write_text('scenario = "corral:examples/dumbbell.toml"\n[grid]\n"transport.cc" = ["newreno", "cubic"]\n')
+    assert load(sweep).scenario.resolve() == packaged.resolve() and len(resolve(load(sweep))[1]) == 2
+    sweep.write_text('scenario = "corral:examples/dumbell.toml"\n')
+    with pytest.raises(SweepError, match="no such packaged scenario; did you mean corral:examples/dumbbell.toml"):
+        load(sweep)
+    sweep.write_text('scenario = "scenarios/examples/dumbbell.toml"\n')
+    with pytest.raises(SweepError, match='the package ships it: write scenario = "corral:examples/dumbbell.toml"'):
+        load(sweep)
+    (tmp_path / "here" / "scenarios" / "examples").mkdir(parents=True)
+    (tmp_path / "here" / "scenarios" / "examples" / "dumbbell.toml").write_text(packaged.read_text())
+    assert load(sweep).scenario == Path("scenarios/examples/dumbbell.toml")  # from the current folder
+    # the packaged sweep file itself, by name
+    assert len(load("corral:fct/sweep.toml").points()) == 27
+
+
+def test_corral_run_takes_a_packaged_scenario(tmp_path):
+    proc = corral_cli(
+        "run", "corral:examples/dumbbell.toml", "-o", tmp_path / "o", "--no-plots", "--set", "duration=2ms", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "o" / "flows.parquet").is_file()
+    proc = corral_cli("run", "corral:nope.toml", "-o", tmp_path / "p", cwd=tmp_path)
+    assert proc.returncode == 2 and "corral:nope.toml: no such packaged scenario" in proc.stderr, proc.stderr

@@ -35,7 +35,8 @@ def load_scenario(scenario: str | os.PathLike | Scenario) -> tuple[str, str]:
     resolve from that file's folder).
 
     A `Path`, or a one-line string without `=` that does not open a `[table]` (TOML text of
-    one line must have one of those), is read as a file (FileNotFoundError if it is missing,
+    one line must have one of those), is read as a file (`corral:<name>`: a scenario the
+    package ships, e.g. `corral:examples/dumbbell.toml`) (FileNotFoundError if it is missing,
     ScenarioError if it is a folder, a device or FIFO, or not UTF-8 text); any other string
     is TOML text.
     """
@@ -44,9 +45,9 @@ def load_scenario(scenario: str | os.PathLike | Scenario) -> tuple[str, str]:
     if isinstance(scenario, Scenario):
         return scenario.to_toml(), str(scenario.source) if scenario.source else "<scenario>"
     if isinstance(scenario, os.PathLike) or _looks_like_path(scenario):
-        from .inputs import file_problem
+        from .inputs import file_problem, resolve
 
-        path = Path(scenario)
+        path = resolve(scenario)
         problem = file_problem(path, "a scenario TOML file")
         if problem:
             raise (FileNotFoundError if not path.exists() else ScenarioError)(problem)

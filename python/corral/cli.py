@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
     from rich.table import Table
 
-from . import __version__
+from . import __version__, interrupts
 from ._core import ScenarioError, SimulationError
 from .compare.buckets import DEFAULT_BUCKETS
 from .outdir import OutputError
@@ -80,6 +80,9 @@ def user_errors() -> Iterator[None]:
     except (ScenarioError, SimulationError, OutputError) as e:
         raise fail(str(e)) from None
     except OSError as e:
+        disk = disk_error(e) if e.errno is None else None
+        if disk is not None:
+            raise fail(disk.strerror) from None
         text = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
         raise fail(text) from None
     except Exception as e:
@@ -87,15 +90,6 @@ def user_errors() -> Iterator[None]:
         if disk is None:
             raise
         raise fail(disk.strerror) from None
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so that a command stops as on Ctrl-C: its output
-    rolled back or left complete (`corral.outdir`), a message, exit status 143."""
-
-
-def _terminate(signum, frame) -> None:
-    raise Terminated
 
 
 def _import_all(modules: tuple[str, ...]) -> None:
@@ -142,27 +136,30 @@ def run(
 ) -> None:
     """Simulate SCENARIO and write its results folder."""
     from .api import simulate, simulation
+    from .inputs import resolve
     from .outdir import writing
 
-    with user_errors(), writing(out, "run", (scenario,), force) as writer:
-        sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
-        plots = _announce(sim, plots)
-        # The event loop releases the GIL: import what writing and printing the results need
-        # (the results module, polars, a fifth of a second; rich's console and table) beside it.
-        modules = ("corral.results", "polars", "rich.console", "rich.table")
-        threading.Thread(target=_import_all, args=(modules,), daemon=True).start()
-        with contextlib.ExitStack() as stack:
-            progress = None
-            if sys.stderr.isatty():  # no bar (nor its import) without a terminal
-                bar = stack.enter_context(_sim_progress())
-                task = bar.add_task(scenario.name, total=None, sim="")
+    with user_errors():
+        scenario = resolve(scenario)
+        with writing(out, "run", (scenario,), force) as writer:
+            sim = simulation(_scenario(scenario, unset), set_ or (), max_memory=max_memory)
+            plots = _announce(sim, plots)
+            # The event loop releases the GIL: import what writing and printing the results need
+            # (the results module, polars, a fifth of a second; rich's console and table) beside it.
+            modules = ("corral.results", "polars", "rich.console", "rich.table")
+            threading.Thread(target=_import_all, args=(modules,), daemon=True).start()
+            with contextlib.ExitStack() as stack:
+                progress = None
+                if sys.stderr.isatty():  # no bar (nor its import) without a terminal
+                    bar = stack.enter_context(_sim_progress())
+                    task = bar.add_task(scenario.name, total=None, sim="")
 
-                def progress(now_ps: int, duration_ps: int) -> None:
-                    text = f"{now_ps / 1e12:.4g} / {duration_ps / 1e12:.4g} s simulated"
-                    bar.update(task, completed=now_ps, total=duration_ps, sim=text)
+                    def progress(now_ps: int, duration_ps: int) -> None:
+                        text = f"{now_ps / 1e12:.4g} / {duration_ps / 1e12:.4g} s simulated"
+                        bar.update(task, completed=now_ps, total=duration_ps, sim=text)
 
-            results = simulate(sim, progress)
-        results.write(out, plots=plots, writer=writer)
+                results = simulate(sim, progress)
+            results.write(out, plots=plots, writer=writer)
     out_console().print(summary_table(results.summary, results.flows, out, results.timing))
 
 
@@ -196,9 +193,11 @@ def emulate(
     """Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder."""
     from .emulate import EmulateError
     from .emulate import emulate as run_emulation
+    from .inputs import resolve
     from .outdir import check_target
 
     with user_errors():
+        scenario = resolve(scenario)
         check_target(out, "run", (scenario,), force)
         try:
             folder = run_emulation(
@@ -597,7 +596,7 @@ def parser() -> argparse.ArgumentParser:
         return cmd
 
     cmd = command(run, "Simulate SCENARIO and write its results folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).")
     cmd.add_argument(
         "--unset",
@@ -643,7 +642,7 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True, help="Write PNG plots.")
 
     cmd = command(emulate, "Run SCENARIO on real Linux TCP in network namespaces (root) and write a run folder.")
-    cmd.add_argument("scenario", type=Path, help="Scenario TOML file.")
+    cmd.add_argument("scenario", type=Path, help="Scenario TOML file (or corral:NAME, a scenario the package ships).")
     _add_common(cmd, REPLACED, overrides="Override a scenario key: --set topology.k=8 (repeatable).", max_memory=False)
     cmd.add_argument("--unset", action="append", metavar="KEY", help="Remove a key or a whole block (repeatable).")
     cmd.add_argument(
@@ -700,13 +699,11 @@ def main() -> None:
     second with polars loaded, on every `corral run`. Only when nothing else is running: no
     non-daemon thread and no child process (a sweep's Dask cluster is closed by then).
     """
-    import signal
-
     code: int = 0
-    signal.signal(signal.SIGTERM, _terminate)
+    interrupts.install()
     try:
         _dispatch(sys.argv[1:])
-    except Terminated:
+    except interrupts.Terminated:
         print("terminated (SIGTERM): no half-written output was left", file=sys.stderr)
         code = 143
     except KeyboardInterrupt:

@@ -63,15 +63,33 @@ def file_problem(path: Path, what: str) -> str | None:
     return None
 
 
-def read_bytes(path: Path, what: str) -> bytes:
-    """The bytes of `path` after `file_problem` (ValueError with its message); a file that
-    grows past the cap while it is read is refused too."""
-    problem = file_problem(path, what)
-    if problem:
-        raise (FileNotFoundError if not path.exists() else ValueError)(problem)
-    cap = max_input_bytes()
-    with open(path, "rb") as f:
-        data = f.read(cap + 1)
-    if len(data) > cap:
-        raise ValueError(f"{path}: holds more than the {_size(cap)} corral reads from an input file ({MAX_INPUT_ENV})")
-    return data
+# A scenario the package ships, by its name under corral/scenarios: "corral:fct/sweep.toml".
+PACKAGED = "corral:"
+
+
+def packaged_root() -> Path:
+    return Path(__file__).resolve().parent / "scenarios"
+
+
+def packaged_names() -> list[str]:
+    """Every packaged scenario and sweep file, as `corral:<name>`."""
+    root = packaged_root()
+    return sorted(PACKAGED + p.relative_to(root).as_posix() for p in root.rglob("*.toml"))
+
+
+def resolve(path: str | Path) -> Path:
+    """`path` as a file: a `corral:<name>` is the packaged file of that name (FileNotFoundError
+    naming the nearest packaged ones if there is none); anything else is the path itself."""
+    text = str(path)
+    if not text.startswith(PACKAGED):
+        return Path(path)
+    name = text[len(PACKAGED) :].lstrip("/")
+    found = packaged_root() / name
+    if name and ".." not in Path(name).parts and found.is_file():
+        return found
+    import difflib
+
+    names = packaged_names()
+    close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise FileNotFoundError(f"{text}: no such packaged scenario{hint} (the package ships {len(names)}: {', '.join(names)})")

@@ -42,6 +42,16 @@ def new_figure(width: float = 7.0, height: float = 4.0, **subplots) -> tuple[Fig
     return fig, fig.subplots(**subplots)
 
 
+def wrap_title(text: str, width_in: float, fontsize: float) -> str:
+    """`text` broken into lines that fit a figure `width_in` inches wide at `fontsize`
+    points (an average character is about 0.6 of the font size wide; the margins keep a
+    tenth): a title longer than its figure is otherwise cut at the edge."""
+    import textwrap
+
+    chars = max(20, int(width_in * 72 * 0.9 / (fontsize * 0.6)))
+    return textwrap.fill(text, chars)
+
+
 def save(fig: Figure, path: Path) -> Path:
     fig.savefig(path, metadata={"Software": None})
     return path

@@ -1,19 +1,21 @@
 """Scenarios as Python objects: load a scenario file, read and edit it by key path, remove a
 block or a key, write it back as TOML, and run it.
 
-    >>> s = corral.Scenario.load("scenarios/hcc/websearch.toml")
+    >>> s = corral.Scenario.load("corral:hcc/websearch.toml")   # a packaged scenario, or a path
     >>> s["topology.kind"]
     'three_tier'
     >>> s.set("transport.cc", "dctcp").set("transport.ecn", True).remove("scheme")
     >>> res = corral.run(s)
 
 Key paths are the ones `--set` takes: dotted table keys, list entries by index
-(`traffic.0.load`). `set` creates missing tables on the way, as `--set` does; `remove` takes
-a key or a whole block (`scheme`, `traffic.1`) and is an error naming the path if it is not
-there. A `Scenario` keeps the file it was loaded from (`source`), so that files it names
-(CDFs, flow lists) resolve from that folder when it runs. It is not validated until it runs
-(`corral.run`, `corral.api.simulation`): the core then checks it as it checks a file, with the
-same key paths in its errors. The CLI's `--unset PATH` is `remove` before the `--set`
+(`traffic.0.load`). `set` creates missing tables on the way, as `--set` does, and refuses a
+key the scenario's schema does not have, with the loader's suggestion (`transport.ccc:
+unknown key; did you mean `cc`?`); `remove` takes a key or a whole block (`scheme`,
+`traffic.1`) and is an error naming the path if it is not there. A `Scenario` keeps the file it was loaded from (`source`), so that files it names
+(CDFs, flow lists) resolve from that folder when it runs. Its values are not validated until it
+runs (`corral.run`, `corral.api.simulation`): the core then checks it as it checks a file, with
+the same key paths in its errors. `to_toml` refuses a value TOML cannot hold (an integer
+beyond 64 bits), naming its key. The CLI's `--unset PATH` is `remove` before the `--set`
 overrides.
 """
 
@@ -99,11 +101,20 @@ class Scenario:
         return self[path] if path in self else default
 
     def set(self, path: str, value: Any) -> Scenario:
-        """Set the value at `path` (tables on the way are created); returns the scenario."""
+        """Set the value at `path` (tables on the way are created); returns the scenario.
+        A key the schema does not have is refused (ScenarioError) and nothing changes."""
+        new = path not in self
+        before = copy.deepcopy(self._data) if new else None
         parent, key = self._walk(path, create=True)
         if isinstance(parent, list) and key >= len(parent):
             raise ScenarioError(f"{path}: {self._prefix(path)} has {len(parent)} entries, no index {key}")
         parent[key] = copy.deepcopy(value)
+        if new:
+            try:
+                _check_key(self._data, path)
+            except ScenarioError:
+                self._data = before
+                raise
         return self
 
     def remove(self, path: str) -> Scenario:
@@ -153,6 +164,55 @@ class Scenario:
         return isinstance(other, Scenario) and self._data == other._data
 
 
+def _check_key(doc: dict[str, Any], path: str) -> None:
+    """Refuse `path` if the schema has no such key: the core types the scenario cut down to
+    that key (and the `kind` of each table on the way, which decides its keys), and an
+    unknown-key error at the path or above it is raised; any other error (a required key
+    not set yet) is left for the run to report."""
+    from . import _core
+
+    parts = path.split(".")
+    pruned: dict[str, Any] = {}
+    cur_src: Any = doc
+    cur_dst: Any = pruned
+    shown: list[str] = []  # the path as the pruned document spells it (list indices 0)
+    for i, part in enumerate(parts):
+        last = i + 1 == len(parts)
+        if isinstance(cur_src, list):
+            item = cur_src[int(part)]
+            shown.append("0")
+            if last or not isinstance(item, (dict, list)):
+                cur_dst.append(copy.deepcopy(item))
+                break
+            nxt: Any = {} if isinstance(item, dict) else []
+            cur_dst.append(nxt)
+        else:
+            if isinstance(cur_src, dict) and "kind" in cur_src and not isinstance(cur_dst, list):
+                cur_dst["kind"] = copy.deepcopy(cur_src["kind"])
+            item = cur_src[part]
+            shown.append(part)
+            if last or not isinstance(item, (dict, list)):
+                cur_dst[part] = copy.deepcopy(item)
+                break
+            nxt = {} if isinstance(item, dict) else []
+            cur_dst[part] = nxt
+        cur_src, cur_dst = item, nxt
+    try:
+        text = dumps(pruned)
+    except ScenarioError:
+        return
+    error = _core.type_error(text)
+    if not error:
+        return
+    where, _, message = error.partition(": ")
+    where = re.sub(r"\[(\d+)\]", r".\1", where)
+    pruned_path = ".".join(shown)
+    if not message.startswith("unknown key") or not (pruned_path + ".").startswith(where + "."):
+        return
+    real = ".".join(parts[: len(where.split("."))])
+    raise ScenarioError(f"{real}: {message}")
+
+
 # ---------------------------------------------------------------------- TOML writer
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -162,11 +222,17 @@ def _key(k: str) -> str:
     return k if _BARE_KEY.fullmatch(k) else _value(k)
 
 
-def _value(v: Any) -> str:
-    """A value as inline TOML."""
+# TOML's integers are 64-bit signed.
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+def _value(v: Any, path: str = "") -> str:
+    """A value as inline TOML; `path` names it in an error."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
+        if not _INT_MIN <= v <= _INT_MAX:
+            raise ScenarioError(f"{path or 'value'}: {v} does not fit in a TOML integer (64-bit, {_INT_MIN} to {_INT_MAX})")
         return str(v)
     if isinstance(v, float):
         if math.isnan(v):
@@ -180,10 +246,10 @@ def _value(v: Any) -> str:
     if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
         return v.isoformat()
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
+        return "[" + ", ".join(_value(x, f"{path}.{i}") for i, x in enumerate(v)) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }" if v else "{}"
-    raise TypeError(f"cannot write {type(v).__name__} as TOML: {v!r}")
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x, f'{path}.{k}')}" for k, x in v.items()) + " }" if v else "{}"
+    raise TypeError(f"{path or 'value'}: cannot write {type(v).__name__} as TOML: {v!r}")
 
 
 def _is_table_list(v: Any) -> bool:
@@ -197,16 +263,18 @@ def dumps(doc: dict[str, Any]) -> str:
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
-def _table(doc: dict[str, Any], path: list[str], lines: list[str]) -> None:
+def _table(doc: dict[str, Any], path: list[str], lines: list[str], where: str = "") -> None:
+    """`doc` under the TOML header `path`; `where` is its key path (`flows.0`) for errors."""
+    at = (lambda k: f"{where}.{k}") if where else str
     plain = [(k, v) for k, v in doc.items() if not isinstance(v, dict) and not _is_table_list(v)]
     for k, v in plain:
-        lines.append(f"{_key(k)} = {_value(v)}")
+        lines.append(f"{_key(k)} = {_value(v, at(k))}")
     for k, v in doc.items():
         here = [*path, _key(k)]
         if isinstance(v, dict):
             lines += ["", f"[{'.'.join(here)}]"]
-            _table(v, here, lines)
+            _table(v, here, lines, at(k))
         elif _is_table_list(v):
-            for item in v:
+            for i, item in enumerate(v):
                 lines += ["", f"[[{'.'.join(here)}]]"]
-                _table(item, here, lines)
+                _table(item, here, lines, f"{at(k)}.{i}")

@@ -263,6 +263,25 @@ fn parquet_traces(
         .collect())
 }
 
+/// The first key or type error of a scenario's TOML (`corral::scenario::load::type_check`),
+/// or None: the values are not checked against each other.
+#[pyfunction]
+fn type_error(scenario_toml: &str) -> PyResult<Option<String>> {
+    guarded("checking the scenario's keys", || {
+        corral::scenario::load::type_check(scenario_toml).err().map(|e| e.to_string())
+    })
+}
+
+/// Every scheme's settings at their defaults, as JSON: {kind: {key: value}} (durations as
+/// "<n>ps"; an unset optional setting is null).
+#[pyfunction]
+fn scheme_defaults() -> String {
+    serde_json::Value::Object(
+        corral::schemes::defaults().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    )
+    .to_string()
+}
+
 /// Every list of kinds a scenario may name, each from its one declaration in the core:
 /// {"queues", "controllers", "schemes", "topologies", "routings"} -> names.
 #[pyfunction]
@@ -345,6 +364,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kinds, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_traces, m)?)?;
     m.add_function(wrap_pyfunction!(parse_memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(type_error, m)?)?;
+    m.add_function(wrap_pyfunction!(scheme_defaults, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())

@@ -55,4 +55,4 @@ pub use world::Simulation;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 #[cfg(test)]
-mod toy_kinds;
+mod tests;

@@ -131,11 +131,38 @@ fn checked_scale(v: f64, scale: f64, what: &str, s: &str) -> Result<u64, String>
     if !v.is_finite() || v < 0.0 {
         return Err(format!("expected a non-negative {what}, got \"{s}\""));
     }
-    let x = (v * scale).round();
-    if x > u64::MAX as f64 / 2.0 {
-        return Err(format!("{what} \"{s}\" is too large"));
+    // Past u64's range the value saturates: the caller's bound (`at_most`) refuses it.
+    Ok((v * scale).round().min(u64::MAX as f64) as u64)
+}
+
+/// The longest duration a scenario may give: one day. Longer is a typo (a unit off by 10^6)
+/// or a run no one could wait for, and sums of such times would overflow picoseconds.
+pub const MAX_TIME: Time = Time(86_400 * Time::PS_PER_SEC);
+/// The fastest rate: 100 Tbps, well above any link (and the rates that flows are set to).
+pub const MAX_RATE: Rate = Rate(100_000_000_000_000);
+/// The largest size: 1000 TB (10^15 bytes).
+pub const MAX_BYTES: u64 = 1_000_000_000_000_000;
+/// The most packets a buffer may hold: 10^9.
+pub const MAX_PACKETS: u64 = 1_000_000_000;
+
+/// `x` (of a value written `s`) if it is at most `max`, else the error stating the bound.
+fn at_most(x: u64, max: u64, what: &str, s: &str, max_text: &str) -> Result<u64, String> {
+    if x > max {
+        return Err(format!("{what} {s} is above the largest corral takes, {max_text}"));
     }
-    Ok(x as u64)
+    Ok(x)
+}
+
+fn time_at_most(t: u64, s: &str) -> Result<Time, String> {
+    at_most(t, MAX_TIME.0, "duration", s, "one day (\"86400s\")").map(Time)
+}
+
+fn bytes_at_most(b: u64, s: &str) -> Result<u64, String> {
+    at_most(b, MAX_BYTES, "size", s, "\"1000TB\"")
+}
+
+fn packets_at_most(n: u64, s: &str) -> Result<u64, String> {
+    at_most(n, MAX_PACKETS, "packet count", s, "\"1000000000pkt\"")
 }
 
 /// Parses a duration such as `"5us"`, `"0.5s"`, `"2ms"`, `"100ns"`, `"250ps"`. Only these
@@ -152,7 +179,7 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
         "s" => 1e12,
         _ => return Err(unit_error(expected, s, v, time_unit_meant(unit))),
     };
-    Ok(Time(checked_scale(v, scale, "duration", s)?))
+    time_at_most(checked_scale(v, scale, "duration", s)?, &format!("\"{s}\""))
 }
 
 /// The time unit a non-canonical spelling means (`"secs"` -> `"s"`), if any.
@@ -225,7 +252,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if r == 0 {
         return Err(format!("expected a positive rate, got \"{s}\""));
     }
-    Ok(Rate(r))
+    at_most(r, MAX_RATE.0, "rate", &format!("\"{s}\""), "\"100Tbps\"").map(Rate)
 }
 
 fn byte_scale(unit: &str) -> Option<f64> {
@@ -248,7 +275,7 @@ pub fn parse_bytes(s: &str) -> Result<Bytes, String> {
     let expected = "expected a size like \"16KB\" (units: B, KB, MB, GB, KiB, MiB, GiB)";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{expected}, got \"{s}\""))?;
     let scale = byte_scale(unit).ok_or_else(|| size_unit_error(expected, s, v, unit))?;
-    Ok(Bytes(checked_scale(v, scale, "size", s)?))
+    Ok(Bytes(bytes_at_most(checked_scale(v, scale, "size", s)?, &format!("\"{s}\""))?))
 }
 
 /// The error for a size whose unit is not taken, naming the byte unit a near spelling means.
@@ -281,10 +308,12 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, String> {
         if v.fract() != 0.0 {
             return Err(format!("{expected}: packet counts are whole numbers, got \"{s}\""));
         }
-        return Ok(BufferSize::Packets(checked_scale(v, 1.0, "packet count", s)?));
+        let n = checked_scale(v, 1.0, "packet count", s)?;
+        return Ok(BufferSize::Packets(packets_at_most(n, &format!("\"{s}\""))?));
     }
     let scale = byte_scale(unit).ok_or_else(|| size_unit_error(expected, s, v, unit))?;
-    Ok(BufferSize::Bytes(checked_scale(v, scale, "buffer size", s)?))
+    let b = checked_scale(v, scale, "buffer size", s)?;
+    Ok(BufferSize::Bytes(bytes_at_most(b, &format!("\"{s}\""))?))
 }
 
 /// A TOML value that is either a string with a unit or a bare non-negative integer.
@@ -298,7 +327,7 @@ enum StrOrInt {
 fn de_with<'de, D, T>(
     d: D,
     parse: fn(&str) -> Result<T, String>,
-    int: Option<fn(u64) -> T>,
+    int: Option<fn(u64) -> Result<T, String>>,
     what: &str,
 ) -> Result<T, D::Error>
 where
@@ -317,11 +346,14 @@ where
     match raw {
         StrOrInt::Str(s) => parse(&s).map_err(D::Error::custom),
         StrOrInt::Int(i) => match int {
-            Some(f) if i >= 0 => Ok(f(i as u64)),
+            Some(f) if i >= 0 => f(i as u64).map_err(D::Error::custom),
             Some(_) => Err(D::Error::custom(format!("expected a non-negative {what}, got {i}"))),
-            None => Err(D::Error::custom(format!(
-                "expected {what} as a string with a unit (like \"5us\"), got the bare number {i}"
-            ))),
+            None => {
+                let like = if what == "a rate" { "\"10Gbps\"" } else { "\"5us\"" };
+                Err(D::Error::custom(format!(
+                    "expected {what} as a string with a unit (like {like}), got the bare number {i}"
+                )))
+            }
         },
     }
 }
@@ -340,13 +372,18 @@ impl<'de> Deserialize<'de> for Rate {
 
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        de_with(d, parse_bytes, Some(Bytes), "a size")
+        de_with(d, parse_bytes, Some(|n| Ok(Bytes(bytes_at_most(n, &n.to_string())?))), "a size")
     }
 }
 
 impl<'de> Deserialize<'de> for BufferSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        de_with(d, parse_buffer, Some(BufferSize::Packets), "a buffer size")
+        de_with(
+            d,
+            parse_buffer,
+            Some(|n| Ok(BufferSize::Packets(packets_at_most(n, &n.to_string())?))),
+            "a buffer size",
+        )
     }
 }
 
@@ -424,6 +461,18 @@ mod tests {
         assert_eq!(parse_buffer("32pkt").unwrap(), BufferSize::Packets(32));
         assert_eq!(parse_buffer("16KB").unwrap(), BufferSize::Bytes(16_000));
         assert!(parse_buffer("1.5pkt").is_err());
+    }
+
+    #[test]
+    fn absurd_quantities_are_refused_with_the_bound() {
+        assert_eq!(parse_time("86400s").unwrap(), MAX_TIME);
+        let e = parse_time("1000000s").unwrap_err();
+        assert!(e.contains("one day") && e.contains("\"1000000s\""), "{e}");
+        assert!(parse_rate("101Tbps").unwrap_err().contains("\"100Tbps\""));
+        assert!(parse_bytes("2000TB").unwrap_err().contains("\"1000TB\""));
+        assert!(parse_buffer("2000000000pkt").unwrap_err().contains("1000000000pkt"));
+        assert!(parse_time("1e300s").unwrap_err().contains("one day"));
+        assert!(parse_rate("1e300Gbps").unwrap_err().contains("\"100Tbps\""));
     }
 
     #[test]

@@ -111,7 +111,7 @@ def run_arena(
 ) -> ArenaResult:
     """Run the arena into `out` and write its report. `cells` replaces the plan (tests run a
     tiny arena this way); `seeds` is a count (1..N; default 3, quick 1)."""
-    from ..outdir import writing
+    from ..outdir import and_children, writing
     from ..sweep.runner import dask_client
     from . import plan as plan_mod
 
@@ -144,7 +144,7 @@ def run_arena(
         if todo:
             with dask_client(client, scheduler, workers, processes) as c:
                 _execute(c, todo, out, result, max_memory, progress, stop, str(writer.lock.path))
-            writer.lock.clean_leftovers(writer.target / layout.RUNS)
+            writer.lock.clean_leftovers(*and_children(writer.target / layout.RUNS))
         frame = collect(out, runs)
         writer.put(PARQUET, lambda p: frame.write_parquet(p, statistics=False))
         result.frame = frame

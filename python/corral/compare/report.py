@@ -249,9 +249,7 @@ class _Report:
             rows.append(row)
         self.md.append(_md_table(headers, rows))
         if not has_slowdown:
-            self.note(
-                "No `slowdown` values in flows.parquet (runs of an older corral, or of `corral emulate`): slowdown statistics are left out."
-            )
+            self.note(f"{_no_slowdown_reason(flows)}: slowdown statistics are left out.")
 
     def fct_section(self, flows: pl.DataFrame) -> None:
         self.md.append("## Flow completion times\n")
@@ -284,7 +282,7 @@ class _Report:
         self.table("size_buckets_runs", per_run.rename({"missing": "unfinished"}))
         self.table("size_buckets", spread.with_columns(pl.lit(metric).alias("metric")))
         if metric == "fct_s":
-            self.note("No `slowdown` column: buckets show FCT in seconds instead.")
+            self.note(f"{_no_slowdown_reason(flows)}: buckets show FCT in seconds instead.")
         shown = "FCT in ms" if metric == "fct_s" else "slowdown"
         self.md.append(
             f"{shown} per size bucket ({', '.join(self.labels)}): mean over runs ± sample std "
@@ -473,6 +471,20 @@ def _figures():
 
 def _scaled(x: float | None, k: float) -> float | None:
     return None if x is None else x * k
+
+
+def _no_slowdown_reason(flows: pl.DataFrame) -> str:
+    """Why flows.parquet gives no slowdown: a flow's slowdown is its FCT over the ideal one,
+    so no flow that finished with a size has one; only without the column is the cause the
+    tool that wrote the runs."""
+    if "slowdown" not in flows.columns:
+        return "No `slowdown` column in flows.parquet (runs of an older corral, or of `corral emulate`)"
+    finished = flows.filter(pl.col("fct_s").is_not_null()) if "fct_s" in flows.columns else flows.clear()
+    if finished.is_empty():
+        return "No `slowdown` values: no flow finished (every flow is unbounded, or the run ended before any completed)"
+    if "size_bytes" in flows.columns and finished.filter(pl.col("size_bytes").is_not_null()).is_empty():
+        return "No `slowdown` values: no flow with a size finished"
+    return "No `slowdown` values in flows.parquet (runs of `corral emulate`, which has no ideal FCT to divide by)"
 
 
 def _has(frame: pl.DataFrame, col: str) -> bool:

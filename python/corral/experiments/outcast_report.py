@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from .. import ScenarioError
-from ..plots import new_figure, save
+from ..plots import new_figure, save, wrap_title
 from ..results import Results
 from . import claims as cl
 from . import conditions as cond
@@ -222,7 +222,8 @@ def study_claims(
 
 def study_figure(study: Study, table: pl.DataFrame, path: Path) -> Path:
     """Ratio per variant (median over seeds, with the seeds' min..max as error bars)."""
-    fig, ax = new_figure(max(5.0, 1.1 * table.height + 2), 3.6)
+    width = max(5.0, 1.1 * table.height + 2)
+    fig, ax = new_figure(width, 3.6)
     x = list(range(table.height))
     mean = table["ratio_median"].to_list()
     lo = [m - (r or m) for m, r in zip(mean, table["ratio_min"].to_list())]
@@ -232,7 +233,8 @@ def study_figure(study: Study, table: pl.DataFrame, path: Path) -> Path:
     ax.set_xticks(x, table["variant"].to_list(), rotation=20, ha="right", fontsize=8)
     ax.set_ylabel(f"{study.few_tag} / mean {study.many_tag} goodput\n(median, min..max over seeds)", fontsize=8)
     ax.set_yscale("log")
-    ax.set_title(f"{study.title} ({study.paper})", fontsize=9)
+    # Wrapped to the figure's width: a long study title ran past the right edge and was cut.
+    ax.set_title(wrap_title(f"{study.title} ({study.paper})", width, 9), fontsize=9)
     ax.legend(frameon=False, fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     ax.spines[["top", "right"]].set_visible(False)

@@ -191,8 +191,8 @@ def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float
         scenario.set("switch.queue", "priority").set("switch.priority", {"classes": 2, "class": "ecn"})
     if variant.startswith("scc"):
         scenario.set("scheme", {"kind": "scc"})
-        if weight is not None:
-            scenario.set("scheme.weights", {f"{c.lower()}/{c}": weight for c in CLASSES})
+        if weight is not None:  # the kept divisions only: a weight for a tenant no flow has is an error
+            scenario.set("scheme.weights", {f"{c.lower()}/{c}": weight for c in classes})
     if variant == "scc_fifo":
         scenario.set("scheme.in_tunnel", False)
     elif variant == "scc_dctcp":

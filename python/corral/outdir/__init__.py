@@ -8,7 +8,7 @@ output appears whole or not at all, whatever happens to its writer (`publish`).
 """
 
 from .check import HOLDERS, OutputError, check_target, is_temporary, probe_writable
-from .lock import LOCK_PREFIX, lock_path
+from .lock import LOCK_PREFIX, and_children, lock_path
 from .marker import (
     MARKER,
     OLD_PREFIX,
@@ -31,6 +31,7 @@ __all__ = [
     "TMP_PREFIX",
     "OutputError",
     "Writer",
+    "and_children",
     "atomic_dir",
     "check_target",
     "disk_error",

@@ -13,7 +13,8 @@ scratch folder holds a marker naming the lock. So the next holder of the lock fi
 writer's leftovers by the lock and the marker, never by a name alone: it removes the
 scratch folders the stale lock file lists, and the folders with corral's temporary prefix
 whose marker names this lock (a sweep's workers write their run folders under the sweep's
-lock). A user's file named like a temporary one is never touched.
+lock, and a worker replacing a run folder makes them inside it: `and_children`). A user's
+file named like a temporary one is never touched.
 """
 
 from __future__ import annotations
@@ -140,6 +141,21 @@ class TargetLock:
                 if isinstance(writer, dict) and writer.get("lock") == str(self.path) and _remove(p):
                     removed += 1
         return removed
+
+
+def and_children(*places: Path) -> list[Path]:
+    """`places` and the folders in them (not links, not corral's scratch folders): where a
+    killed worker's scratch folders may be. A worker that replaced a run folder of a sweep or
+    arena made its scratch folder and trash inside that run folder."""
+    found = []
+    for place in places:
+        found.append(place)
+        try:
+            entries = list(place.iterdir())
+        except OSError:
+            continue
+        found += [e for e in entries if not _temporary(e.name) and e.is_dir() and not e.is_symlink()]
+    return found
 
 
 def _temporary(name: str) -> bool:

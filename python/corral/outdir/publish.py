@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .check import OutputError, check_target
-from .lock import LockedError, TargetLock
+from .lock import LockedError, TargetLock, and_children
 from .marker import (
     MARKER,
     OLD_PREFIX,
@@ -61,14 +61,23 @@ _DISK_ERRORS = (
 
 def disk_error(e: BaseException, path: str | None = None) -> OSError | None:
     """`e` as the OSError it reports when it is a full disk, a quota or a read-only file
-    system in another library's exception type; None otherwise."""
-    if isinstance(e, OSError):
+    system in another library's exception type, or in an OSError without an errno (polars'
+    CSV writer raises `OSError("No space left on device (os error 28)")`); None otherwise."""
+    if isinstance(e, OSError) and e.errno is not None:
         return e if e.errno in {code for code, _ in _DISK_ERRORS} else None
     text = str(e).lower()
     for code, needles in _DISK_ERRORS:
         if any(n in text for n in needles):
             return OSError(code, f"{os.strerror(code)} while writing {path}" if path else os.strerror(code), path)
     return None
+
+
+def naming(e: OSError, shown: str) -> OSError:
+    """`e` naming the user's path `shown` instead of a scratch one; an OSError without an
+    errno keeps its text."""
+    if e.errno is None:
+        return OSError(f"{e} (writing {shown})")
+    return OSError(e.errno, e.strerror, shown)
 
 
 def files_below(folder: Path) -> list[str]:
@@ -105,7 +114,11 @@ class Writer:
                 path.mkdir(mode=0o755)
             except FileExistsError:
                 continue
-            write_marker(path, self.kind, (), complete=False, writer=self.writer_info, sync=False)
+            try:
+                write_marker(path, self.kind, (), complete=False, writer=self.writer_info, sync=False)
+            except BaseException:  # an error, Ctrl-C or SIGTERM before it has its marker: no one else could find it
+                self.drop(path)
+                raise
             return path
         raise FileExistsError(f"no free scratch name in {where}")
 
@@ -123,13 +136,13 @@ class Writer:
         try:
             tmp = self.scratch(target if exists else target.parent)
         except OSError as e:
-            raise OSError(e.errno, e.strerror, self.shown) from None
+            raise naming(e, self.shown) from None
         try:
             try:
                 yield tmp
             except Exception as e:
                 disk = disk_error(e, self.shown)
-                if disk is None or isinstance(e, OSError):
+                if disk is None or disk is e:
                     raise
                 raise disk from None
             files = files_below(tmp)
@@ -140,7 +153,7 @@ class Writer:
                 os.rename(tmp, target)
                 fsync_path(target.parent)
         except OSError as e:
-            raise OSError(e.errno, e.strerror, self.shown) from None
+            raise naming(e, self.shown) from None
         finally:
             self.drop(tmp)
 
@@ -306,7 +319,8 @@ def writing(
     places: Iterable[str] = (),
 ) -> Iterator[Writer]:
     """Check `path`, hold its lock, remove a killed writer's leftovers (in the folder's
-    parent, the folder, and its sub-folders `places`), and yield the `Writer`."""
+    parent, the folder, its sub-folders `places` and the folders in those: a sweep's run
+    folders), and yield the `Writer`."""
     import sys
 
     target = check_target(path, kind, inputs, force)
@@ -321,12 +335,12 @@ def writing(
         raise OutputError(f"-o {shown}: {e}") from None
     except OSError as e:
         _remove_dirs(created)
-        raise OSError(e.errno, e.strerror, shown) from None
+        raise naming(e, shown) from None
     try:
         # checked again under the lock: another writer may have changed it meanwhile
         check_target(path, kind, inputs, force)
         w = Writer(real, shown, kind, lock)
-        w.cleaned = lock.clean_leftovers(real.parent, real, *(real / p for p in places))
+        w.cleaned = lock.clean_leftovers(real.parent, real, *and_children(*(real / p for p in places)))
         yield w
     finally:
         lock.release()

@@ -157,7 +157,7 @@ def run_sweep(
     do are estimated to take more than a minute (`corral.estimates`).
     """
     from .. import estimates
-    from ..outdir import writing
+    from ..outdir import and_children, writing
 
     sweep = spec.load(sweep_file)
     size = sweep.size()
@@ -169,7 +169,7 @@ def run_sweep(
     out = Path(out)
     # The folder is checked and locked before any point is built (a second sweep on it is
     # refused at once); a killed sweep's or worker's scratch folders are removed here.
-    with writing(out, layout.KIND, (sweep_file, sweep.scenario), force, places=(layout.RUNS,)) as writer:
+    with writing(out, layout.KIND, (sweep.path, sweep.scenario), force, places=(layout.RUNS,)) as writer:
         text, runs = resolve(sweep, max_memory)
         writer.adopt(layout.OWNED)
         writer.put_text(layout.SWEEP_JSON, json.dumps(describe(sweep, runs), indent=2, default=str) + "\n")
@@ -195,7 +195,7 @@ def run_sweep(
                 with dask_client(client, scheduler, workers, processes) as c:
                     _execute(c, sweep, text, todo, out, counts, errors, progress, max_memory, stop, str(writer.lock.path))
                 # every task has ended: scratch folders of workers killed mid-write can go
-                cleaned += writer.lock.clean_leftovers(writer.target / layout.RUNS)
+                cleaned += writer.lock.clean_leftovers(*and_children(writer.target / layout.RUNS))
         finally:
             index = build_index(out, sweep, runs)
             writer.put(layout.INDEX, lambda p: index.write_parquet(p, statistics=False))

@@ -2,7 +2,8 @@
 
 A sweep file is TOML (docs/guides/sweeps.md):
 
-    scenario = "dumbbell.toml"        # base scenario, relative to the sweep file
+    scenario = "dumbbell.toml"        # base scenario, relative to the sweep file, or a
+                                      # packaged one: "corral:examples/dumbbell.toml"
     seeds = [1, 2, 3]                 # or a count: seeds = 3 means 1, 2, 3
     [set]                             # fixed overrides, applied to every run first
     duration = "50ms"
@@ -112,9 +113,9 @@ class Sweep:
 
 def load(path: str | Path) -> Sweep:
     """Read and check a sweep file (SweepError naming the key if it is malformed)."""
-    from ..inputs import file_problem
+    from ..inputs import file_problem, resolve
 
-    path = Path(path)
+    path = resolve(path)  # `corral:fct/sweep.toml`: a sweep file the package ships
     problem = file_problem(path, "a sweep TOML file")
     if problem:
         raise (FileNotFoundError if not path.exists() else SweepError)(problem)
@@ -135,16 +136,13 @@ def parse(data: dict[str, Any], path: Path) -> Sweep:
         if key not in TOP_KEYS:
             raise SweepError(f"{key}: unknown key{_suggest(key, TOP_KEYS)} (expected one of: {', '.join(TOP_KEYS)})")
     if "scenario" not in data:
-        raise SweepError("scenario: missing; give the base scenario file, relative to the sweep file")
+        raise SweepError(
+            'scenario: missing; give the base scenario file, relative to the sweep file, or a packaged one ("corral:examples/dumbbell.toml")'
+        )
     scenario = data["scenario"]
     if not isinstance(scenario, str) or not scenario:
         raise SweepError(f"scenario: must be a file path string, got {scenario!r}")
-    from ..inputs import file_problem
-
-    scenario_path = path.parent / scenario
-    problem = file_problem(scenario_path, "the base scenario TOML file, relative to the sweep file")
-    if problem:
-        raise SweepError(f"scenario: {problem}")
+    scenario_path = _scenario_path(scenario, path)
     name = data.get("name", path.stem)
     if not isinstance(name, str):
         raise SweepError(f"name: must be a string, got {name!r}")
@@ -187,6 +185,32 @@ def parse(data: dict[str, Any], path: Path) -> Sweep:
     if SEED_KEY in sweep.fixed and sweep.seeds is not None:
         raise SweepError('set."seed": give either seeds = [...] or set.seed, not both')
     return sweep
+
+
+def _scenario_path(scenario: str, path: Path) -> Path:
+    """The base scenario a sweep file names: `corral:<name>`, a scenario the package ships;
+    else a path relative to the sweep file. A sweep file of older docs named the package's
+    scenarios relative to the root of a clone (`scenarios/fct/...`, the clone's link to
+    them): where that is not found next to the sweep file, the path from the current folder
+    is taken if it exists, and otherwise the error names the packaged file to write."""
+    from ..inputs import PACKAGED, file_problem, packaged_root, resolve
+
+    if scenario.startswith(PACKAGED):
+        try:
+            return resolve(scenario)
+        except FileNotFoundError as e:
+            raise SweepError(f"scenario: {e}") from None
+    scenario_path = path.parent / scenario
+    problem = file_problem(scenario_path, "the base scenario TOML file, relative to the sweep file")
+    if not problem:
+        return scenario_path
+    if not Path(scenario).is_absolute() and Path(scenario).is_file():
+        return Path(scenario)  # relative to the current folder, as older sweep files assumed
+    parts = Path(scenario).parts
+    if len(parts) > 1 and parts[0] == "scenarios" and (packaged_root() / Path(*parts[1:])).is_file():
+        name = PACKAGED + Path(*parts[1:]).as_posix()
+        problem += f'; the package ships it: write scenario = "{name}"'
+    raise SweepError(f"scenario: {problem}")
 
 
 def _seeds(raw: Any) -> Sequence[int] | None:

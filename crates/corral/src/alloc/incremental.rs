@@ -14,9 +14,9 @@
 //! floating-point rounding (tests check 1e-9 relative).
 //!
 //! With a single priority level, an update first tries the level-ordered refill
-//! ([`ordered`]), which follows the new filling in level order and moves only the flows whose
+//! (`incremental/ordered.rs`), which follows the new filling in level order and moves only the flows whose
 //! old course stops holding, and gives up past a work budget; the refill above then reads
-//! the flows' entries on candidate links only ([`super::candidates`]: the saturated links and
+//! the flows' entries on candidate links only (`alloc/candidates.rs`: the saturated links and
 //! those near saturation) and then checks the other links. With several levels it reads
 //! every link.
 //!
@@ -307,7 +307,7 @@ impl Allocator {
         self.alive.get(f as usize).copied().unwrap_or(false).then(|| self.bottleneck[f as usize])
     }
 
-    /// How many updates the level-ordered refill ([`ordered`]) resolved and how many it gave
+    /// How many updates the level-ordered refill (`incremental/ordered.rs`) resolved and how many it gave
     /// up on (each then done by the refill from the divergence level), since the start.
     pub fn ordered_refills(&self) -> (u64, u64) {
         (self.ordered.resolved, self.ordered.gave_up)

@@ -5,7 +5,7 @@
 //!
 //! [`problem`] holds the input in CSR form, [`waterfill`] the exact fast solver,
 //! [`incremental`] the allocator that updates under arrivals, departures, demand and capacity
-//! changes, and [`reference`] is the plain HCC algorithm used as a test oracle. Usage
+//! changes, and [`reference`](mod@reference) is the plain HCC algorithm used as a test oracle. Usage
 //! fractions of a flow under a routing come from [`crate::route::usage`], the one place paths
 //! are chosen.
 

@@ -14,7 +14,6 @@
 use super::Built;
 use crate::scenario::budget::{self, Part};
 use crate::scenario::{Mode, Scenario};
-use crate::schemes::Scheme;
 
 /// Events per data segment per link it crosses, its ACK's share included (departure at each
 /// port, arrival at each node, the sender's and receiver's work).
@@ -35,18 +34,27 @@ impl Work {
     }
 }
 
-/// The estimates of the run `b` built from `sc`, under `scheme` if it has one.
-pub fn work(sc: &Scenario, b: &Built, scheme: Option<&dyn Scheme>) -> Work {
+/// A cooperative scheme's share of a run's estimates: extra peak bytes and extra events (its
+/// per-node state and control messages). The caller asks the scheme for it
+/// (`crate::schemes::Scheme::estimate`, with [`active_flows`]) and hands it in as data:
+/// `build` sits below `schemes` and does not call them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchemeShare {
+    pub bytes: u64,
+    pub events: u64,
+}
+
+/// The estimates of the run `b` built from `sc`, with the share of its scheme if it has one.
+pub fn work(sc: &Scenario, b: &Built, scheme: Option<SchemeShare>) -> Work {
     let mut parts = budget::estimate(sc);
     let cycles: Vec<f64> = b.rpc.iter().map(|r| rpc_cycles(sc, b, r)).collect();
     let mut events = events(sc, b, &cycles);
-    if let Some(s) = scheme {
-        let (bytes, more) = s.estimate(&b.net, b.flows.len() as u64, active_flows(sc, b));
-        events = events.saturating_add(more);
+    if let Some(share) = scheme {
+        events = events.saturating_add(share.events);
         parts.push(Part {
             key: "scheme".into(),
             what: "the scheme's per-node state and control messages".into(),
-            bytes,
+            bytes: share.bytes,
         });
     }
     let rpc_flows: u64 = cycles.iter().map(|c| (2.0 * c) as u64).sum();
@@ -72,7 +80,7 @@ pub fn work(sc: &Scenario, b: &Built, scheme: Option<&dyn Scheme>) -> Work {
 
 /// How many flows are live at once on average: each flow's life taken as three times its
 /// ideal completion time (the rest of the run if unbounded), cut at the run's end.
-fn active_flows(sc: &Scenario, b: &Built) -> f64 {
+pub fn active_flows(sc: &Scenario, b: &Built) -> f64 {
     let end = sc.duration.ps() as f64;
     let lives: f64 = b
         .flows

@@ -7,7 +7,7 @@ pub mod input_file;
 pub mod suggest;
 mod typed;
 
-pub use typed::{by_kind, nested, typed, unknown_key};
+pub use typed::{by_kind, nested, number, one_of, typed, unknown_key};
 
 use crate::units::BufferSize;
 use serde::{Deserialize, Serialize, Serializer};

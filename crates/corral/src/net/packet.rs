@@ -197,7 +197,7 @@ impl PacketArena {
         self.slots.len() - self.free.len()
     }
 
-    /// Starts loading a packet an upcoming event will read ([`crate::sim::prefetch`]).
+    /// Starts loading a packet an upcoming event will read ([`crate::sim::prefetch()`]).
     #[inline]
     pub fn prefetch(&self, id: PktId) {
         if let Some(p) = self.slots.get(id.idx()) {

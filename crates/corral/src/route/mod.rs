@@ -129,7 +129,7 @@ impl Routing {
                     "routing",
                     format!(
                         "unknown routing \"{name}\"; {hint}expected one of {}",
-                        ROUTING_NAMES.join(", ")
+                        crate::config::one_of(ROUTING_NAMES)
                     ),
                 ));
             }
@@ -218,8 +218,8 @@ impl<'de> Deserialize<'de> for RoutingConfig {
         use serde::de::Error;
         let mut table = toml::Table::deserialize(d).map_err(|_| {
             D::Error::custom(format!(
-                "expected a table with kind = one of {}",
-                ROUTING_NAMES.join(", ")
+                "expected a table like [routing] kind = \"ecmp\" (kind one of {})",
+                crate::config::one_of(ROUTING_NAMES)
             ))
         })?;
         let source_routes = match table.remove("source_routes") {

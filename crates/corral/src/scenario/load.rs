@@ -23,6 +23,23 @@ pub fn load(text: &str, overrides: &[String], source: &str) -> Result<Scenario> 
     Ok(sc)
 }
 
+/// Types a scenario without checking its values against each other: the errors of keys and
+/// types only (an unknown key, a value of the wrong type or unit), its `[scheme]` table
+/// included. `corral.Scenario.set` asks this of the keys it sets, so that a misspelt key is
+/// refused when it is set, with the loader's "did you mean"; a partial scenario (no
+/// `duration` yet) fails here too, so callers look only for errors at the key they set.
+pub fn type_check(text: &str) -> Result<()> {
+    let root: toml::Value = toml::from_str(text).map_err(|e| Error::Syntax {
+        source_name: "<scenario>".to_string(),
+        msg: syntax_message(text, &e),
+    })?;
+    let scheme = root.get("scheme").cloned();
+    if let Some(s) = scheme.filter(|s| s.get("kind").is_some()) {
+        crate::schemes::build(&s)?;
+    }
+    typed::<Scenario>(root, "").map(|_| ())
+}
+
 /// The longest excerpt of the offending line an error shows, in characters.
 const EXCERPT: usize = 80;
 

@@ -1,5 +1,5 @@
 //! Scenario files: the typed TOML schema ([`Scenario`]), loading with `--set` overrides and
-//! key-path errors ([`load`]), cross-checks against the built network ([`validate`]), and the
+//! key-path errors ([`load()`]), cross-checks against the built network ([`validate`]), and the
 //! expansion of `[[flows]]` entries into concrete flows ([`flows`]).
 //!
 //! Parsing and validation are separate steps: serde checks types, units and unknown keys;
@@ -186,7 +186,7 @@ impl<'de> Deserialize<'de> for SwitchConfig {
     }
 }
 
-/// In the order of [`switch_keys`]; unset optional keys and a zero back-pressure are left out.
+/// In the order of `switch_keys`; unset optional keys and a zero back-pressure are left out.
 impl Serialize for SwitchConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;

@@ -44,6 +44,15 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<()> {
                 }
                 slot
             }
+            Value::String(name) => {
+                // `transport.cc.beta=0.5` where `cc = "cubic"`: the table form holds settings.
+                let here = parts[..i].join(".");
+                let rest = parts[i..].join(".");
+                return Err(err(format!(
+                    "`{here}` is the name \"{name}\", not a table; a setting needs the table form: --set '{here}={{ kind = \"{name}\", {rest} = {} }}'",
+                    raw.trim()
+                )));
+            }
             _ => return Err(err(format!("`{}` is not a table", parts[..i].join(".")))),
         };
     }
@@ -80,5 +89,12 @@ mod tests {
         assert!(apply(&mut v, "topology.k").is_err());
         assert!(apply(&mut v, "flows.3.size=1").is_err());
         assert!(apply(&mut v, ".k=1").is_err());
+    }
+
+    #[test]
+    fn a_setting_of_a_name_suggests_the_table_form() {
+        let mut v: Value = toml::from_str("[transport]\ncc = \"cubic\"\n").unwrap();
+        let e = apply(&mut v, "transport.cc.beta=0.5").unwrap_err().to_string();
+        assert!(e.ends_with("--set 'transport.cc={ kind = \"cubic\", beta = 0.5 }'"), "{e}");
     }
 }

@@ -11,6 +11,8 @@ impl Scenario {
     pub fn validate(&self) -> Result<()> {
         ensure(self.duration > Time::ZERO, "duration", || "must be positive, got 0".into())?;
         self.topology.validate()?;
+        // The segment size and header first: the buffer checks below are in packets of them.
+        self.transport.validate()?;
         // Every packet passes its port's discipline, so a byte buffer below one full-size
         // packet would drop every data packet.
         let packet = self.transport.mss as u64 + self.transport.header as u64;
@@ -33,6 +35,12 @@ impl Scenario {
         ensure(holds_a_packet(self.host.buffer), "host.buffer", || {
             format!("must hold at least one full-size packet ({packet} bytes = transport.mss + transport.header, or \"1pkt\")")
         })?;
+        ensure(self.host.send_jitter < self.duration, "host.send_jitter", || {
+            format!(
+                "must be shorter than the run ({}): each packet waits up to this long",
+                self.duration
+            )
+        })?;
         self.switch.validate()?;
         if let Some(k) = self.switch.queue.ecn_threshold {
             // A threshold at or above the buffer never marks: the queue drops first.
@@ -44,7 +52,6 @@ impl Scenario {
                 format!("{} is not below switch.buffer ({}): the queue would drop before it marks (a packet is {packet} bytes)", k, self.switch.buffer)
             })?;
         }
-        self.transport.validate()?;
         self.control.validate()?;
         ensure(
             self.switch.backpressure == 0 || self.host.small_queue == 0,

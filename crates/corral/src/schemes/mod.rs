@@ -53,7 +53,7 @@ pub enum SchemeTransport {
 
 /// What a flow sends before its scheme's first rate reaches it (`first_rate` of HCC and of
 /// `ideal`): the schemes whose rates arrive some time after a flow starts.
-#[derive(Clone, Copy, Debug, serde::Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, serde::Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum FirstRate {
     /// TCP with `transport.initial_window`, at its access-link rate, until the first rate
@@ -193,6 +193,11 @@ pub trait Scheme: Send + Sync {
     fn check(&self, _topology: &crate::net::topo::TopologyConfig, _net: &Network) -> Result<()> {
         Ok(())
     }
+    /// Checks the scheme's settings against the run's tenants (every flow's `tenant`, in
+    /// order of first appearance): a setting for a tenant no flow has is a mistake.
+    fn check_tenants(&self, _tenants: &[String]) -> Result<()> {
+        Ok(())
+    }
     /// Called once before the first event: tap ports, start periodic timers.
     fn init(&mut self, _ctx: &mut dyn Ctx) {}
     /// How the scheme's flow `def` sends (fixed for the run).
@@ -270,8 +275,43 @@ pub fn check_fraction(key: &str, value: f64) -> Result<()> {
     crate::error::ensure(
         value.is_finite() && (0.0..1.0).contains(&value),
         &format!("scheme.{key}"),
-        || format!("must be in [0, 1), got {value}"),
+        || format!("must be in [0, 1), got {}", crate::config::number(value)),
     )
+}
+
+/// The largest size of one field of a control message, in bytes: an IP packet's limit.
+pub const MAX_MESSAGE_BYTES: u32 = 65_535;
+
+/// Checks that each `(key, bytes)` message size setting is at most [`MAX_MESSAGE_BYTES`].
+pub fn check_message_bytes(sizes: &[(&str, u32)]) -> Result<()> {
+    for &(key, bytes) in sizes {
+        crate::error::ensure(bytes <= MAX_MESSAGE_BYTES, &format!("scheme.{key}"), || {
+            format!("must be at most {MAX_MESSAGE_BYTES} bytes (one IP packet), got {bytes}")
+        })?;
+    }
+    Ok(())
+}
+
+/// Checks that setting `scheme.<key>` is a number in `[min, max]` (not NaN).
+pub fn check_range(key: &str, value: f64, min: f64, max: f64) -> Result<()> {
+    crate::error::ensure((min..=max).contains(&value), &format!("scheme.{key}"), || {
+        format!("must be from {min} to {max}, got {}", crate::config::number(value))
+    })
+}
+
+/// Every scheme's settings at their defaults, as a `[scheme]` table holds them (durations in
+/// picoseconds, `"<n>ps"`): the reference pages show each key's own default from here.
+pub fn defaults() -> Vec<(&'static str, serde_json::Value)> {
+    fn json<T: serde::Serialize>(t: T) -> serde_json::Value {
+        serde_json::to_value(t).unwrap_or_default()
+    }
+    vec![
+        ("hcc", json(hcc::HccConfig::default())),
+        ("ideal", json(ideal::IdealConfig::default())),
+        ("r2c2", json(r2c2::R2c2Config::default())),
+        ("rackcc", json(rackcc::RackccConfig::default())),
+        ("scc", json(scc::SccConfig::default())),
+    ]
 }
 
 /// The names of the registered schemes.
@@ -291,13 +331,16 @@ pub fn build(table: &toml::Value) -> Result<Box<dyn Scheme>> {
         Some(other) => {
             return Err(config_err(
                 "scheme.kind",
-                format!("expected a string, one of {}, got {other}", names.join(", ")),
+                format!("expected one of {}, got {other}", crate::config::one_of(&names)),
             ))
         }
         None => {
             return Err(config_err(
                 "scheme.kind",
-                format!("required key is missing; expected one of {}", names.join(", ")),
+                format!(
+                    "required key is missing; expected one of {}",
+                    crate::config::one_of(&names)
+                ),
             ))
         }
     };
@@ -309,8 +352,48 @@ pub fn build(table: &toml::Value) -> Result<Box<dyn Scheme>> {
                 .unwrap_or_default();
             Err(config_err(
                 "scheme.kind",
-                format!("unknown scheme \"{kind}\"; {hint}expected one of {}", names.join(", ")),
+                format!(
+                    "unknown scheme \"{kind}\"; {hint}expected one of {}",
+                    crate::config::one_of(&names)
+                ),
             ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// JSON as TOML, dropping nulls (an unset optional setting).
+    fn toml_of(v: &serde_json::Value) -> Option<toml::Value> {
+        use serde_json::Value as J;
+        Some(match v {
+            J::Null => return None,
+            J::Bool(b) => toml::Value::Boolean(*b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => toml::Value::Integer(i),
+                None => toml::Value::Float(n.as_f64()?),
+            },
+            J::String(s) => toml::Value::String(s.clone()),
+            J::Array(a) => toml::Value::Array(a.iter().filter_map(toml_of).collect()),
+            J::Object(o) => toml::Value::Table(
+                o.iter().filter_map(|(k, v)| Some((k.clone(), toml_of(v)?))).collect(),
+            ),
+        })
+    }
+
+    #[test]
+    fn every_scheme_has_its_defaults_and_they_read_back() {
+        let kinds: Vec<&str> = defaults().iter().map(|(k, _)| *k).collect();
+        assert_eq!(kinds, super::kinds());
+        for (kind, table) in defaults() {
+            let Some(toml::Value::Table(mut t)) = toml_of(&table) else { panic!("{kind}") };
+            assert!(!t.is_empty(), "{kind}");
+            t.insert("kind".into(), kind.into());
+            if let Err(e) = build(&toml::Value::Table(t)) {
+                panic!("{kind}'s defaults do not read back: {e}");
+            }
         }
     }
 }

@@ -208,6 +208,18 @@ impl TcpConfig {
         ensure(self.mss >= 64 && self.mss <= 65_000, "transport.mss", || {
             format!("must be between 64 and 65000 bytes, got {}", self.mss)
         })?;
+        ensure(self.header <= 1024, "transport.header", || {
+            format!("must be at most 1024 bytes, got {}", self.header)
+        })?;
+        if let Some(w) = self.receive_window {
+            // A window below one segment lets nothing through: the sender would stall.
+            ensure(w >= self.mss as u64, "transport.receive_window", || {
+                format!(
+                    "must be at least one segment (transport.mss = {} bytes), got {w}; leave it out for no limit",
+                    self.mss
+                )
+            })?;
+        }
         ensure(self.initial_window >= 1, "transport.initial_window", || {
             format!("must be at least 1 segment, got {}", self.initial_window)
         })?;
@@ -236,7 +248,7 @@ impl TcpConfig {
                 )
             })?;
         }
-        self.cc.validate().map_err(|m| crate::error::config_err("transport.cc", m))
+        self.cc.validate().map_err(|m| cc_error("transport.cc", &m))
     }
 
     /// Whether a TCP flow with controller `cc` sends ECN-capable packets: its controller
@@ -295,8 +307,31 @@ impl FlowTransport {
     /// Checks a controller given here (DCTCP's settings); `path` names the key.
     pub fn validate(&self, path: &str) -> Result<()> {
         if let FlowTransport::Tcp(Some(cc)) = self {
-            cc.validate().map_err(|m| crate::error::config_err(path, m))?;
+            cc.validate().map_err(|m| cc_error(path, &m))?;
         }
         Ok(())
     }
+}
+
+/// A controller's settings error (`"cubic: beta must be in (0, 1), got 1.5"`, `"bw_rounds:
+/// must be at least 1"`) at the key it names under `path` (`transport.cc.beta`).
+pub fn cc_error(path: &str, msg: &str) -> crate::error::Error {
+    let word = |s: &str| {
+        !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    let rest = match msg.split_once(": ") {
+        Some((kind, rest)) if super::cc::KINDS.contains(&kind) => rest,
+        _ => msg,
+    };
+    if let Some((key, m)) = rest.split_once(": ") {
+        if word(key) {
+            return crate::error::config_err(format!("{path}.{key}"), m);
+        }
+    }
+    if let Some((key, m)) = rest.split_once(" must ") {
+        if word(key) {
+            return crate::error::config_err(format!("{path}.{key}"), format!("must {m}"));
+        }
+    }
+    crate::error::config_err(path, rest)
 }

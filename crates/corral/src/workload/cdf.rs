@@ -122,7 +122,7 @@ impl EmpiricalCdf {
             path,
             format!(
                 "unknown workload \"{spec}\"; {hint}expected one of {} or a path to a .cdf file",
-                names.join(", ")
+                crate::config::one_of(&names)
             ),
         ))
     }

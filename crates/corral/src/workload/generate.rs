@@ -112,9 +112,9 @@ fn crossings(net: &Network, routes: &RouteTable, marked: &[bool], src: u32, dst:
 }
 
 /// The flows of traffic block `i`, in arrival order; refused when more than `budget` flows
-/// are expected (the memory limit). A trace replays its file ([`Block::replay`]); any other
+/// are expected (the memory limit). A trace replays its file (`Block::replay`); any other
 /// pattern draws arrival times at the rate its load, rate or interval gives
-/// ([`Block::arrivals`]), then a pair and a size per arrival ([`Block::draw`]).
+/// (`Block::arrivals`), then a pair and a size per arrival (`Block::draw`).
 #[allow(clippy::too_many_arguments)]
 pub fn generate_block(
     spec: &TrafficSpec,

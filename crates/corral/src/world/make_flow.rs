@@ -10,6 +10,7 @@ use crate::route::RouteTable;
 use crate::schemes::{Scheme, SchemeTransport};
 use crate::sim::rng::Rng;
 use crate::transport::rate::{RateLimit, Window};
+use crate::transport::sender::SenderSetup;
 use crate::transport::{HandshakeRtt, TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Time;
 
@@ -44,10 +45,16 @@ pub(super) fn make_flow(
     };
     let cc_name =
         if limit.is_some_and(|l: RateLimit| l.window != Window::On) { "rate" } else { cc.name() };
-    let mut sender = TcpSender::with(tcp, &cc, ecn, limit, plan.def.size);
-    sender.set_dupthresh(dupthresh);
-    sender.set_deadline(plan.def.deadline);
-    sender.seed_cc(cc_rng);
+    let setup = SenderSetup {
+        cc: &cc,
+        ecn,
+        rate: limit,
+        size: plan.def.size,
+        dupthresh,
+        deadline: plan.def.deadline,
+        rng: Some(cc_rng),
+    };
+    let mut sender = TcpSender::build(tcp, &setup);
     if tcp.handshake_rtt == HandshakeRtt::Unloaded {
         let (src, dst, via_top) = (plan.def.src, plan.def.dst, plan.routing.via_top());
         sender.seed_rtt(handshake_rtt(net, routes, src, dst, tcp.header, via_top, None));

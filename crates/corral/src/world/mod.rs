@@ -1,10 +1,9 @@
 //! The packet-level simulation: a network, its routes, every flow's transport endpoints, the
 //! scheme with its control plane, and the metric collectors, driven by one event queue.
-//! Split by concern: packet forwarding through ports ([`forward`]), transport endpoints and
-//! their timers ([`endpoints`]), the host send path ([`hosts`]) and its rate-limited tunnel
-//! queues ([`tunnels`]), the scheme's context and
-//! control messages ([`scheme`]), periodic sampling ([`sampling`]) and the final tables
-//! ([`results`]).
+//! Split by concern, one private file each: packet forwarding through ports (`forward.rs`),
+//! transport endpoints and their timers (`endpoints.rs`), the host send path (`hosts.rs`) and
+//! its rate-limited tunnel queues (`tunnels.rs`), the scheme's context and control messages
+//! (`scheme.rs`), periodic sampling (`sampling.rs`) and the final tables (`results.rs`).
 
 mod backpressure;
 mod endpoints;
@@ -92,7 +91,7 @@ pub enum Event {
     RpcRequest {
         session: u32,
     },
-    /// A tunnel queue's next packet may leave ([`tunnels`]).
+    /// A tunnel queue's next packet may leave (`tunnels.rs`).
     TunnelRelease {
         agg: u32,
     },
@@ -277,10 +276,16 @@ impl Simulation {
             None => (None, String::new()),
         };
         let b = build::build(&scenario, true, scheme.is_some())?;
-        let work = build::work::work(&scenario, &b, scheme.as_deref());
+        let share = scheme.as_deref().map(|s| {
+            let active = build::work::active_flows(&scenario, &b);
+            let (bytes, events) = s.estimate(&b.net, b.flows.len() as u64, active);
+            build::work::SchemeShare { bytes, events }
+        });
+        let work = build::work::work(&scenario, &b, share);
         crate::scenario::budget::check_parts(&work.parts, scenario.memory_limit)?;
         if let Some(s) = &scheme {
             s.check(&scenario.topology, &b.net)?;
+            s.check_tenants(&b.tenants)?;
         }
         let queue_ports = scenario
             .metrics

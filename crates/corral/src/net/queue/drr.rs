@@ -52,17 +52,25 @@ impl Default for DrrConfig {
 impl DrrConfig {
     pub fn validate(&self, path: &str) -> Result<()> {
         ensure(self.quantum.0 > 0, &format!("{path}.quantum"), || "must be positive".into())?;
-        ensure(self.key != DrrKey::Flow || self.weights.is_empty(), &format!("{path}.weights"), || "not used with key = \"flow\": flows carry their own weight".into())?;
+        ensure(
+            self.key != DrrKey::Flow || self.weights.is_empty(),
+            &format!("{path}.weights"),
+            || "not used with key = \"flow\": flows carry their own weight".into(),
+        )?;
         for (name, w) in &self.weights {
-            ensure(w.is_finite() && *w > 0.0, &format!("{path}.weights.{name}"), || format!("must be a positive number, got {w}"))?;
+            ensure(w.is_finite() && *w > 0.0, &format!("{path}.weights.{name}"), || {
+                format!("must be a positive number, got {w}")
+            })?;
             if self.key == DrrKey::Class || self.key == DrrKey::Tunnel {
-                ensure(name.parse::<u32>().is_ok(), &format!("{path}.weights.{name}"), || "class and tunnel weights are keyed by number, like weights = { \"0\" = 2.0 }".into())?;
+                ensure(name.parse::<u32>().is_ok(), &format!("{path}.weights.{name}"), || {
+                    "class and tunnel weights are keyed by number, like weights = { \"0\" = 2.0 }"
+                        .into()
+                })?;
             }
         }
         Ok(())
     }
 }
-
 
 pub struct Drr {
     pub(super) rounds: Rounds,
@@ -85,9 +93,21 @@ pub struct Drr {
 impl Drr {
     /// A DRR queue; `tenants` names the run's tenants by number (for key = "tenant").
     pub fn new(limit: BufferSize, cfg: &DrrConfig, tenants: &[String]) -> Drr {
-        let weights = cfg.weights.iter().filter_map(|(k, &w)| Some((k.parse::<u32>().ok()?, w))).collect();
-        let tenant_weights = tenants.iter().map(|t| cfg.weights.get(t).copied().unwrap_or(1.0)).collect();
-        Drr { rounds: Rounds::new(0, 0), limit, quantum: cfg.quantum.0 as f64, key: cfg.key, weights, tenant_weights, slot_of: HashMap::new(), key_of: Vec::new(), free: Vec::new() }
+        let weights =
+            cfg.weights.iter().filter_map(|(k, &w)| Some((k.parse::<u32>().ok()?, w))).collect();
+        let tenant_weights =
+            tenants.iter().map(|t| cfg.weights.get(t).copied().unwrap_or(1.0)).collect();
+        Drr {
+            rounds: Rounds::new(0, 0),
+            limit,
+            quantum: cfg.quantum.0 as f64,
+            key: cfg.key,
+            weights,
+            tenant_weights,
+            slot_of: HashMap::new(),
+            key_of: Vec::new(),
+            free: Vec::new(),
+        }
     }
 
     /// Queues currently held (keys with packets here).
@@ -101,7 +121,10 @@ impl Drr {
         match self.key {
             DrrKey::Flow => (a.flow.0, a.weight),
             DrrKey::Class => by_table(a.prio as u32),
-            DrrKey::Tenant => (a.tenant as u32, self.tenant_weights.get(a.tenant as usize).copied().unwrap_or(1.0)),
+            DrrKey::Tenant => (
+                a.tenant as u32,
+                self.tenant_weights.get(a.tenant as usize).copied().unwrap_or(1.0),
+            ),
             DrrKey::Tunnel => by_table(a.agg),
         }
     }
@@ -135,17 +158,22 @@ impl Drr {
             self.free.push(slot);
         }
     }
-
 }
 
 impl Discipline for Drr {
     fn enqueue(&mut self, a: Arrival) -> Admit {
-        debug_assert!(self.rounds.victims.is_empty(), "victims of the previous enqueue were not collected");
+        debug_assert!(
+            self.rounds.victims.is_empty(),
+            "victims of the previous enqueue were not collected"
+        );
         let (key, weight) = self.key(&a);
         let slot = self.slot_for(key, weight);
         self.rounds.push(slot, a.pkt, a.size, a.flow.0);
         while self.rounds.over(self.limit) {
-            let v = self.rounds.longest(|s| s.bytes as f64 / s.weight).expect("over the limit means backlogged");
+            let v = self
+                .rounds
+                .longest(|s| s.bytes as f64 / s.weight)
+                .expect("over the limit means backlogged");
             let (pkt, size) = self.rounds.drop_tail(v).expect("longest is backlogged");
             self.release_if_empty(v);
             if pkt == a.pkt {
@@ -165,7 +193,11 @@ impl Discipline for Drr {
     /// Per-flow queues (`key = "flow"`) pass over the flows whose next packet may not be
     /// sent; other keys mix flows in a queue and ignore back-pressure (validation allows it
     /// with flows only).
-    fn dequeue_where(&mut self, now: Time, may_send: &dyn Fn(PktId) -> bool) -> Option<(PktId, u32)> {
+    fn dequeue_where(
+        &mut self,
+        now: Time,
+        may_send: &dyn Fn(PktId) -> bool,
+    ) -> Option<(PktId, u32)> {
         if self.key != DrrKey::Flow {
             return self.dequeue(now);
         }
@@ -176,7 +208,6 @@ impl Discipline for Drr {
 
     rounds_accessors!();
 }
-
 
 impl super::Declared for Drr {
     type Config = DrrConfig;
@@ -251,13 +282,21 @@ mod tests {
         }
         assert_eq!(q.enqueue(arr(5, 1, 4.0)), Admit::Displace { mark: false });
         assert_eq!(q.rounds.victims.pop(), Some((PktId(1), 1500)));
-        assert_eq!(q.enqueue(arr(6, 0, 1.0)), Admit::Drop, "flow 0 is again the longest by weight; its arrival goes");
+        assert_eq!(
+            q.enqueue(arr(6, 0, 1.0)),
+            Admit::Drop,
+            "flow 0 is again the longest by weight; its arrival goes"
+        );
     }
 
     #[test]
     fn tenant_and_class_keys_share_by_the_weights_table() {
         // Two tenants, 3:1, each with two flows: the tenants get 3:1 whatever their flow counts.
-        let cfg = DrrConfig { key: DrrKey::Tenant, weights: BTreeMap::from([("a".into(), 3.0)]), ..DrrConfig::default() };
+        let cfg = DrrConfig {
+            key: DrrKey::Tenant,
+            weights: BTreeMap::from([("a".into(), 3.0)]),
+            ..DrrConfig::default()
+        };
         let mut q = Drr::new(BufferSize::Packets(100_000), &cfg, &["a".into(), "b".into()]);
         for i in 0..400u32 {
             let (flow, tenant) = (i % 4, (i % 4 < 2) as u16 ^ 1);
@@ -271,7 +310,11 @@ mod tests {
         }
         assert!((served[0] as f64 / served[1] as f64 - 3.0).abs() < 0.1, "{served:?}");
         // Classes: weights by class number; an unlisted class weighs 1.
-        let cfg = DrrConfig { key: DrrKey::Class, weights: BTreeMap::from([("1".into(), 2.0)]), ..DrrConfig::default() };
+        let cfg = DrrConfig {
+            key: DrrKey::Class,
+            weights: BTreeMap::from([("1".into(), 2.0)]),
+            ..DrrConfig::default()
+        };
         let mut q = Drr::new(BufferSize::Packets(100_000), &cfg, &[]);
         for i in 0..300u32 {
             q.enqueue(Arrival { prio: (i % 2) as u8, ..Arrival::test(i, 1500) });
@@ -282,9 +325,22 @@ mod tests {
 
     #[test]
     fn weights_are_checked() {
-        let bad = DrrConfig { key: DrrKey::Class, weights: BTreeMap::from([("web".into(), 2.0)]), ..DrrConfig::default() };
-        assert!(bad.validate("switch.drr").unwrap_err().to_string().starts_with("switch.drr.weights.web:"));
-        let flow = DrrConfig { weights: BTreeMap::from([("1".into(), 2.0)]), ..DrrConfig::default() };
-        assert!(flow.validate("switch.drr").unwrap_err().to_string().starts_with("switch.drr.weights:"));
+        let bad = DrrConfig {
+            key: DrrKey::Class,
+            weights: BTreeMap::from([("web".into(), 2.0)]),
+            ..DrrConfig::default()
+        };
+        assert!(bad
+            .validate("switch.drr")
+            .unwrap_err()
+            .to_string()
+            .starts_with("switch.drr.weights.web:"));
+        let flow =
+            DrrConfig { weights: BTreeMap::from([("1".into(), 2.0)]), ..DrrConfig::default() };
+        assert!(flow
+            .validate("switch.drr")
+            .unwrap_err()
+            .to_string()
+            .starts_with("switch.drr.weights:"));
     }
 }

@@ -31,14 +31,20 @@ impl Discipline for EcnThreshold {
     fifo_accessors!(by_verdict);
 }
 
-
 /// Its threshold is `switch.ecn_threshold` (a key of `[switch]`, shared with "ecn" priority
 /// classes), so it has no table of its own.
 impl super::Declared for EcnThreshold {
     type Config = super::NoSettings;
     const TABLE: bool = false;
-    fn build(_cfg: &super::NoSettings, settings: &super::QueueSettings, port: &super::PortQueue) -> EcnThreshold {
-        EcnThreshold::new(port.buffer, settings.ecn_threshold.expect("validated: an ecn queue has a threshold"))
+    fn build(
+        _cfg: &super::NoSettings,
+        settings: &super::QueueSettings,
+        port: &super::PortQueue,
+    ) -> EcnThreshold {
+        EcnThreshold::new(
+            port.buffer,
+            settings.ecn_threshold.expect("validated: an ecn queue has a threshold"),
+        )
     }
 }
 

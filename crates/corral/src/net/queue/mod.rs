@@ -75,8 +75,19 @@ macro_rules! rounds_accessors {
     };
 }
 
+// The test-only discipline, in `crate::tests`, takes the FIFO's accessors by path.
+#[cfg(test)]
+pub(crate) use fifo_accessors;
+
+pub mod drr;
+pub mod ecn_threshold;
 pub mod fifo;
+pub mod pfabric;
+pub mod priority;
+pub mod red;
 pub mod rounds;
+pub mod sfq;
+pub mod taildrop;
 
 pub use crate::config::NoSettings;
 use crate::error::{config_err, Result};
@@ -172,7 +183,7 @@ pub trait Discipline {
 }
 
 /// One queue discipline as a scenario declares it: `switch.queue = "<name>"`, its settings in
-/// the table `[switch.<name>]`. Each discipline file implements it, and the [`disciplines!`]
+/// the table `[switch.<name>]`. Each discipline file implements it, and the `disciplines!`
 /// list below is the one place the set of disciplines is written: a new discipline is its
 /// file and one line there.
 pub trait Declared: Discipline + Sized {
@@ -234,13 +245,12 @@ impl Default for QueueSettings {
 }
 
 /// Declares the disciplines: for each, its name in scenarios, its variant in [`QueueKind`],
-/// [`QueueConfig`] and [`QueueDisc`], and its file and type (`, boxed` for the larger ones,
-/// which keeps every port small: the FIFOs sit inline). Declares each file's module and
-/// generates those enums, the list of names, and the dispatch of the per-packet path: a new
-/// discipline is its file and one line in the list.
+/// [`QueueConfig`] and [`QueueDisc`], and its type (`, boxed` for the larger ones, which
+/// keeps every port small: the FIFOs sit inline). Generates those enums, the list of names,
+/// and the dispatch of the per-packet path: a new discipline is its file (declared above as
+/// a plain module, which `cargo fmt` sees) and one line in the list.
 macro_rules! disciplines {
-    ($($(#[$attr:meta])* $name:literal => $variant:ident($module:ident :: $kind:ident $(, $boxed:ident)?)),* $(,)?) => {
-        $($(#[$attr])* pub mod $module;)*
+    ($($(#[$attr:meta])* $name:literal => $variant:ident($kind:ty $(, $boxed:ident)?)),* $(,)?) => {
 
         /// The queue discipline of switch output ports (`switch.queue`).
         #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -260,14 +270,14 @@ macro_rules! disciplines {
 
             /// It has a settings table `[switch.<name>]`.
             pub fn has_table(self) -> bool {
-                match self { $($(#[$attr])* QueueKind::$variant => <$module::$kind as Declared>::TABLE,)* }
+                match self { $($(#[$attr])* QueueKind::$variant => <$kind as Declared>::TABLE,)* }
             }
         }
 
         /// One discipline's settings, tagged by the discipline.
         #[derive(Clone, Debug, PartialEq)]
         pub enum QueueConfig {
-            $($(#[$attr])* $variant(<$module::$kind as Declared>::Config),)*
+            $($(#[$attr])* $variant(<$kind as Declared>::Config),)*
         }
 
         impl QueueConfig {
@@ -287,12 +297,12 @@ macro_rules! disciplines {
 
             /// [`Declared::validate`] of its discipline.
             pub fn validate(&self, path: &str) -> Result<()> {
-                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$module::$kind as Declared>::validate(c, path),)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$kind as Declared>::validate(c, path),)* }
             }
 
             /// [`Declared::composes`] of its discipline.
             pub fn composes(&self) -> Option<QueueKind> {
-                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$module::$kind as Declared>::composes(c),)* }
+                match self { $($(#[$attr])* QueueConfig::$variant(c) => <$kind as Declared>::composes(c),)* }
             }
         }
 
@@ -305,7 +315,7 @@ macro_rules! disciplines {
 
         /// The closed set of disciplines, dispatched statically on the per-packet path.
         pub enum QueueDisc {
-            $($(#[$attr])* $variant(disciplines!(@type $module::$kind $(, $boxed)?)),)*
+            $($(#[$attr])* $variant(disciplines!(@type $kind $(, $boxed)?)),)*
         }
 
         impl QueueDisc {
@@ -316,7 +326,7 @@ macro_rules! disciplines {
                     $($(#[$attr])* QueueKind::$variant => {
                         let given = settings.tables.iter().find_map(|t| match t { QueueConfig::$variant(c) => Some(c), _ => None });
                         let cfg = given.cloned().unwrap_or_default();
-                        QueueDisc::$variant(disciplines!(@held $($boxed)? <$module::$kind as Declared>::build(&cfg, settings, port)))
+                        QueueDisc::$variant(disciplines!(@held $($boxed)? <$kind as Declared>::build(&cfg, settings, port)))
                     })*
                 }
             }
@@ -373,7 +383,7 @@ disciplines! {
     "drr" => Drr(drr::Drr, boxed),
     "pfabric" => Pfabric(pfabric::Pfabric, boxed),
     #[cfg(test)]
-    "toy" => Toy(toy::Toy, boxed),
+    "toy" => Toy(crate::tests::toy_discipline::Toy, boxed),
 }
 
 impl QueueSettings {

@@ -83,11 +83,14 @@ impl Discipline for Pfabric {
     }
 }
 
-
 impl super::Declared for Pfabric {
     type Config = super::NoSettings;
     const TABLE: bool = false;
-    fn build(_cfg: &super::NoSettings, _settings: &super::QueueSettings, port: &super::PortQueue) -> Pfabric {
+    fn build(
+        _cfg: &super::NoSettings,
+        _settings: &super::QueueSettings,
+        port: &super::PortQueue,
+    ) -> Pfabric {
         Pfabric::new(port.buffer)
     }
 }
@@ -108,7 +111,8 @@ mod tests {
         for (pkt, flow, prio) in [(0, 1, 50), (1, 2, 30), (2, 2, 20), (3, 3, 40)] {
             assert_eq!(q.enqueue(arrival(pkt, flow, prio)), Admit::Accept { mark: false });
         }
-        let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO)).map(|(p, _)| p.0).collect();
+        let order: Vec<u32> =
+            std::iter::from_fn(|| q.dequeue(Time::ZERO)).map(|(p, _)| p.0).collect();
         assert_eq!(order, vec![1, 2, 3, 0]);
         assert_eq!((q.bytes(), q.packets()), (0, 0));
     }

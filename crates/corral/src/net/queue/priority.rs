@@ -39,7 +39,9 @@ impl Default for PriorityConfig {
 
 impl PriorityConfig {
     pub fn validate(&self, path: &str) -> Result<()> {
-        ensure((1..=8).contains(&self.classes), &format!("{path}.classes"), || format!("must be between 1 and 8, got {}", self.classes))
+        ensure((1..=8).contains(&self.classes), &format!("{path}.classes"), || {
+            format!("must be between 1 and 8, got {}", self.classes)
+        })
     }
 }
 
@@ -51,7 +53,9 @@ impl Priority {
     /// Strict priority over `classes` (index 0 highest); none of them may itself be a
     /// priority queue.
     pub fn new(classes: Vec<QueueDisc>) -> Priority {
-        assert!(!classes.is_empty() && classes.iter().all(|c| !matches!(c, QueueDisc::Priority(_))));
+        assert!(
+            !classes.is_empty() && classes.iter().all(|c| !matches!(c, QueueDisc::Priority(_)))
+        );
         Priority { classes }
     }
 
@@ -84,7 +88,6 @@ impl Discipline for Priority {
     }
 }
 
-
 impl ClassKind {
     fn queue(self) -> super::QueueKind {
         match self {
@@ -105,8 +108,16 @@ impl super::Declared for Priority {
     fn validate(cfg: &PriorityConfig, path: &str) -> Result<()> {
         cfg.validate(path)
     }
-    fn build(cfg: &PriorityConfig, settings: &super::QueueSettings, port: &super::PortQueue) -> Priority {
-        let classes = (0..cfg.classes as usize).map(|class| QueueDisc::build(cfg.class.queue(), settings, &super::PortQueue { class, ..*port })).collect();
+    fn build(
+        cfg: &PriorityConfig,
+        settings: &super::QueueSettings,
+        port: &super::PortQueue,
+    ) -> Priority {
+        let classes = (0..cfg.classes as usize)
+            .map(|class| {
+                QueueDisc::build(cfg.class.queue(), settings, &super::PortQueue { class, ..*port })
+            })
+            .collect();
         Priority::new(classes)
     }
 }
@@ -135,7 +146,11 @@ mod tests {
             } else if let Some((p, _)) = q.dequeue(Time::ZERO) {
                 let class = prio_of.remove(&p.0).unwrap();
                 for higher in 0..class as usize {
-                    assert_eq!(q.class_packets(higher), 0, "step {step}: served class {class} while class {higher} waits");
+                    assert_eq!(
+                        q.class_packets(higher),
+                        0,
+                        "step {step}: served class {class} while class {higher} waits"
+                    );
                 }
                 served += 1;
             }
@@ -146,10 +161,23 @@ mod tests {
 
     #[test]
     fn priorities_beyond_the_classes_share_the_lowest() {
-        let mut q = Priority::new(vec![QueueDisc::taildrop(BufferSize::Packets(1)), QueueDisc::taildrop(BufferSize::Packets(1))]);
-        assert_eq!(q.enqueue(Arrival { prio: 7, ..Arrival::test(0, 100) }), Admit::Accept { mark: false });
-        assert_eq!(q.enqueue(Arrival { prio: 1, ..Arrival::test(1, 100) }), Admit::Drop, "class 1 holds its one packet");
-        assert_eq!(q.enqueue(Arrival { prio: 0, ..Arrival::test(2, 100) }), Admit::Accept { mark: false });
+        let mut q = Priority::new(vec![
+            QueueDisc::taildrop(BufferSize::Packets(1)),
+            QueueDisc::taildrop(BufferSize::Packets(1)),
+        ]);
+        assert_eq!(
+            q.enqueue(Arrival { prio: 7, ..Arrival::test(0, 100) }),
+            Admit::Accept { mark: false }
+        );
+        assert_eq!(
+            q.enqueue(Arrival { prio: 1, ..Arrival::test(1, 100) }),
+            Admit::Drop,
+            "class 1 holds its one packet"
+        );
+        assert_eq!(
+            q.enqueue(Arrival { prio: 0, ..Arrival::test(2, 100) }),
+            Admit::Accept { mark: false }
+        );
         assert_eq!(q.dequeue(Time::ZERO), Some((PktId(2), 100)));
         assert_eq!(q.dequeue(Time::ZERO), Some((PktId(0), 100)));
     }

@@ -74,13 +74,23 @@ impl RedConfig {
     pub fn validate(&self, path: &str) -> Result<()> {
         let at = |k: &str| format!("{path}.{k}");
         let (lo, hi, same_unit) = match (self.min_th, self.max_th) {
-            (BufferSize::Bytes(a), BufferSize::Bytes(b)) | (BufferSize::Packets(a), BufferSize::Packets(b)) => (a, b, true),
-            (BufferSize::Bytes(a), BufferSize::Packets(b)) | (BufferSize::Packets(a), BufferSize::Bytes(b)) => (a, b, false),
+            (BufferSize::Bytes(a), BufferSize::Bytes(b))
+            | (BufferSize::Packets(a), BufferSize::Packets(b)) => (a, b, true),
+            (BufferSize::Bytes(a), BufferSize::Packets(b))
+            | (BufferSize::Packets(a), BufferSize::Bytes(b)) => (a, b, false),
         };
-        ensure(same_unit, &at("max_th"), || "must use the same unit as min_th (both bytes or both packets)".into())?;
-        ensure(lo < hi, &at("max_th"), || format!("must be greater than min_th ({lo} < {hi} expected)"))?;
-        ensure(self.w_q > 0.0 && self.w_q <= 1.0, &at("w_q"), || format!("must be in (0, 1], got {}", self.w_q))?;
-        ensure(self.max_p > 0.0 && self.max_p <= 1.0, &at("max_p"), || format!("must be in (0, 1], got {}", self.max_p))?;
+        ensure(same_unit, &at("max_th"), || {
+            "must use the same unit as min_th (both bytes or both packets)".into()
+        })?;
+        ensure(lo < hi, &at("max_th"), || {
+            format!("must be greater than min_th ({lo} < {hi} expected)")
+        })?;
+        ensure(self.w_q > 0.0 && self.w_q <= 1.0, &at("w_q"), || {
+            format!("must be in (0, 1], got {}", self.w_q)
+        })?;
+        ensure(self.max_p > 0.0 && self.max_p <= 1.0, &at("max_p"), || {
+            format!("must be in (0, 1], got {}", self.max_p)
+        })?;
         ensure(self.mean_packet.0 > 0, &at("mean_packet"), || "must be positive".into())?;
         Ok(())
     }
@@ -168,7 +178,11 @@ impl Red {
         } else {
             return Some(1.0);
         };
-        Some(if self.bytes_mode { (p * size as f64 / self.cfg.mean_packet.0 as f64).min(1.0) } else { p })
+        Some(if self.bytes_mode {
+            (p * size as f64 / self.cfg.mean_packet.0 as f64).min(1.0)
+        } else {
+            p
+        })
     }
 
     /// p_a from p_b and the packets since the last drop (uniform spacing of drops).
@@ -203,7 +217,6 @@ impl Red {
             }
         }
     }
-
 }
 
 impl Discipline for Red {
@@ -238,7 +251,6 @@ impl Discipline for Red {
     fifo_accessors!(bytes_and_packets_only);
 }
 
-
 impl super::Declared for Red {
     type Config = RedConfig;
     fn validate(cfg: &RedConfig, path: &str) -> Result<()> {
@@ -246,7 +258,11 @@ impl super::Declared for Red {
     }
     /// Each port, and each priority class of it, has its own random stream.
     fn build(cfg: &RedConfig, _settings: &super::QueueSettings, port: &super::PortQueue) -> Red {
-        let rng = crate::sim::rng::Rng::stream(port.seed, crate::sim::rng::stream::RED, (port.port * 8 + port.class) as u64);
+        let rng = crate::sim::rng::Rng::stream(
+            port.seed,
+            crate::sim::rng::stream::RED,
+            (port.port * 8 + port.class) as u64,
+        );
         Red::new(port.buffer, cfg.clone(), port.rate, rng)
     }
 }
@@ -264,12 +280,20 @@ mod tests {
 
     #[test]
     fn average_follows_the_ewma_of_the_queue_seen_on_arrival() {
-        let cfg = RedConfig { w_q: 0.5, min_th: BufferSize::Packets(50), max_th: BufferSize::Packets(60), ..RedConfig::default() };
+        let cfg = RedConfig {
+            w_q: 0.5,
+            min_th: BufferSize::Packets(50),
+            max_th: BufferSize::Packets(60),
+            ..RedConfig::default()
+        };
         let mut q = red(cfg, BufferSize::Packets(100));
         // Queue before each arrival: 0 (idle at t=0: no decay, avg 0), 1, 2, 3.
         let mut avgs = Vec::new();
         for i in 0..4 {
-            assert_eq!(q.enqueue(Arrival { now: Time::from_us(1), ..Arrival::test(i, 1500) }), Admit::Accept { mark: false });
+            assert_eq!(
+                q.enqueue(Arrival { now: Time::from_us(1), ..Arrival::test(i, 1500) }),
+                Admit::Accept { mark: false }
+            );
             avgs.push(q.avg());
         }
         assert_eq!(avgs, vec![0.0, 0.5, 1.25, 2.125]);
@@ -304,13 +328,18 @@ mod tests {
         let (mut gaps, mut since) = (Vec::new(), 0u32);
         for i in 0..40_000 {
             since += 1;
-            if q.enqueue(Arrival { now: Time::from_us(1), ..Arrival::test(i, 1500) }) == Admit::Drop {
+            if q.enqueue(Arrival { now: Time::from_us(1), ..Arrival::test(i, 1500) }) == Admit::Drop
+            {
                 gaps.push(since);
                 since = 0;
             }
         }
         assert!(gaps.len() > 3000, "{} drops", gaps.len());
-        assert!(gaps.iter().all(|&g| (1..=19).contains(&g)), "gap out of 1..=19: {:?}", gaps.iter().max());
+        assert!(
+            gaps.iter().all(|&g| (1..=19).contains(&g)),
+            "gap out of 1..=19: {:?}",
+            gaps.iter().max()
+        );
         let mean = gaps.iter().sum::<u32>() as f64 / gaps.len() as f64;
         assert!((mean - 10.0).abs() < 0.3, "mean gap {mean}");
         let ones = gaps.iter().filter(|&&g| g == 1).count() as f64 / gaps.len() as f64;
@@ -319,7 +348,8 @@ mod tests {
 
     #[test]
     fn gentle_mode_ramps_from_max_p_to_one_between_max_th_and_twice_max_th() {
-        let mut q = red(RedConfig { gentle: true, ..RedConfig::default() }, BufferSize::Packets(100));
+        let mut q =
+            red(RedConfig { gentle: true, ..RedConfig::default() }, BufferSize::Packets(100));
         q.avg = 15.0;
         assert!((q.base_probability(1500).unwrap() - 0.1).abs() < 1e-12);
         q.avg = 22.5; // halfway from 15 to 30: 0.1 + 0.9 * 0.5
@@ -333,7 +363,11 @@ mod tests {
 
     #[test]
     fn byte_mode_scales_probability_by_packet_size() {
-        let cfg = RedConfig { min_th: BufferSize::Bytes(5000), max_th: BufferSize::Bytes(15000), ..RedConfig::default() };
+        let cfg = RedConfig {
+            min_th: BufferSize::Bytes(5000),
+            max_th: BufferSize::Bytes(15000),
+            ..RedConfig::default()
+        };
         let mut q = red(cfg, BufferSize::Bytes(100_000));
         q.avg = 10_000.0;
         assert!((q.base_probability(1500).unwrap() - 0.05).abs() < 1e-12);

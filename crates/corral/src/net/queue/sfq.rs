@@ -49,7 +49,9 @@ impl Default for SfqConfig {
 
 impl SfqConfig {
     pub fn validate(&self, path: &str) -> Result<()> {
-        ensure((1..=65536).contains(&self.buckets), &format!("{path}.buckets"), || format!("must be between 1 and 65536, got {}", self.buckets))?;
+        ensure((1..=65536).contains(&self.buckets), &format!("{path}.buckets"), || {
+            format!("must be between 1 and 65536, got {}", self.buckets)
+        })?;
         ensure(self.quantum.0 > 0, &format!("{path}.quantum"), || "must be positive".into())?;
         Ok(())
     }
@@ -68,14 +70,21 @@ pub struct Sfq {
 impl Sfq {
     pub fn new(limit: BufferSize, cfg: &SfqConfig, mut rng: Rng) -> Sfq {
         let salt = rng.next_u64();
-        Sfq { rounds: Rounds::new(cfg.buckets as usize, cfg.quantum.0 as i64), limit, perturb: cfg.perturb, head_drop: cfg.drop == SfqDrop::Head, salt, next_perturb: cfg.perturb, rng }
+        Sfq {
+            rounds: Rounds::new(cfg.buckets as usize, cfg.quantum.0 as i64),
+            limit,
+            perturb: cfg.perturb,
+            head_drop: cfg.drop == SfqDrop::Head,
+            salt,
+            next_perturb: cfg.perturb,
+            rng,
+        }
     }
 
     /// The bucket of `flow` under the current salt.
     pub fn bucket(&self, flow: u32) -> u32 {
         (mix64(flow as u64 ^ self.salt) % self.rounds.slots.len() as u64) as u32
     }
-
 }
 
 impl Discipline for Sfq {
@@ -89,13 +98,20 @@ impl Discipline for Sfq {
                 self.rounds.push(b, pkt, size, flow);
             }
         }
-        debug_assert!(self.rounds.victims.is_empty(), "victims of the previous enqueue were not collected");
+        debug_assert!(
+            self.rounds.victims.is_empty(),
+            "victims of the previous enqueue were not collected"
+        );
         let b = self.bucket(a.flow.0);
         self.rounds.push(b, a.pkt, a.size, a.flow.0);
         let by_bytes = matches!(self.limit, BufferSize::Bytes(_));
         while self.rounds.over(self.limit) {
-            let v = self.rounds.longest(|s| if by_bytes { s.bytes as f64 } else { s.q.len() as f64 }).expect("over the limit means backlogged");
-            let victim = if self.head_drop { self.rounds.drop_head(v) } else { self.rounds.drop_tail(v) };
+            let v = self
+                .rounds
+                .longest(|s| if by_bytes { s.bytes as f64 } else { s.q.len() as f64 })
+                .expect("over the limit means backlogged");
+            let victim =
+                if self.head_drop { self.rounds.drop_head(v) } else { self.rounds.drop_tail(v) };
             let (pkt, size) = victim.expect("longest is backlogged");
             if pkt == a.pkt {
                 return Admit::Drop;
@@ -112,14 +128,17 @@ impl Discipline for Sfq {
     rounds_accessors!();
 }
 
-
 impl super::Declared for Sfq {
     type Config = SfqConfig;
     fn validate(cfg: &SfqConfig, path: &str) -> Result<()> {
         cfg.validate(path)
     }
     fn build(cfg: &SfqConfig, _settings: &super::QueueSettings, port: &super::PortQueue) -> Sfq {
-        Sfq::new(port.buffer, cfg, crate::sim::rng::Rng::stream(port.seed, crate::sim::rng::stream::SFQ, port.port as u64))
+        Sfq::new(
+            port.buffer,
+            cfg,
+            crate::sim::rng::Rng::stream(port.seed, crate::sim::rng::stream::SFQ, port.port as u64),
+        )
     }
 }
 
@@ -189,7 +208,8 @@ mod tests {
         // Now a holds 3, b holds 1: another packet of a is itself the longest bucket's tail.
         assert_eq!(q.enqueue(arr(11, a)), Admit::Drop);
         assert!(q.rounds.victims.is_empty());
-        let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO).map(|(p, _)| p.0)).collect();
+        let mut out: Vec<u32> =
+            std::iter::from_fn(|| q.dequeue(Time::ZERO).map(|(p, _)| p.0)).collect();
         out.sort();
         assert_eq!(out, vec![0, 1, 2, 10]);
     }
@@ -208,7 +228,8 @@ mod tests {
         // Flow a again: its bucket (2 queued + the arrival) is longest; its oldest goes.
         assert_eq!(q.enqueue(arr(11, a)), Admit::Displace { mark: false });
         assert_eq!(q.rounds.victims.pop(), Some((PktId(1), 1500)));
-        let mut out: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO).map(|(p, _)| p.0)).collect();
+        let mut out: Vec<u32> =
+            std::iter::from_fn(|| q.dequeue(Time::ZERO).map(|(p, _)| p.0)).collect();
         out.sort();
         assert_eq!(out, vec![2, 10, 11]);
     }
@@ -220,7 +241,10 @@ mod tests {
         q.enqueue(Arrival { flow: FlowId(a), ..Arrival::test(0, 1000) });
         q.enqueue(Arrival { flow: FlowId(a), ..Arrival::test(1, 1000) });
         q.enqueue(Arrival { flow: FlowId(a), ..Arrival::test(2, 1000) });
-        assert_eq!(q.enqueue(Arrival { flow: FlowId(b), ..Arrival::test(3, 1500) }), Admit::Displace { mark: false });
+        assert_eq!(
+            q.enqueue(Arrival { flow: FlowId(b), ..Arrival::test(3, 1500) }),
+            Admit::Displace { mark: false }
+        );
         assert_eq!(q.rounds.victims, vec![(PktId(2), 1000), (PktId(1), 1000)]);
         assert_eq!(q.rounds.bytes(), 2500);
     }
@@ -230,7 +254,11 @@ mod tests {
         let cfg = SfqConfig { buckets: 4, perturb: Time::from_ms(10), ..SfqConfig::default() };
         let mut q = Sfq::new(BufferSize::Packets(10_000), &cfg, Rng::stream(1, 8, 0));
         let arrive = |q: &mut Sfq, pkt: u32, flow: u32, ms: u64| {
-            q.enqueue(Arrival { now: Time::from_ms(ms), flow: FlowId(flow), ..Arrival::test(pkt, 100) });
+            q.enqueue(Arrival {
+                now: Time::from_ms(ms),
+                flow: FlowId(flow),
+                ..Arrival::test(pkt, 100)
+            });
         };
         // Flows 0..8, three packets each before the salt changes, three after.
         for i in 0..24 {
@@ -251,7 +279,12 @@ mod tests {
         let mut last = [None::<u32>; 8];
         while let Some((pkt, _)) = q.dequeue(Time::ZERO) {
             let f = (pkt.0 % 8) as usize;
-            assert!(last[f].is_none_or(|p| p < pkt.0), "flow {f}: packet {} after {:?}", pkt.0, last[f]);
+            assert!(
+                last[f].is_none_or(|p| p < pkt.0),
+                "flow {f}: packet {} after {:?}",
+                pkt.0,
+                last[f]
+            );
             last[f] = Some(pkt.0);
         }
     }

@@ -29,11 +29,14 @@ impl Discipline for TailDrop {
     fifo_accessors!(by_verdict);
 }
 
-
 impl super::Declared for TailDrop {
     type Config = super::NoSettings;
     const TABLE: bool = false;
-    fn build(_cfg: &super::NoSettings, _settings: &super::QueueSettings, port: &super::PortQueue) -> TailDrop {
+    fn build(
+        _cfg: &super::NoSettings,
+        _settings: &super::QueueSettings,
+        port: &super::PortQueue,
+    ) -> TailDrop {
         TailDrop::new(port.buffer)
     }
 }

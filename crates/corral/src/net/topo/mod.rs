@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// One topology as a scenario declares it: `[topology]` with `kind = "<name>"` and the
 /// keys of its config. Each topology file implements it on its config, and the
-/// [`topologies!`] list is the one place the set of topologies is written: a new topology is
+/// `topologies!` list is the one place the set of topologies is written: a new topology is
 /// its file and one line there.
 pub trait TopologyKind {
     /// Checks the parameters; errors name the key under `topology.`.

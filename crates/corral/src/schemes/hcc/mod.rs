@@ -68,7 +68,7 @@ use std::collections::BTreeMap;
 pub use super::FirstRate;
 
 /// `[scheme]` with `kind = "hcc"`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HccConfig {
     /// Ports of a flow's path that carry agents, from its host (default 3: host, edge,
@@ -111,7 +111,7 @@ pub struct HccConfig {
 
 /// Where a flow's first packet after a new rate goes within its packet time (`[scheme]
 /// phase`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     Spread,
@@ -119,7 +119,7 @@ pub enum Phase {
 }
 
 /// How a leaf's demand is set (`[scheme] demand`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Demand {
     Backlog,
@@ -154,8 +154,12 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
         format!("must be 1 to 4, got {}", cfg.levels)
     })?;
     for (key, v) in [("child_cycle", cfg.child_cycle), ("parent_cycle", cfg.parent_cycle)] {
-        ensure(v.is_finite() && v > 0.0, &format!("scheme.{key}"), || {
-            format!("must be a positive multiple of a link delay, got {v}")
+        // A million link delays is seconds on any fabric: larger is a typo.
+        ensure(v > 0.0 && v <= 1e6, &format!("scheme.{key}"), || {
+            format!(
+                "must be a positive multiple of a link delay, at most 1000000, got {}",
+                crate::config::number(v)
+            )
         })?;
     }
     ensure(cfg.min_cycle > Time::ZERO, "scheme.min_cycle", || "must be positive".into())?;
@@ -166,6 +170,11 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.up_header >= 1 && cfg.down_bytes >= 1, "scheme.up_header", || {
         "up_header and down_bytes must be at least 1 byte".into()
     })?;
+    super::check_message_bytes(&[
+        ("up_header", cfg.up_header),
+        ("up_entry", cfg.up_entry),
+        ("down_bytes", cfg.down_bytes),
+    ])?;
     Ok(Box::new(Hcc {
         cfg,
         agents: Vec::new(),

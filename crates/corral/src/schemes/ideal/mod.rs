@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub mod periodic;
 
 /// How the controller learns of flows and tells them their rates.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// It knows every start and end at once, and its rates take effect at once (or `delay`
@@ -41,7 +41,7 @@ pub enum Mode {
 }
 
 /// `[scheme]` with `kind = "ideal"`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IdealConfig {
     /// "instant" (default) or "periodic".
@@ -101,6 +101,11 @@ impl Default for IdealConfig {
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: IdealConfig = typed(table, "scheme")?;
     super::check_fraction("headroom", cfg.headroom)?;
+    super::check_message_bytes(&[
+        ("report_header", cfg.report_header),
+        ("report_entry", cfg.report_entry),
+        ("rate_bytes", cfg.rate_bytes),
+    ])?;
     let periodic = cfg.mode == Mode::Periodic;
     let unused = |key: &str, used: bool| {
         ensure(used, &format!("scheme.{key}"), || {

@@ -71,7 +71,7 @@ use view::{FlowInfo, View};
 use weights::{Usage, Weights};
 
 /// How events reach the nodes that compute rates.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ControlKind {
     /// R2C2: every node hears every event and computes its own flows' rates.
@@ -81,7 +81,7 @@ pub enum ControlKind {
 }
 
 /// How the centralized controller sends rates.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RateMessages {
     /// After every computation, each node with active flows gets all its flows' rates.
@@ -91,7 +91,7 @@ pub enum RateMessages {
 }
 
 /// The rate of a new flow before the next epoch.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum FirstRate {
     /// The rate its routing protocol's paths carry on an empty rack (the default).
@@ -105,7 +105,7 @@ pub enum FirstRate {
 }
 
 /// `[scheme]` with `kind = "r2c2"`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct R2c2Config {
     /// Recomputation interval rho (default "500us", the paper's).
@@ -213,11 +213,7 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.demand_ewma > 0.0 && cfg.demand_ewma <= 1.0, "scheme.demand_ewma", || {
         format!("must be in (0, 1], got {}", cfg.demand_ewma)
     })?;
-    ensure(
-        cfg.demand_change.is_finite() && cfg.demand_change >= 0.0,
-        "scheme.demand_change",
-        || format!("must be >= 0, got {}", cfg.demand_change),
-    )?;
+    super::check_range("demand_change", cfg.demand_change, 0.0, 1e6)?;
     ensure(
         cfg.wlb_direct.is_finite() && (0.0..=1.0).contains(&cfg.wlb_direct),
         "scheme.wlb_direct",
@@ -241,9 +237,18 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     )?;
     ensure(cfg.search_every > Time::ZERO, "scheme.search_every", || "must be positive".into())?;
     ensure(cfg.ga_population >= 2, "scheme.ga_population", || "must be at least 2".into())?;
-    ensure(cfg.search_gain.is_finite() && cfg.search_gain >= 0.0, "scheme.search_gain", || {
-        format!("must be >= 0, got {}", cfg.search_gain)
+    super::check_range("search_gain", cfg.search_gain, 0.0, 1e6)?;
+    ensure(cfg.ga_population <= 100_000, "scheme.ga_population", || {
+        format!("must be at most 100000, got {}", cfg.ga_population)
     })?;
+    ensure(cfg.ga_generations <= 100_000, "scheme.ga_generations", || {
+        format!("must be at most 100000, got {}", cfg.ga_generations)
+    })?;
+    super::check_message_bytes(&[
+        ("rate_header", cfg.rate_header),
+        ("rate_entry", cfg.rate_entry),
+        ("rate_bytes", cfg.rate_bytes),
+    ])?;
     ensure((0.0..=1.0).contains(&cfg.ga_mutation), "scheme.ga_mutation", || {
         format!("must be in [0, 1], got {}", cfg.ga_mutation)
     })?;

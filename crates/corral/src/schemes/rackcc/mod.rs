@@ -60,7 +60,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// `[scheme]` with `kind = "rackcc"`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RackccConfig {
     /// α's EWMA gain (default 1/16, DCTCP's) and its value before the first round (default
@@ -150,7 +150,7 @@ impl Default for RackccConfig {
 
 /// How a subflow's f limits its sending (`scheme.sending`): the paper says both (see
 /// [`RackccConfig::sending`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Sending {
     Rate,
@@ -179,11 +179,22 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     ensure(cfg.d_floor > 0.0 && cfg.d_floor < 1.0, "scheme.d_floor", || {
         format!("must be in (0, 1), got {}", cfg.d_floor)
     })?;
+    let max_bps = crate::units::MAX_RATE.bps() as f64;
     ensure(
-        cfg.cold_start_bps.is_none_or(|b| b.is_finite() && b > 0.0),
+        cfg.cold_start_bps.is_none_or(|b| b > 0.0 && b <= max_bps),
         "scheme.cold_start_bps",
-        || "must be a positive rate in bit/s".into(),
+        || format!("must be a positive rate in bit/s, at most {max_bps:e} (100 Tbps)"),
     )?;
+    ensure(cfg.jumboflows <= 1024, "scheme.jumboflows", || {
+        format!("must be at most 1024, got {}", cfg.jumboflows)
+    })?;
+    super::check_message_bytes(&[
+        ("tor_header", cfg.tor_header),
+        ("tor_entry", cfg.tor_entry),
+        ("join_entry", cfg.join_entry),
+        ("register_bytes", cfg.register_bytes),
+        ("rate_bytes", cfg.rate_bytes),
+    ])?;
     ensure(
         cfg.tor_header >= 1 && cfg.register_bytes >= 1 && cfg.rate_bytes >= 1,
         "scheme.tor_header",

@@ -57,7 +57,7 @@ use std::collections::BTreeMap;
 use underlay::{scale, UccMode, UccParams, Underlay};
 
 /// `[scheme]` with `kind = "scc"`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SccConfig {
     /// The underlay law (default "paper", eqs. 1-2 as read in [`underlay`], also named
@@ -133,6 +133,10 @@ impl Default for SccConfig {
     }
 }
 
+/// The largest weight, queue target or count of RTTs, packets or segments a setting takes:
+/// larger ones are typos (and overflow the tracker's arithmetic).
+const MAX_SETTING: f64 = 1e6;
+
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     let cfg: SccConfig = typed(table, "scheme")?;
     ensure(cfg.g > 0.0 && cfg.g <= 1.0, "scheme.g", || {
@@ -143,40 +147,48 @@ pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
     }
     for (name, w) in &cfg.weights {
         let key = format!("scheme.weights.{name}");
-        ensure(w.is_finite() && *w > 0.0, &key, || format!("must be a positive weight, got {w}"))?;
+        ensure(*w > 0.0 && *w <= MAX_SETTING, &key, || {
+            format!("must be a positive weight, at most {MAX_SETTING}, got {w}")
+        })?;
         let class = name.rsplit_once('/').map(|(_, c)| c);
         ensure(class.and_then(Objective::parse).is_some(), &key, || {
             "expected \"tenant/class\" with class LS, DS or CS".into()
         })?;
     }
-    ensure(cfg.cut_every.is_finite() && cfg.cut_every >= 0.0, "scheme.cut_every", || {
-        format!("must be a number of RTTs >= 0, got {}", cfg.cut_every)
+    ensure((0.0..=MAX_SETTING).contains(&cfg.cut_every), "scheme.cut_every", || {
+        format!("must be a number of RTTs from 0 to {MAX_SETTING}, got {}", cfg.cut_every)
     })?;
-    ensure(cfg.q_star.is_finite() && cfg.q_star > 0.0, "scheme.q_star", || {
-        "must be a positive number of packets".into()
+    ensure(cfg.q_star > 0.0 && cfg.q_star <= MAX_SETTING, "scheme.q_star", || {
+        format!("must be a positive number of packets, at most {MAX_SETTING}, got {}", cfg.q_star)
     })?;
     super::check_fraction("epsilon", cfg.epsilon)?;
-    for name in cfg.cc.keys() {
-        ensure(Objective::parse(name).is_some(), &format!("scheme.cc.{name}"), || {
-            "expected a class: LS, DS or CS".into()
-        })?;
+    for (name, cc) in &cfg.cc {
+        let key = format!("scheme.cc.{name}");
+        ensure(Objective::parse(name).is_some(), &key, || "expected a class: LS, DS or CS".into())?;
+        cc.validate().map_err(|m| crate::transport::config::cc_error(&key, &m))?;
     }
-    ensure(
-        cfg.remark_threshold.is_finite() && cfg.remark_threshold >= 0.0,
-        "scheme.remark_threshold",
-        || format!("must be a number of packets >= 0, got {}", cfg.remark_threshold),
-    )?;
-    ensure(cfg.min_increase.is_finite() && cfg.min_increase >= 0.0, "scheme.min_increase", || {
-        format!("must be a number of segments per RTT >= 0, got {}", cfg.min_increase)
+    ensure((0.0..=MAX_SETTING).contains(&cfg.remark_threshold), "scheme.remark_threshold", || {
+        format!("must be a number of packets from 0 to {MAX_SETTING}, got {}", cfg.remark_threshold)
+    })?;
+    ensure((0.0..=MAX_SETTING).contains(&cfg.min_increase), "scheme.min_increase", || {
+        format!(
+            "must be a number of segments per RTT from 0 to {MAX_SETTING}, got {}",
+            cfg.min_increase
+        )
     })?;
     ensure(cfg.report_header >= 1 && cfg.feedback_bytes >= 1, "scheme.report_header", || {
         "report_header and feedback_bytes must be at least 1 byte".into()
     })?;
+    super::check_message_bytes(&[
+        ("report_header", cfg.report_header),
+        ("report_entry", cfg.report_entry),
+        ("feedback_bytes", cfg.feedback_bytes),
+    ])?;
     Ok(Box::new(Scc { cfg, ..Scc::default() }))
 }
 
 /// How a FIFO tunnel (`in_tunnel = false`) is built (`scheme.fifo`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FifoModel {
     /// One packet queue per tunnel at its source host, served in arrival order at R_t.
@@ -703,6 +715,28 @@ fn next_tick(now: Time, cycle: Time) -> Time {
 }
 
 impl Scheme for Scc {
+    /// A weight for a tenant no flow has would be silently unused: refused.
+    fn check_tenants(&self, tenants: &[String]) -> Result<()> {
+        for name in self.cfg.weights.keys() {
+            let tenant = name.rsplit_once('/').map_or(name.as_str(), |(t, _)| t);
+            if tenants.iter().any(|t| t == tenant) {
+                continue;
+            }
+            let known: Vec<&str> = tenants.iter().map(String::as_str).collect();
+            let hint = crate::config::suggest::nearest(tenant, known.iter().copied())
+                .map(|s| format!("did you mean \"{s}\"? "))
+                .unwrap_or_default();
+            return Err(crate::error::config_err(
+                format!("scheme.weights.{name}"),
+                format!(
+                    "no flow has tenant \"{tenant}\"; {hint}the run's tenants are {}",
+                    crate::config::one_of(&known)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// TCP with its class's controller, its window on, capped at the tunnel's share;
     /// ECN-capable (the underlay's marks, which the receiving shim clears, and its re-marks).
     fn transport(&self, def: &crate::workload::flow::FlowDef) -> SchemeTransport {

@@ -3,7 +3,7 @@
 //!
 //! - **The paper's law** (`paper`, the default; `weighted_dctcp` is another name for it).
 //!   Eq. 1, R ← (1 + W_t) R without congestion, and eq. 2, R ← (1 − α W_t) R with it,
-//!   "similar to Seawall, [mimicking] the DCTCP behaviour". **Our reading**, the one under
+//!   "similar to Seawall, \[mimicking\] the DCTCP behaviour". **Our reading**, the one under
 //!   which weights give proportional shares: eq. 1 is DCTCP's increase of one segment per
 //!   RTT, weighted: per RTT the window w grows by the factor (1 + W_t / w), i.e. by W_t
 //!   segments (spread over the feedback periods); eq. 2 is DCTCP's cut, w ← (1 − α/2) w, α
@@ -35,7 +35,7 @@
 //!   weights sum to W_d.
 
 /// How a tunnel's rate follows its feedback (`scheme.ucc`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UccMode {
     #[serde(alias = "weighted_dctcp")]

@@ -67,7 +67,10 @@ impl Default for BbrConfig {
 impl BbrConfig {
     pub fn validate(&self) -> Result<(), String> {
         if !(self.high_gain.is_finite() && self.high_gain > 1.0 && self.high_gain <= 10.0) {
-            return Err(format!("high_gain: must be above 1 and at most 10, got {}", self.high_gain));
+            return Err(format!(
+                "high_gain: must be above 1 and at most 10, got {}",
+                self.high_gain
+            ));
         }
         if !(self.cwnd_gain.is_finite() && self.cwnd_gain >= 1.0 && self.cwnd_gain <= 10.0) {
             return Err(format!("cwnd_gain: must be between 1 and 10, got {}", self.cwnd_gain));
@@ -159,7 +162,8 @@ impl Bbr {
     fn inflight(&self, gain: f64, mss: u64) -> u64 {
         let Some(rtt) = self.min_rtt else { return INITIAL_BDP_SEGMENTS * mss };
         let bdp = self.btl_bw() * rtt.0 as f64 / 1e12;
-        let extra = 3 * mss + if self.mode == Mode::ProbeBw && self.cycle_index == 0 { 2 * mss } else { 0 };
+        let extra =
+            3 * mss + if self.mode == Mode::ProbeBw && self.cycle_index == 0 { 2 * mss } else { 0 };
         ((gain * bdp) / mss as f64).ceil() as u64 * mss + extra
     }
 
@@ -188,7 +192,9 @@ impl Bbr {
     }
 
     fn expire_bw(&mut self) {
-        while self.bw_samples.len() > 1 && self.bw_samples.front().is_some_and(|s| s.0 + self.cfg.bw_rounds <= self.round) {
+        while self.bw_samples.len() > 1
+            && self.bw_samples.front().is_some_and(|s| s.0 + self.cfg.bw_rounds <= self.round)
+        {
             self.bw_samples.pop_front();
         }
     }
@@ -233,7 +239,8 @@ impl Bbr {
         if self.mode != Mode::ProbeBw {
             return;
         }
-        let full_length = self.min_rtt.is_some_and(|r| ack.now.saturating_sub(self.cycle_stamp) > r);
+        let full_length =
+            self.min_rtt.is_some_and(|r| ack.now.saturating_sub(self.cycle_stamp) > r);
         let gain = self.pacing_gain;
         let next = if gain > 1.0 {
             full_length && (ack.lost || ack.prior_in_flight >= self.inflight(gain, mss))
@@ -291,7 +298,11 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self, st: &CcState) {
-        self.prior_cwnd = if self.was_in_recovery || self.mode == Mode::ProbeRtt { self.prior_cwnd.max(st.cwnd) } else { st.cwnd };
+        self.prior_cwnd = if self.was_in_recovery || self.mode == Mode::ProbeRtt {
+            self.prior_cwnd.max(st.cwnd)
+        } else {
+            st.cwnd
+        };
     }
 
     /// The pacing rate before the first bandwidth sample: `high_gain * cwnd / rtt`, 1 % below
@@ -323,7 +334,8 @@ impl Bbr {
         let mut conservation = false;
         if ack.in_recovery && !self.was_in_recovery {
             self.packet_conservation = true;
-            self.next_round_delivered = ack.rate.map_or(self.next_round_delivered, |r| r.delivered_total);
+            self.next_round_delivered =
+                ack.rate.map_or(self.next_round_delivered, |r| r.delivered_total);
             st.cwnd = ack.in_flight + acked;
         } else if !ack.in_recovery && self.was_in_recovery {
             st.cwnd = st.cwnd.max(self.prior_cwnd);
@@ -341,7 +353,9 @@ impl Bbr {
             let target = self.inflight(self.cwnd_gain, mss);
             if self.filled_pipe {
                 st.cwnd = (st.cwnd + acked).min(target);
-            } else if st.cwnd < target || ack.rate.is_some_and(|r| r.delivered_total < INITIAL_BDP_SEGMENTS * mss) {
+            } else if st.cwnd < target
+                || ack.rate.is_some_and(|r| r.delivered_total < INITIAL_BDP_SEGMENTS * mss)
+            {
                 st.cwnd += acked;
             }
         }
@@ -409,7 +423,6 @@ impl CongestionControl for Bbr {
         self.set_cwnd(st, ack);
     }
 }
-
 
 impl Controller for Bbr {
     type Config = BbrConfig;
@@ -492,7 +505,14 @@ mod tests {
         }
 
         /// [`Self::ack`] with `prior_in_flight` bytes out before the ACK and `in_flight` after.
-        fn ack_after(&mut self, bw: f64, prior_in_flight: u64, in_flight: u64, in_recovery: bool, new_round: bool) {
+        fn ack_after(
+            &mut self,
+            bw: f64,
+            prior_in_flight: u64,
+            in_flight: u64,
+            in_recovery: bool,
+            new_round: bool,
+        ) {
             self.now = self.now + us(RTT_US + 1);
             let prior = if new_round { self.delivered } else { self.delivered.saturating_sub(1) };
             let newly = (bw * RTT_US as f64 / 1e6) as u64;
@@ -507,7 +527,16 @@ mod tests {
                 newly_delivered: newly,
                 rtt: Some(us(RTT_US)),
             };
-            let info = AckInfo { now: self.now, in_flight, prior_in_flight, in_recovery, lost: in_recovery, lost_bytes: 0, srtt: Some(us(RTT_US)), rate: Some(rate) };
+            let info = AckInfo {
+                now: self.now,
+                in_flight,
+                prior_in_flight,
+                in_recovery,
+                lost: in_recovery,
+                lost_bytes: 0,
+                srtt: Some(us(RTT_US)),
+                rate: Some(rate),
+            };
             self.bbr.on_rate_sample(&mut self.st, &info);
         }
 
@@ -624,11 +653,15 @@ mod tests {
             p.round(1e8, 4 * MSS);
         }
         let held = p.now - start;
-        assert!(held >= Time::from_ms(200) && held < Time::from_ms(200) + us(3 * RTT_US), "{held:?}");
+        assert!(
+            held >= Time::from_ms(200) && held < Time::from_ms(200) + us(3 * RTT_US),
+            "{held:?}"
+        );
         assert_eq!(p.bbr.mode(), Mode::ProbeBw);
         // The window before ProbeRTT comes back, capped by the target of the phase ProbeBW
         // starts in (as Linux: restored, then `min(cwnd + acked, target)`).
-        let target = 2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
+        let target =
+            2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
         assert_eq!(p.st.cwnd, before.min(target));
     }
 
@@ -657,20 +690,24 @@ mod tests {
             p.bbr.full_bw_rounds = 0;
         }
         assert_eq!(seen[1], 0, "never the 3/4 phase");
-        assert!(seen.iter().enumerate().all(|(i, &n)| i == 1 || (60..=140).contains(&n)), "{seen:?}");
+        assert!(
+            seen.iter().enumerate().all(|(i, &n)| i == 1 || (60..=140).contains(&n)),
+            "{seen:?}"
+        );
         // The same stream gives the same phases; another flow's stream others.
         let phases = |k: u64| {
             let mut p = Path::seeded(k);
-            (0..8).map(|_| {
-                drained(&mut p);
-                let i = p.bbr.cycle_index;
-                p.bbr.mode = Mode::Startup;
-                p.bbr.filled_pipe = false;
-                p.bbr.full_bw = 0.0;
-                p.bbr.full_bw_rounds = 0;
-                i
-            })
-            .collect::<Vec<_>>()
+            (0..8)
+                .map(|_| {
+                    drained(&mut p);
+                    let i = p.bbr.cycle_index;
+                    p.bbr.mode = Mode::Startup;
+                    p.bbr.filled_pipe = false;
+                    p.bbr.full_bw = 0.0;
+                    p.bbr.full_bw_rounds = 0;
+                    i
+                })
+                .collect::<Vec<_>>()
         };
         assert_eq!(phases(3), first[..8]);
         assert_ne!(phases(3), phases(4));
@@ -759,7 +796,8 @@ mod tests {
         // the target of the current phase then caps (as Linux).
         p.ack(1e8, 2 * MSS, true, true);
         p.ack(1e8, Path::bdp(1e8), false, true);
-        let target = 2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
+        let target =
+            2 * Path::bdp(1e8) + 3 * MSS + if p.bbr.pacing_gain() == 1.25 { 2 * MSS } else { 0 };
         assert_eq!(p.st.cwnd, before.min(target), "the window before recovery comes back");
         // A timeout leaves one segment.
         p.bbr.on_timeout(&mut p.st, before, p.now);

@@ -212,7 +212,6 @@ pub fn cbrt(x: f64) -> f64 {
     y * f64::from_bits(((q + q_bias + 1023) as u64) << 52)
 }
 
-
 impl Controller for Cubic {
     type Config = CubicConfig;
     fn new(cfg: &CubicConfig) -> Cubic {

@@ -36,9 +36,14 @@ impl Default for D2tcpConfig {
 
 impl D2tcpConfig {
     pub fn validate(&self) -> Result<(), String> {
-        DctcpConfig { g: self.g, initial_alpha: self.initial_alpha, ..DctcpConfig::default() }.validate().map_err(|e| e.replace("dctcp", "d2tcp"))?;
+        DctcpConfig { g: self.g, initial_alpha: self.initial_alpha, ..DctcpConfig::default() }
+            .validate()
+            .map_err(|e| e.replace("dctcp", "d2tcp"))?;
         if !(self.d_min > 0.0 && self.d_min <= 1.0 && self.d_max >= 1.0 && self.d_max.is_finite()) {
-            return Err(format!("d2tcp: need 0 < d_min <= 1 <= d_max, got d_min {} and d_max {}", self.d_min, self.d_max));
+            return Err(format!(
+                "d2tcp: need 0 < d_min <= 1 <= d_max, got d_min {} and d_max {}",
+                self.d_min, self.d_max
+            ));
         }
         Ok(())
     }
@@ -96,12 +101,15 @@ impl CongestionControl for D2tcp {
     }
 }
 
-
 impl Controller for D2tcp {
     type Config = D2tcpConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &D2tcpConfig) -> D2tcp {
-        let dctcp = Dctcp::new(&DctcpConfig { g: cfg.g, initial_alpha: cfg.initial_alpha, ..DctcpConfig::default() });
+        let dctcp = Dctcp::new(&DctcpConfig {
+            g: cfg.g,
+            initial_alpha: cfg.initial_alpha,
+            ..DctcpConfig::default()
+        });
         D2tcp { cfg: cfg.clone(), dctcp, size: None, deadline: None, snd_una: 0, srtt: Time::ZERO }
     }
     fn validate(cfg: &D2tcpConfig) -> Result<(), String> {
@@ -118,7 +126,8 @@ mod tests {
     /// A D2TCP flow of `size` bytes due at `deadline_us`, with srtt 100 us, `acked` bytes
     /// acknowledged and α = `alpha` (a fully marked first window at g = 1 sets it).
     fn flow(size: u64, deadline_us: Option<u64>, acked: u64, alpha: f64) -> D2tcp {
-        let mut cc = D2tcp::new(&D2tcpConfig { g: 1.0, initial_alpha: alpha, ..D2tcpConfig::default() });
+        let mut cc =
+            D2tcp::new(&D2tcpConfig { g: 1.0, initial_alpha: alpha, ..D2tcpConfig::default() });
         cc.on_flow(Some(size), deadline_us.map(Time::from_us));
         let mut st = CcState::new(MSS, 10);
         cc.on_ack(&mut st, 0, Time::ZERO, Time::from_us(100));

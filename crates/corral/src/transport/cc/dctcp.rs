@@ -56,7 +56,10 @@ impl DctcpConfig {
             return Err(format!("dctcp: g must be in (0, 1], got {}", self.g));
         }
         if self.min_window < 1 {
-            return Err(format!("dctcp: min_window must be at least 1 segment, got {}", self.min_window));
+            return Err(format!(
+                "dctcp: min_window must be at least 1 segment, got {}",
+                self.min_window
+            ));
         }
         if !(0.0..=1.0).contains(&self.initial_alpha) {
             return Err(format!(
@@ -289,7 +292,11 @@ mod tests {
             cc.alpha = alpha;
             assert!(cc.on_ecn(&mut st, segs * MSS, Time::ZERO));
             // The window itself is the sender's reduction's to move.
-            assert_eq!((st.cwnd, st.ssthresh), (segs * MSS, expect), "alpha {alpha}, {segs} segments");
+            assert_eq!(
+                (st.cwnd, st.ssthresh),
+                (segs * MSS, expect),
+                "alpha {alpha}, {segs} segments"
+            );
         }
         // ns-3's rule: no floor but the one segment a window needs.
         let mut cc = Dctcp::new(&DctcpConfig { min_window: 1, ..DctcpConfig::default() });

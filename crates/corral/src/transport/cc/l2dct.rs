@@ -34,18 +34,33 @@ pub struct L2dctConfig {
 impl Default for L2dctConfig {
     fn default() -> L2dctConfig {
         let dctcp = DctcpConfig::default();
-        L2dctConfig { g: dctcp.g, initial_alpha: dctcp.initial_alpha, w_max: 2.5, w_min: 0.125, short: 200_000, long: 1_000_000 }
+        L2dctConfig {
+            g: dctcp.g,
+            initial_alpha: dctcp.initial_alpha,
+            w_max: 2.5,
+            w_min: 0.125,
+            short: 200_000,
+            long: 1_000_000,
+        }
     }
 }
 
 impl L2dctConfig {
     pub fn validate(&self) -> Result<(), String> {
-        DctcpConfig { g: self.g, initial_alpha: self.initial_alpha, ..DctcpConfig::default() }.validate().map_err(|e| e.replace("dctcp", "l2dct"))?;
+        DctcpConfig { g: self.g, initial_alpha: self.initial_alpha, ..DctcpConfig::default() }
+            .validate()
+            .map_err(|e| e.replace("dctcp", "l2dct"))?;
         if !(self.w_min > 0.0 && self.w_min <= self.w_max && self.w_max.is_finite()) {
-            return Err(format!("l2dct: need 0 < w_min <= w_max, got w_min {} and w_max {}", self.w_min, self.w_max));
+            return Err(format!(
+                "l2dct: need 0 < w_min <= w_max, got w_min {} and w_max {}",
+                self.w_min, self.w_max
+            ));
         }
         if self.short >= self.long {
-            return Err(format!("l2dct: short ({}) must be below long ({})", self.short, self.long));
+            return Err(format!(
+                "l2dct: short ({}) must be below long ({})",
+                self.short, self.long
+            ));
         }
         Ok(())
     }
@@ -106,12 +121,15 @@ impl CongestionControl for L2dct {
     }
 }
 
-
 impl Controller for L2dct {
     type Config = L2dctConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &L2dctConfig) -> L2dct {
-        let dctcp = Dctcp::new(&DctcpConfig { g: cfg.g, initial_alpha: cfg.initial_alpha, ..DctcpConfig::default() });
+        let dctcp = Dctcp::new(&DctcpConfig {
+            g: cfg.g,
+            initial_alpha: cfg.initial_alpha,
+            ..DctcpConfig::default()
+        });
         L2dct { cfg: cfg.clone(), dctcp, sent: 0, carry: 0.0 }
     }
     fn validate(cfg: &L2dctConfig) -> Result<(), String> {
@@ -128,7 +146,10 @@ mod tests {
     #[test]
     fn the_weight_falls_from_w_max_to_w_min() {
         let c = L2dctConfig::default();
-        assert_eq!((c.weight(0), c.weight(200_000), c.weight(1_000_000), c.weight(50_000_000)), (2.5, 2.5, 0.125, 0.125));
+        assert_eq!(
+            (c.weight(0), c.weight(200_000), c.weight(1_000_000), c.weight(50_000_000)),
+            (2.5, 2.5, 0.125, 0.125)
+        );
         assert!((c.weight(600_000) - (2.5 + 0.125) / 2.0).abs() < 1e-12, "halfway: the mean");
     }
 
@@ -156,7 +177,9 @@ mod tests {
     // long one (carried over windows: 8 windows add one MSS); slow start is Reno's.
     #[test]
     fn growth_scales_with_the_weight() {
-        for (sent, windows, expect) in [(0u64, 1, 2_500u64), (5_000_000, 1, 125), (5_000_000, 8, 1_000)] {
+        for (sent, windows, expect) in
+            [(0u64, 1, 2_500u64), (5_000_000, 1, 125), (5_000_000, 8, 1_000)]
+        {
             let mut cc = with_sent(sent, 0.0);
             let mut st = CcState::new(MSS, 10);
             st.ssthresh = st.cwnd;

@@ -324,7 +324,7 @@ impl Cc {
 
 /// One congestion controller as a scenario names it: `transport.cc = "<name>"`, or a table
 /// `{ kind = "<name>", ... }` of its [`Controller::Config`]. Each controller file implements it,
-/// and the [`controllers!`] list below is the one place the set of controllers is written: a
+/// and the `controllers!` list below is the one place the set of controllers is written: a
 /// new controller is its file and one line there.
 pub trait Controller: CongestionControl + Clone + std::fmt::Debug {
     /// Its settings; [`NoSettings`] for a controller without any.
@@ -346,20 +346,27 @@ pub trait Controller: CongestionControl + Clone + std::fmt::Debug {
 
 pub use crate::config::NoSettings;
 
+pub mod bbr;
+pub mod cubic;
+pub mod d2tcp;
+pub mod dctcp;
+pub mod l2dct;
+pub mod newreno;
+pub mod pfabric;
+
 /// Declares the controllers: for each, its name in scenarios, its variant in [`CcConfig`] and
-/// [`AnyCc`], and its file and type (`, boxed` keeps a large controller off the sender's
-/// inline state). Declares each file's module and generates the config enum, its parser and
-/// queries, the list of names, and the closed dispatch enum of the per-packet path: a new
-/// controller is its file and one line in the list.
+/// [`AnyCc`], and its type (`, boxed` keeps a large controller off the sender's inline
+/// state). Generates the config enum, its parser and queries, the list of names, and the
+/// closed dispatch enum of the per-packet path: a new controller is its file (declared
+/// above as a plain module, which `cargo fmt` sees) and one line in the list.
 macro_rules! controllers {
-    ($($(#[$attr:meta])* $name:literal => $variant:ident($module:ident :: $kind:ident $(, $boxed:ident)?)),* $(,)?) => {
-        $($(#[$attr])* pub mod $module;)*
+    ($($(#[$attr:meta])* $name:literal => $variant:ident($kind:ty $(, $boxed:ident)?)),* $(,)?) => {
 
         /// Which controller a flow uses, with its settings (scenario key `transport.cc`).
         #[derive(Clone, Debug, Serialize, PartialEq)]
         #[serde(tag = "kind")]
         pub enum CcConfig {
-            $($(#[$attr])* #[serde(rename = $name)] $variant(<$module::$kind as Controller>::Config),)*
+            $($(#[$attr])* #[serde(rename = $name)] $variant(<$kind as Controller>::Config),)*
         }
 
         /// The controllers' names, in declaration order.
@@ -379,28 +386,28 @@ macro_rules! controllers {
 
             /// Checks the controller's settings.
             pub fn validate(&self) -> Result<(), String> {
-                match self { $($(#[$attr])* CcConfig::$variant(c) => <$module::$kind as Controller>::validate(c),)* }
+                match self { $($(#[$attr])* CcConfig::$variant(c) => <$kind as Controller>::validate(c),)* }
             }
 
             /// [`Controller::ACCURATE_ECN`] of the chosen controller.
             pub fn accurate_ecn(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$module::$kind as Controller>::ACCURATE_ECN,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Controller>::ACCURATE_ECN,)* }
             }
 
             /// [`Controller::SIZE_PRIORITY`] of the chosen controller.
             pub fn size_priority(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$module::$kind as Controller>::SIZE_PRIORITY,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Controller>::SIZE_PRIORITY,)* }
             }
 
             /// [`Controller::RATE_SAMPLES`] of the chosen controller.
             pub fn uses_rate_samples(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$module::$kind as Controller>::RATE_SAMPLES,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Controller>::RATE_SAMPLES,)* }
             }
 
             /// The controller, with its initial window of `initial_window` segments of `mss`
             /// bytes.
             pub fn build(&self, mss: u64, initial_window: u64) -> Cc {
-                let kind = match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$module::$kind as Controller>::new(c))),)* };
+                let kind = match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$kind as Controller>::new(c))),)* };
                 Cc { st: CcState::new(mss, initial_window), kind }
             }
         }
@@ -408,7 +415,7 @@ macro_rules! controllers {
         /// Closed set of controllers for static dispatch on the per-packet path.
         #[derive(Clone, Debug)]
         pub enum AnyCc {
-            $($(#[$attr])* $variant(controllers!(@type $module::$kind $(, $boxed)?)),)*
+            $($(#[$attr])* $variant(controllers!(@type $kind $(, $boxed)?)),)*
         }
 
         impl CongestionControl for AnyCc {
@@ -471,7 +478,7 @@ controllers! {
     "pfabric" => Pfabric(pfabric::Pfabric),
     "bbr" => Bbr(bbr::Bbr, boxed),
     #[cfg(test)]
-    "toy" => Toy(toy::Toy),
+    "toy" => Toy(crate::tests::toy_controller::Toy),
 }
 
 /// `cc = "cubic"` or `cc = { kind = "cubic", beta = 0.8 }`.

@@ -9,7 +9,6 @@ pub struct NewReno;
 
 impl CongestionControl for NewReno {}
 
-
 impl super::Controller for NewReno {
     type Config = super::NoSettings;
     fn new(_cfg: &super::NoSettings) -> NewReno {

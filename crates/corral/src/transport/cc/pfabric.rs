@@ -45,7 +45,6 @@ impl CongestionControl for Pfabric {
     }
 }
 
-
 impl super::Controller for Pfabric {
     type Config = super::NoSettings;
     const SIZE_PRIORITY: bool = true;

@@ -2,6 +2,16 @@
 //! controller, fast retransmit and fast recovery, retransmission
 //! timeouts with go-back-N (RFC 6298 section 5, RFC 5681 section 3.1), and ECN reaction at
 //! most once per window of data with CWR on the next new segment (RFC 3168 section 6.1.2).
+//! A sans-I/O state machine: it takes time and ACKs and returns the segments to send.
+//!
+//! The window is the controller's ([`super::cc::Cc`]): the sender reads it, and loss
+//! recovery asks for the window it wants in one place (`recovery.rs`,
+//! [`super::cc::CongestionControl::on_recovery_window`]). Its parts, one file each: `loss.rs`
+//! (how loss is detected, chosen once when the sender is built), `send.rs` (`emit`, the one
+//! place a segment leaves, and the paths that call it), `ack.rs` (an ACK in named phases),
+//! `recovery.rs` (fast recovery, the windows it asks for, the RTO), `tlp.rs` (RACK-TLP's
+//! timers and loss probe), `pacer.rs` (the pacing clock and an explicit rate's token
+//! bucket), `timers.rs` and `limit.rs` (size, receive window, host credit).
 //!
 //! On ECN-Echo the controller sets ssthresh and the window comes down to it as
 //! `transport.ecn_response` says: at once by default (`instant`, RFC 3168's text), or with
@@ -47,26 +57,29 @@
 //! instead of (or, with `window = true`, as well as) the congestion window; the scheme that
 //! manages them sets the rate. Loss recovery is the same.
 
-use super::cc::{AckInfo, Cc, CcConfig};
+use super::cc::{Cc, CcConfig};
 use super::config::{EcnResponse, Recovery, SsthreshRule};
-use super::delivery_rate::{DeliveryRate, RateSample};
+use super::delivery_rate::DeliveryRate;
 use super::prr::Prr;
-use super::rack::{RackTlp, TlpOutcome};
 use super::rate::{RateLimit, TokenBucket, Window};
 use super::rtt::RttEstimator;
-use super::sack::NextSeg;
 use super::TcpConfig;
 use crate::sim::rng::Rng;
 use crate::units::Time;
 use limit::SendLimit;
-use loss::{LossDetection, Outstanding, SackState};
+use loss::{LossDetection, Outstanding};
 use pacer::Pacer;
+use send::Why;
 use timers::Timers;
 
+mod ack;
 mod limit;
 mod loss;
 mod pacer;
+mod recovery;
+mod send;
 mod timers;
+mod tlp;
 
 /// A segment the sender asks to put on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,55 +89,6 @@ pub struct Segment {
     pub retransmit: bool,
     /// Congestion Window Reduced: the sender has reacted to ECN-Echo.
     pub cwr: bool,
-}
-
-/// What an ACK reported (phase 1 of [`TcpSender::on_ack`]), for the phases after it.
-#[derive(Clone, Copy, Debug)]
-struct AckSeen {
-    /// RFC 6937 DeliveredData: the change in `snd_una` plus the change in SACKed bytes.
-    delivered: u64,
-    /// It advanced `snd_una`.
-    advanced: bool,
-    /// Its delivery rate sample (a controller that reads them only).
-    rate: Option<RateSample>,
-    /// What it means for an outstanding tail loss probe.
-    tlp: TlpOutcome,
-    /// The pipe before it (a controller that reads rate samples only, else 0).
-    prior_in_flight: u64,
-    /// The sender was in recovery before it.
-    was_in_recovery: bool,
-}
-
-/// A step of loss recovery that sets the window ([`TcpSender::recovery_window`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    /// Recovery starts (RFC 6675 with SACK, else NewReno's).
-    Enter { sack: bool },
-    /// A duplicate ACK in NewReno's recovery.
-    DupAck,
-    /// A partial ACK in NewReno's recovery acked `acked` bytes.
-    PartialAck { acked: u64 },
-    /// PRR's window for an ACK of a SACK recovery: the pipe and what PRR lets go.
-    Prr { pipe: u64, sndcnt: u64 },
-    /// A full ACK ends recovery (`prr`: a PRR recovery).
-    Exit { prr: bool },
-    /// An ECN reduction brings cwnd to ssthresh: at once (`transport.ecn_response =
-    /// "instant"`) or at the end of the CWR round trip.
-    EcnReduced,
-}
-
-/// Why a segment leaves, which decides the bookkeeping of [`TcpSender::emit`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Why {
-    /// The next segment in sequence at `snd_nxt`: new data (in a SACK recovery too) or
-    /// go-back-N's resending after a timeout. It moves `snd_nxt` and takes a host credit.
-    Next,
-    /// A loss repair below `snd_max`: a fast retransmission, a partial ACK's, a SACK hole's
-    /// or the rescue retransmission. Outside the host's credit.
-    Repair,
-    /// A tail loss probe (RFC 8985 section 7.3), new data or the last segment again: outside
-    /// the host's credit and the pacing clock.
-    Probe,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -192,32 +156,75 @@ pub struct TcpSender {
     pub stats: SenderStats,
 }
 
+/// What one flow's sender is built from besides `[transport]` (`world/make_flow.rs` fills it
+/// from the flow's transport or the scheme that manages it).
+#[derive(Clone, Debug)]
+pub struct SenderSetup<'a> {
+    /// Its congestion controller.
+    pub cc: &'a CcConfig,
+    /// It negotiates ECN.
+    pub ecn: bool,
+    /// The explicit rate that limits it, if a scheme sets one.
+    pub rate: Option<RateLimit>,
+    /// Bytes to send (`None`: unbounded).
+    pub size: Option<u64>,
+    /// The duplicate-ACK threshold of fast retransmit (at least 1). A transport that sprays
+    /// packets over paths of different queues raises it above `transport.dupthresh` to
+    /// tolerate reordering; such a sender detects loss by SACK and duplicate ACKs, not by
+    /// RACK: RACK's reordering window (a quarter of the minimum RTT, without D-SACK to widen
+    /// it) is shorter than spraying's reordering.
+    pub dupthresh: u32,
+    /// The flow's absolute deadline, for its controller (D2TCP).
+    pub deadline: Option<Time>,
+    /// The flow's own random stream for its controller (BBR draws its ProbeBW phase from it).
+    pub rng: Option<Rng>,
+}
+
+impl<'a> SenderSetup<'a> {
+    /// A plain TCP flow of `size` bytes as `[transport]` sets it up.
+    pub fn tcp(cfg: &'a TcpConfig, size: Option<u64>) -> SenderSetup<'a> {
+        SenderSetup {
+            cc: &cfg.cc,
+            ecn: cfg.ecn,
+            rate: None,
+            size,
+            dupthresh: cfg.dupthresh,
+            deadline: None,
+            rng: None,
+        }
+    }
+}
+
 impl TcpSender {
+    /// A plain TCP sender of `size` bytes ([`SenderSetup::tcp`]).
     pub fn new(cfg: &TcpConfig, size: Option<u64>) -> TcpSender {
-        Self::with(cfg, &cfg.cc, cfg.ecn, None, size)
+        Self::build(cfg, &SenderSetup::tcp(cfg, size))
     }
 
-    /// A sender with its own controller `cc` and ECN setting, optionally rate-limited.
-    pub fn with(
-        cfg: &TcpConfig,
-        cc: &CcConfig,
-        ecn: bool,
-        rate: Option<RateLimit>,
-        size: Option<u64>,
-    ) -> TcpSender {
+    /// The sender of one flow: everything it will do is chosen here, its controller (told
+    /// the flow's size and deadline, and given its random stream) and its loss detection
+    /// among them.
+    pub fn build(cfg: &TcpConfig, flow: &SenderSetup) -> TcpSender {
         let mss = cfg.mss as u64;
+        let (cc, rate, size) = (flow.cc, flow.rate, flow.size);
+        let spraying = flow.dupthresh > cfg.dupthresh.max(1);
+        let mut built = cc.build(mss, cfg.initial_window as u64);
+        built.on_flow(size, flow.deadline);
+        if let Some(rng) = flow.rng.clone() {
+            built.seed(rng);
+        }
         TcpSender {
             mss,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cc: cc.build(mss, cfg.initial_window as u64),
+            cc: built,
             dupacks: 0,
-            dupthresh: cfg.dupthresh.max(1),
+            dupthresh: flow.dupthresh.max(1),
             in_recovery: false,
             recover: None,
             partial_ack_seen: false,
-            ecn,
+            ecn: flow.ecn,
             ecn_recover: None,
             send_cwr: false,
             ecn_response: cfg.ecn_response,
@@ -246,7 +253,7 @@ impl TcpSender {
                 cfg.header as u64,
             ),
             retx_pending: false,
-            loss: LossDetection::new(cfg.sack, cfg.rack),
+            loss: LossDetection::new(cfg.sack, cfg.rack && !spraying),
             limited_transmit: cfg.limited_transmit,
             use_prr: cfg.recovery == Recovery::Prr,
             ssthresh_rule: cfg.ssthresh,
@@ -256,20 +263,6 @@ impl TcpSender {
             limited_bytes: 0,
             stats: SenderStats::default(),
         }
-    }
-
-    /// Sets the duplicate-ACK threshold of fast retransmit (at least 1); a transport that
-    /// sprays packets over paths of different queues raises it to tolerate reordering. Such a
-    /// sender detects loss by duplicate ACKs, not by RACK: RACK's reordering window (a quarter
-    /// of the minimum RTT, without D-SACK to widen it) is shorter than spraying's reordering.
-    pub fn set_dupthresh(&mut self, n: u32) {
-        if n > self.dupthresh {
-            if let LossDetection::Rack(s, _) = &mut self.loss {
-                self.loss = LossDetection::Sack(std::mem::take(s));
-            }
-            self.timers.stop_rack();
-        }
-        self.dupthresh = n.max(1);
     }
 
     /// The smoothed RTT (RFC 6298), once measured.
@@ -358,16 +351,6 @@ impl TcpSender {
         self.loss.pipe(self.outstanding()).expect("SACK is on")
     }
 
-    /// RFC 6675 `NextSeg`, when `cwnd - pipe` leaves room for a segment.
-    fn next_sack_segment(&self) -> Option<NextSeg> {
-        self.loss.next_seg(self.outstanding(), self.cc.window(), || self.new_data_fits())
-    }
-
-    /// The SACK state (SACK recovery only).
-    fn sack_state(&mut self) -> &mut SackState {
-        self.loss.sack_mut().expect("SACK is on")
-    }
-
     /// Whether a new segment is left to send and fits in the receive window.
     fn new_data_fits(&self) -> bool {
         let len = self.mss.min(self.limit.end().saturating_sub(self.snd_max));
@@ -424,117 +407,6 @@ impl TcpSender {
     /// reordering timer.
     pub fn timer_deadline(&self) -> Option<Time> {
         self.timers.earliest()
-    }
-
-    /// The timer of [`Self::timer_deadline`] fired at `now`: RACK's reordering timer looks
-    /// for losses again, the probe timeout sends a loss probe, the RTO times out.
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.timers.reorder.is_some_and(|d| d <= now) {
-            self.timers.reorder = None;
-            // A recovery the timer starts counts one segment delivered, as Linux's
-            // `tcp_rack_reo_timeout` does, so that PRR lets the retransmission go.
-            self.rack_detect_loss(now, self.mss, out);
-            self.send_available(now, out);
-            self.update_probe_timer(now, false);
-        } else if self.timers.probe.is_some_and(|d| d <= now) {
-            self.timers.probe = None;
-            self.send_loss_probe(now, out);
-        } else if self.timers.rto.is_some_and(|d| d <= now) {
-            self.on_rto(now, out);
-        }
-    }
-
-    /// RACK (RFC 8985 section 6.2 steps 4-5): marks what is lost and arms the reordering
-    /// timer; a loss found outside recovery starts one (on an ACK that delivered `delivered`).
-    /// Returns whether it marked a segment lost.
-    fn rack_detect_loss(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) -> u64 {
-        let Some(r) = self.loss.rack_mut() else { return 0 };
-        let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
-        let before = r.lost_bytes();
-        let (_, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
-        let marked = r.lost_bytes() - before;
-        self.timers.reorder = due;
-        if !self.in_recovery && r.lost_bytes() > 0 && self.may_enter_recovery() {
-            self.enter_fast_recovery(now, delivered, out);
-        }
-        marked
-    }
-
-    /// TLP (RFC 8985 section 7.2): arms the probe timeout while the connection is open (not
-    /// in recovery, no SACKed data, no probe outstanding, data in flight), restarting it when
-    /// `restart` (an ACK advanced snd_una); cancels it otherwise. It fires no later than the
-    /// RTO.
-    fn update_probe_timer(&mut self, now: Time, restart: bool) {
-        let Some(r) = self.loss.rack() else { return };
-        if self.in_recovery || self.rto_recovery || !r.may_probe() || !self.limit.window {
-            self.timers.probe = None;
-            return;
-        }
-        if restart || self.timers.probe.is_none() {
-            let at = now + r.pto(self.rtt.srtt(), self.timers.tlp_slack, self.timers.tlp_single);
-            self.timers.probe = Some(self.timers.rto.map_or(at, |rto| at.min(rto)));
-        }
-    }
-
-    /// RFC 8985 section 7.3: the probe timeout fired. Sends one new segment if there is one
-    /// the receive window allows (cwnd is not checked), else resends the highest segment
-    /// sent; then re-arms the RTO.
-    fn send_loss_probe(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let (seq, len) = if self.snd_nxt == self.snd_max && self.new_data_fits() {
-            (self.snd_max, self.mss.min(self.limit.end() - self.snd_max))
-        } else if let Some(last) = self.loss.rack().and_then(|r| r.last_segment()) {
-            last
-        } else {
-            return;
-        };
-        let retransmitted = seq < self.snd_max;
-        self.emit(now, seq, len, Why::Probe, out);
-        let end = self.snd_max;
-        self.rack_mut().on_probe(end, retransmitted);
-        self.stats.loss_probes += 1;
-        self.arm_timer(now);
-    }
-
-    fn rack_mut(&mut self) -> &mut RackTlp {
-        self.loss.rack_mut().expect("RACK-TLP is on")
-    }
-
-    /// Puts one segment on the wire: every segment the sender sends leaves through here. It
-    /// is a retransmission when it starts below `snd_max`, and carries CWR if it is new data
-    /// after an ECN reaction. RACK and the delivery rate estimator learn when it left, PRR
-    /// counts it (in a SACK recovery), and `why` says the rest: the next segment in sequence
-    /// moves `snd_nxt` and takes a host credit, a loss probe leaves outside the pacing clock.
-    #[inline]
-    fn emit(&mut self, now: Time, seq: u64, len: u64, why: Why, out: &mut Vec<Segment>) {
-        let retransmit = seq < self.snd_max;
-        let cwr = !retransmit && std::mem::take(&mut self.send_cwr);
-        out.push(Segment { seq, len: len as u32, retransmit, cwr });
-        if let Some(r) = self.loss.rack_mut() {
-            r.on_sent(seq, len, now);
-        }
-        if let Some(d) = &mut self.rate_samples {
-            d.on_sent(seq, len, now);
-        }
-        if let Some(p) = self.prr.as_mut().or(self.cwr.as_mut()) {
-            p.on_sent(len);
-        }
-        self.stats.segments_sent += 1;
-        self.stats.retransmits += retransmit as u64;
-        if !retransmit || why == Why::Next {
-            self.snd_nxt = seq + len;
-            self.snd_max = self.snd_max.max(self.snd_nxt);
-        }
-        if why == Why::Next {
-            self.limit.credit = self.limit.credit.saturating_sub(1);
-        }
-        if why != Why::Probe {
-            self.pace(now, len);
-        }
-    }
-
-    /// Gives this flow's random stream to its controller (BBR draws its ProbeBW phase from it).
-    pub fn seed_cc(&mut self, rng: Rng) {
-        self.cc.seed(rng);
     }
 
     /// Bytes in flight: the pipe (RACK's, or RFC 6675's with SACK), else snd_nxt - snd_una.
@@ -601,510 +473,6 @@ impl TcpSender {
     pub fn resume(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.send_available(now, out);
         self.update_probe_timer(now, false);
-    }
-
-    /// Sends new (or, after a timeout, resent) segments while the window allows.
-    fn send_available(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.sack_recovery() {
-            // NextSeg's rule 1 resends a paced-out fast retransmission.
-            self.retx_pending = false;
-            self.send_sack_recovery(now, out);
-            return;
-        }
-        if self.retx_pending && !self.paced_out(now) {
-            self.retx_pending = false;
-            if self.in_recovery && self.snd_una < self.snd_max {
-                self.retransmit_una(now, out);
-            }
-        }
-        let cwnd_end = self.snd_una.saturating_add(self.wnd());
-        let wnd = self.wnd() + self.limited_transmit_room();
-        let limit = self.limit.end();
-        while self.snd_nxt < limit && self.limit.credit > 0 && !self.paced_out(now) {
-            if self.snd_nxt < self.snd_max {
-                // Go-back-N after a timeout: the receiver holds what it SACKed.
-                if let Some((_, end)) = self.loss.sacked_block_at(self.snd_nxt) {
-                    self.snd_nxt = end;
-                    continue;
-                }
-            }
-            let len = self.mss.min(limit - self.snd_nxt);
-            if self.snd_nxt + len > self.snd_una.saturating_add(wnd) {
-                break;
-            }
-            if self.snd_nxt >= self.snd_max && self.snd_nxt + len > cwnd_end {
-                self.limited_bytes += len;
-            }
-            self.emit(now, self.snd_nxt, len, Why::Next, out);
-            if self.timers.rto.is_none() {
-                self.arm_timer(now);
-            }
-        }
-        if self.rate_samples.is_some() && self.snd_max >= limit && self.flight() < self.wnd() {
-            // Nothing more to send with room in the window: samples are application-limited.
-            self.rate_samples.as_deref_mut().expect("checked").note_app_limited();
-        }
-    }
-
-    /// RFC 6675 section 5 step (C): while `cwnd - pipe >= MSS`, sends what `NextSeg` picks.
-    /// New data uses the host's credit; retransmissions do not (as in NewReno recovery).
-    fn send_sack_recovery(&mut self, now: Time, out: &mut Vec<Segment>) {
-        while !self.paced_out(now) {
-            let (seq, len, why) = match self.next_sack_segment() {
-                None => break,
-                Some(NextSeg::New) => {
-                    if self.limit.credit == 0 {
-                        break;
-                    }
-                    (self.snd_max, self.mss.min(self.limit.end() - self.snd_max), Why::Next)
-                }
-                Some(NextSeg::Retransmit { seq, len }) => {
-                    self.sack_state().high_rxt = seq + len;
-                    if seq == self.snd_una {
-                        self.arm_timer(now);
-                    }
-                    (seq, len, Why::Repair)
-                }
-                Some(NextSeg::Rescue { seq, len }) => {
-                    self.sack_state().rescue_allowed = false;
-                    (seq, len, Why::Repair)
-                }
-            };
-            self.emit(now, seq, len, why, out);
-        }
-    }
-
-    /// PRR's window for this ACK of a SACK recovery (or, with `cwr`, of an ECN reduction)
-    /// that delivered `delivered` bytes (`safe`: it advanced `snd_una` and indicated no new
-    /// loss): `cwnd = pipe + sndcnt`, `sndcnt` rounded up to whole segments (RFC 6937 section
-    /// 3); unchanged when it delivered nothing.
-    fn prr_window(&mut self, delivered: u64, safe: bool, cwr: bool) {
-        let pipe = self.in_flight();
-        let episode = if cwr { &mut self.cwr } else { &mut self.prr };
-        if let Some(sndcnt) = episode.as_mut().and_then(|p| p.on_ack(delivered, pipe, safe)) {
-            self.recovery_window(Step::Prr { pipe, sndcnt });
-        }
-    }
-
-    /// Resends the first unacknowledged segment (fast retransmit, partial ACK), at once or,
-    /// when paced, at the next pacing slot (the latest request wins: it names the current
-    /// first hole).
-    fn retransmit_una(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.paced_out(now) {
-            self.retx_pending = true;
-            return;
-        }
-        let len = self.mss.min(self.limit.end() - self.snd_una);
-        self.emit(now, self.snd_una, len, Why::Repair, out);
-    }
-
-    /// Tells the controller the flow's absolute deadline (and its size), before anything is
-    /// sent (D2TCP reads both).
-    pub fn set_deadline(&mut self, deadline: Option<Time>) {
-        self.cc.on_flow(self.limit.size, deadline);
-    }
-
-    /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2): the controller sets
-    /// ssthresh, and the window comes down to it at once or over the next round trip
-    /// (`transport.ecn_response`). Returns whether it reacted.
-    fn react_to_ecn(&mut self, now: Time) -> bool {
-        if !self.limit.window
-            || self.in_recovery
-            || self.ecn_recover.is_some_and(|r| self.snd_una <= r)
-        {
-            return false;
-        }
-        let (flight, prior_cwnd) = (self.flight(), self.cc.window());
-        if self.cc.on_ecn(flight, now) {
-            match self.ecn_response {
-                EcnResponse::Instant => self.recovery_window(Step::EcnReduced),
-                EcnResponse::Cwr => {
-                    self.cwr = Some(Prr::start(self.cc.ssthresh(), prior_cwnd, self.mss));
-                }
-            }
-        }
-        self.ecn_recover = Some(self.snd_max);
-        self.send_cwr = true;
-        self.stats.ecn_cuts += 1;
-        true
-    }
-
-    /// Linux's CWR state ends on the ACK that passes the data sent before the echo
-    /// (`tcp_fastretrans_alert`: `snd_una` beyond `high_seq`): cwnd = ssthresh.
-    fn end_cwr_if_passed(&mut self) {
-        if self.cwr.is_some() && self.ecn_recover.is_some_and(|r| self.snd_una > r) {
-            self.cwr = None;
-            self.recovery_window(Step::EcnReduced);
-        }
-    }
-
-    /// Processes a cumulative ACK of `ack` carrying ECN-Echo `ece`, the echoed send timestamp
-    /// `ts_echo` and the SACK blocks `sack` (ignored without SACK); pushes any segments to
-    /// send onto `out`. In four phases: what the ACK reports ([`Self::take_in_ack`]), the
-    /// reaction to a new or a duplicate ACK ([`Self::on_new_ack`],
-    /// [`Self::on_duplicate_ack`]), the losses found after it ([`Self::losses_after_ack`]),
-    /// and the rate sample for a controller that reads them; then the sender sends what the
-    /// window allows.
-    pub fn on_ack(
-        &mut self,
-        now: Time,
-        ack: u64,
-        ece: bool,
-        ts_echo: Time,
-        sack: &[(u64, u64)],
-        out: &mut Vec<Segment>,
-    ) {
-        let ece = ece && self.ecn;
-        let ack = ack.min(self.snd_max);
-        let seen = self.take_in_ack(now, ack, ts_echo, sack);
-        let prr_due = if seen.advanced {
-            self.on_new_ack(now, ack, ece, ts_echo, seen.delivered, out)
-        } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_duplicate_ack(now, ece, seen.delivered, out)
-        } else {
-            false
-        };
-        let lost_bytes = self.losses_after_ack(now, &seen, prr_due, out);
-        let newly_lost = lost_bytes > 0;
-        if self.cwr.is_some() && !self.in_recovery {
-            // The ECN reduction's step for this ACK (Linux's `tcp_cwnd_reduction`).
-            self.prr_window(seen.delivered, seen.advanced && !newly_lost, true);
-        }
-        if self.rate_samples.is_some() {
-            let entered = self.in_recovery && !seen.was_in_recovery;
-            let lost = newly_lost || entered;
-            // Without RACK's marks, a recovery that starts counts its first segment lost.
-            let head =
-                if entered && !newly_lost { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
-            let info = AckInfo {
-                now,
-                in_flight: self.in_flight(),
-                prior_in_flight: seen.prior_in_flight,
-                in_recovery: self.in_recovery,
-                lost,
-                lost_bytes: lost_bytes + head,
-                srtt: self.rtt.srtt(),
-                rate: seen.rate,
-            };
-            self.cc.on_rate_sample(&info);
-        }
-        self.send_available(now, out);
-        self.update_probe_timer(now, seen.advanced);
-    }
-
-    /// Phase 1 of an ACK: the scoreboard, the delivery rate sample and RACK take in what it
-    /// reports, before `snd_una` moves.
-    fn take_in_ack(&mut self, now: Time, ack: u64, ts_echo: Time, sack: &[(u64, u64)]) -> AckSeen {
-        // What a controller that reads rate samples gets (BBR): the pipe before this ACK and
-        // whether it started a recovery.
-        let prior_in_flight = if self.rate_samples.is_some() { self.in_flight() } else { 0 };
-        let was_in_recovery = self.in_recovery;
-        // RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed bytes.
-        let sacked_before = self.loss.sacked_bytes();
-        let snd_max = self.snd_max;
-        if let Some(s) = self.loss.sack_mut() {
-            s.scoreboard.update(ack.max(self.snd_una), snd_max, sack);
-        }
-        let delivered = (ack.saturating_sub(self.snd_una) + self.loss.sacked_bytes())
-            .saturating_sub(sacked_before);
-        let rate =
-            self.rate_samples.as_mut().and_then(|d| d.on_ack(ack.max(self.snd_una), sack, now));
-        let mut tlp = TlpOutcome::None;
-        if let Some(r) = self.loss.rack_mut() {
-            r.on_ack(ack.max(self.snd_una), sack, now, ts_echo);
-            tlp = r.tlp_on_ack(ack, delivered == 0);
-        }
-        let advanced = ack > self.snd_una;
-        AckSeen { delivered, advanced, rate, tlp, prior_in_flight, was_in_recovery }
-    }
-
-    /// Phase 2 of an ACK that advances `snd_una`: RTT sample, the controller's feedback and
-    /// ECN reaction, then recovery's step or the window's growth, and the timer (restarted by
-    /// every such ACK, RFC 6298 5.3, but NewReno's "Impatient" variant). Returns whether PRR
-    /// sets the window for this ACK.
-    fn on_new_ack(
-        &mut self,
-        now: Time,
-        ack: u64,
-        ece: bool,
-        ts_echo: Time,
-        delivered: u64,
-        out: &mut Vec<Segment>,
-    ) -> bool {
-        let acked = ack - self.snd_una;
-        self.snd_una = ack;
-        self.snd_nxt = self.snd_nxt.max(ack);
-        self.rtt.sample(now.saturating_sub(ts_echo));
-        self.cc.on_feedback(delivered, ece, self.snd_una, self.snd_nxt);
-        self.end_cwr_if_passed();
-        let cut = ece && self.react_to_ecn(now);
-        let (prr_due, restart_timer) = if self.in_recovery {
-            self.recovery_ack(now, ack, acked, out)
-        } else {
-            self.dupacks = 0;
-            self.limited_bytes = 0;
-            if self.rto_recovery && self.recover.is_some_and(|r| ack >= r) {
-                self.rto_recovery = false;
-            }
-            if !cut && self.cwr.is_none() {
-                let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
-                self.cc.on_ack(acked, now, srtt);
-            }
-            (false, true)
-        };
-        if self.snd_una >= self.snd_max {
-            self.timers.rto = None;
-        } else if restart_timer {
-            self.arm_timer(now);
-        }
-        prr_due
-    }
-
-    /// An ACK of `acked` new bytes in fast recovery: a full ACK ends it; in a SACK recovery
-    /// the pipe paces what follows (PRR's window is due); NewReno resends the next hole on a
-    /// partial ACK (RFC 6582 section 3.2 step 4). Returns whether PRR's window is due and
-    /// whether the ACK restarts the timer.
-    fn recovery_ack(
-        &mut self,
-        now: Time,
-        ack: u64,
-        acked: u64,
-        out: &mut Vec<Segment>,
-    ) -> (bool, bool) {
-        if self.recover.is_some_and(|r| ack >= r) {
-            let prr = self.prr.take().is_some();
-            self.recovery_window(Step::Exit { prr });
-            self.in_recovery = false;
-            self.retx_pending = false;
-            self.dupacks = 0;
-            self.cc.on_recovery_exit(now);
-            (false, true)
-        } else if self.loss.sack().is_some() {
-            // RFC 6675: the pipe, not an inflated window, paces recovery; every ACK that
-            // advances snd_una restarts the timer.
-            (true, true)
-        } else {
-            // Partial ACK (step 4): resend the next hole, deflate by the amount acked; only
-            // the first partial ACK restarts the timer.
-            self.retransmit_una(now, out);
-            self.recovery_window(Step::PartialAck { acked });
-            (false, !std::mem::replace(&mut self.partial_ack_seen, true))
-        }
-    }
-
-    /// Phase 2 of a duplicate ACK (with data outstanding): the controller's feedback and ECN
-    /// reaction; in recovery NewReno's inflation or PRR's window; outside, fast retransmit on
-    /// the `dupthresh`-th duplicate or when RFC 6675's `IsLost(snd_una)` holds (RACK's marks
-    /// decide instead when it is on). Returns whether PRR sets the window for this ACK.
-    fn on_duplicate_ack(
-        &mut self,
-        now: Time,
-        ece: bool,
-        delivered: u64,
-        out: &mut Vec<Segment>,
-    ) -> bool {
-        self.cc.on_feedback(delivered, ece, self.snd_una, self.snd_nxt);
-        if ece {
-            self.react_to_ecn(now);
-        }
-        self.dupacks += 1;
-        if self.in_recovery {
-            if self.loss.sack().is_some() {
-                return true;
-            }
-            self.recovery_window(Step::DupAck);
-        } else if self.loss.rack().is_none()
-            && self.may_enter_recovery()
-            && (self.dupacks == self.dupthresh || self.loss.head_is_lost(self.outstanding()))
-        {
-            self.enter_fast_recovery(now, delivered, out);
-        }
-        false
-    }
-
-    /// Phase 3 of an ACK: the reduction after a loss probe repaired a loss (RFC 8985 section
-    /// 7.4), RACK's loss detection (which may start a recovery, its entry setting PRR's window
-    /// for this ACK itself), then PRR's window if due. Returns the bytes RACK marked lost.
-    fn losses_after_ack(
-        &mut self,
-        now: Time,
-        seen: &AckSeen,
-        prr_due: bool,
-        out: &mut Vec<Segment>,
-    ) -> u64 {
-        if seen.tlp == TlpOutcome::Repaired && !self.in_recovery {
-            self.reduce_after_repaired_probe(now);
-        }
-        let lost_bytes = self.rack_detect_loss(now, seen.delivered, out);
-        let newly_lost = lost_bytes > 0;
-        // RFC 9937's SafeACK: snd_una advanced and no further loss was indicated (a loss RACK
-        // marked on this ACK; without RACK, RFC 6675's scoreboard infers losses on the fly
-        // and every ACK that advances snd_una counts as safe).
-        if prr_due && self.in_recovery {
-            self.prr_window(seen.delivered, seen.advanced && !newly_lost, false);
-        }
-        lost_bytes
-    }
-
-    /// RFC 8985 section 7.4: a retransmitted probe repaired a loss; the window is reduced
-    /// once, as a fast recovery would have (cwnd = ssthresh), unless this window of data was
-    /// already reduced.
-    fn reduce_after_repaired_probe(&mut self, now: Time) {
-        if self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
-            return;
-        }
-        let flight = self.flight();
-        if self.cc.on_probe_repaired(flight, now) {
-            self.ecn_recover = Some(self.snd_max);
-        }
-    }
-
-    /// Whether a new recovery may start: not before the cumulative ACK passes the data sent
-    /// before the last one (or the last timeout). SACK recovery starts again once `snd_una`
-    /// reaches `RecoveryPoint` (RFC 6675 section 5); NewReno keeps corral's earlier rule,
-    /// strictly above it (one segment stricter than RFC 6582's "covers more than recover",
-    /// whose `recover` is the last byte sent, not the next).
-    fn may_enter_recovery(&self) -> bool {
-        match self.recover {
-            None => true,
-            Some(r) if self.loss.sack().is_some() => self.snd_una >= r,
-            Some(r) => self.snd_una > r,
-        }
-    }
-
-    /// The FlightSize that sets ssthresh when recovery starts: the data outstanding, less what
-    /// limited transmit sent beyond cwnd (RFC 5681 section 3.2 step 2, RFC 3042 section 2).
-    fn flight_for_ssthresh(&self) -> u64 {
-        self.flight().saturating_sub(self.limited_bytes)
-    }
-
-    /// The pipe when recovery starts, the first unacknowledged segment counted lost (ns-3's
-    /// `EnterRecovery` marks it before it measures `BytesInFlight`); the FlightSize without
-    /// SACK.
-    fn pipe_for_ssthresh(&self) -> u64 {
-        self.loss.pipe_head_lost(self.outstanding()).unwrap_or_else(|| self.flight_for_ssthresh())
-    }
-
-    /// RFC 6582 3.2 step 2: fast retransmit and enter fast recovery, on an ACK that delivered
-    /// `delivered` bytes (by SACK).
-    fn enter_fast_recovery(&mut self, now: Time, delivered: u64, out: &mut Vec<Segment>) {
-        let flight = match self.ssthresh_rule {
-            SsthreshRule::Flight => self.flight_for_ssthresh(),
-            SsthreshRule::Pipe => self.pipe_for_ssthresh(),
-        };
-        self.limited_bytes = 0;
-        // The recovery's own window rules take over from an ECN reduction in progress.
-        self.cwr = None;
-        // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
-        // ssthresh for this congestion event.
-        if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
-            self.cc.on_loss(flight, now);
-        }
-        self.send_cwr = self.ecn;
-        self.recover = Some(self.snd_max);
-        self.ecn_recover = Some(self.snd_max);
-        self.in_recovery = true;
-        self.partial_ack_seen = false;
-        self.stats.fast_recoveries += 1;
-        if self.loss.sack().is_some() {
-            // RFC 6675 section 5 step (4): cwnd = ssthresh (or PRR's window for this ACK),
-            // retransmit the first segment, then send as the pipe allows.
-            self.sack_state().high_rxt = self.snd_una;
-            self.timers.probe = None;
-            if self.use_prr {
-                // RFC 6937 RecoverFS: the FlightSize, or under the pipe rule the pipe (ns-3).
-                let recover_fs = if self.ssthresh_rule == SsthreshRule::Pipe {
-                    flight
-                } else {
-                    self.snd_max - self.snd_una
-                };
-                self.prr = Some(Prr::start(self.cc.ssthresh(), recover_fs, self.mss));
-                self.prr_window(delivered, false, false);
-            } else {
-                self.recovery_window(Step::Enter { sack: true });
-            }
-            self.sack_state().rescue_allowed = true;
-            if self.loss.rack().is_some() {
-                // RACK's marks say what to resend: the caller sends it by NextSeg.
-                return;
-            }
-            self.retransmit_una(now, out);
-            if !self.retx_pending {
-                self.sack_state().high_rxt =
-                    self.snd_una + self.mss.min(self.limit.end() - self.snd_una);
-                self.arm_timer(now);
-            }
-            return;
-        }
-        self.retransmit_una(now, out);
-        self.recovery_window(Step::Enter { sack: false });
-    }
-
-    /// The window loss recovery asks of the controller at `step`: the one place the sender
-    /// sets a window, which the controller takes or, if it keeps its own through recovery
-    /// (BBR), ignores ([`crate::transport::cc::CongestionControl::on_recovery_window`]).
-    fn recovery_window(&mut self, step: Step) {
-        let (cwnd, ssthresh, mss) = (self.cc.window(), self.cc.ssthresh(), self.mss);
-        let next = match step {
-            // RFC 6675 section 5 step (4.2); RFC 6582 section 3.2 step 2.
-            Step::Enter { sack: true } => ssthresh.max(mss),
-            Step::Enter { sack: false } => ssthresh.saturating_add(3 * mss),
-            // RFC 6582 section 3.2 step 3: one MSS per duplicate ACK.
-            Step::DupAck => cwnd.saturating_add(mss),
-            // Step 4: deflate by the amount acked, add back one MSS if it was at least one.
-            Step::PartialAck { acked } => {
-                (cwnd.saturating_sub(acked) + if acked >= mss { mss } else { 0 }).max(mss)
-            }
-            // RFC 6937 section 3: `pipe + sndcnt`, sndcnt rounded up to whole segments.
-            Step::Prr { pipe, sndcnt } => pipe + sndcnt.div_ceil(mss) * mss,
-            // PRR ends at ssthresh (RFC 6937); NewReno and RFC 6675 deflate to
-            // min(ssthresh, FlightSize + MSS) (RFC 6582 3.2 step 3).
-            Step::Exit { prr: true } | Step::EcnReduced => ssthresh.max(mss),
-            Step::Exit { prr: false } => {
-                ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(mss) + mss)
-            }
-        };
-        self.cc.on_recovery_window(next);
-    }
-
-    /// The retransmission timer fired at `now` (the caller checks `now >= rto_deadline`).
-    pub fn on_rto(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.snd_una >= self.snd_max {
-            self.timers.rto = None;
-            return;
-        }
-        self.stats.timeouts += 1;
-        let flight = self.snd_max - self.snd_una;
-        if self.rtt.backoff() == 0 && !self.sack_recovery() {
-            self.cc.on_timeout(flight, now);
-        } else {
-            // The same segment timed out again: ssthresh is held (RFC 5681 section 3.1). So it
-            // is when SACK recovery times out (Linux's tcp_enter_loss): the recovery already
-            // cut it, and the flight, SACKed bytes included, may have grown far beyond the
-            // window while a lost retransmission held snd_una.
-            self.cc.on_timeout_again();
-        }
-        self.send_cwr = self.ecn;
-        self.recover = Some(self.snd_max);
-        self.ecn_recover = Some(self.snd_max);
-        self.in_recovery = false;
-        self.prr = None;
-        self.cwr = None;
-        self.rto_recovery = true;
-        self.timers.stop_rack();
-        if let Some(r) = self.loss.rack_mut() {
-            r.on_rto();
-        }
-        self.retx_pending = false;
-        if let Some(s) = self.loss.sack_mut() {
-            s.rescue_allowed = false;
-        }
-        self.dupacks = 0;
-        self.limited_bytes = 0;
-        self.snd_nxt = self.snd_una;
-        self.rtt.back_off();
-        self.arm_timer(now);
-        self.send_available(now, out);
     }
 }
 

@@ -28,13 +28,18 @@ fn primed() -> (TcpSender, Vec<Segment>) {
     (s, out)
 }
 
+/// An unbounded NewReno sender limited by `limit`.
+fn rate_limited(limit: RateLimit) -> TcpSender {
+    let c = cfg();
+    TcpSender::build(&c, &SenderSetup { rate: Some(limit), ..SenderSetup::tcp(&c, None) })
+}
+
 // Window::UntilRate: TCP's initial window limits the flow until the scheme sets its
 // first rate; from then on the rate alone does (a deep bucket lets the backlog out).
 #[test]
 fn window_limits_only_until_the_first_rate() {
     let limit = RateLimit { bps: 1e12, depth: 100 * (MSS + 40), window: Window::UntilRate };
-    let mut s =
-        TcpSender::with(&cfg(), &CcConfig::Newreno(Default::default()), false, Some(limit), None);
+    let mut s = rate_limited(limit);
     let mut out = Vec::new();
     s.start(t(0), &mut out);
     assert_eq!(out.len(), 10, "the initial window");
@@ -51,8 +56,7 @@ fn window_limits_only_until_the_first_rate() {
 #[test]
 fn a_scheme_window_caps_a_rate_only_flow() {
     let limit = RateLimit { bps: 1e12, depth: 100 * (MSS + 40), window: Window::Off };
-    let newreno = CcConfig::Newreno(Default::default());
-    let mut s = TcpSender::with(&cfg(), &newreno, false, Some(limit), None);
+    let mut s = rate_limited(limit);
     s.set_window_cap(Some(4 * MSS));
     let mut out = Vec::new();
     s.start(t(0), &mut out);
@@ -94,8 +98,11 @@ fn fast_retransmit_on_third_duplicate_ack() {
 
 #[test]
 fn a_higher_duplicate_ack_threshold_waits_for_that_many() {
-    let (mut s, mut out) = primed();
-    s.set_dupthresh(5);
+    let c = cfg();
+    let mut s = TcpSender::build(&c, &SenderSetup { dupthresh: 5, ..SenderSetup::tcp(&c, None) });
+    let mut out = Vec::new();
+    s.start(t(0), &mut out);
+    out.clear();
     for i in 0..4 {
         s.on_ack(t(100 + i), 0, false, t(0), &[], &mut out);
         assert!(!s.in_recovery(), "after {} duplicates", i + 1);

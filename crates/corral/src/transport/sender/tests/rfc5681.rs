@@ -63,9 +63,9 @@ fn step_2_ssthresh_is_half_the_flight_without_the_limited_transmit_segments() {
     dupacks(&mut s, 3, &mut out);
     assert_eq!(s.cc().ssthresh(), 5 * MSS);
     // And never below 2 SMSS (equation 4).
-    let mut small = TcpSender::new(&TcpConfig { initial_window: 3, ..cfg(false) }, None);
+    let small_cfg = TcpConfig { initial_window: 3, dupthresh: 2, ..cfg(false) };
+    let mut small = TcpSender::new(&small_cfg, None);
     small.start(t(0), &mut out);
-    small.set_dupthresh(2);
     dupacks(&mut small, 2, &mut out);
     assert_eq!(small.cc().ssthresh(), 2 * MSS);
 }

@@ -1,9 +1,9 @@
 //! A toy controller, registered only in test builds, that shows what adding a controller
 //! takes: this file and one line in `controllers!` (`transport/cc/mod.rs`). A fixed window of
 //! `segments` segments, whatever happens, set with `transport.cc = { kind = "toy", segments = N }`.
-//! Its test, which loads a scenario naming it, is in `toy_kinds.rs` at the crate root.
+//! Its test, which loads a scenario naming it, is in `tests/kinds.rs`.
 
-use super::{CcState, CongestionControl, Controller};
+use crate::transport::cc::{CcState, CongestionControl, Controller};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 

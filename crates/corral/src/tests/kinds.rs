@@ -1,5 +1,5 @@
-//! Tests (test builds only) that the toy discipline (`net/queue/toy.rs`) and controller
-//! (`transport/cc/toy.rs`), each its file and one line in its list, are reachable from a
+//! Tests that the toy discipline (`tests/toy_discipline.rs`) and controller
+//! (`tests/toy_controller.rs`), each its file and one line in its list, are reachable from a
 //! scenario file with their settings checked by key path. They load scenarios and run them,
 //! so they live here, above the modules they test.
 
@@ -59,7 +59,7 @@ fn one_file_and_one_line_make_a_controller_scenarios_can_name() {
         "t",
     )
     .unwrap();
-    assert_eq!(sc.transport.cc, CcConfig::Toy(cc::toy::ToyConfig { segments: 2 }));
+    assert_eq!(sc.transport.cc, CcConfig::Toy(super::toy_controller::ToyConfig { segments: 2 }));
     let mut sim = crate::Simulation::new(sc).unwrap();
     sim.run();
     assert!(sim.flows[0].receiver.delivered() > 0);

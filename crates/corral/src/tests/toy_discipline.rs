@@ -1,11 +1,13 @@
 //! A toy discipline, registered only in test builds, that shows what adding a discipline
 //! takes: this file and one line in `disciplines!` (`net/queue/mod.rs`), nothing else. A drop-tail FIFO
 //! that also drops every `every`-th arrival, with its setting in `[switch.toy]`. Its test, which
-//! loads a scenario naming it, is in `toy_kinds.rs` at the crate root.
+//! loads a scenario naming it, is in `tests/kinds.rs`.
 
-use super::{fits, Admit, Arrival, Declared, Discipline, Fifo, PortQueue, QueueSettings};
 use crate::error::{ensure, Result};
 use crate::ids::PktId;
+use crate::net::queue::{
+    fifo_accessors, fits, Admit, Arrival, Declared, Discipline, Fifo, PortQueue, QueueSettings,
+};
 use crate::units::{BufferSize, Time};
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +35,9 @@ pub struct Toy {
 impl Discipline for Toy {
     fn enqueue(&mut self, a: Arrival) -> Admit {
         self.arrivals += 1;
-        if self.arrivals.is_multiple_of(self.every) || !fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size) {
+        if self.arrivals.is_multiple_of(self.every)
+            || !fits(self.limit, self.fifo.bytes(), self.fifo.len() as u64, a.size)
+        {
             return Admit::Drop;
         }
         self.fifo.push(a.pkt, a.size);
