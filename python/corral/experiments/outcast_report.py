@@ -115,7 +115,9 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
         "timeouts_many": many["timeouts"].mean(),
         **_flow_drops(res, few, many),
         "ratio_late": _late_ratio(res, variant, few, many),
-        "background_load_bottleneck": _background_load(flows, res.ports, ports, end, (study.few_tag, study.many_tag, *study.extra_tags)),
+        "background_load_bottleneck": _background_load(
+            flows, res.ports, ports, end, (study.few_tag, study.many_tag, *study.extra_tags)
+        ),
     }
     for tag in study.extra_tags:
         out[f"goodput_{tag}_bps"] = by_tag[tag]

@@ -191,7 +191,9 @@ def _consecutive_points(s: StudyRuns, variant: str) -> list[float]:
     many's, in points (seeds where either port had no drop left out)."""
     return cl.clean(
         [
-            100 * (r["share_1_many"] - r["share_1_few"]) if r["share_1_few"] is not None and r["share_1_many"] is not None else None
+            100 * (r["share_1_many"] - r["share_1_few"])
+            if r["share_1_few"] is not None and r["share_1_many"] is not None
+            else None
             for r in s.runs[variant]
         ]
     )
@@ -379,10 +381,7 @@ def _case2(s: StudyRuns, c: cl.Claims) -> None:
     s.row(c, "fig11b", twenty, points, "points", detail=detail)
     # Sec. 4.3: with more flows "the duration of the blackout simply increases": the mean
     # drop run at the bottleneck (both ports) with 30 flows per host over that with 10.
-    longer = [
-        b / a if a and b else None
-        for a, b in zip(_mean_run(s.runs["10 flows/host"]), _mean_run(s.runs["30 flows/host"]))
-    ]
+    longer = [b / a if a and b else None for a, b in zip(_mean_run(s.runs["10 flows/host"]), _mean_run(s.runs["30 flows/host"]))]
     s.row(c, "blackout-longer", "30 flows/host", cl.clean(longer), detail="30 against 10 flows per host, seeds paired")
 
 
