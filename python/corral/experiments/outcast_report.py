@@ -24,7 +24,7 @@ from ..plots import new_figure, save, wrap_title
 from ..results import Results
 from . import claims as cl
 from . import conditions as cond
-from .outcast_studies import STUDIES, Study, StudyRuns, Variant
+from .outcast_studies import STUDIES, Study, StudyRuns, Variant, variant_of
 from .runner import Job
 
 LONG_RUN = 4  # a drop run this long or longer counts as a blackout episode
@@ -47,10 +47,6 @@ def study_jobs(seeds: list[int], extra: tuple[str, ...], studies: tuple[Study, .
                 overrides = (f"seed={seed}", *extra, *variant.overrides)
                 out.append(Job(SCENARIO_DIR / f"{variant.scenario}.toml", overrides, labels))
     return out
-
-
-def _variant(study: Study, label: str) -> Variant:
-    return next(v for v in study.variants if v.label == label)
 
 
 def window_goodput(res: Results, window_start: float, window_end: float | None = None) -> pl.DataFrame:
@@ -79,7 +75,7 @@ def _seconds(value: Any) -> float:
 
 def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
     study = job.labels["_study"]
-    variant = _variant(study, job.labels["variant"])
+    variant = variant_of(study, job.labels["variant"])
     flows = res.flows
     few = flows.filter(pl.col("tag") == study.few_tag)
     many = flows.filter(pl.col("tag") == study.many_tag)

@@ -265,7 +265,7 @@ def mitigations(s: StudyRuns, c: cl.Claims) -> None:
     ):
         s.row(c, ratio_id, variant, s.values(variant, "ratio"))
         s.row(c, drops_id, variant, _flow_drop_ratio(s, variant))
-        where = _variant_of(MITIGATIONS, variant).bottleneck or MITIGATIONS.bottleneck
+        where = variant_of(MITIGATIONS, variant).bottleneck or MITIGATIONS.bottleneck
         s.row(c, runs_id, variant, _long_runs(s, variant), "%", detail=f"at {where}")
     # Sec. 5.3 and 5.5: each mitigation against taildrop in the same setup, per seed.
     for claim_id, variant, base in (
@@ -279,7 +279,8 @@ def mitigations(s: StudyRuns, c: cl.Claims) -> None:
     s.row(c, "dctcp", "DCTCP (K=5pkt)", s.values("DCTCP (K=5pkt)", "ratio"))
 
 
-def _variant_of(study: Study, label: str) -> Variant:
+def variant_of(study: Study, label: str) -> Variant:
+    """The variant of `study` labelled `label`."""
     return next(v for v in study.variants if v.label == label)
 
 
