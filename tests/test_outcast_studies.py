@@ -114,3 +114,39 @@ def test_window_excludes_the_solo_start() -> None:
     whole = res.flows.filter(res.flows["tag"] == "2-hop")["goodput_bps"][0]
     windowed = outcast_report.measure_study_run(job, res)["goodput_few_bps"]
     assert windowed < whole
+
+
+def _fake_runs(**cols) -> outcast_studies.StudyRuns:
+    """A study's runs from per-seed columns (one dict per seed), for the row helpers."""
+    n = len(next(iter(cols.values())))
+    runs = [{"seed": i + 1, **{k: v[i] for k, v in cols.items()}} for i in range(n)]
+    return outcast_studies.StudyRuns("fake", "Fig. 0", {"v": runs})
+
+
+def test_a_port_without_drops_has_no_share_not_zero() -> None:
+    # Seed 2's few port and seed 3's both ports dropped nothing: their shares are missing.
+    s = _fake_runs(
+        share_ge4_few=[0.10, None, None],
+        share_ge4_many=[0.02, 0.08, None],
+        share_1_few=[0.90, None, None],
+        share_1_many=[0.95, 0.50, None],
+    )
+    assert outcast_studies._long_runs(s, "v") == [10.0, 8.0]
+    assert outcast_studies._single_drops(s, "v") == [90.0, 50.0]
+    assert outcast_studies._consecutive_points(s, "v") == pytest.approx([5.0])
+
+
+def test_toward_fair_counts_a_reversal_as_unfair() -> None:
+    # Per seed |ln ratio| over the base's: 1/4 -> 1/2 tapers (0.5); 1/4 -> 4 does not (1.0);
+    # 1/4 -> 16 is further from even (2.0); a locked-out side (ratio 0) counts, a NaN does not.
+    s = outcast_studies.StudyRuns(
+        "fake",
+        "Fig. 0",
+        {
+            "base": [{"seed": i, "ratio": 0.25} for i in (1, 2, 3, 4, 5)],
+            "v": [{"seed": i, "ratio": r} for i, r in zip((1, 2, 3, 4, 5), (0.5, 4.0, 16.0, 0.0, float("nan")))],
+        },
+    )
+    got = outcast_studies.toward_fair(s, "v", "base")
+    assert got[:3] == pytest.approx([0.5, 1.0, 2.0])
+    assert len(got) == 4 and got[3] > 5
