@@ -13,7 +13,8 @@ runs of consecutive packets from its input port and push it into timeouts.
 For every case and seed this module runs the shipped scenario (0.5 s) and measures, from the
 result tables only: the ratio of the 2-hop flow's goodput to the mean 6-hop goodput over the
 paper's window (Figs. 3(d)-(f): the first 0.1, 0.2 and 0.5 s with 2, 6 and 12 six-hop
-flows; the sweep's over the whole run), the
+flows; the sweep's over the whole run; Case I runs again without the scenarios' jitters as
+a sensitivity), the
 bottleneck's utilization, the drop-run distribution at the bottleneck per input-port class,
 and timeouts. A sweep repeats the 12-flow case over switch buffers and routing schemes.
 Outputs: claims.json (every claim of Case I and the studies: the paper's band, the per-seed
@@ -61,6 +62,15 @@ PAPER_WINDOW_S = {"case1_2": 0.1, "case1_6": 0.2, "case1_12": 0.5}
 # The TCPs Case I runs with: the testbed's (the paper's setup for Fig. 3) and ns-2's
 # (sensitivity: corral's earlier setup, and the paper's simulator).
 TCPS = {"testbed": TESTBED, "ns-2": NS2_TCP}
+# Case I once more on the testbed's TCP with neither of the scenarios' two jitters: the hosts'
+# send jitter (up to 12 us per packet) and the flows' start jitter (up to 100 us).
+NO_JITTER = "no jitter"
+NO_JITTER_SETTINGS = ("host.send_jitter=0us", "flows.0.jitter=0us", "flows.1.jitter=0us")
+NO_JITTER_DEVIATION = {"host.send_jitter": "0us", "flows.0.jitter": "0us", "flows.1.jitter": "0us"}
+NO_JITTER_VARIES = (
+    "no host send jitter (instead of up to 12 us per packet) and all flows started at 0 (instead of within 100 us): "
+    "our two jitters, which the paper does not have; they decide which input port's phase loses"
+)
 NS2_VARIES = (
     "ns-2's NewReno without SACK (initial window 2, 20-segment window) instead of the testbed's CUBIC with SACK: "
     "corral's earlier setup for Fig. 3, a testbed figure"
@@ -171,8 +181,9 @@ def jobs(seeds: list[int], quick: bool, overrides: tuple[str, ...] = ()) -> list
     """
     extra = (*overrides, *((f"duration={QUICK_DURATION}",) if quick else ()))
     out = []
-    for tcp, settings in TCPS.items():
-        deviation = {} if tcp == "testbed" else NS2_TCP_DEVIATION
+    runs_of = {**TCPS, NO_JITTER: (*TESTBED, *NO_JITTER_SETTINGS)}
+    for tcp, settings in runs_of.items():
+        deviation = {"testbed": {}, "ns-2": NS2_TCP_DEVIATION, NO_JITTER: NO_JITTER_DEVIATION}[tcp]
         for case in CASES:
             for seed in seeds:
                 labels = {
@@ -254,6 +265,7 @@ def aggregate(
     c = cl.Claims(PAPER, table=TABLE)
     case1_claims(report.runs, report.drop_hist, c)
     case1_sensitivity(all_runs.filter(pl.col("tcp") == "ns-2"), c)
+    case1_sensitivity(all_runs.filter(pl.col("tcp") == NO_JITTER), c, NO_JITTER_VARIES, NO_JITTER)
     report.study_rows = study_claims(report.studies, c) if report.studies else {}
     report.claims = c.rows
     return report
@@ -300,18 +312,22 @@ def _blackout_ms(drop_hist: pl.DataFrame, runs: pl.DataFrame, case: str, at_leas
 
 def case1_claims(runs: pl.DataFrame, drop_hist: pl.DataFrame, c: cl.Claims) -> None:
     """Case I's rows (testbed setup): the 2-hop flow's goodput over the 6-hop flows' mean
-    per seed (Figs. 3(d)-(f), 3(a) after 0.1 s, Fig. 8's CUBIC with SACK), the drop-run
-    shares of its input port (Fig. 11(a)) and the time between blackouts (Sec. 4.3)."""
+    per seed (Figs. 3(d)-(f), and Fig. 8's CUBIC with SACK, which is Fig. 3(f)'s runs), 3(a)
+    after 0.1 s where its premise holds, the trend from two to six to twelve 6-hop flows, the
+    drop-run shares of its input port (Fig. 11(a)) and the time between blackouts (Sec. 4.3)."""
     for case, claim_id in CASE1_ROWS.items():
         values, conditions = _case1_values(runs, case)
         c.row(claim_id, values, unit="x", conditions=conditions, note=f"goodputs over the first {PAPER_WINDOW_S[case]:g} s")
-    late, conditions = _case1_values(runs, "case1_2", "ratio_late")
-    c.row("fig3d-later", late, unit="x", conditions=conditions)
+    late, conditions = _later_given_ahead(runs)
+    c.row("fig3d-later", late, unit="x", conditions=conditions, detail=_premise_detail(runs))
+    for claim_id, more, fewer in (("fig3-worse-6", "case1_6", "case1_2"), ("fig3-worse-12", "case1_12", "case1_6")):
+        values, conditions = _worse(runs, more, fewer)
+        c.row(claim_id, values, unit="x", conditions=conditions)
     values, conditions = _case1_values(runs, "case1_12")
-    c.row("fig8-cubic-sack", values, unit="x", conditions=conditions)
     shares = _port_shares(drop_hist, "case1_12", 3)
     few, many = shares.get(FEW_TAG, {}), shares.get(MANY_TAG, {})
-    points = [few[s] - many.get(s, 0.0) for s in sorted(few)]
+    # A seed where one port had no drops has no share there: left out, not counted as 0 %.
+    points = [few[s] - many[s] for s in sorted(few) if s in many]
     detail = (
         f"2-hop port {cl.median_range(list(few.values()), '.1f')} %, 6-hop port {cl.median_range(list(many.values()), '.1f')} %"
     )
@@ -327,11 +343,45 @@ def case1_claims(runs: pl.DataFrame, drop_hist: pl.DataFrame, c: cl.Claims) -> N
     )
 
 
-def case1_sensitivity(runs: pl.DataFrame, c: cl.Claims) -> None:
-    """Case I's ratio rows again under ns-2's NewReno without SACK (sensitivity rows)."""
+def _seed_values(runs: pl.DataFrame, case: str, col: str) -> dict[int, float]:
+    sub = runs.filter(pl.col("buffer").is_null() & (pl.col("case") == case))
+    return {s: x for s, x in zip(sub["seed"].to_list(), sub[col].to_list()) if x is not None and math.isfinite(x)}
+
+
+def _later_given_ahead(runs: pl.DataFrame) -> tuple[list[float], dict[str, Any]]:
+    """Fig. 3(a)'s "gets higher than average share in the beginning, but is occasionally
+    starved ... after 0.1 seconds", per seed where its premise holds: the 2-hop flow's ratio
+    after 0.1 s over its ratio in the first 0.1 s, only for the seeds whose first-0.1-s ratio
+    is above 1 (the flow was ahead); a seed where it was never ahead says nothing about being
+    starved later, so it is left out (none left: no value, `missed`)."""
+    early, late = _seed_values(runs, "case1_2", "ratio"), _seed_values(runs, "case1_2", "ratio_late")
+    values = [late[s] for s in sorted(late) if early.get(s, 0.0) > 1.0]
+    _, conditions = _case1_values(runs, "case1_2")
+    return values, conditions
+
+
+def _premise_detail(runs: pl.DataFrame) -> str:
+    early = _seed_values(runs, "case1_2", "ratio")
+    ahead = sum(x > 1.0 for x in early.values())
+    return f"seeds where the 2-hop flow was ahead in the first 0.1 s (the premise, fig3d): {ahead} of {len(early)}"
+
+
+def _worse(runs: pl.DataFrame, more: str, fewer: str) -> tuple[list[float], dict[str, Any]]:
+    """Fig. 3's trend, per seed: the 2-hop flow's ratio with more 6-hop flows over its ratio
+    with fewer, each over its own panel's window (Figs. 3(d)-(f)); below 1: worse."""
+    a, b = _seed_values(runs, more, "ratio"), _seed_values(runs, fewer, "ratio")
+    _, conditions = _case1_values(runs, more)
+    return [a[s] / b[s] for s in sorted(a) if s in b and b[s] > 0], conditions
+
+
+def case1_sensitivity(runs: pl.DataFrame, c: cl.Claims, varies: str = NS2_VARIES, label: str = "ns-2 TCP") -> None:
+    """Case I's ratio rows again under another setting (sensitivity rows): ns-2's NewReno
+    without SACK, or the testbed's TCP without the jitter."""
     for case, claim_id in CASE1_ROWS.items():
         values, conditions = _case1_values(runs, case)
-        c.sensitivity(claim_id, "ns-2 TCP", values, unit="x", varies=NS2_VARIES, conditions=conditions)
+        c.sensitivity(claim_id, label, values, unit="x", varies=varies, conditions=conditions)
+    late, conditions = _later_given_ahead(runs)
+    c.sensitivity("fig3d-later", label, late, unit="x", varies=varies, conditions=conditions, detail=_premise_detail(runs))
 
 
 # The ratio over seeds: the median and range lead (one seed's lockout moves a mean a lot);

@@ -1,9 +1,11 @@
 """Runs the Outcast studies (`outcast_studies`) and writes their part of the report.
 
 Per run it measures, from the result tables only: the goodput of the "few" and "many" flows
-over the window where all of them are active (from throughput.parquet), their ratio, the
-consecutive-drop runs at the study's bottleneck per input-port class (few vs many), timeouts
-and the bottleneck's utilization. Per study it summarizes the seeds (one row per variant),
+over the window where all of them are active (from throughput.parquet), their ratio (and,
+where a variant asks, the ratio from a later time on), the consecutive-drop runs at the
+variant's bottleneck per input-port class (few vs many; a class without drops has no
+shares, never zeros), the data packets each flow lost anywhere (drops.parquet), timeouts,
+the bottleneck's utilization and the background load offered to it. Per study it summarizes the seeds (one row per variant),
 adds the study's claims rows (`outcast_studies`: the paper's band and the per-seed values),
 and writes `<study>.csv`, `<study>.png` and a Markdown section with the rows.
 """
@@ -22,7 +24,7 @@ from ..plots import new_figure, save, wrap_title
 from ..results import Results
 from . import claims as cl
 from . import conditions as cond
-from .outcast_studies import STUDIES, Study, StudyRuns, Variant
+from .outcast_studies import STUDIES, Study, StudyRuns, Variant, variant_of
 from .runner import Job
 
 LONG_RUN = 4  # a drop run this long or longer counts as a blackout episode
@@ -45,10 +47,6 @@ def study_jobs(seeds: list[int], extra: tuple[str, ...], studies: tuple[Study, .
                 overrides = (f"seed={seed}", *extra, *variant.overrides)
                 out.append(Job(SCENARIO_DIR / f"{variant.scenario}.toml", overrides, labels))
     return out
-
-
-def _variant(study: Study, label: str) -> Variant:
-    return next(v for v in study.variants if v.label == label)
 
 
 def window_goodput(res: Results, window_start: float, window_end: float | None = None) -> pl.DataFrame:
@@ -77,7 +75,7 @@ def _seconds(value: Any) -> float:
 
 def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
     study = job.labels["_study"]
-    variant = _variant(study, job.labels["variant"])
+    variant = variant_of(study, job.labels["variant"])
     flows = res.flows
     few = flows.filter(pl.col("tag") == study.few_tag)
     many = flows.filter(pl.col("tag") == study.many_tag)
@@ -90,23 +88,32 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
     by_tag = {
         t: goodput.filter(pl.col("tag") == t)["goodput_bps"].mean() for t in (study.few_tag, study.many_tag, *study.extra_tags)
     }
-    node, port = study.bottleneck.split(":")
+    bottleneck = variant.bottleneck or study.bottleneck
+    few_in = variant.few_in or study.few_in
+    node, port = bottleneck.split(":")
     ports = res.ports.filter((pl.col("node") == node) & (pl.col("port") == int(port)))
     if ports.height != 1:
-        raise ScenarioError(f"study {study.key}: bottleneck port {study.bottleneck} not in this topology")
+        raise ScenarioError(f"study {study.key}: bottleneck port {bottleneck} not in this topology")
     runs = res.drop_runs.filter((pl.col("node") == node) & (pl.col("port") == int(port))).with_columns(
-        port_class=pl.when(pl.col("in_node").is_in(list(study.few_in))).then(pl.lit("few")).otherwise(pl.lit("many"))
+        port_class=pl.when(pl.col("in_node").is_in(list(few_in))).then(pl.lit("few")).otherwise(pl.lit("many"))
     )
     g_few, g_many = by_tag[study.few_tag], by_tag[study.many_tag]
+    end = res.summary["sim_time_s"]
     out = {
         **{k: v for k, v in job.labels.items() if not k.startswith("_") and k != "deviation"},
-        **cond.realized(flows, res.ports, res.summary["sim_time_s"]),
+        **cond.realized(flows, res.ports, end),
+        "bottleneck": bottleneck,
         "ratio": g_few / g_many if g_many else math.nan,
         "goodput_few_bps": g_few,
         "goodput_many_bps": g_many,
         "utilization": ports["utilization"][0],
         "timeouts_few": few["timeouts"].mean(),
         "timeouts_many": many["timeouts"].mean(),
+        **_flow_drops(res, few, many),
+        "ratio_late": _late_ratio(res, variant, few, many),
+        "background_load_bottleneck": _background_load(
+            flows, res.ports, ports, end, (study.few_tag, study.many_tag, *study.extra_tags)
+        ),
     }
     for tag in study.extra_tags:
         out[f"goodput_{tag}_bps"] = by_tag[tag]
@@ -124,6 +131,45 @@ def measure_study_run(job: Job, res: Results) -> dict[str, Any]:
             out[f"{name}_{cls}"] = int(sub.filter(which)["episodes"].sum()) / episodes if episodes else None
         out[f"drop_run_mean_{cls}"] = float((sub["run_length"] * sub["episodes"]).sum() / episodes) if episodes else None
     return out
+
+
+def _flow_drops(res: Results, few: pl.DataFrame, many: pl.DataFrame) -> dict[str, float]:
+    """The data packets dropped per flow anywhere in the network (drops.parquet), the few
+    flows' mean and the many's (a flow without drops counts 0: it lost none)."""
+    drops = res.drops.filter(pl.col("seq").is_not_null()).group_by("flow_id").agg(n=pl.len())
+    per_flow = dict(zip(drops["flow_id"].to_list(), drops["n"].to_list()))
+
+    def mean(part: pl.DataFrame) -> float:
+        return sum(per_flow.get(f, 0) for f in part["flow_id"].to_list()) / part.height
+
+    return {"flow_drops_few": mean(few), "flow_drops_many": mean(many)}
+
+
+def _late_ratio(res: Results, variant: Variant, few: pl.DataFrame, many: pl.DataFrame) -> float | None:
+    """The few flows' mean goodput over the many's from `variant.late_from` seconds to the
+    end (None when the variant asks for none, or the run ends before it: a quick run)."""
+    if variant.late_from is None or variant.late_from >= res.summary["sim_time_s"] - 1e-9:
+        return None
+    g = window_goodput(res, variant.late_from)
+    rate = dict(zip(g["flow_id"].to_list(), g["goodput_bps"].to_list()))
+    few_bps = sum(rate.get(f, 0.0) for f in few["flow_id"].to_list()) / few.height
+    many_bps = sum(rate.get(f, 0.0) for f in many["flow_id"].to_list()) / many.height
+    return few_bps / many_bps if many_bps else math.nan
+
+
+def _background_load(
+    flows: pl.DataFrame, ports: pl.DataFrame, bottleneck: pl.DataFrame, end_s: float, long_tags: tuple[str, ...]
+) -> float | None:
+    """The background flows' offered load at the bottleneck: what the flows that are not the
+    study's long flows and that go to the bottleneck's peer could offer within the run
+    (`conditions.offered_bytes`), over the run and the bottleneck's rate (None without
+    background flows in the scenario)."""
+    background = flows.filter(~pl.col("tag").is_in(list(long_tags)))
+    if background.height == 0:
+        return None
+    to_peer = background.filter(pl.col("dst") == bottleneck["peer"][0])
+    offered = cond.offered_bytes(to_peer, cond.host_rates(ports), end_s)
+    return offered * 8 / (float(bottleneck["rate_bps"][0]) * end_s)
 
 
 def variant_table(rows: list[dict[str, Any]], study: Study) -> pl.DataFrame:

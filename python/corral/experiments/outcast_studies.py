@@ -11,6 +11,7 @@ the per-seed values of its variants. `outcast_report` runs them and writes the r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,12 @@ class Variant:
     window_start: float | None = None
     setup: str = "testbed"
     deviation: tuple[tuple[str, Any], ...] = ()
+    # Where the few and many flows meet in this variant, when not the study's (equal-length
+    # routing by destination bits moves the bottleneck up to a core switch).
+    bottleneck: str | None = None
+    few_in: tuple[str, ...] | None = None
+    # Also measure the ratio over the goodputs from this time on ("ratio_late"), seconds.
+    late_from: float | None = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,10 @@ SFQ_HEAD = (*SFQ, "switch.sfq.drop=head", "switch.sfq.perturb=10ms")
 PACING = ("transport.pacing=true",)
 EQUAL_RANDOM = ("routing.kind=equal_length", "routing.core=random")
 EQUAL_BITS = ("routing.kind=equal_length", "routing.core=dest_bits")
+# With `dest_bits` every flow to h0 climbs to core0 and comes down through agg0: the flows
+# meet at core0's port towards agg0, where the 2-hop flow arrives from agg0 (it went up
+# through it) and the 6-hop flows from the other pods' aggregation switches.
+EQUAL_BITS_BOTTLENECK = "core0:0"
 # K = 5 packets, below ns-2's 30-packet queue: DCTCP's marking needs room above K.
 DCTCP = ("transport.cc=dctcp", "transport.ecn=true", "switch.queue=ecn", "switch.ecn_threshold=5pkt")
 TESTBED_BUFFER = ("switch.buffer=16KB",)
@@ -149,15 +160,16 @@ def _shares(s: StudyRuns, variant: str, col: str, cls: str) -> list[float]:
     return cl.clean([None if r[f"{col}_{cls}"] is None else 100 * r[f"{col}_{cls}"] for r in s.runs[variant]])
 
 
+def _present(r: dict[str, Any], col: str) -> list[float]:
+    """`col`'s values of the two port classes of run `r`, leaving out a class whose input
+    port had no drop episode (its share is missing, not 0 or 1)."""
+    return [r[f"{col}_{cls}"] for cls in ("few", "many") if r[f"{col}_{cls}"] is not None]
+
+
 def _single_drops(s: StudyRuns, variant: str) -> list[float]:
     """Per seed: the smaller of the two port classes' shares of single-drop episodes, in %
-    (a class without drops counts as all single)."""
-
-    def share(r: dict[str, Any], cls: str) -> float:
-        x = r[f"share_1_{cls}"]
-        return 1.0 if x is None else x
-
-    return [100 * min(share(r, "few"), share(r, "many")) for r in s.runs[variant]]
+    (of the classes that had drops; a seed without drops at the bottleneck is left out)."""
+    return cl.clean([100 * min(xs) if (xs := _present(r, "share_1")) else None for r in s.runs[variant]])
 
 
 def _single_ratio(s: StudyRuns, variant: str) -> list[float]:
@@ -168,8 +180,54 @@ def _single_ratio(s: StudyRuns, variant: str) -> list[float]:
 
 
 def _long_runs(s: StudyRuns, variant: str) -> list[float]:
-    """Per seed: the larger of the two port classes' shares of drop episodes of 4 or more, in %."""
-    return [100 * max(r["share_ge4_few"] or 0.0, r["share_ge4_many"] or 0.0) for r in s.runs[variant]]
+    """Per seed: the larger of the two port classes' shares of drop episodes of 4 or more,
+    in % (of the classes that had drops at the variant's bottleneck; a seed without drops
+    there is left out, never counted as 0 %)."""
+    return cl.clean([100 * max(xs) if (xs := _present(r, "share_ge4")) else None for r in s.runs[variant]])
+
+
+def _consecutive_points(s: StudyRuns, variant: str) -> list[float]:
+    """Per seed: the few flows' port's share of drop episodes of 2 or more drops minus the
+    many's, in points (seeds where either port had no drop left out)."""
+    return cl.clean(
+        [
+            100 * (r["share_1_many"] - r["share_1_few"])
+            if r["share_1_few"] is not None and r["share_1_many"] is not None
+            else None
+            for r in s.runs[variant]
+        ]
+    )
+
+
+def _flow_drop_ratio(s: StudyRuns, variant: str) -> list[float]:
+    """Per seed: the few flows' mean dropped data packets (anywhere in the network) over the
+    many flows' mean (seeds where the many flows lost nothing left out)."""
+    return cl.clean([r["flow_drops_few"] / r["flow_drops_many"] if r["flow_drops_many"] else None for r in s.runs[variant]])
+
+
+# A goodput ratio is taken within [1/LOCKOUT, LOCKOUT] in `unfairness`: a flow side that
+# sent nothing in the window (ratio 0) is as unfair as one a million times behind, not missing.
+LOCKOUT = 1e6
+
+
+def unfairness(ratio: float | None) -> float | None:
+    """How far a goodput ratio is from even, either way: |ln ratio| (0 when fair; 1/4 and 4
+    are equally unfair), the ratio held within [1/LOCKOUT, LOCKOUT] so that a locked-out
+    side counts; None for a missing ratio (NaN: the many flows had no goodput to compare)."""
+    if ratio is None or math.isnan(ratio):
+        return None
+    return abs(math.log(min(max(ratio, 1 / LOCKOUT), LOCKOUT)))
+
+
+def toward_fair(s: StudyRuns, variant: str, base: str, col: str = "ratio", base_col: str = "ratio") -> list[float]:
+    """Per seed: `variant`'s unfairness over `base`'s (`unfairness`; below 1: closer to
+    even), seeds paired by seed number; a seed where `base` is already even is left out."""
+    base_by_seed = {r["seed"]: unfairness(r[base_col]) for r in s.runs[base]}
+    out = []
+    for r in s.runs[variant]:
+        a, b = unfairness(r[col]), base_by_seed.get(r["seed"])
+        out.append(a / b if a is not None and b else None)
+    return cl.clean(out)
 
 
 def mitigations(s: StudyRuns, c: cl.Claims) -> None:
@@ -185,7 +243,12 @@ def mitigations(s: StudyRuns, c: cl.Claims) -> None:
             else:
                 s.sensitivity(c, claim_id, variant, values, SMALL_VARIES, unit)
     for variant in ("SFQ (4 buckets)", f"SFQ, {SMALL}"):
-        rows = (("sfq-fair", s.values(variant, "ratio"), "x"), ("sfq-2drops", _shares(s, variant, "share_2", "few"), "%"))
+        rows = (
+            ("sfq-fair", s.values(variant, "ratio"), "x"),
+            ("sfq-2drops", _shares(s, variant, "share_2", "few"), "%"),
+            ("sfq-consecutive", _consecutive_points(s, variant), "points"),
+            ("sfq-more-drops", _flow_drop_ratio(s, variant), "x"),
+        )
         for claim_id, values, unit in rows:
             if variant == "SFQ (4 buckets)":
                 s.row(c, claim_id, variant, values, unit)
@@ -196,13 +259,29 @@ def mitigations(s: StudyRuns, c: cl.Claims) -> None:
     )
     s.row(c, "pacing", "pacing", s.values("pacing", "ratio"))
     s.sensitivity(c, "pacing", f"pacing, {SMALL}", s.values(f"pacing, {SMALL}", "ratio"), SMALL_VARIES)
-    for variant, ratio_id, drops_id in (
-        ("equal-length, random core", "equal-random", "equal-random-drops"),
-        ("equal-length, dest bits", "equal-bits", "equal-bits-drops"),
+    for variant, ratio_id, drops_id, runs_id in (
+        ("equal-length, random core", "equal-random", "equal-random-drops", "equal-random-longruns"),
+        ("equal-length, dest bits", "equal-bits", "equal-bits-drops", "equal-bits-longruns"),
     ):
         s.row(c, ratio_id, variant, s.values(variant, "ratio"))
-        s.row(c, drops_id, variant, _long_runs(s, variant), "%")
+        s.row(c, drops_id, variant, _flow_drop_ratio(s, variant))
+        where = variant_of(MITIGATIONS, variant).bottleneck or MITIGATIONS.bottleneck
+        s.row(c, runs_id, variant, _long_runs(s, variant), "%", detail=f"at {where}")
+    # Sec. 5.3 and 5.5: each mitigation against taildrop in the same setup, per seed.
+    for claim_id, variant, base in (
+        ("pacing-reduces", "pacing", "taildrop"),
+        ("alleviate-red", "RED", "taildrop"),
+        ("alleviate-sfq", "SFQ (4 buckets)", "taildrop"),
+        ("alleviate-equal-random", "equal-length, random core", "taildrop (testbed)"),
+        ("alleviate-equal-bits", "equal-length, dest bits", "taildrop (testbed)"),
+    ):
+        s.row(c, claim_id, variant, toward_fair(s, variant, base), detail=f"against {base}")
     s.row(c, "dctcp", "DCTCP (K=5pkt)", s.values("DCTCP (K=5pkt)", "ratio"))
+
+
+def variant_of(study: Study, label: str) -> Variant:
+    """The variant of `study` labelled `label`."""
+    return next(v for v in study.variants if v.label == label)
 
 
 _SMALL_DEVIATION = (("switch.buffer", "16KB"),)
@@ -226,7 +305,16 @@ MITIGATIONS = Study(
         Variant("pacing", (*NS2, *PACING), setup="ns2-pacing"),
         Variant(f"pacing, {SMALL}", (*NS2, *PACING, *TESTBED_BUFFER), setup="ns2-pacing", deviation=_SMALL_DEVIATION),
         Variant("equal-length, random core", (*TESTBED, *EQUAL_RANDOM), setup="testbed-equal"),
-        Variant("equal-length, dest bits", (*TESTBED, *EQUAL_BITS), setup="testbed-equal"),
+        Variant(
+            "equal-length, dest bits",
+            (*TESTBED, *EQUAL_BITS),
+            setup="testbed-equal",
+            bottleneck=EQUAL_BITS_BOTTLENECK,
+            few_in=("agg0",),
+        ),
+        # Fig. 3(f)'s taildrop on the testbed's setup, the baseline of equal-length routing
+        # (Sec. 5.5: "all approaches alleviate the TCP outcast problem").
+        Variant("taildrop (testbed)", TESTBED),
         Variant(
             "DCTCP (K=5pkt)",
             (*NS2, *DCTCP),
@@ -281,12 +369,32 @@ def _case2(s: StudyRuns, c: cl.Claims) -> None:
     few, many = _shares(s, twenty, "share_ge3", "few"), _shares(s, twenty, "share_ge3", "many")
     points = cl.clean(
         [
-            None if r["share_ge3_few"] is None else 100 * (r["share_ge3_few"] - (r["share_ge3_many"] or 0.0))
+            100 * (r["share_ge3_few"] - r["share_ge3_many"])
+            if r["share_ge3_few"] is not None and r["share_ge3_many"] is not None
+            else None
             for r in s.runs[twenty]
         ]
     )
-    detail = f"2-hop port {cl.median_range(few, '.1f')} %, 6-hop port {cl.median_range(many, '.1f')} %"
+    left_out = len(s.runs[twenty]) - len(points)
+    detail = f"2-hop port {cl.median_range(few, '.1f')} %, 6-hop port {cl.median_range(many, '.1f')} %" + (
+        f"; {left_out} seed(s) left out: an input port without any drop has no share" if left_out else ""
+    )
     s.row(c, "fig11b", twenty, points, "points", detail=detail)
+    # Sec. 4.3: with more flows "the duration of the blackout simply increases": the mean
+    # drop run at the bottleneck (both ports) with 30 flows per host over that with 10.
+    longer = [b / a if a and b else None for a, b in zip(_mean_run(s.runs["10 flows/host"]), _mean_run(s.runs["30 flows/host"]))]
+    s.row(c, "blackout-longer", "30 flows/host", cl.clean(longer), detail="30 against 10 flows per host, seeds paired")
+
+
+def _mean_run(runs: list[dict[str, Any]]) -> list[float | None]:
+    """Per run: the mean length of the drop runs at the bottleneck, both input ports
+    (episodes-weighted; None without drops)."""
+    out: list[float | None] = []
+    for r in runs:
+        n = sum(r[f"drop_episodes_{c}"] for c in ("few", "many"))
+        drops = sum(r[f"drop_episodes_{c}"] * (r[f"drop_run_mean_{c}"] or 0.0) for c in ("few", "many"))
+        out.append(drops / n if n else None)
+    return out
 
 
 CASE2 = Study(
@@ -342,12 +450,31 @@ CASE4 = Study(
 # ---------------------------------------------------------------- Case V: background traffic (Fig. 7)
 
 
+CASE5_LATE_S = 0.2  # "the unfairness seems to taper off, that too after 0.2 seconds"
+
+
+def _case5_conditions(s: StudyRuns, *variants: str) -> dict[str, Any]:
+    """The rows' conditions, with the background load the bottleneck was offered (its
+    receiver's share of the background flows, `outcast_report._background_load`) checked
+    against the paper's fraction of its 1 Gbps, per variant."""
+    out = s.conditions(*variants)
+    for v in variants:
+        target = float(v.split()[0]) / 100
+        out[f"load_bottleneck_{v.split()[0]}pct"] = cond.check([r["background_load_bottleneck"] for r in s.runs[v]], target)
+    return out
+
+
 def case5(s: StudyRuns, c: cl.Claims) -> None:
-    s.row(c, "case5-10", "10 % background", s.values("10 % background", "ratio"))
-    s.row(c, "case5-20", "20 % background", s.values("20 % background", "ratio"))
-    lo, hi = s.values("10 % background", "ratio"), s.values("50 % background", "ratio")
+    for claim_id, variant in (("case5-10", "10 % background"), ("case5-20", "20 % background")):
+        c.row(claim_id, s.values(variant, "ratio"), unit="x", conditions=_case5_conditions(s, variant))
+    # Tapering: per seed, how much less unfair the ratio is at 50 % than at 10 % after 0.2 s
+    # (|ln ratio| at 50 % over |ln ratio| at 10 %; below 1: closer to even, either way).
     c.row(
-        "case5-50", [b / a for a, b in zip(lo, hi) if a], unit="x", conditions=s.conditions("10 % background", "50 % background")
+        "case5-50",
+        toward_fair(s, "50 % background", "10 % background", col="ratio_late", base_col="ratio_late"),
+        unit="x",
+        conditions=_case5_conditions(s, "10 % background", "50 % background"),
+        detail=f"goodputs from {CASE5_LATE_S:g} s to the end; 50 % ratio {cl.median_range(s.values('50 % background', 'ratio_late'))}",
     )
 
 
@@ -357,7 +484,11 @@ CASE5 = Study(
     paper="Sec. 3.2.5, Fig. 7",
     variants=tuple(
         Variant(
-            f"{p} % background", (*TESTBED, f"traffic.0.load={p / 100}"), scenario="case5_background", setup="testbed-background"
+            f"{p} % background",
+            (*TESTBED, f"traffic.0.load={p / 100}"),
+            scenario="case5_background",
+            setup="testbed-background",
+            late_from=CASE5_LATE_S,
         )
         for p in (10, 20, 50)
     ),
