@@ -7,13 +7,19 @@ Run it with the Python of a separate venv that has the wheel (it is no dependenc
 
 PARAMS (all optional but `starts`): `senders` (8), `rate_bps` (1e9), `delay_s` (10e-6),
 `buffer_pkts` (100), `duration_s` (1.0), `cc` ("newreno" | "cubic" | "dctcp" | "bbr"),
+`size_bytes` (0: unbounded flows; else every flow sends this many bytes and the result gives
+each flow's completion time, `fcts`, seconds from its start to the last byte received, None
+if unfinished),
 `starts` (one start time in seconds per flow: the side-by-side script passes corral's, so
 both sides start their flows at the same instants), `segment_size` (1448: with ns-3's
 default timestamp option a data packet is 1500 bytes of IP, 1502 on the wire with PPP's
 header), `delack_count` (1: an ACK per segment, as the corral scenario), `min_rto_s` (0.2, as
 the scenario; ns-3's own default is 1 s), `ecn_threshold_pkts` (20, DCTCP only),
 `queue_interval_s` (10e-6), `cwnd_trace` (a path: flow 0's cwnd and the bottleneck queue
-over time, as CSV) and, to isolate a difference, `recovery` ("prr" | "classic"), `sack`,
+over time, as CSV), `flow_trace` (a path: every flow's state sampled every
+`flow_trace_interval_s`, default 1 ms, as CSV: cwnd, ssthresh, bytes in flight, congestion
+state, bytes acked, DCTCP's alpha with its updates and the bytes it counted marked and acked,
+CWR entries, ACKs with ECE, the pacing rate, BBR's pacing gain and min RTT, the last RTT) and, to isolate a difference, `recovery` ("prr" | "classic"), `sack`,
 `limited_transmit`, `sndbuf`/`rcvbuf` (bytes). Every other TCP setting is ns-3's default:
 SACK, limited transmit and PRR on, initial window 10, timestamps on, 128 KiB socket buffers.
 
@@ -113,12 +119,107 @@ void OnCwnd(uint32_t from, uint32_t to) {
     cwnd_trace.emplace_back(Simulator::Now().GetSeconds(), to);
 }
 
+// Per-flow state for `flow_trace`: the last value of each traced quantity, and counters.
+struct FlowState {
+    uint32_t cwnd = 0, ssthresh = 0, in_flight = 0, cong_state = 0, high_ack = 0;
+    double alpha = -1, pacing_bps = 0, min_rtt_us = -1, pacing_gain = 0, last_rtt_us = 0;
+    uint64_t alpha_updates = 0, bytes_marked = 0, bytes_acked = 0, cwr_entries = 0, ece_acks = 0;
+};
+std::vector<FlowState> fstate;
+std::ofstream flow_out;
+
+void FsCwnd(FlowState* f, uint32_t, uint32_t v) { f->cwnd = v; }
+void FsSsth(FlowState* f, uint32_t, uint32_t v) { f->ssthresh = v; }
+void FsInflight(FlowState* f, uint32_t, uint32_t v) { f->in_flight = v; }
+void FsHighAck(FlowState* f, SequenceNumber32, SequenceNumber32 v) { f->high_ack = v.GetValue(); }
+void FsCong(FlowState* f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) {
+    if (v == TcpSocketState::CA_CWR && f->cong_state != TcpSocketState::CA_CWR) f->cwr_entries++;
+    f->cong_state = v;
+}
+void FsPacing(FlowState* f, DataRate, DataRate v) { f->pacing_bps = v.GetBitRate(); }
+void FsLastRtt(FlowState* f, Time, Time v) { f->last_rtt_us = v.GetMicroSeconds(); }
+void FsMinRtt(FlowState* f, Time, Time v) { f->min_rtt_us = v.GetMicroSeconds(); }
+void FsGain(FlowState* f, double, double v) { f->pacing_gain = v; }
+void FsAlpha(FlowState* f, uint32_t marked, uint32_t acked, double alpha) {
+    f->alpha = alpha;
+    f->alpha_updates++;
+    f->bytes_marked += marked;
+    f->bytes_acked += acked;
+}
+void FsRx(FlowState* f, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s) {
+    if (h.GetFlags() & TcpHeader::ECE) f->ece_acks++;
+}
+
+void HookFlowTrace(Ptr<Socket> s, uint32_t i) {
+    fstate.resize(std::max<size_t>(fstate.size(), i + 1));
+    FlowState* f = &fstate[i];
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&FsCwnd, f));
+    s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&FsSsth, f));
+    s->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&FsInflight, f));
+    s->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&FsHighAck, f));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&FsCong, f));
+    s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&FsPacing, f));
+    s->TraceConnectWithoutContext("LastRTT", MakeBoundCallback(&FsLastRtt, f));
+    s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&FsRx, f));
+    PointerValue pv;
+    s->GetAttribute("CongestionOps", pv);
+    Ptr<Object> ops = pv.GetObject();
+    if (DynamicCast<TcpDctcp>(ops)) {
+        ops->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&FsAlpha, f));
+    }
+    if (DynamicCast<TcpBbr>(ops)) {
+        ops->TraceConnectWithoutContext("MinRtt", MakeBoundCallback(&FsMinRtt, f));
+        ops->TraceConnectWithoutContext("PacingGain", MakeBoundCallback(&FsGain, f));
+    }
+}
+
+void SampleFlows(Time every) {
+    double now = Simulator::Now().GetSeconds();
+    for (size_t i = 0; i < fstate.size(); i++) {
+        FlowState& f = fstate[i];
+        flow_out << now << "," << i << "," << f.cwnd << "," << f.ssthresh << "," << f.in_flight << ","
+                 << f.cong_state << "," << f.high_ack << "," << f.alpha << "," << f.alpha_updates << ","
+                 << f.bytes_marked << "," << f.bytes_acked << "," << f.cwr_entries << "," << f.ece_acks << ","
+                 << f.pacing_bps << "," << f.pacing_gain << "," << f.min_rtt_us << "," << f.last_rtt_us << "\n";
+    }
+    Simulator::Schedule(every, &SampleFlows, every);
+}
+
+void StartFlowTrace(std::string path, Time every) {
+    flow_out.open(path);
+    flow_out << "time_s,flow,cwnd,ssthresh,in_flight,cong_state,acked,alpha,alpha_updates,bytes_marked,"
+                "bytes_acked,cwr_entries,ece_acks,pacing_bps,pacing_gain,min_rtt_us,last_rtt_us\n";
+    Simulator::Schedule(Seconds(0), &SampleFlows, every);
+}
+
+void CloseFlowTrace() { flow_out.close(); }
+
 void Hook(Ptr<Application> app, uint32_t i, bool trace) {
     Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
     FlowCounters* c = &flows[i];
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, c));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, c));
     if (trace) s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnCwnd));
+    if (flow_out.is_open()) HookFlowTrace(s, i);
+}
+
+// Sized flows (`size_bytes`): when each sink has received its flow's bytes.
+struct SinkDone {
+    uint64_t target = 0, bytes = 0;
+    double done = -1;
+};
+std::vector<SinkDone> sinks_done;
+
+void OnSinkRx(SinkDone* d, Ptr<const Packet> p, const Address& from) {
+    d->bytes += p->GetSize();
+    if (d->done < 0 && d->bytes >= d->target) d->done = Simulator::Now().GetSeconds();
+}
+
+void HookSink(Ptr<Application> sink, uint32_t i, uint64_t target) {
+    SinkDone* d = &sinks_done.at(i);
+    d->target = target;
+    bool ok = sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, d));
+    NS_ABORT_MSG_UNLESS(ok, "no Rx trace on the packet sink");
 }
 
 void ScheduleHook(Ptr<Application> app, uint32_t i, Time at, bool trace) {
@@ -246,6 +347,8 @@ def run(params: dict) -> dict:
     cb.CountTcDrops(left)
 
     sinks = []
+    size = int(params.get("size_bytes", 0))
+    cb.sinks_done.resize(senders)
     dst = recv_ifs.GetAddress(0)
     trace_path = params.get("cwnd_trace")
     cb.trace_on = bool(trace_path)
@@ -257,14 +360,19 @@ def run(params: dict) -> dict:
         sink_apps = sink_helper.Install(hosts.Get(senders))
         sink_apps.Start(ns.Seconds(0.0))
         sinks.append(sink_apps.Get(0))
+        if size:
+            cb.HookSink(sink_apps.Get(0), i, size)
         src = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(dst, port).ConvertTo())
-        src.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        src.SetAttribute("MaxBytes", ns.UintegerValue(size))
         src.SetAttribute("SendSize", ns.UintegerValue(seg * 16))
         apps = src.Install(hosts.Get(i))
         apps.Start(ns.Seconds(float(starts[i])))
         # The socket exists once the application has started.
         cb.ScheduleHook(apps.Get(0), i, ns.Seconds(float(starts[i])) + ns.NanoSeconds(1), bool(trace_path) and i == 0)
     cb.StartSampling(bottleneck, qdisc, ns.Seconds(float(params.get("queue_interval_s", 10e-6))))
+    if params.get("flow_trace"):
+        cb.fstate.resize(senders)
+        cb.StartFlowTrace(str(params["flow_trace"]), ns.Seconds(float(params.get("flow_trace_interval_s", 1e-3))))
 
     ns.Simulator.Stop(ns.Seconds(duration))
     ns.Simulator.Run()
@@ -282,7 +390,12 @@ def run(params: dict) -> dict:
         marks = stats.nTotalMarkedPackets
     if trace_path:
         cb.WriteTrace(trace_path)
+    if params.get("flow_trace"):
+        cb.CloseFlowTrace()
     flows = cb.flows
+    fcts = None
+    if size:
+        fcts = [None if cb.sinks_done[i].done < 0 else cb.sinks_done[i].done - float(starts[i]) for i in range(senders)]
     ns.Simulator.Destroy()
     s, q = sum(goodputs), sum(g * g for g in goodputs)
     return {
@@ -295,6 +408,7 @@ def run(params: dict) -> dict:
         "retransmits": sum(int(flows[i].retransmits) for i in range(senders)),
         "timeouts": sum(int(flows[i].timeouts) for i in range(senders)),
         "fast_recoveries": sum(int(flows[i].recoveries) for i in range(senders)),
+        "fcts": fcts,
     }
 
 

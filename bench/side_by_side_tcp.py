@@ -16,8 +16,11 @@ Cases (`--case`, repeatable; default all):
 Controllers (`--cc`, repeatable; default newreno, cubic, dctcp, bbr): DCTCP runs with a
 marking queue (ECN threshold 20 packets) and only where the side has it (corral, ns-3: the
 kernel here has no dctcp); a side without a controller prints a row saying so. corral's
-NewReno runs once per ssthresh rule (`--ssthresh`, repeatable; default both):
-`transport.ssthresh = "flight"` (the RFCs') and `"pipe"` (ns-3's), each a row.
+NewReno and DCTCP run once per ssthresh rule (`--ssthresh`, repeatable; default both):
+`transport.ssthresh = "flight"` (the RFCs' and Linux's) and `"pipe"` (ns-3's), each a row;
+DCTCP's pipe row also takes ns-3's ECN rules: its ssthresh without Linux's two-segment floor
+(`transport.cc = {kind = "dctcp", min_window = 1}`) and its CWR state
+(`transport.ecn_response = "cwr"`).
 
 Each side runs with its own TCP defaults; only what describes the network is matched:
 corral takes ns-3's and Linux's packet sizes (1448-byte payload with the timestamp option:
@@ -49,21 +52,56 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NS3_SCRIPT = ROOT / "bench" / "ns3_dumbbell.py"
 DEFAULT_NS3_PYTHON = "/work/notes/ns3-venv/bin/python"
 
-# case -> (scenario, senders, duration s, queue sampling interval s, sides)
+
+@dataclass(frozen=True)
+class Case:
+    """One dumbbell of the side by side."""
+
+    title: str
+    scenario: Path
+    senders: int
+    duration: float
+    # Bottleneck queue sampling interval, seconds.
+    every: float
+    sides: tuple[str, ...]
+    rate: float
+    ccs: tuple[str, ...] = ("newreno", "cubic", "dctcp", "bbr")
+    # Bytes each flow sends (0: unbounded); buffer of every port, packets.
+    size: int = 0
+    buffer_pkts: int = 100
+
+
+DUMBBELL_1G = ROOT / "bench" / "dumbbell_newreno.toml"
+DUMBBELL_100M = ROOT / "scenarios" / "emulate" / "dumbbell_100m.toml"
 CASES = {
-    "1g": (ROOT / "bench" / "dumbbell_newreno.toml", 8, 10.0, 10e-6, ("corral", "ns-3")),
-    "100m": (ROOT / "scenarios" / "emulate" / "dumbbell_100m.toml", 8, 20.0, 100e-6, ("corral", "ns-3", "linux")),
-    "bbr4": (ROOT / "scenarios" / "emulate" / "dumbbell_100m.toml", 4, 20.0, 100e-6, ("corral", "ns-3", "linux")),
+    "1g": Case("1 Gbps, 8 flows, 10 s", DUMBBELL_1G, 8, 10.0, 10e-6, ("corral", "ns-3"), 1e9),
+    "100m": Case("100 Mbps, 8 flows, 20 s", DUMBBELL_100M, 8, 20.0, 100e-6, ("corral", "ns-3", "linux"), 100e6),
+    "bbr4": Case("100 Mbps, 4 flows, 20 s", DUMBBELL_100M, 4, 20.0, 100e-6, ("corral", "ns-3", "linux"), 100e6, ("bbr",)),
+    "16f": Case("100 Mbps, 16 flows, 20 s", DUMBBELL_100M, 16, 20.0, 100e-6, ("corral", "ns-3", "linux"), 100e6),
+    "incast": Case(
+        "1 Gbps incast: 16 x 64 KiB, 40-packet buffers, 1 s",
+        DUMBBELL_1G,
+        16,
+        1.0,
+        10e-6,
+        ("corral", "ns-3"),
+        1e9,
+        ("dctcp",),
+        size=65536,
+        buffer_pkts=40,
+    ),
 }
 CCS = ("newreno", "cubic", "dctcp", "bbr")
 SSTHRESH_RULES = ("flight", "pipe")
-CASE_CCS = {"bbr4": ("bbr",)}
+# The controllers whose reaction to loss halves what transport.ssthresh names.
+SSTHRESH_CCS = ("newreno", "dctcp")
 ECN_THRESHOLD_PKTS = 20
 LINUX_CC = {"newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
 
@@ -73,9 +111,10 @@ def jain(xs: list[float]) -> float | None:
     return s * s / (len(xs) * q) if xs and q > 0 else None
 
 
-def shape_overrides(senders: int, cc: str, header: int) -> list[str]:
+def shape_overrides(senders: int, cc: str, header: int, size: int = 0, buffer_pkts: int = 100) -> list[str]:
     """Overrides for `senders` flows h0.. into one receiver, controller `cc`, and the packet
-    sizes of the side compared (payload 1448, `header` bytes)."""
+    sizes of the side compared (payload 1448, `header` bytes); flows of `size` bytes (0:
+    unbounded) and `buffer_pkts`-packet buffers."""
     hosts = ", ".join(f'"h{i}"' for i in range(senders))
     out = [
         f"topology.senders={senders}",
@@ -84,22 +123,25 @@ def shape_overrides(senders: int, cc: str, header: int) -> list[str]:
         "transport.mss=1448",
         f"transport.header={header}",
         f"transport.cc={cc}",
+        f'switch.buffer="{buffer_pkts}pkt"',
     ]
+    if size:
+        out.append(f'flows.0.size="{size}B"')
     if cc == "dctcp":
         out += ["transport.ecn=true", 'switch.queue="ecn"', f'switch.ecn_threshold="{ECN_THRESHOLD_PKTS}pkt"']
     return out
 
 
-def run_corral(
-    scenario: Path, senders: int, cc: str, duration: float, every: float, header: int, trace: Path | None, extra: list[str] = ()
-) -> dict:
+def run_corral(case: Case, cc: str, duration: float, header: int, trace: Path | None, extra: list[str] = ()) -> dict:
     from corral import api
 
+    senders = case.senders
     ov = (
-        shape_overrides(senders, cc, header)
+        shape_overrides(senders, cc, header, case.size, case.buffer_pkts)
         + list(extra)
-        + [f"duration={duration}s", f'metrics.queue_ports=["sw0:{senders}"]', f'metrics.queue_interval="{every}s"']
+        + [f"duration={duration}s", f'metrics.queue_ports=["sw0:{senders}"]', f'metrics.queue_interval="{case.every}s"']
     )
+    scenario = case.scenario
     try:
         sim = api.simulation(scenario, ov)
     except api.ScenarioError as e:
@@ -119,6 +161,7 @@ def run_corral(
         "retransmits": int(flows["retransmits"].sum()),
         "timeouts": int(flows["timeouts"].sum()),
         "starts": [float(x) for x in flows["start_s"]],
+        "fcts": [None if x is None else float(x) for x in flows["fct_s"]] if case.size else None,
     }
 
 
@@ -134,16 +177,15 @@ def ns3_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "corral-ns3"
 
 
-def run_ns3(
-    py: str, scenario_rate: float, senders: int, cc: str, duration: float, every: float, starts: list[float], trace: Path | None
-) -> dict:
+def run_ns3(py: str, case: Case, cc: str, duration: float, starts: list[float], trace: Path | None) -> dict:
     """One ns-3 run. ns-3 is deterministic: a result is kept in a cache (`~/.cache/corral-ns3`)
     under the hash of its parameters and of the ns-3 script, and reused."""
+    every = case.every
     params = {
-        "senders": senders,
-        "rate_bps": scenario_rate,
+        "senders": case.senders,
+        "rate_bps": case.rate,
         "delay_s": 10e-6,
-        "buffer_pkts": 100,
+        "buffer_pkts": case.buffer_pkts,
         "duration_s": duration,
         "cc": cc,
         "starts": starts,
@@ -153,6 +195,8 @@ def run_ns3(
         "ecn_threshold_pkts": ECN_THRESHOLD_PKTS,
         "queue_interval_s": every,
     }
+    if case.size:
+        params["size_bytes"] = case.size
     if trace is not None:
         params["cwnd_trace"] = str(trace / f"ns3-{cc}.csv")
     key = hashlib.sha256(json.dumps(params, sort_keys=True).encode() + NS3_SCRIPT.read_bytes()).hexdigest()[:24]
@@ -180,13 +224,14 @@ def linux_missing() -> str | None:
     return "Linux: corral emulate needs " + " and ".join(missing) if missing else None
 
 
-def run_linux(scenario: Path, senders: int, cc: str, duration: float, runs: int) -> dict:
+def run_linux(case: Case, cc: str, duration: float, runs: int) -> dict:
     from corral.emulate import EmulateError, available_cc, emulate
 
     kernel = LINUX_CC.get(cc)
     if kernel is None or kernel not in available_cc():
         return {"missing": f"Linux: this kernel has no {cc} (it offers {' '.join(available_cc())})"}
-    ov = shape_overrides(senders, "newreno", 66) + [f"duration={duration}s"]
+    scenario = case.scenario
+    ov = shape_overrides(case.senders, "newreno", 66, case.size, case.buffer_pkts) + [f"duration={duration}s"]
     out = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
@@ -215,7 +260,8 @@ def run_linux(scenario: Path, senders: int, cc: str, duration: float, runs: int)
     return {"runs": out}
 
 
-COLUMNS = ("throughput_bps", "jain", "mean_queue_pkts", "drops", "retransmits", "timeouts")
+COLUMNS = ("throughput_bps", "jain", "mean_queue_pkts", "drops", "retransmits", "timeouts", "fcts")
+HEAD = ("Mb/s", "Jain", "queue", "drops", "retx", "timeouts", "FCT max / mean (ms)")
 
 
 def fmt(key: str, v) -> str:
@@ -227,6 +273,10 @@ def fmt(key: str, v) -> str:
         return f"{v:.3f}"
     if key == "mean_queue_pkts":
         return f"{v:.1f}"
+    if key == "fcts":
+        done = [x for x in v if x is not None]
+        text = f"{max(done) * 1e3:.1f} / {statistics.fmean(done) * 1e3:.1f}" if done else "-"
+        return text + (f" ({len(v) - len(done)} unfinished)" if len(done) < len(v) else "")
     return f"{v:,.0f}"
 
 
@@ -235,7 +285,7 @@ def cells(result: dict) -> list[str]:
         runs = result["runs"]
         out = []
         for key in COLUMNS:
-            xs = [r[key] for r in runs if r[key] is not None]
+            xs = [r[key] for r in runs if r.get(key) is not None]
             if not xs:
                 out.append("-")
             elif len(xs) == 1:
@@ -246,16 +296,19 @@ def cells(result: dict) -> list[str]:
     return [fmt(key, result.get(key)) for key in COLUMNS]
 
 
+def side_label(side: str, result: dict) -> str:
+    return side if "runs" not in result else f"{side} (median of {len(result['runs'])} [min-max])"
+
+
 def print_table(rows: list[tuple[str, str, str, dict]]) -> None:
-    head = ("case", "cc", "side", "Mb/s", "Jain", "queue", "drops", "retx", "timeouts")
+    head = ("case", "cc", "side", *HEAD)
     table = [head]
     notes = []
     for case, cc, side, result in rows:
         if "missing" in result:
             notes.append(f"{case} {cc}: {result['missing']}")
             continue
-        label = side if "runs" not in result else f"{side} (median of {len(result['runs'])} [min-max])"
-        table.append((case, cc, label, *cells(result)))
+        table.append((case, cc, side_label(side, result), *cells(result)))
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
     for i, r in enumerate(table):
         print("  ".join(c.ljust(w) if j < 3 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))
@@ -263,6 +316,43 @@ def print_table(rows: list[tuple[str, str, str, dict]]) -> None:
             print("  ".join("-" * w for w in widths))
     for n in notes:
         print(f"skipped: {n}")
+    print(RULES_NOTE)
+
+
+def print_markdown(rows: list[tuple[str, str, str, dict]]) -> None:
+    """The table as docs/guides/emulate.md shows it (case titles, Markdown)."""
+    print("| case | cc | side | " + " | ".join(HEAD) + " |")
+    print("|---" * (3 + len(HEAD)) + "|")
+    for case, cc, side, result in rows:
+        if "missing" not in result:
+            print(f"| {CASES[case].title} | {cc} | {side_label(side, result)} | " + " | ".join(cells(result)) + " |")
+
+
+RULES_NOTE = (
+    "corral rows name the rule they ran: ssthresh=flight halves the FlightSize when a loss recovery starts (RFC 5681, "
+    "Linux; corral's default), ssthresh=pipe halves the pipe (ns-3's rule); CUBIC and BBR use neither. DCTCP's "
+    "ssthresh=flight row runs corral's defaults (Linux's two-segment floor on the ECN ssthresh, dctcp_ssthresh; "
+    "cwnd = ssthresh at once on ECN-Echo, RFC 3168's text), its ssthresh=pipe row ns-3's rules: min_window=1 "
+    "(TcpDctcp has no floor) and ecn_response=cwr (ns-3's EnterCwr: PRR over the next round trip)."
+)
+# corral's DCTCP with ns-3's ECN rules: no floor on the ssthresh, the CWR state.
+DCTCP_NS3 = ['transport.cc={kind="dctcp",min_window=1}', 'transport.ecn_response="cwr"']
+
+
+def corral_variants(cc: str, rules: list[str]) -> list[tuple[str, list[str]]]:
+    """corral's rows for `cc`: (label, overrides)."""
+    if cc == "dctcp":
+        # The pipe row runs all of ns-3's rules: its ECN ssthresh without a floor and its CWR state.
+        return [
+            (
+                f"corral, ssthresh={r}" + (", min_window=1, ecn_response=cwr" if r == "pipe" else ""),
+                [f'transport.ssthresh="{r}"'] + (DCTCP_NS3 if r == "pipe" else []),
+            )
+            for r in rules
+        ]
+    if cc in SSTHRESH_CCS:
+        return [(f"corral, ssthresh={r}", [f'transport.ssthresh="{r}"']) for r in rules]
+    return [("corral", [])]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,12 +364,13 @@ def main(argv: list[str] | None = None) -> int:
         "--ssthresh",
         action="append",
         choices=SSTHRESH_RULES,
-        help="corral's transport.ssthresh for NewReno (repeatable; default both, a row each)",
+        help="corral's transport.ssthresh for NewReno and DCTCP (repeatable; default both, a row each)",
     )
-    ap.add_argument("--duration", type=float, help="seconds of traffic per run (default: 10 s at 1 Gbps, 20 s at 100 Mbps)")
+    ap.add_argument("--duration", type=float, help="seconds of traffic per run (default: the case's)")
     ap.add_argument("--linux-runs", type=int, default=5, help="runs of each Linux case (default 5)")
     ap.add_argument("--ns3-python", help=f"Python with the ns3 wheel (default $NS3_PYTHON or {DEFAULT_NS3_PYTHON})")
     ap.add_argument("--json", type=Path, help="write every number to this JSON file")
+    ap.add_argument("--markdown", action="store_true", help="also print the table in Markdown, with the cases' titles")
     ap.add_argument("--trace", type=Path, help="write cwnd and queue traces of the first case and controller here")
     args = ap.parse_args(argv)
 
@@ -295,31 +386,31 @@ def main(argv: list[str] | None = None) -> int:
         args.trace.mkdir(parents=True, exist_ok=True)
     rows: list[tuple[str, str, str, dict]] = []
     first = True
-    for case in args.case or list(CASES):
-        scenario, senders, duration, every, case_sides = CASES[case]
-        duration = args.duration or duration
-        rate = 1e9 if case == "1g" else 100e6
-        for cc in [c for c in (args.cc or CCS) if c in CASE_CCS.get(case, CCS)]:
+    for name in args.case or list(CASES):
+        case = CASES[name]
+        duration = args.duration or case.duration
+        for cc in [c for c in (args.cc or CCS) if c in case.ccs]:
             trace = args.trace if first else None
             first = False
-            print(f"running {case} {cc} ...", file=sys.stderr, flush=True)
+            print(f"running {name} {cc} ...", file=sys.stderr, flush=True)
             # corral matched to the packet sizes of ns-3 at 1 Gbps and of Linux at 100 Mbps.
-            header = 54 if case == "1g" else 66
-            variants = (
-                [(f"corral ssthresh={r}", [f'transport.ssthresh="{r}"']) for r in args.ssthresh or SSTHRESH_RULES]
-                if cc == "newreno"
-                else [("corral", [])]
-            )
-            for k, (label, extra) in enumerate(variants):
-                sim = run_corral(scenario, senders, cc, duration, every, header, trace if k == 0 else None, extra)
+            header = 54 if case.rate >= 1e9 else 66
+            starts = None
+            for k, (label, extra) in enumerate(corral_variants(cc, args.ssthresh or list(SSTHRESH_RULES))):
+                sim = run_corral(case, cc, duration, header, trace if k == 0 else None, extra)
+                starts = starts or sim.get("starts")
                 if "corral" in sides:
-                    rows.append((case, cc, label, sim))
-            starts = sim.get("starts") or run_corral(scenario, senders, "newreno", 1e-3, every, header, None)["starts"]
-            if "ns-3" in sides and "ns-3" in case_sides and py is not None:
-                rows.append((case, cc, "ns-3", run_ns3(py, rate, senders, cc, duration, every, starts, trace)))
-            if "linux" in sides and "linux" in case_sides and not skip_linux:
-                rows.append((case, cc, "linux", run_linux(scenario, senders, cc, duration, args.linux_runs)))
+                    rows.append((name, cc, label, sim))
+            if starts is None:
+                starts = run_corral(case, "newreno", 1e-3, header, None)["starts"]
+            if "ns-3" in sides and "ns-3" in case.sides and py is not None:
+                rows.append((name, cc, "ns-3", run_ns3(py, case, cc, duration, starts, trace)))
+            if "linux" in sides and "linux" in case.sides and not skip_linux:
+                rows.append((name, cc, "linux", run_linux(case, cc, duration, args.linux_runs)))
     print_table(rows)
+    if args.markdown:
+        print()
+        print_markdown(rows)
     if args.json:
         args.json.write_text(json.dumps([{"case": c, "cc": k, "side": s, **r} for c, k, s, r in rows], indent=1) + "\n")
     return 0

@@ -190,7 +190,6 @@ def test_rerun_and_resume_reproduce_the_parquet_byte_for_byte(tiny, client):
     assert again.done == 0 and again.skipped == 4
     assert (out / PARQUET).read_bytes() == first
     # an interrupted arena: one run folder lost; the resume runs it alone
-    import shutil
 
     shutil.rmtree(layout.run_dir(out, result.runs[1].hash))
     resumed = run_arena(out, cells=tiny_cells(), seeds=2, client=client)

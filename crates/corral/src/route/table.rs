@@ -13,6 +13,7 @@
 //! counts and next hops take 3.0 MB instead of 23.6 MB), with the same answers.
 
 use crate::ids::{NodeId, PortId};
+use crate::net::queue::Discipline;
 use crate::net::{Network, NodeKind, Port};
 use std::collections::VecDeque;
 
@@ -327,17 +328,47 @@ impl RouteTable {
     pub fn base_delay(
         &self,
         net: &Network,
-        mut node: NodeId,
+        node: NodeId,
         dst: u32,
         size: u64,
     ) -> crate::units::Time {
-        let mut total = crate::units::Time::ZERO;
-        while let Some(&p) = self.candidates(node, dst).first() {
+        self.path_ports(net, node, dst, false)
+            .fold(crate::units::Time::ZERO, |t, port| t + port.tx_time(size) + port.delay)
+    }
+
+    /// The time a packet that enters [`RouteTable::path`]'s path from `node` to host `dst`
+    /// at `now` waits behind what is queued at each of its ports, and the packet on the wire,
+    /// as they stand at `now` (a connection handshake's queueing, `transport.handshake_rtt`).
+    pub fn queueing_delay(
+        &self,
+        net: &Network,
+        node: NodeId,
+        dst: u32,
+        via_top: bool,
+        now: crate::units::Time,
+    ) -> crate::units::Time {
+        self.path_ports(net, node, dst, via_top).fold(crate::units::Time::ZERO, |t, port| {
+            t + port.busy_until.saturating_sub(now) + port.tx_time(port.queue.bytes())
+        })
+    }
+
+    /// The ports of [`RouteTable::path`]'s path from `node` to host `dst`, in order.
+    fn path_ports<'a>(
+        &'a self,
+        net: &'a Network,
+        mut node: NodeId,
+        dst: u32,
+        via_top: bool,
+    ) -> impl Iterator<Item = &'a Port> + 'a {
+        let mut climbing = via_top;
+        std::iter::from_fn(move || {
+            let up = if climbing { self.uplinks(node).first() } else { None };
+            climbing = up.is_some();
+            let &p = up.or_else(|| self.candidates(node, dst).first())?;
             let port = &net.ports[p.idx()];
-            total = total + port.tx_time(size) + port.delay;
             node = port.peer;
-        }
-        total
+            Some(port)
+        })
     }
 
     /// Hop count (links) from `node` to host `dst`, if reachable.

@@ -16,6 +16,6 @@ pub mod rtt;
 pub mod sack;
 pub mod sender;
 
-pub use config::{Recovery, SsthreshRule, TcpConfig};
+pub use config::{EcnResponse, HandshakeRtt, Recovery, SsthreshRule, TcpConfig};
 pub use receiver::{AckOut, TcpReceiver};
 pub use sender::{Segment, TcpSender};

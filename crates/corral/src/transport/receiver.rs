@@ -2,8 +2,10 @@
 //! least every `delayed_ack` full segments or after a timeout, at once for out-of-order data or
 //! data that fills a hole) and ECN echo. Classic ECN (RFC 3168 section 6.1.3) latches ECE
 //! from a CE mark until a segment with CWR arrives; DCTCP's accurate echo (RFC 8257 section
-//! 3.2) reports each CE mark, sending an immediate ACK whenever the CE state changes while
-//! ACKs are held back.
+//! 3.2) reports each CE mark: when the CE state changes, the ACKs held back go out at once
+//! with the old state, and the segment that changed it is acknowledged at once with the new
+//! one (Linux's `dctcp_ece_ack_update`: the held-back ACK at `prior_rcv_nxt`, then
+//! `ICSK_ACK_NOW`).
 //!
 //! With SACK (RFC 2018) every ACK also carries up to [`SACK_BLOCKS`] blocks of the data held
 //! above a gap: the first block holds the segment that triggered the ACK, the others are the
@@ -174,10 +176,14 @@ impl TcpReceiver {
         ts: Time,
         out: &mut Vec<AckOut>,
     ) -> bool {
+        let mut ack_now = false;
         if self.accurate_ecn {
-            if ce != self.ce_state && self.pending > 0 {
-                let ts = self.pending_ts;
-                out.push(self.ack(ts));
+            if ce != self.ce_state {
+                if self.pending > 0 {
+                    let ts = self.pending_ts;
+                    out.push(self.ack(ts));
+                }
+                ack_now = true;
             }
             self.ce_state = ce;
         } else {
@@ -189,7 +195,7 @@ impl TcpReceiver {
             }
         }
         let (advanced, irregular) = self.store(seq, len as u64);
-        if !advanced || irregular {
+        if !advanced || irregular || ack_now {
             let ts = if self.pending > 0 { self.pending_ts } else { ts };
             out.push(self.ack(ts));
             return false;
@@ -326,15 +332,23 @@ mod tests {
     fn accurate_ecn_acks_immediately_on_ce_change() {
         let mut r = TcpReceiver::new(2, true);
         assert!(data(&mut r, 0, false).0.is_empty());
-        let (out, _) = data(&mut r, 100, true);
-        // The held-back ACK for segment 0 goes out with ECE = 0 first...
+        let (out, arm) = data(&mut r, 100, true);
+        // The held-back ACK for segment 0 goes out with ECE = 0 first, then the CE segment's
+        // own ACK with ECE = 1, at once (Linux's ICSK_ACK_NOW).
         assert_eq!(
-            out[0],
-            AckOut { ack: 100, ece: false, ts_echo: Time(0), sack: SackBlocks::default() }
+            out,
+            vec![
+                AckOut { ack: 100, ece: false, ts_echo: Time(0), sack: SackBlocks::default() },
+                AckOut { ack: 200, ece: true, ts_echo: Time(100), sack: SackBlocks::default() },
+            ]
         );
-        // ...and the CE segment is then held as the first of a new pair.
-        assert_eq!(out.len(), 1);
-        let (out, _) = data(&mut r, 200, true);
-        assert_eq!((out[0].ack, out[0].ece), (300, true));
+        assert!(!arm, "nothing held back");
+        // In the same state, ACKs go every second segment again, ECE on.
+        assert!(data(&mut r, 200, true).0.is_empty());
+        let (out, _) = data(&mut r, 300, true);
+        assert_eq!((out[0].ack, out[0].ece), (400, true));
+        // Back to no CE with nothing held back: one immediate ACK, ECE off.
+        let (out, _) = data(&mut r, 400, false);
+        assert_eq!(out.iter().map(|a| (a.ack, a.ece)).collect::<Vec<_>>(), [(500, false)]);
     }
 }

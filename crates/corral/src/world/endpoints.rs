@@ -5,12 +5,13 @@
 //! retransmission, pacing and delayed-ACK timers (one live event per flow; a timer that
 //! moved later is re-armed when its stale event fires).
 
+use super::make_flow::handshake_rtt;
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
 use crate::net::packet::{pfabric_priority, SackBlocks};
 use crate::net::{Ecn, Packet, PacketKind};
 use crate::route::{Hop, NO_WAYPOINT};
-use crate::transport::{AckOut, Segment, TcpSender};
+use crate::transport::{AckOut, HandshakeRtt, Segment, TcpSender};
 use crate::units::Time;
 
 impl Simulation {
@@ -27,6 +28,22 @@ impl Simulation {
         }
         if self.hot[flow.idx()].managed {
             self.call_scheme(|s, ctx| s.on_flow_start(ctx, flow));
+        }
+        let tcp = &self.scenario.transport;
+        if tcp.handshake_rtt == HandshakeRtt::Loaded {
+            let (h, def) = (&self.hot[flow.idx()], &self.flows[flow.idx()].def);
+            let now = self.events.now();
+            let via_top = h.routing.via_top();
+            let rtt = handshake_rtt(
+                &self.net,
+                &self.routes,
+                def.src,
+                def.dst,
+                tcp.header,
+                via_top,
+                Some(now),
+            );
+            self.flows[flow.idx()].sender.seed_rtt(rtt);
         }
         self.drive_sender(flow, |s, now, out| s.start(now, out));
     }

@@ -11,7 +11,7 @@ use crate::schemes::{Scheme, SchemeTransport};
 use crate::sim::rng::Rng;
 use crate::transport::rate::{RateLimit, Window};
 use crate::transport::sender::SenderSetup;
-use crate::transport::{TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::{HandshakeRtt, TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Time;
 
 /// `cc_rng` is the flow's own random stream for its controller.
@@ -55,14 +55,9 @@ pub(super) fn make_flow(
         rng: Some(cc_rng),
     };
     let mut sender = TcpSender::build(tcp, &setup);
-    if tcp.handshake_rtt {
-        let via_top = plan.routing.via_top();
-        let one_way = |s: u32, d: u32| {
-            routes
-                .path(net, net.hosts[s as usize], d, tcp.header as u64, via_top)
-                .map_or(Time::ZERO, |p| p.1)
-        };
-        sender.seed_rtt(one_way(plan.def.src, plan.def.dst) + one_way(plan.def.dst, plan.def.src));
+    if tcp.handshake_rtt == HandshakeRtt::Unloaded {
+        let (src, dst, via_top) = (plan.def.src, plan.def.dst, plan.routing.via_top());
+        sender.seed_rtt(handshake_rtt(net, routes, src, dst, tcp.header, via_top, None));
     }
     let hot = FlowHot {
         src: plan.def.src,
@@ -94,4 +89,24 @@ pub(super) fn make_flow(
         def: Box::new(plan.def),
     };
     (flow, hot)
+}
+
+/// The RTT a connection handshake between hosts `src` and `dst` measures
+/// (`transport.handshake_rtt`): the unloaded round trip of `header`-byte packets, plus, when
+/// it happens at `loaded_at`, the queueing both ways as the ports stand then.
+pub(super) fn handshake_rtt(
+    net: &Network,
+    routes: &RouteTable,
+    src: u32,
+    dst: u32,
+    header: u32,
+    via_top: bool,
+    loaded_at: Option<Time>,
+) -> Time {
+    let one_way = |s: u32, d: u32| {
+        let from = net.hosts[s as usize];
+        let base = routes.path(net, from, d, header as u64, via_top).map_or(Time::ZERO, |p| p.1);
+        base + loaded_at.map_or(Time::ZERO, |now| routes.queueing_delay(net, from, d, via_top, now))
+    };
+    one_way(src, dst) + one_way(dst, src)
 }

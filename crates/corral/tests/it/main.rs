@@ -14,6 +14,7 @@ mod failures;
 mod fairness;
 mod flowcell;
 mod fluid;
+mod handshake;
 mod hcc;
 mod host_backpressure;
 mod ideal_workload;

@@ -392,7 +392,9 @@ impl CongestionControl for Bbr {
         self.save_cwnd(st);
     }
 
-    fn on_ecn(&mut self, _st: &mut CcState, _flight: u64, _now: Time) {}
+    fn on_ecn(&mut self, _st: &mut CcState, _flight: u64, _now: Time) -> bool {
+        false
+    }
 
     /// BBR keeps its window through recovery (packet conservation, then its own target):
     /// what NewReno, RFC 6675 or PRR would set is not its window.
@@ -531,6 +533,7 @@ mod tests {
                 prior_in_flight,
                 in_recovery,
                 lost: in_recovery,
+                lost_bytes: 0,
                 srtt: Some(us(RTT_US)),
                 rate: Some(rate),
             };

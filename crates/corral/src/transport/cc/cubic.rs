@@ -273,11 +273,12 @@ mod tests {
         assert_eq!(st.ssthresh, 70 * MSS);
         assert_eq!(cc.w_max, 100.0);
         assert_eq!(cc.cwnd_prior, 100.0);
-        // ECN-Echo takes the same reduction and applies it to cwnd directly.
+        // ECN-Echo takes the same reduction: ssthresh, which the sender's reduction brings
+        // cwnd down to.
         let mut cc = Cubic::new(&CubicConfig::default());
         let mut st = CcState::new(MSS, 100);
-        cc.on_ecn(&mut st, 100 * MSS, Time::ZERO);
-        assert_eq!((st.cwnd, st.ssthresh), (70 * MSS, 70 * MSS));
+        assert!(cc.on_ecn(&mut st, 100 * MSS, Time::ZERO));
+        assert_eq!((st.cwnd, st.ssthresh), (100 * MSS, 70 * MSS));
         // ssthresh never goes below two segments.
         let mut st = CcState::new(MSS, 2);
         cc.on_loss(&mut st, 2 * MSS, Time::ZERO);

@@ -36,7 +36,7 @@ impl Default for D2tcpConfig {
 
 impl D2tcpConfig {
     pub fn validate(&self) -> Result<(), String> {
-        DctcpConfig { g: self.g, initial_alpha: self.initial_alpha }
+        DctcpConfig { g: self.g, initial_alpha: self.initial_alpha, ..DctcpConfig::default() }
             .validate()
             .map_err(|e| e.replace("dctcp", "d2tcp"))?;
         if !(self.d_min > 0.0 && self.d_min <= 1.0 && self.d_max >= 1.0 && self.d_max.is_finite()) {
@@ -95,8 +95,9 @@ impl CongestionControl for D2tcp {
         self.dctcp.on_feedback(acked, ece, snd_una, snd_nxt);
     }
 
-    fn on_ecn(&mut self, st: &mut CcState, _flight: u64, now: Time) {
-        st.cut_by_penalty(self.alpha().powf(self.imminence(now, st.cwnd)));
+    fn on_ecn(&mut self, st: &mut CcState, _flight: u64, now: Time) -> bool {
+        st.ssthresh_by_penalty(self.alpha().powf(self.imminence(now, st.cwnd)), 2);
+        true
     }
 }
 
@@ -104,7 +105,11 @@ impl Controller for D2tcp {
     type Config = D2tcpConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &D2tcpConfig) -> D2tcp {
-        let dctcp = Dctcp::new(&DctcpConfig { g: cfg.g, initial_alpha: cfg.initial_alpha });
+        let dctcp = Dctcp::new(&DctcpConfig {
+            g: cfg.g,
+            initial_alpha: cfg.initial_alpha,
+            ..DctcpConfig::default()
+        });
         D2tcp { cfg: cfg.clone(), dctcp, size: None, deadline: None, snd_una: 0, srtt: Time::ZERO }
     }
     fn validate(cfg: &D2tcpConfig) -> Result<(), String> {
@@ -147,15 +152,16 @@ mod tests {
         assert_eq!(flow(30_000, Some(400), 15_000, 0.5).imminence(Time::ZERO, 10 * MSS), 0.5);
     }
 
-    // 300 kB at 3/4 of a 100 kB window need 4 RTTs. The cut W (1 - alpha^d / 2): alpha = 0.25 gives p = 0.5 (d = 0.5), 0.25 (d = 1), 0.0625
-    // (d = 2); a window of 100 segments goes to 75, 87.5 and 96.875 (rounded) segments.
+    // 300 kB at 3/4 of a 100 kB window need 4 RTTs. The reduction to W (1 - alpha^d / 2):
+    // alpha = 0.25 gives p = 0.5 (d = 0.5), 0.25 (d = 1), 0.0625 (d = 2); a window of 100
+    // segments is to go to 75, 87.5 and 96.875 (rounded) segments (ssthresh).
     #[test]
     fn the_cut_is_alpha_to_the_d() {
         for (deadline_us, expect) in [(800, 75_000), (400, 87_500), (200, 96_875)] {
             let mut cc = flow(300_000, Some(deadline_us), 0, 0.25);
             let mut st = CcState::new(MSS, 100);
-            cc.on_ecn(&mut st, 100 * MSS, Time::ZERO);
-            assert_eq!((st.cwnd, st.ssthresh), (expect, expect), "deadline {deadline_us} us");
+            assert!(cc.on_ecn(&mut st, 100 * MSS, Time::ZERO));
+            assert_eq!((st.cwnd, st.ssthresh), (100 * MSS, expect), "deadline {deadline_us} us");
         }
     }
 

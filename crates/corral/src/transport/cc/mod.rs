@@ -37,6 +37,9 @@ pub struct AckInfo {
     pub in_recovery: bool,
     /// This ACK revealed a loss: it marked a segment lost (RACK) or started a recovery.
     pub lost: bool,
+    /// The bytes it marked lost (RACK; the first segment when it started a recovery
+    /// without RACK's marks): Linux's and ns-3's `rs->losses` / `m_bytesLoss`.
+    pub lost_bytes: u64,
     pub srtt: Option<Time>,
     /// The ACK's delivery rate sample (None when it delivered nothing).
     pub rate: Option<RateSample>,
@@ -79,11 +82,12 @@ impl CcState {
         }
     }
 
-    /// DCTCP's cut and its variants' (RFC 8257 section 3.3 step 9): cwnd ← cwnd (1 − p/2), at
-    /// least one MSS, ssthresh = cwnd. DCTCP's p is α; D2TCP's α^d; L2DCT's α^w.
-    pub fn cut_by_penalty(&mut self, p: f64) {
-        self.cwnd = ((self.cwnd as f64 * (1.0 - p / 2.0)).round() as u64).max(self.mss);
-        self.ssthresh = self.cwnd;
+    /// DCTCP's reduction and its variants' (RFC 8257 section 3.3 step 9): the window the
+    /// reduction ends at, ssthresh = cwnd (1 − p/2), at least `min_segments` segments (Linux's
+    /// `dctcp_ssthresh`: two). DCTCP's p is α; D2TCP's α^d; L2DCT's α^w.
+    pub fn ssthresh_by_penalty(&mut self, p: f64, min_segments: u64) {
+        let floor = min_segments.max(1) * self.mss;
+        self.ssthresh = ((self.cwnd as f64 * (1.0 - p / 2.0)).round() as u64).max(floor);
         self.ca_acked = 0;
     }
 
@@ -98,11 +102,13 @@ impl CcState {
 /// meets them:
 /// - [`seed`](Self::seed) and [`on_flow`](Self::on_flow) once, when the flow is built;
 /// - [`on_open`](Self::on_open) when the connection opens, with its handshake's RTT;
-/// - [`on_feedback`](Self::on_feedback) for every ACK, with the bytes it acked and its
+/// - [`on_feedback`](Self::on_feedback) for every ACK, with the bytes it delivered and its
 ///   ECN-Echo flag;
 /// - [`on_ack`](Self::on_ack) for every ACK that advances `snd_una` outside fast recovery
 ///   (window growth);
-/// - [`on_ecn`](Self::on_ecn) at most once per window of data when ECN-Echo arrives;
+/// - [`on_ecn`](Self::on_ecn) at most once per window of data when ECN-Echo arrives (it
+///   sets ssthresh; the sender's reduction then asks for windows through
+///   [`on_recovery_window`](Self::on_recovery_window));
 /// - [`on_loss`](Self::on_loss) when fast retransmit starts (ssthresh), then
 ///   [`on_recovery_window`](Self::on_recovery_window) at each step of the recovery and
 ///   [`on_recovery_exit`](Self::on_recovery_exit) when a full ACK ends it;
@@ -140,11 +146,15 @@ pub trait CongestionControl {
     }
 
     /// ECN-Echo, at most once per window of data and never in recovery (RFC 3168 section
-    /// 6.1.2): reduce as for a loss, at once (`cwnd = ssthresh`).
-    fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
+    /// 6.1.2), with `flight` bytes outstanding: set ssthresh, the window the reduction ends
+    /// at (Linux's `ssthresh` hook, which `tcp_enter_cwr` calls; Reno's: as for a loss), and
+    /// return whether the window is to be reduced to it. The sender then brings cwnd down to
+    /// ssthresh, at once or over the next round trip (`transport.ecn_response`), through
+    /// [`Self::on_recovery_window`]; a controller that ignores ECN returns false.
+    fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) -> bool {
         self.on_loss(st, flight, now);
-        st.cwnd = st.ssthresh.max(st.mss);
         st.ca_acked = 0;
+        true
     }
 
     /// A retransmission timeout with `flight` bytes outstanding, the first for this segment
@@ -277,8 +287,8 @@ impl Cc {
     }
 
     /// [`CongestionControl::on_ecn`].
-    pub fn on_ecn(&mut self, flight: u64, now: Time) {
-        self.kind.on_ecn(&mut self.st, flight, now);
+    pub fn on_ecn(&mut self, flight: u64, now: Time) -> bool {
+        self.kind.on_ecn(&mut self.st, flight, now)
     }
 
     /// [`CongestionControl::on_timeout`].
@@ -421,7 +431,7 @@ macro_rules! controllers {
             fn on_loss(&mut self, st: &mut CcState, flight: u64, now: Time) {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_loss(st, flight, now),)* }
             }
-            fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) {
+            fn on_ecn(&mut self, st: &mut CcState, flight: u64, now: Time) -> bool {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_ecn(st, flight, now),)* }
             }
             fn on_timeout(&mut self, st: &mut CcState, flight: u64, now: Time) {

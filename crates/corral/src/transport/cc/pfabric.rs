@@ -32,8 +32,10 @@ impl CongestionControl for Pfabric {
         st.ssthresh = self.cap(st);
     }
 
-    fn on_ecn(&mut self, st: &mut CcState, _flight: u64, _now: Time) {
+    /// pFabric does not reduce on ECN-Echo (its window stays at the cap).
+    fn on_ecn(&mut self, st: &mut CcState, _flight: u64, _now: Time) -> bool {
         self.cap(st);
+        false
     }
 
     fn on_timeout(&mut self, st: &mut CcState, _flight: u64, _now: Time) {
@@ -65,8 +67,8 @@ mod tests {
         assert_eq!(st.cwnd, 20 * MSS, "never above the initial window");
         cc.on_loss(&mut st, 20 * MSS, Time::ZERO);
         assert_eq!(st.ssthresh, 20 * MSS, "a fast retransmit does not cut");
-        cc.on_ecn(&mut st, 20 * MSS, Time::ZERO);
-        assert_eq!(st.cwnd, 20 * MSS, "ECN means nothing to it");
+        assert!(!cc.on_ecn(&mut st, 20 * MSS, Time::ZERO), "ECN means nothing to it");
+        assert_eq!(st.cwnd, 20 * MSS);
         cc.on_timeout(&mut st, 20 * MSS, Time::ZERO);
         assert_eq!((st.cwnd, st.ssthresh), (MSS, 20 * MSS));
         for _ in 0..40 {

@@ -7,7 +7,9 @@
 use super::recovery::Step;
 use super::{Segment, TcpSender};
 use crate::transport::cc::AckInfo;
+use crate::transport::config::EcnResponse;
 use crate::transport::delivery_rate::RateSample;
+use crate::transport::prr::Prr;
 use crate::transport::rack::TlpOutcome;
 use crate::units::Time;
 
@@ -48,21 +50,31 @@ impl TcpSender {
         let ack = ack.min(self.snd_max);
         let seen = self.take_in_ack(now, ack, ts_echo, sack);
         let prr_due = if seen.advanced {
-            self.on_new_ack(now, ack, ece, ts_echo, out)
+            self.on_new_ack(now, ack, ece, ts_echo, seen.delivered, out)
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_duplicate_ack(now, ece, seen.delivered, out)
         } else {
             false
         };
-        let newly_lost = self.losses_after_ack(now, &seen, prr_due, out);
+        let lost_bytes = self.losses_after_ack(now, &seen, prr_due, out);
+        let newly_lost = lost_bytes > 0;
+        if self.cwr.is_some() && !self.in_recovery {
+            // The ECN reduction's step for this ACK (Linux's `tcp_cwnd_reduction`).
+            self.prr_window(seen.delivered, seen.advanced && !newly_lost, true);
+        }
         if self.rate_samples.is_some() {
-            let lost = newly_lost || (self.in_recovery && !seen.was_in_recovery);
+            let entered = self.in_recovery && !seen.was_in_recovery;
+            let lost = newly_lost || entered;
+            // Without RACK's marks, a recovery that starts counts its first segment lost.
+            let head =
+                if entered && !newly_lost { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
             let info = AckInfo {
                 now,
                 in_flight: self.in_flight(),
                 prior_in_flight: seen.prior_in_flight,
                 in_recovery: self.in_recovery,
                 lost,
+                lost_bytes: lost_bytes + head,
                 srtt: self.rtt.srtt(),
                 rate: seen.rate,
             };
@@ -114,13 +126,15 @@ impl TcpSender {
         ack: u64,
         ece: bool,
         ts_echo: Time,
+        delivered: u64,
         out: &mut Vec<Segment>,
     ) -> bool {
         let acked = ack - self.snd_una;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.rtt.sample(now.saturating_sub(ts_echo));
-        self.cc.on_feedback(acked, ece, self.snd_una, self.snd_nxt);
+        self.cc.on_feedback(delivered, ece, self.snd_una, self.snd_nxt);
+        self.end_cwr_if_passed();
         let cut = ece && self.react_to_ecn(now);
         let (prr_due, restart_timer) = if self.in_recovery {
             self.recovery_ack(now, ack, acked, out)
@@ -130,7 +144,7 @@ impl TcpSender {
             if self.rto_recovery && self.recover.is_some_and(|r| ack >= r) {
                 self.rto_recovery = false;
             }
-            if !cut {
+            if !cut && self.cwr.is_none() {
                 let srtt = self.rtt.srtt().unwrap_or(Time::ZERO);
                 self.cc.on_ack(acked, now, srtt);
             }
@@ -187,7 +201,7 @@ impl TcpSender {
         delivered: u64,
         out: &mut Vec<Segment>,
     ) -> bool {
-        self.cc.on_feedback(0, ece, self.snd_una, self.snd_nxt);
+        self.cc.on_feedback(delivered, ece, self.snd_una, self.snd_nxt);
         if ece {
             self.react_to_ecn(now);
         }
@@ -208,28 +222,31 @@ impl TcpSender {
 
     /// Phase 3 of an ACK: the reduction after a loss probe repaired a loss (RFC 8985 section
     /// 7.4), RACK's loss detection (which may start a recovery, its entry setting PRR's window
-    /// for this ACK itself), then PRR's window if due. Returns whether RACK marked a loss.
+    /// for this ACK itself), then PRR's window if due. Returns the bytes RACK marked lost.
     pub(super) fn losses_after_ack(
         &mut self,
         now: Time,
         seen: &AckSeen,
         prr_due: bool,
         out: &mut Vec<Segment>,
-    ) -> bool {
+    ) -> u64 {
         if seen.tlp == TlpOutcome::Repaired && !self.in_recovery {
             self.reduce_after_repaired_probe(now);
         }
-        let newly_lost = self.rack_detect_loss(now, seen.delivered, out);
+        let lost_bytes = self.rack_detect_loss(now, seen.delivered, out);
+        let newly_lost = lost_bytes > 0;
         // RFC 9937's SafeACK: snd_una advanced and no further loss was indicated (a loss RACK
         // marked on this ACK; without RACK, RFC 6675's scoreboard infers losses on the fly
         // and every ACK that advances snd_una counts as safe).
         if prr_due && self.in_recovery {
-            self.prr_window(seen.delivered, seen.advanced && !newly_lost);
+            self.prr_window(seen.delivered, seen.advanced && !newly_lost, false);
         }
-        newly_lost
+        lost_bytes
     }
 
-    /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2); returns whether it cut.
+    /// Reacts to ECN-Echo at most once per window (RFC 3168 6.1.2): the controller sets
+    /// ssthresh, and the window comes down to it at once or over the next round trip
+    /// (`transport.ecn_response`). Returns whether it reacted.
     pub(super) fn react_to_ecn(&mut self, now: Time) -> bool {
         if !self.limit.window
             || self.in_recovery
@@ -237,11 +254,27 @@ impl TcpSender {
         {
             return false;
         }
-        let flight = self.flight();
-        self.cc.on_ecn(flight, now);
+        let (flight, prior_cwnd) = (self.flight(), self.cc.window());
+        if self.cc.on_ecn(flight, now) {
+            match self.ecn_response {
+                EcnResponse::Instant => self.recovery_window(Step::EcnReduced),
+                EcnResponse::Cwr => {
+                    self.cwr = Some(Prr::start(self.cc.ssthresh(), prior_cwnd, self.mss));
+                }
+            }
+        }
         self.ecn_recover = Some(self.snd_max);
         self.send_cwr = true;
         self.stats.ecn_cuts += 1;
         true
+    }
+
+    /// Linux's CWR state ends on the ACK that passes the data sent before the echo
+    /// (`tcp_fastretrans_alert`: `snd_una` beyond `high_seq`): cwnd = ssthresh.
+    pub(super) fn end_cwr_if_passed(&mut self) {
+        if self.cwr.is_some() && self.ecn_recover.is_some_and(|r| self.snd_una > r) {
+            self.cwr = None;
+            self.recovery_window(Step::EcnReduced);
+        }
     }
 }

@@ -13,6 +13,15 @@
 //! timers and loss probe), `pacer.rs` (the pacing clock and an explicit rate's token
 //! bucket), `timers.rs` and `limit.rs` (size, receive window, host credit).
 //!
+//! On ECN-Echo the controller sets ssthresh and the window comes down to it as
+//! `transport.ecn_response` says: at once by default (`instant`, RFC 3168's text), or with
+//! `cwr` over the next round trip, as Linux's CWR state (`tcp_enter_cwr`,
+//! `tcp_cwnd_reduction`) and ns-3's `EnterCwr` do it: Proportional Rate
+//! Reduction with the window before the echo as RecoverFS (Linux's `prior_cwnd`), on every
+//! ACK that delivers data, no window growth until the ACK that passes `snd_max` as it was at
+//! the echo, which sets cwnd = ssthresh (and may start the next reduction if it echoes CE
+//! again); a loss recovery or a timeout in between takes over.
+//!
 //! Loss recovery is one of two:
 //! - without SACK, NewReno (RFC 6582 section 3.2, "Impatient" timer variant: only the first
 //!   partial ACK restarts the timer): cwnd inflates by one MSS per duplicate ACK and one hole
@@ -49,7 +58,7 @@
 //! manages them sets the rate. Loss recovery is the same.
 
 use super::cc::{Cc, CcConfig};
-use super::config::{Recovery, SsthreshRule};
+use super::config::{EcnResponse, Recovery, SsthreshRule};
 use super::delivery_rate::DeliveryRate;
 use super::prr::Prr;
 use super::rate::{RateLimit, TokenBucket, Window};
@@ -113,6 +122,11 @@ pub struct TcpSender {
     /// snd_max at the last ECN reaction; the next reaction waits until it is acked.
     ecn_recover: Option<u64>,
     send_cwr: bool,
+    /// How the window comes down on ECN-Echo (`transport.ecn_response`).
+    ecn_response: EcnResponse,
+    /// The running ECN reduction (Linux's CWR state): PRR over the window before the echo,
+    /// until `snd_una` passes `ecn_recover`.
+    cwr: Option<Prr>,
     rtt: RttEstimator,
     /// The retransmission, probe and reordering timers.
     timers: Timers,
@@ -213,6 +227,8 @@ impl TcpSender {
             ecn: flow.ecn,
             ecn_recover: None,
             send_cwr: false,
+            ecn_response: cfg.ecn_response,
+            cwr: None,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             timers: Timers::new(
                 cfg.tlp_slack,

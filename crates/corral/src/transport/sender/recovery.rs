@@ -23,6 +23,9 @@ pub(super) enum Step {
     Prr { pipe: u64, sndcnt: u64 },
     /// A full ACK ends recovery (`prr`: a PRR recovery).
     Exit { prr: bool },
+    /// An ECN reduction brings cwnd to ssthresh: at once (`transport.ecn_response =
+    /// "instant"`) or at the end of the CWR round trip.
+    EcnReduced,
 }
 
 impl TcpSender {
@@ -65,6 +68,8 @@ impl TcpSender {
             SsthreshRule::Pipe => self.pipe_for_ssthresh(),
         };
         self.limited_bytes = 0;
+        // The recovery's own window rules take over from an ECN reduction in progress.
+        self.cwr = None;
         // One reduction per window (RFC 3168 6.1.2): an ECN cut in this window already set
         // ssthresh for this congestion event.
         if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
@@ -89,7 +94,7 @@ impl TcpSender {
                     self.snd_max - self.snd_una
                 };
                 self.prr = Some(Prr::start(self.cc.ssthresh(), recover_fs, self.mss));
-                self.prr_window(delivered, false);
+                self.prr_window(delivered, false, false);
             } else {
                 self.recovery_window(Step::Enter { sack: true });
             }
@@ -129,7 +134,7 @@ impl TcpSender {
             Step::Prr { pipe, sndcnt } => pipe + sndcnt.div_ceil(mss) * mss,
             // PRR ends at ssthresh (RFC 6937); NewReno and RFC 6675 deflate to
             // min(ssthresh, FlightSize + MSS) (RFC 6582 3.2 step 3).
-            Step::Exit { prr: true } => ssthresh.max(mss),
+            Step::Exit { prr: true } | Step::EcnReduced => ssthresh.max(mss),
             Step::Exit { prr: false } => {
                 ssthresh.min(self.snd_nxt.saturating_sub(self.snd_una).max(mss) + mss)
             }
@@ -137,18 +142,15 @@ impl TcpSender {
         self.cc.on_recovery_window(next);
     }
 
-    /// PRR's window for this ACK of a SACK recovery that delivered `delivered` bytes (`safe`:
-    /// it advanced `snd_una` and indicated no new loss): `cwnd = pipe + sndcnt`, `sndcnt`
-    /// rounded up to whole segments (RFC 6937 section 3); unchanged when it delivered nothing.
-    pub(super) fn prr_window(&mut self, delivered: u64, safe: bool) {
-        if self.prr.is_none() {
-            return;
-        }
+    /// PRR's window for this ACK of a SACK recovery (or, with `cwr`, of an ECN reduction)
+    /// that delivered `delivered` bytes (`safe`: it advanced `snd_una` and indicated no new
+    /// loss): `cwnd = pipe + sndcnt`, `sndcnt` rounded up to whole segments (RFC 6937 section
+    /// 3); unchanged when it delivered nothing.
+    pub(super) fn prr_window(&mut self, delivered: u64, safe: bool, cwr: bool) {
         let pipe = self.in_flight();
-        if let Some(p) = &mut self.prr {
-            if let Some(sndcnt) = p.on_ack(delivered, pipe, safe) {
-                self.recovery_window(Step::Prr { pipe, sndcnt });
-            }
+        let episode = if cwr { &mut self.cwr } else { &mut self.prr };
+        if let Some(sndcnt) = episode.as_mut().and_then(|p| p.on_ack(delivered, pipe, safe)) {
+            self.recovery_window(Step::Prr { pipe, sndcnt });
         }
     }
 
@@ -187,6 +189,7 @@ impl TcpSender {
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = false;
         self.prr = None;
+        self.cwr = None;
         self.rto_recovery = true;
         self.timers.stop_rack();
         if let Some(r) = self.loss.rack_mut() {

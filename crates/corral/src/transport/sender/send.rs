@@ -39,7 +39,7 @@ impl TcpSender {
         if let Some(d) = &mut self.rate_samples {
             d.on_sent(seq, len, now);
         }
-        if let Some(p) = &mut self.prr {
+        if let Some(p) = self.prr.as_mut().or(self.cwr.as_mut()) {
             p.on_sent(len);
         }
         self.stats.segments_sent += 1;

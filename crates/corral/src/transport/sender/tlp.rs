@@ -27,16 +27,18 @@ impl TcpSender {
 
     /// RACK (RFC 8985 section 6.2 steps 4-5): marks what is lost and arms the reordering
     /// timer; a loss found outside recovery starts one (on an ACK that delivered `delivered`).
-    /// Returns whether it marked a segment lost.
+    /// Returns the bytes it marked lost.
     pub(super) fn rack_detect_loss(
         &mut self,
         now: Time,
         delivered: u64,
         out: &mut Vec<Segment>,
-    ) -> bool {
-        let Some(r) = self.loss.rack_mut() else { return false };
+    ) -> u64 {
+        let Some(r) = self.loss.rack_mut() else { return 0 };
         let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
-        let (marked, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
+        let before = r.lost_bytes();
+        let (_, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
+        let marked = r.lost_bytes() - before;
         self.timers.reorder = due;
         if !self.in_recovery && r.lost_bytes() > 0 && self.may_enter_recovery() {
             self.enter_fast_recovery(now, delivered, out);

@@ -162,6 +162,7 @@ fn rto_backs_off_then_resets_on_new_ack() {
 fn ecn_echo_cuts_once_per_window_and_sets_cwr() {
     let mut c = cfg();
     c.ecn = true;
+    c.ecn_response = EcnResponse::Instant;
     let mut s = TcpSender::new(&c, None);
     let mut out = Vec::new();
     s.start(t(0), &mut out);
@@ -176,6 +177,109 @@ fn ecn_echo_cuts_once_per_window_and_sets_cwr() {
     assert_eq!(out[0].seq, 10 * MSS);
     assert!(out[0].cwr, "first new segment after the cut carries CWR");
     assert!(out[1..].iter().all(|seg| !seg.cwr));
+}
+
+/// Linux's CWR state (`transport.ecn_response = "cwr"`): on ECN-Echo ssthresh is
+/// set at once, cwnd comes down to it by PRR over the next round trip (RecoverFS the window
+/// before the echo), nothing grows until the ACK that passes `snd_max` as it was at the echo,
+/// which sets cwnd = ssthresh.
+#[test]
+fn ecn_echo_reduces_the_window_over_the_next_round_trip() {
+    let mut c = cfg();
+    c.ecn = true;
+    c.ecn_response = EcnResponse::Cwr;
+    let (mut s, mut out) = started(&c, None);
+    // The echo on the ACK of segment 0: NewReno's ssthresh is half the 9 segments in flight.
+    // PRR lets ceil(1 x 4.5 / 10) of a segment go, at least one as nothing went yet: cwnd =
+    // pipe + 1 segment, and segment 10 leaves with CWR.
+    s.on_ack(t(100), MSS, true, t(0), &[], &mut out);
+    assert_eq!(s.stats.ecn_cuts, 1);
+    assert_eq!((s.cc().window(), s.cc().ssthresh()), (10 * MSS, 4500));
+    assert_eq!(out.iter().map(|g| (g.seq / MSS, g.cwr)).collect::<Vec<_>>(), [(10, true)]);
+    // The ACKs of segments 1 to 9, CE or not: about one segment sent for every two
+    // delivered (4.5 of 10), no growth, no second reduction.
+    out.clear();
+    for k in 2..=10u64 {
+        s.on_ack(t(100 + k), k * MSS, k % 2 == 0, t(0), &[], &mut out);
+        assert!(s.cc().window() <= 10 * MSS, "no growth in CWR");
+    }
+    assert_eq!(s.stats.ecn_cuts, 1);
+    // PRR's count: ceil(10 x 4500 / 10000) = 5 segments in all over 10 delivered.
+    assert_eq!(out.len(), 4, "segments 11-14");
+    // The ACK of segment 10 passes snd_max at the echo: cwnd = ssthresh, and the window grows
+    // again from this ACK on (congestion avoidance counts it, as Linux's tcp_cong_control
+    // does once the CWR state has ended).
+    out.clear();
+    s.on_ack(t(200), 11 * MSS, false, t(100), &[], &mut out);
+    assert_eq!((s.cc().window(), s.cc().state().ca_acked), (4500, MSS));
+    s.on_ack(t(201), 12 * MSS, false, t(100), &[], &mut out);
+    assert_eq!(s.cc().state().ca_acked, 2 * MSS, "growing again");
+}
+
+/// An echo on the ACK that ends a reduction starts the next one at once (Linux re-enters CWR
+/// from `tcp_try_to_open` on the same ACK).
+#[test]
+fn an_echo_on_the_ack_that_ends_a_reduction_starts_the_next() {
+    let mut c = cfg();
+    c.ecn = true;
+    c.ecn_response = EcnResponse::Cwr;
+    let (mut s, mut out) = started(&c, None);
+    s.on_ack(t(100), MSS, true, t(0), &[], &mut out);
+    for k in 2..=10u64 {
+        s.on_ack(t(100 + k), k * MSS, false, t(0), &[], &mut out);
+    }
+    s.on_ack(t(200), 11 * MSS, true, t(100), &[], &mut out);
+    assert_eq!(s.stats.ecn_cuts, 2);
+    // The first reduction ended at 4500; in flight then, segments 11-14: ssthresh 2 segments.
+    // The new reduction's first step lets one segment go: cwnd = the pipe (4) + 1.
+    assert_eq!(s.cc().ssthresh(), 2 * MSS);
+    assert_eq!(s.cc().window(), 5 * MSS);
+}
+
+/// DCTCP under the CWR state on a 10-segment window with alpha = 1 (the initial value): the
+/// window ends at ssthresh = 5 segments after one round trip, not at once as by default.
+#[test]
+fn dctcp_reduces_to_its_ssthresh_by_the_end_of_the_round_trip() {
+    let c = TcpConfig {
+        ecn: true,
+        ecn_response: EcnResponse::Cwr,
+        cc: CcConfig::Dctcp(Default::default()),
+        ..cfg()
+    };
+    let (mut s, mut out) = started(&c, None);
+    s.on_ack(t(100), MSS, true, t(0), &[], &mut out);
+    assert_eq!((s.cc().window(), s.cc().ssthresh()), (10 * MSS, 5 * MSS));
+    for k in 2..=11u64 {
+        s.on_ack(t(100 + k), k * MSS, false, t(0), &[], &mut out);
+    }
+    assert_eq!(s.cc().window(), 5 * MSS);
+    // With the instant response the window is 5 segments from the echo on.
+    let c = TcpConfig { ecn_response: EcnResponse::Instant, ..c };
+    let (mut s, mut out) = started(&c, None);
+    s.on_ack(t(100), MSS, true, t(0), &[], &mut out);
+    assert_eq!(s.cc().window(), 5 * MSS);
+}
+
+/// A loss recovery that starts during the reduction takes the window over (its own PRR), and
+/// a timeout ends the reduction too.
+#[test]
+fn a_recovery_or_a_timeout_ends_the_ecn_reduction() {
+    let c = TcpConfig { ecn: true, ecn_response: EcnResponse::Cwr, ..prr_cfg(10) };
+    let (mut s, mut out) = started(&c, None);
+    s.on_ack(t(100), MSS, true, t(0), &[], &mut out);
+    assert!(s.cwr.is_some());
+    // Segment 1 is lost: three SACKed segments above it start a recovery.
+    for k in 2..5u64 {
+        s.on_ack(t(100 + k), MSS, false, t(0), &[(2 * MSS, (k + 1) * MSS)], &mut out);
+    }
+    assert!(s.in_recovery() && s.cwr.is_none());
+    assert_eq!(s.cc().ssthresh(), 4500, "the ECN reduction's ssthresh stands for this window");
+    let (mut s, mut out) =
+        started(&TcpConfig { ecn: true, ecn_response: EcnResponse::Cwr, ..cfg() }, None);
+    s.on_ack(t(100), MSS, true, t(0), &[], &mut out);
+    let rto = s.rto_deadline().unwrap();
+    s.on_rto(rto, &mut out);
+    assert!(s.cwr.is_none());
 }
 
 #[test]
