@@ -25,7 +25,10 @@ KNOWN = {
     "fig3a": "missed",
     "fig3b": "missed",  # about 1: the period hardly matters (the law acts once per RTT)
     "fig3c-rise": "missed",
-    "fig3c-level": "missed",  # it plateaus (fig3c-plateau met) at 0.94x: slower
+    "fig3c-plateau": "missed",  # flat from 1 MB, but below the 10 KB point: it fell, not rose
+    "fig3c-level": "missed",  # it plateaus at 0.94x: slower
+    "fig3c-plateau@window": "missed",
+    "fig3c-plateau@shared-alpha": "missed",
     # The calibrated Fig. 2 model: a 10 Gbps NIC caps 64 KB at 2.41x.
     "fig2-l1@calibrated": "missed",
     "fig2-l3@calibrated": "missed",

@@ -226,7 +226,14 @@ def _fig3(r: Any, rows: _Rows, net: str, variant: str) -> None:
     rows.put("fig3c-rise", _per_seed_ratio(point("size", 150_000), point("size", 10_000)), v, conditions=fcond, detail=detail)
     rows.put("fig3-short", _per_seed_ratio(point("size", sizes[0]), point("size", sizes[-1])), v, conditions=fcond, detail=detail)
     rows.put("fig3-short-level", point("size", sizes[0])["speedup"].to_list(), v, conditions=fcond)
-    rows.put("fig3c-plateau", _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[-2])), v, conditions=fcond)
+    flat = _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[-2]))
+    rows.put(
+        "fig3c-plateau",
+        _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[0])),
+        v,
+        conditions=fcond,
+        detail=f"flat from {sizes[-2] // 1000} KB: {sizes[-1] // 1000} KB over {sizes[-2] // 1000} KB {median_range(flat, '.2f')}x",
+    )
     rows.put(
         "fig3c-level",
         point("size", sizes[-1])["speedup"].to_list(),
