@@ -43,7 +43,6 @@ KNOWN = {
     "fig3c-level@window": "missed",
     "fig3-default@shared-alpha": "missed",
     "fig3-spread@shared-alpha": "missed",
-    "fig3a@shared-alpha": "missed",
     "fig3c-rise@shared-alpha": "missed",
     "fig3c-level@shared-alpha": "missed",
     "fig3-default@cold-20g": "missed",
@@ -51,7 +50,6 @@ KNOWN = {
     "fig3-default@ecmp-cold-20g": "missed",
     "fig3-default@ecmp-no-loss-halving": "missed",
     "fig3-default@spraying-cold-20g": "missed",
-    "fig3-default@spraying-no-loss-halving": "missed",
     # The one-path loss: the paper's rate law as written (onepath-law met: a plain rate-based
     # DCTCP drops as much).
     "onepath-drops": "missed",
@@ -74,7 +72,6 @@ KNOWN = {
     "coexist-drops-n8": "missed",
     "coexist-share-n16": "missed",
     "coexist-share-n16@window": "missed",
-    "coexist-share-n16@window-apart": "missed",
     "coexist-drops-n16": "missed",
 }
 
