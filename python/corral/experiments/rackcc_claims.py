@@ -289,7 +289,7 @@ def _onepath(r: Any, rows: _Rows) -> None:
         (
             "observed",
             "the law's current rate read as the subflow's observed rate (section 3.2), not its previous target: "
-            "`scheme.current = \"observed\"`",
+            '`scheme.current = "observed"`',
         ),
         conditions=ocond,
         detail=f"{drops_of(rc.OBSERVED)}; peak aggregate {median_range(by(rc.OBSERVED, 'ep_peak'), '.2f')}x the link; "

@@ -127,7 +127,8 @@ pub struct RackccConfig {
     /// f_target, which a paced subflow sends at; a subflow is constrained when D or its NIC's
     /// share is below f). "observed": the rate its sender saw acknowledged since its last law
     /// step (section 3.2: "if the final, observed rate of the subflow is f_target, it is
-    /// bottlenecked by its JumboFlow. Otherwise ... [it] should not increase f_target"); a
+    /// bottlenecked by its JumboFlow. Otherwise, it is not and the source should not
+    /// increase f_target"); a
     /// subflow whose observed rate falls short of f by more than one packet per step is
     /// constrained and steps from that rate (held there without marks, cut from it with
     /// them). Not the default: the reading corral's reproduction tests as a sensitivity.
