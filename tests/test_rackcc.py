@@ -23,9 +23,12 @@ KNOWN = {
     "fig3-default": "missed",
     "fig3-spread": "missed",
     "fig3a": "missed",
-    "fig3b": "reported",  # the paper's sentence contradicts itself
+    "fig3b": "missed",  # about 1: the period hardly matters (the law acts once per RTT)
     "fig3c-rise": "missed",
-    "fig3c-level": "missed",  # it plateaus (fig3c-plateau met) at 0.94x: slower
+    "fig3c-plateau": "missed",  # flat from 1 MB, but below the 10 KB point: it fell, not rose
+    "fig3c-level": "missed",  # it plateaus at 0.94x: slower
+    "fig3c-plateau@window": "missed",
+    "fig3c-plateau@shared-alpha": "missed",
     # The calibrated Fig. 2 model: a 10 Gbps NIC caps 64 KB at 2.41x.
     "fig2-l1@calibrated": "missed",
     "fig2-l3@calibrated": "missed",
@@ -40,7 +43,6 @@ KNOWN = {
     "fig3c-level@window": "missed",
     "fig3-default@shared-alpha": "missed",
     "fig3-spread@shared-alpha": "missed",
-    "fig3a@shared-alpha": "missed",
     "fig3c-rise@shared-alpha": "missed",
     "fig3c-level@shared-alpha": "missed",
     "fig3-default@cold-20g": "missed",
@@ -48,10 +50,12 @@ KNOWN = {
     "fig3-default@ecmp-cold-20g": "missed",
     "fig3-default@ecmp-no-loss-halving": "missed",
     "fig3-default@spraying-cold-20g": "missed",
-    "fig3-default@spraying-no-loss-halving": "missed",
     # The one-path loss: the paper's rate law as written (onepath-law met: a plain rate-based
     # DCTCP drops as much).
     "onepath-drops": "missed",
+    "onepath-drops@observed": "missed",  # the observed-rate reading: about 3x DCTCP's, from 65x
+    "throughput": "missed",  # the racks' throughput: RackCC's job is slower
+    "throughput@observed": "missed",
     "onepath-window": "reported",
     "onepath-peak": "reported",
     "onepath-delay": "reported",
@@ -68,7 +72,6 @@ KNOWN = {
     "coexist-drops-n8": "missed",
     "coexist-share-n16": "missed",
     "coexist-share-n16@window": "missed",
-    "coexist-share-n16@window-apart": "missed",
     "coexist-drops-n16": "missed",
 }
 

@@ -15,7 +15,8 @@ data (`papers/rackcc.toml`); the rows are built in `rackcc_claims`.
   least 10 seeds.
 - The one-path loss (`onepath.toml`: 25 subflows of 1 MB on that path, 10 seeds): RackCC,
   DCTCP, a plain rate-based DCTCP (`scheme.signal = "subflow"`: the same law per subflow,
-  no ToR) and window sending, the control loop traced every 10 us (`rackcc_loop`).
+  no ToR), window sending and the law's current rate read as the observed one
+  (`scheme.current = "observed"`), the control loop traced every 10 us (`rackcc_loop`).
 - D_target (`dtarget.toml`): four senders into one receiver.
 - Coexistence (`coexist.toml`): one JumboFlow of N subflows against N DCTCP flows (N = 1, 2,
   4, 8, 16), as the paper builds it and under the two settings that isolate why its share
@@ -93,7 +94,11 @@ SWEEPS = {
     "size": [10_000, 50_000, 150_000, 1_000_000, 10_000_000],
 }
 QUICK_SWEEPS = {"subflows": [5, 25, 100], "period_us": [1, 10, 100], "size": [10_000, 150_000, 1_000_000, 10_000_000]}
-FIG3_SEEDS = 10  # the paper's, at least, for the default point and the one-path loss
+FIG3_SEEDS = 10  # at least, for the default point and the one-path loss (ours: the paper gives no seed count)
+# The law's f_cur read as the subflow's observed rate (section 3.2's "final, observed rate"),
+# a subflow short of its f_target by more than a packet held there: a sensitivity of the
+# one-path loss (RackCC's default reads f_cur as the previous f_target).
+OBSERVED = "observed rate"
 # The one-path loss: 25 subflows of 1 MB. The plain rate-based DCTCP is the same per-subflow
 # law with its own alpha and no ToR (no Fast Start, no D: DCTCP's slow start); window DCTCP
 # through the scheme is that with window sending.
@@ -103,6 +108,7 @@ LOSS_VARIANTS = {
     "rate DCTCP": ("scheme.signal=subflow", "scheme.fast_start=false", "scheme.destination=false"),
     WINDOW: WINDOW_OVERRIDES,
     "window DCTCP": ("scheme.signal=subflow", "scheme.fast_start=false", "scheme.destination=false", *WINDOW_OVERRIDES),
+    OBSERVED: ("scheme.current=observed",),
 }
 TRACE_EVERY = "10us"
 LOSS_WARMUP_S = 1e-3  # the episodes after the cold start
@@ -378,7 +384,8 @@ def baselines() -> list[dict[str, str]]:
             "DCTCP",
             "initial window",
             f"{iw} segments ({iw * 1460:,} B)",
-            "RackCC paper, section 4.1 ('initial window of 6 KB'; 4 segments of 1460 B)"
+            "ours: the RackCC paper's Fig. 2 model's TCP (section 4.1, 'initial window of 6 KB'; 4 segments of 1460 B) carried "
+            "over to Fig. 3, for which the paper gives none"
             if iw == 4
             else "corral's default (the paper's section 4.1 gives 6 KB)",
         ),
@@ -421,6 +428,14 @@ def baselines() -> list[dict[str, str]]:
             "the same initial window as DCTCP",
         ),
         b(WINDOW, "sending", "a window of s x RTT, ACK-clocked", "RackCC paper, section 3.1 ('a subflow's congestion window')"),
+        b(
+            f"{OBSERVED} (one-path loss)",
+            "current rate",
+            "f_cur = the rate the sender saw acknowledged since its last law step; short of f_target by more than a "
+            "packet, the subflow is constrained (held there, or cut from there)",
+            "RackCC paper, section 3.2 ('if the final, observed rate of the subflow is f_target, it is bottlenecked by its "
+            "JumboFlow'); the default reads f_cur as the previous f_target",
+        ),
         b(
             "rate DCTCP (one-path loss)",
             "signal",

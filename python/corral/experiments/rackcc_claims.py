@@ -224,7 +224,16 @@ def _fig3(r: Any, rows: _Rows, net: str, variant: str) -> None:
     sizes = sweeps["size"]
     detail = ", ".join(f"{sz // 1000} KB {median_range(x, '.2f')}x" for sz, x in pts["size"].items())
     rows.put("fig3c-rise", _per_seed_ratio(point("size", 150_000), point("size", 10_000)), v, conditions=fcond, detail=detail)
-    rows.put("fig3c-plateau", _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[-2])), v, conditions=fcond)
+    rows.put("fig3-short", _per_seed_ratio(point("size", sizes[0]), point("size", sizes[-1])), v, conditions=fcond, detail=detail)
+    rows.put("fig3-short-level", point("size", sizes[0])["speedup"].to_list(), v, conditions=fcond)
+    flat = _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[-2]))
+    rows.put(
+        "fig3c-plateau",
+        _per_seed_ratio(point("size", sizes[-1]), point("size", sizes[0])),
+        v,
+        conditions=fcond,
+        detail=f"flat from {sizes[-2] // 1000} KB: {sizes[-1] // 1000} KB over {sizes[-2] // 1000} KB {median_range(flat, '.2f')}x",
+    )
     rows.put(
         "fig3c-level",
         point("size", sizes[-1])["speedup"].to_list(),
@@ -274,6 +283,18 @@ def _onepath(r: Any, rows: _Rows) -> None:
         detail=f"{drops_of('RackCC')}; {drops_of('DCTCP')}; after the first ms: RackCC "
         f"{median_range(by('RackCC', 'late_drops'), ',.0f')}, DCTCP {median_range(by('DCTCP', 'late_drops'), ',.0f')}",
     )
+    rows.put(
+        "onepath-drops",
+        versus(rc.OBSERVED, "DCTCP"),
+        (
+            "observed",
+            "the law's current rate read as the subflow's observed rate (section 3.2), not its previous target: "
+            '`scheme.current = "observed"`',
+        ),
+        conditions=ocond,
+        detail=f"{drops_of(rc.OBSERVED)}; peak aggregate {median_range(by(rc.OBSERVED, 'ep_peak'), '.2f')}x the link; "
+        f"speedup over DCTCP {median_range(cl.ratio(runs, 'jct_s', {'variant': 'DCTCP'}, {'variant': rc.OBSERVED}), '.2f')}x",
+    )
     rows.put("onepath-law", versus("RackCC", "rate DCTCP"), None, conditions=ocond, detail=drops_of("rate DCTCP"))
     rows.put(
         "onepath-window",
@@ -283,6 +304,15 @@ def _onepath(r: Any, rows: _Rows) -> None:
         detail=f"{drops_of(rc.WINDOW)}; {drops_of('window DCTCP')} (the rate DCTCP sent by window: "
         f"{median_range(versus('window DCTCP', 'DCTCP'), '.1f')}x DCTCP's)",
     )
+    for variant, sens in (("RackCC", None), (rc.OBSERVED, ("observed", "the law's current rate read as the observed one"))):
+        rows.put(
+            "throughput",
+            cl.ratio(runs, "jct_s", {"variant": "DCTCP"}, {"variant": variant}),
+            sens,
+            conditions=ocond,
+            detail=f"job time {variant} {median_range([x * 1e3 for x in by(variant, 'jct_s')], '.2f')} ms, DCTCP "
+            f"{median_range([x * 1e3 for x in by('DCTCP', 'jct_s')], '.2f')} ms (25 MB in all)",
+        )
     rows.put(
         "onepath-peak",
         by("RackCC", "ep_peak"),

@@ -12,6 +12,7 @@ import polars as pl
 from ..plots import new_figure, save
 
 L_COLORS = {1: "#1f77b4", 2: "#ff7f0e", 3: "#2ca02c"}
+MODEL_LABELS = {"fitted": "fitted to the paper's 3.2x at L = 1", "calibrated": "calibrated on corral's one-path run"}
 VARIANT_COLORS = {"RackCC": "#1f77b4", "shared-alpha only": "#ff7f0e", "window sending": "#2ca02c"}
 
 
@@ -22,6 +23,7 @@ def fig2(table: pl.DataFrame, path: Path) -> Path:
     fig, (by_size, by_n) = new_figure(9.0, 3.6, ncols=2, sharey=True)
     for which, style, width in (("fitted", "-", 1.5), ("calibrated", ":", 0.8)):
         _fig2_curves(table.filter(pl.col("model") == which), by_size, by_n, style, width, which == "fitted")
+        by_n.plot([], [], ls=style, lw=width, color="gray", label=MODEL_LABELS[which])
     by_size.set(
         xscale="log",
         xlabel="new subflow size (KB)",
@@ -33,6 +35,8 @@ def fig2(table: pl.DataFrame, path: Path) -> Path:
         ax.axhline(1.0, color="k", lw=0.6, ls=":")
         ax.grid(alpha=0.3)
     by_size.legend(frameon=False, fontsize=9)
+    models = [line for line in by_n.get_lines() if line.get_label() in MODEL_LABELS.values()]
+    by_n.legend(handles=models, frameon=False, fontsize=8)
     return save(fig, path)
 
 
@@ -52,8 +56,8 @@ NET_STYLES = {"one path": "-", "ECMP": "--", "spraying": ":"}
 
 def fig3(speedups: pl.DataFrame, path: Path) -> Path:
     """Median speedup (with the range over seeds) for each sweep: one path solid (the
-    paper's reading; window sending there too), ECMP dashed, spraying dotted on the
-    fat-tree."""
+    paper rows' setup: every variant), ECMP dashed and spraying dotted on the fat-tree
+    (sensitivity rows: RackCC only)."""
     fig, axes = new_figure(12.0, 3.6, ncols=3, sharey=True)
     panels = (
         ("subflows", "subflows", "Fig. 3a: subflow count", 1.0),
@@ -70,6 +74,8 @@ def fig3(speedups: pl.DataFrame, path: Path) -> Path:
                 if default.height:
                     sub = sub.filter(pl.col(k) == default[k][0])
             for variant, color in VARIANT_COLORS.items():
+                if net != "one path" and variant != "RackCC":
+                    continue
                 g = (
                     sub.filter(pl.col("variant") == variant)
                     .group_by(col)

@@ -123,6 +123,16 @@ pub struct RackccConfig {
     /// ToR in the loop. Not the paper's design: the plain rate-based DCTCP a JumboFlow is
     /// measured against.
     pub signal: Signal,
+    /// What the law takes as a subflow's current rate f_cur (default "target": its previous
+    /// f_target, which a paced subflow sends at; a subflow is constrained when D or its NIC's
+    /// share is below f). "observed": the rate its sender saw acknowledged since its last law
+    /// step (section 3.2: "if the final, observed rate of the subflow is f_target, it is
+    /// bottlenecked by its JumboFlow. Otherwise, it is not and the source should not
+    /// increase f_target"); a
+    /// subflow whose observed rate falls short of f by more than one packet per step is
+    /// constrained and steps from that rate (held there without marks, cut from it with
+    /// them). Not the default: the reading corral's reproduction tests as a sensitivity.
+    pub current: Current,
     /// Duplicate ACKs that trigger fast retransmit (default 3, TCP's; more tolerates the
     /// reordering of per-packet spraying).
     pub dupthresh: u32,
@@ -158,6 +168,7 @@ impl Default for RackccConfig {
             cut_on_message: false,
             loss_halves: true,
             signal: Signal::Jumboflow,
+            current: Current::Target,
             dupthresh: 3,
             tor_header: 16,
             tor_entry: 16,
@@ -185,6 +196,15 @@ pub enum Sending {
 pub enum Signal {
     Jumboflow,
     Subflow,
+}
+
+/// What the law takes as a subflow's current rate (`scheme.current`, see
+/// [`RackccConfig::current`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Current {
+    Target,
+    Observed,
 }
 
 pub fn build(table: toml::Value) -> Result<Box<dyn Scheme>> {
@@ -304,6 +324,10 @@ struct Sub {
     own_alpha: f64,
     own_acks: u64,
     own_marks: u64,
+    /// `current = "observed"`: its acknowledged bytes at its last law step, and when
+    /// (`None` before the first step).
+    step_acked: u64,
+    step_at: Option<Time>,
 }
 
 /// What a server knows of one JumboFlow from the ToR's last message.
@@ -519,8 +543,9 @@ impl Rackcc {
         }
         let (src, now) = (sub.src, ctx.now());
         let rtt = self.law_rtt(ctx, f);
-        let own = self.cfg.signal == Signal::Subflow;
         let mut view = self.views.get(&(src, sub.jumbo)).copied().unwrap_or_default();
+        let observed = if tick { self.observe(ctx, f) } else { None };
+        let own = self.cfg.signal == Signal::Subflow;
         // Its own signal: α from the last RTT's ACKs, the cut already made at its first mark.
         let mut quiet = true;
         if own && tick {
@@ -562,17 +587,21 @@ impl Rackcc {
         if !fresh_marks && (!tick || cut_lately || !quiet) {
             return;
         }
-        let limited = sub.d < sub.f || self.nic_share(ctx, src, f) < sub.f;
+        // The observed reading: short of f by more than a packet, the subflow is held by
+        // something other than its JumboFlow's signal, and its current rate is what it got.
+        let short = observed.filter(|&(rate, slack)| rate + slack < sub.f).map(|(rate, _)| rate);
+        let limited = sub.d < sub.f || self.nic_share(ctx, src, f) < sub.f || short.is_some();
         let access = ctx.access_rate(src).bps() as f64;
         let sub = self.subs.get_mut(&f).expect("present");
         if fresh_marks {
             (sub.cut_round, sub.cut_at, sub.slow_start) = (view.round, now, false);
         }
         let before = sub.f;
+        let current = short.unwrap_or(sub.f);
         sub.f = if sub.slow_start && !limited {
             sub.f * 2.0
         } else {
-            per_rtt(sub.f, view.alpha, fresh_marks, limited, r)
+            per_rtt(current, view.alpha, fresh_marks, limited, r)
         };
         sub.f = sub.f.clamp(r, access);
         if fresh_marks {
@@ -581,6 +610,29 @@ impl Rackcc {
             }
         }
         self.apply(ctx, f);
+    }
+
+    /// `current = "observed"`, at a law step of subflow `f`: the rate (bit/s on the wire) its
+    /// sender saw acknowledged since its previous step, and one packet over that time (the
+    /// count's resolution); `None` until a step after its first acknowledged byte, and with
+    /// the default reading.
+    fn observe(&mut self, ctx: &dyn Ctx, f: u32) -> Option<(f64, f64)> {
+        if self.cfg.current != Current::Observed {
+            return None;
+        }
+        let (acked, now, t) = (ctx.progress(FlowId(f)).acked, ctx.now(), ctx.transport());
+        let sub = self.subs.get_mut(&f)?;
+        if acked == 0 {
+            return None; // the first window starts at its first acknowledged byte
+        }
+        let since = sub.step_at.replace(now);
+        let bytes = acked.saturating_sub(std::mem::replace(&mut sub.step_acked, acked));
+        let span = now.saturating_sub(since?).as_secs_f64();
+        if span <= 0.0 {
+            return None;
+        }
+        let wire = (t.mss + t.header) as f64 / t.mss as f64;
+        Some((bytes as f64 * 8.0 * wire / span, (t.mss + t.header) as f64 * 8.0 / span))
     }
 
     /// A ToR's aggregation period: rounds closed, Fast Start decided, each server told;
@@ -804,6 +856,8 @@ impl Scheme for Rackcc {
             own_alpha: self.cfg.initial_alpha,
             own_acks: 0,
             own_marks: 0,
+            step_acked: 0,
+            step_at: None,
         };
         self.register(ctx, flow.0, j, true);
         if self.cfg.signal == Signal::Subflow {
