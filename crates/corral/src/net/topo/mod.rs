@@ -1,13 +1,15 @@
-//! Topology builders, one file each, declared in one list ([`TopologyKind`]).
+//! Topologies: the data every builder produces ([`Topology`], in `spec.rs`: nodes and links)
+//! and the builders, one file each, declared in one list ([`TopologyKind`]).
 //! [`TopologyConfig`] is the `[topology]` table of a scenario, tagged by `kind`.
 
 pub mod dumbbell;
 pub mod fat_tree;
 pub mod leaf_spine;
+pub mod spec;
 pub mod three_tier;
 pub mod torus;
 
-use super::Topology;
+pub use spec::{LinkSpec, NodeKind, NodeSpec, Topology};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
