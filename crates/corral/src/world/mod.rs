@@ -7,12 +7,12 @@
 
 mod backpressure;
 mod endpoints;
+mod export;
 mod failures;
 mod forward;
 mod hosts;
 mod make_flow;
 mod path_cache;
-mod plan;
 pub mod results;
 mod rpc;
 mod sampling;
@@ -319,10 +319,16 @@ impl Simulation {
         }
         let mut hot = Vec::with_capacity(b.flows.len());
         let mut flows = Vec::with_capacity(b.flows.len());
-        for (i, plan) in b.flows.into_iter().enumerate() {
+        for (i, resolved) in b.flows.into_iter().enumerate() {
             let cc_rng = Rng::stream(scenario.seed, stream::CONTROLLER, i as u64);
-            let (flow, h) =
-                make_flow(plan, &b.net, &b.routes, &scenario.transport, scheme.as_deref(), cc_rng);
+            let (flow, h) = make_flow(
+                resolved,
+                &b.net,
+                &b.routes,
+                &scenario.transport,
+                scheme.as_deref(),
+                cc_rng,
+            );
             flows.push(flow);
             hot.push(h);
         }

@@ -115,7 +115,7 @@ impl Simulation {
             transport: spec.transport.clone(),
         };
         let (class, tenant) = (block.class, block.tenant);
-        let plan = crate::build::plan(
+        let resolved = crate::build::resolve_flow(
             def,
             &self.scenario,
             &self.net,
@@ -128,7 +128,7 @@ impl Simulation {
         let id = FlowId(self.flows.len() as u32);
         let cc_rng = Rng::stream(self.scenario.seed, stream::CONTROLLER, id.0 as u64);
         let (flow, hot) = super::make_flow(
-            plan,
+            resolved,
             &self.net,
             &self.routes,
             &self.scenario.transport,

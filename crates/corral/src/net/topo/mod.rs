@@ -9,9 +9,9 @@ pub mod spec;
 pub mod three_tier;
 pub mod torus;
 
-pub use spec::{LinkSpec, NodeKind, NodeSpec, Topology};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
+pub use spec::{LinkSpec, NodeKind, NodeSpec, Topology};
 
 /// One topology as a scenario declares it: `[topology]` with `kind = "<name>"` and the
 /// keys of its config. Each topology file implements it on its config, and the
