@@ -14,9 +14,9 @@ mod hosts;
 mod make_flow;
 mod path_cache;
 pub mod results;
-mod rpc;
 mod sampling;
 mod scheme;
+mod sessions;
 mod tunnels;
 
 use crate::build;
@@ -204,7 +204,7 @@ pub struct Simulation {
     pub explicit: usize,
     pub open_loop_end: usize,
     /// The `[[rpc]]` sessions.
-    pub rpc: rpc::Rpc,
+    pub rpc: sessions::RpcSessions,
     /// Classes of traffic flows, in order of first appearance.
     pub classes: Vec<String>,
     /// Tenants of all flows, in order of first appearance.
@@ -350,7 +350,7 @@ impl Simulation {
             events.schedule(e.0, Event::LinkChange { index: i as u32 });
         }
         let open_loop_end = flows.len();
-        let rpc = rpc::Rpc::new(b.rpc, scenario.seed, &mut |at, session| {
+        let rpc = sessions::RpcSessions::new(b.rpc, scenario.seed, &mut |at, session| {
             events.schedule(at, Event::RpcRequest { session })
         });
         let metrics = Metrics::new(
