@@ -207,8 +207,10 @@ pub trait CongestionControl {
 }
 
 /// A flow's congestion controller and the window it owns: what the sender holds. The
-/// sender reads the window and the pacing rate, and calls the hooks; only the controller
-/// writes the window.
+/// sender reads the window ([`Cc::window`]) and the pacing rate ([`Cc::pacing_rate`]), and
+/// calls the hooks (each method below forwards to the [`CongestionControl`] hook of the same
+/// name, handing it the window); only the controller writes the window. Built only by
+/// [`CcConfig::build`], from the controller's settings.
 #[derive(Clone, Debug)]
 pub struct Cc {
     st: CcState,
@@ -216,13 +218,15 @@ pub struct Cc {
 }
 
 impl Cc {
-    /// The congestion window (bytes).
+    /// The congestion window (bytes): what the sender may have in flight, as the controller
+    /// last set it. The sender reads it before every send and never writes it.
     #[inline]
     pub fn window(&self) -> u64 {
         self.st.cwnd
     }
 
-    /// The slow-start threshold (bytes).
+    /// The slow-start threshold (bytes), as the controller last set it (the sender reads it
+    /// for RFC 6675's and PRR's recovery windows).
     #[inline]
     pub fn ssthresh(&self) -> u64 {
         self.st.ssthresh
