@@ -74,7 +74,10 @@ def test_the_export_holds_nodes_ports_routes_and_flows():
     switches = [i for i, n in enumerate(export["nodes"]) if n["host"] is None]
     assert sorted((r[0], r[1]) for r in export["routes"]) == sorted((s, h) for s in switches for h in range(3))
     assert all(len(r[2]) == 1 for r in export["routes"])
-    assert [(f["src"], f["dst"], f["size"], f["cc"]) for f in export["flows"]] == [(0, 2, None, "newreno"), (1, 2, None, "newreno")]
+    assert [(f["src"], f["dst"], f["size"], f["cc"]) for f in export["flows"]] == [
+        (0, 2, None, "newreno"),
+        (1, 2, None, "newreno"),
+    ]
 
 
 def test_ecmp_routes_list_every_equal_cost_port():
