@@ -5,7 +5,7 @@
 //! when loss recovery asks for another. Its test, which loads a scenario naming it and reads
 //! the window back, is in `tests/kinds.rs`.
 
-use crate::transport::cc::{CcState, CongestionControl, Controller};
+use crate::transport::cc::{CcState, CongestionControl, Declared};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -41,7 +41,7 @@ impl CongestionControl for Toy {
     }
 }
 
-impl Controller for Toy {
+impl Declared for Toy {
     type Config = ToyConfig;
     /// The one way a toy is built: from its settings (through `CcConfig::build`).
     fn new(cfg: &ToyConfig) -> Toy {

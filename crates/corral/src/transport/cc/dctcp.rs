@@ -15,7 +15,7 @@
 //! Reno's, i.e. the trait defaults. The gain `g` and the initial `alpha` are settings
 //! ([`DctcpConfig`]).
 
-use super::{CcState, CongestionControl, Controller};
+use super::{CcState, CongestionControl, Declared};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -103,7 +103,7 @@ impl CongestionControl for Dctcp {
     }
 }
 
-impl Controller for Dctcp {
+impl Declared for Dctcp {
     type Config = DctcpConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &DctcpConfig) -> Dctcp {
