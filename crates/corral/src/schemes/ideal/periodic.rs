@@ -15,7 +15,7 @@
 //! the controller receives and sends (`root_received_bytes`, `root_sent_bytes`).
 
 use super::IdealConfig;
-use crate::alloc::{Allocator, FlowSpec, Problem};
+use crate::alloc::{Allocator, Problem, ProblemFlow};
 use crate::ctrl::Message;
 use crate::error::{config_err, Result};
 use crate::ids::{FlowId, NodeId};
@@ -114,8 +114,12 @@ impl Periodic {
         for &f in now.difference(&before) {
             let def = ctx.flow(FlowId(f));
             let (weight, priority) = (def.weight, def.priority);
-            let spec =
-                FlowSpec { weight, priority, demand: f64::INFINITY, usage: ctx.usage(FlowId(f)) };
+            let spec = ProblemFlow {
+                weight,
+                priority,
+                demand: f64::INFINITY,
+                usage: ctx.usage(FlowId(f)),
+            };
             // A flow failed links cut off from its destination uses no link: left out.
             if !spec.usage.is_empty() {
                 let id = alloc.add_flow(spec).expect("usage from the topology");
