@@ -1,4 +1,4 @@
-"""`corral emulate`: the plan the engine exports, the qdisc mapping, clear errors, and (where
+"""`corral emulate`: the run the engine exports, the qdisc mapping, clear errors, and (where
 this machine allows network namespaces) a real run on kernel TCP that leaves nothing behind,
 Ctrl-C included."""
 
@@ -43,8 +43,8 @@ size = "unbounded"
 """
 
 
-def plan_of(text: str, overrides=()) -> dict:
-    return json.loads(api.build(text, "<test>", list(overrides)).emulation_plan())
+def export_of(text: str, overrides=()) -> dict:
+    return json.loads(api.build(text, "<test>", list(overrides)).emulation_export())
 
 
 def our_namespaces() -> list[str]:
@@ -55,33 +55,36 @@ def our_namespaces() -> list[str]:
 def test_an_emulated_summary_has_only_declared_keys_and_the_flows_columns():
     from corral.emulate import results
 
-    plan = plan_of(dumbbell())
+    export = export_of(dumbbell())
     cols, thr, summary = results.build(
-        plan, {}, [], scale=1.0, duration_s=2.0, interval_s=0.1, cc_of=["newreno"] * len(plan["flows"])
+        export, {}, [], scale=1.0, duration_s=2.0, interval_s=0.1, cc_of=["newreno"] * len(export["flows"])
     )
     assert set(summary) <= {name for name, _, _ in tables.summary_fields()}
     assert summary["mode"] == "emulate"
     assert list(cols) == list(tables.schemas()["flows"]) and list(thr) == list(tables.schemas()["throughput"])
 
 
-def test_the_plan_holds_nodes_ports_routes_and_flows():
-    plan = plan_of(dumbbell(2))
-    assert [n["host"] for n in plan["nodes"]][:3] == [0, 1, 2]
-    assert all(p["rate_bps"] == 100_000_000 for p in plan["ports"])
-    switch_ports = [p for p in plan["ports"] if plan["nodes"][p["node"]]["host"] is None]
+def test_the_export_holds_nodes_ports_routes_and_flows():
+    export = export_of(dumbbell(2))
+    assert [n["host"] for n in export["nodes"]][:3] == [0, 1, 2]
+    assert all(p["rate_bps"] == 100_000_000 for p in export["ports"])
+    switch_ports = [p for p in export["ports"] if export["nodes"][p["node"]]["host"] is None]
     assert {json.dumps(p["queue"], sort_keys=True) for p in switch_ports} == {'{"buffer": {"packets": 50}, "kind": "taildrop"}'}
     # Every switch reaches every host through one port (static routing).
-    switches = [i for i, n in enumerate(plan["nodes"]) if n["host"] is None]
-    assert sorted((r[0], r[1]) for r in plan["routes"]) == sorted((s, h) for s in switches for h in range(3))
-    assert all(len(r[2]) == 1 for r in plan["routes"])
-    assert [(f["src"], f["dst"], f["size"], f["cc"]) for f in plan["flows"]] == [(0, 2, None, "newreno"), (1, 2, None, "newreno")]
+    switches = [i for i, n in enumerate(export["nodes"]) if n["host"] is None]
+    assert sorted((r[0], r[1]) for r in export["routes"]) == sorted((s, h) for s in switches for h in range(3))
+    assert all(len(r[2]) == 1 for r in export["routes"])
+    assert [(f["src"], f["dst"], f["size"], f["cc"]) for f in export["flows"]] == [
+        (0, 2, None, "newreno"),
+        (1, 2, None, "newreno"),
+    ]
 
 
 def test_ecmp_routes_list_every_equal_cost_port():
-    plan = plan_of(
+    export = export_of(
         'duration = "1s"\n[topology]\nkind = "fat_tree"\nk = 4\nlink_rate = "1Gbps"\n[routing]\nkind = "ecmp"\n[[flows]]\nsrc = "h0"\ndst = "h15"\n'
     )
-    widths = {len(r[2]) for r in plan["routes"]}
+    widths = {len(r[2]) for r in export["routes"]}
     assert widths == {1, 2}, "ToRs and aggregation switches going up have two equal-cost ports"
 
 
@@ -98,23 +101,23 @@ def test_what_a_kernel_cannot_follow_is_named(change, key):
     extra += 'shared_buffer = "1MB"\n' if "shared" in change else ""
     text = dumbbell(2).replace("[routing]", extra + "[routing]") if extra else dumbbell(2)
     with pytest.raises(Exception, match=key.replace(".", r"\.")):
-        plan_of(text, [change])
+        export_of(text, [change])
 
 
 def test_link_events_are_not_replayed_and_say_so():
     failure = '[[events]]\nat = "1s"\nlink = "sw0:0"\nstate = "down"\n'
     with pytest.raises(Exception, match=r"^events: corral emulate does not replay"):
-        plan_of(dumbbell(2) + failure)
+        export_of(dumbbell(2) + failure)
 
 
 def test_a_controller_the_kernel_lacks_is_named():
     from corral.emulate import kernel_cc
 
-    plan = plan_of(dumbbell(2, extra='transport = "l2dct"\n'), ["transport.ecn=true"])
+    export = export_of(dumbbell(2, extra='transport = "l2dct"\n'), ["transport.ecn=true"])
     with pytest.raises(EmulateError, match="transport.cc"):
-        kernel_cc(plan, None)
+        kernel_cc(export, None)
     with pytest.raises(EmulateError, match="--kernel-cc"):
-        kernel_cc(plan, "no-such-cc")
+        kernel_cc(export, "no-such-cc")
 
 
 def test_missing_privileges_stop_with_what_is_missing(monkeypatch, tmp_path):
@@ -163,11 +166,11 @@ def test_links_get_distinct_subnets_and_counters_parse():
 
 @ROOT
 def test_the_fabric_turns_offloads_off_and_removes_everything():
-    plan = plan_of(dumbbell(2))
-    with fabric.Fabric(plan, 1.0) as fab:
+    export = export_of(dumbbell(2))
+    with fabric.Fabric(export, 1.0) as fab:
         names = list(fab.namespaces)
-        assert len(names) == len(plan["nodes"])
-        port = plan["ports"][0]
+        assert len(names) == len(export["nodes"])
+        port = export["ports"][0]
         assert fabric.offloads(fab.ns_of[port["node"]], fab.ifname[0]) == {"tso": 0, "gso": 0, "gro": 0}
     assert fabric.stale_namespaces(names) == []
 

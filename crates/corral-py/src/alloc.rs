@@ -8,7 +8,7 @@
 
 use crate::buffers::{f64_out, i64_out};
 use corral::alloc::problem::{CsrArray, CsrIndex};
-use corral::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
+use corral::alloc::{Allocator, Bottleneck, Problem, ProblemFlow};
 use corral::route::usage::UsageBuilder;
 use corral::route::Routing;
 use pyo3::exceptions::PyValueError;
@@ -314,7 +314,7 @@ impl AllocatorCore {
                 l.len()
             )));
         }
-        let spec = FlowSpec { weight, priority, demand, usage: l.into_iter().zip(a).collect() };
+        let spec = ProblemFlow { weight, priority, demand, usage: l.into_iter().zip(a).collect() };
         let inner = &mut self.inner;
         py.allow_threads(|| crate::guarded("allocating", || inner.add_flow(spec)))?.map_err(err)
     }

@@ -199,16 +199,16 @@ impl Simulation {
 
     /// The built run as JSON for `corral emulate` (nodes, ports, routes, flows); a scenario
     /// a kernel cannot follow raises ScenarioError naming the key.
-    fn emulation_plan(&self) -> PyResult<String> {
+    fn emulation_export(&self) -> PyResult<String> {
         let inner = &self.inner;
-        let plan = guarded("exporting the run", || match inner {
-            Run::Packet(sim) => sim.emulation_plan(),
+        let export = guarded("exporting the run", || match inner {
+            Run::Packet(sim) => sim.emulation_export(),
             Run::Fluid(_) => Err(corral::error::config_err(
                 "mode",
                 "corral emulate needs a packet-mode scenario",
             )),
         })?;
-        plan.map(|v| v.to_string()).map_err(|e| ScenarioError::new_err(e.to_string()))
+        export.map(|v| v.to_string()).map_err(|e| ScenarioError::new_err(e.to_string()))
     }
 
     /// The output tables as {table: {column: data}} plus "summary" (summary.json) and "timing"

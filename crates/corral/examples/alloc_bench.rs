@@ -9,7 +9,7 @@
 //! gave up on (`Allocator::ordered_refills`). `ecmp` routes each flow on one hashed shortest
 //! path instead of spraying, for comparison: far fewer links per flow, far less coupling.
 
-use corral::alloc::{solve, Allocator, FlowSpec, Problem};
+use corral::alloc::{solve, Allocator, Problem, ProblemFlow};
 use corral::net::queue::QueueDisc;
 use corral::net::topo::torus::TorusConfig;
 use corral::net::topo::TopologyKind as _;
@@ -57,10 +57,10 @@ fn main() {
     let capacity: Vec<f64> = net.ports.iter().map(|p| p.rate().bps() as f64).collect();
     for n in sizes {
         let t0 = Instant::now();
-        let flows: Vec<FlowSpec> = (0..n)
+        let flows: Vec<ProblemFlow> = (0..n)
             .map(|i| {
                 let (s, d) = pair();
-                FlowSpec::new(ub.usage(routing, i as u32, s, d))
+                ProblemFlow::new(ub.usage(routing, i as u32, s, d))
             })
             .collect();
         let usage_s = t0.elapsed().as_secs_f64();
@@ -76,10 +76,10 @@ fn main() {
             })
             .collect();
         let mut al = Allocator::new(p.clone()).unwrap();
-        let extra: Vec<FlowSpec> = (0..50)
+        let extra: Vec<ProblemFlow> = (0..50)
             .map(|i| {
                 let (s, d) = pair();
-                FlowSpec::new(ub.usage(routing, (n + i) as u32, s, d))
+                ProblemFlow::new(ub.usage(routing, (n + i) as u32, s, d))
             })
             .collect();
         let (mut add, mut rem, mut changed) = (Vec::new(), Vec::new(), Vec::new());

@@ -1,7 +1,7 @@
 """`corral emulate`: the same scenario file on real Linux TCP, in network namespaces.
 
 The scenario is built by the engine (so it is validated the same way, and flows get the
-same start times), exported as a plan (`_core.Simulation.emulation_plan`), and built on
+same start times), exported as data (`_core.Simulation.emulation_export`), and built on
 namespaces by `fabric.Fabric`. One `agent` process per host runs that host's flows on kernel
 TCP for the scenario's duration in wall-clock time; `results` turns their reports into the
 tables of a run folder, which `corral compare` reads beside a simulated run.
@@ -44,11 +44,11 @@ def available_cc() -> list[str]:
         return ["reno", "cubic"]
 
 
-def kernel_cc(plan: dict[str, Any], override: str | None) -> list[str]:
+def kernel_cc(export: dict[str, Any], override: str | None) -> list[str]:
     """The kernel congestion control of each flow (EmulateError naming the key if there is none)."""
     have = available_cc()
     out = []
-    for f in plan["flows"]:
+    for f in export["flows"]:
         name = override or KERNEL_CC.get(f["cc"])
         if name is None:
             raise EmulateError(
@@ -61,8 +61,8 @@ def kernel_cc(plan: dict[str, Any], override: str | None) -> list[str]:
     return out
 
 
-def default_scale(plan: dict[str, Any]) -> float:
-    top = max((p["rate_bps"] for p in plan["ports"]), default=DEFAULT_TOP_BPS)
+def default_scale(export: dict[str, Any]) -> float:
+    top = max((p["rate_bps"] for p in export["ports"]), default=DEFAULT_TOP_BPS)
     return max(1.0, top / DEFAULT_TOP_BPS)
 
 
@@ -90,13 +90,13 @@ def emulate(
         raise EmulateError("corral emulate needs " + " and ".join(missing))
     text, source = api.load_scenario(scenario)
     sim = api.build(text, source, list(overrides))
-    plan = json.loads(sim.emulation_plan())
-    cc_of = kernel_cc(plan, kernel_congestion)
+    export = json.loads(sim.emulation_export())
+    cc_of = kernel_cc(export, kernel_congestion)
     if scale is None:
-        scale = default_scale(plan)
+        scale = default_scale(export)
     if not (scale >= 1.0):
         raise EmulateError(f"--scale: must be at least 1, got {scale}")
-    duration_s = plan["duration_ns"] / 1e9
+    duration_s = export["duration_ns"] / 1e9
     if duration_s > 3600:
         raise EmulateError(f"duration: corral emulate runs in real time; {duration_s:g} s is more than an hour")
     say = progress or (lambda _msg: None)
@@ -106,12 +106,12 @@ def emulate(
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _raise_exit) if main else None
     try:
-        with atomic_dir(out, "run", inputs, force) as tmp, Fabric(plan, scale) as fab:
+        with atomic_dir(out, "run", inputs, force) as tmp, Fabric(export, scale) as fab:
             say(f"built {len(fab.namespaces)} namespaces; running {duration_s:g} s of traffic at 1/{scale:g} of the link rates")
-            agents = _run_agents(fab, plan, cc_of, duration_s, interval_s, tmp)
+            agents = _run_agents(fab, export, cc_of, duration_s, interval_s, tmp)
             queues = fab.qdisc_drops()
             flows, thr, summary = results.build(
-                plan, agents, queues, scale=scale, duration_s=duration_s, interval_s=interval_s, cc_of=cc_of
+                export, agents, queues, scale=scale, duration_s=duration_s, interval_s=interval_s, cc_of=cc_of
             )
             tables.to_frame("flows", flows).write_parquet(tmp / "flows.parquet")
             tables.to_frame("throughput", thr).write_parquet(tmp / "throughput.parquet")
@@ -132,13 +132,13 @@ def _raise_exit(signum, frame):
 
 
 def _run_agents(
-    fab: Fabric, plan: dict[str, Any], cc_of: list[str], duration_s: float, interval_s: float, tmp: Path
+    fab: Fabric, export: dict[str, Any], cc_of: list[str], duration_s: float, interval_s: float, tmp: Path
 ) -> dict[int, dict[str, Any]]:
     """Starts one agent per host with flows, waits for them (killing them on any error), and
     returns their reports by host."""
     hosts: dict[int, dict[str, Any]] = {}
-    node_of = {n["host"]: i for i, n in enumerate(plan["nodes"]) if n["host"] is not None}
-    for i, f in enumerate(plan["flows"]):
+    node_of = {n["host"]: i for i, n in enumerate(export["nodes"]) if n["host"] is not None}
+    for i, f in enumerate(export["flows"]):
         port = 20000 + i
         hosts.setdefault(f["src"], {"send": [], "receive": []})["send"].append(
             {

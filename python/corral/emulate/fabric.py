@@ -172,12 +172,12 @@ def leaf_qdisc(queue: dict[str, Any], rate_bps: float, packet: int) -> list[str]
 class Fabric:
     """The namespaces, links, routes and qdiscs of one emulated run (see the module doc)."""
 
-    def __init__(self, plan: dict[str, Any], scale: float):
-        self.plan = plan
+    def __init__(self, export: dict[str, Any], scale: float):
+        self.export = export
         self.scale = scale
         self.tag = secrets.token_hex(3)
         self.namespaces: list[str] = []
-        nodes, ports = plan["nodes"], plan["ports"]
+        nodes, ports = export["nodes"], export["ports"]
         self.ns_of = [f"crl{self.tag}n{i}" for i in range(len(nodes))]
         self.peer_port = [port["peer_port"] for port in ports]
         self.ifname = [f"c{self.tag}p{p}" for p in range(len(ports))]
@@ -215,8 +215,8 @@ class Fabric:
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
-        plan, ports, nodes = self.plan, self.plan["ports"], self.plan["nodes"]
-        packet = int(plan["mss"]) + int(plan["header"])
+        export, ports, nodes = self.export, self.export["ports"], self.export["nodes"]
+        packet = int(export["mss"]) + int(export["header"])
         for ns in self.ns_of:
             run_cmd(["ip", "netns", "add", ns], "creating a namespace")
             self.namespaces.append(ns)
@@ -278,21 +278,21 @@ class Fabric:
         self._routes()
 
     def _host_settings(self, ns: str) -> None:
-        plan = self.plan
-        self._sysctl(ns, "net.ipv4.tcp_sack", int(bool(plan["sack"])))
-        self._sysctl(ns, "net.ipv4.tcp_ecn", 1 if plan["ecn"] else 0)
+        export = self.export
+        self._sysctl(ns, "net.ipv4.tcp_sack", int(bool(export["sack"])))
+        self._sysctl(ns, "net.ipv4.tcp_ecn", 1 if export["ecn"] else 0)
         self._sysctl(ns, "net.ipv4.tcp_no_metrics_save", 1)
 
     def _routes(self) -> None:
-        plan, ports, nodes = self.plan, self.plan["ports"], self.plan["nodes"]
-        host_opts = ["initcwnd", str(plan["initial_window"]), "rto_min", f"{max(1, plan['min_rto_ns'] // 1_000_000)}ms"]
-        if int(plan["delayed_ack"]) == 1:
+        export, ports, nodes = self.export, self.export["ports"], self.export["nodes"]
+        host_opts = ["initcwnd", str(export["initial_window"]), "rto_min", f"{max(1, export['min_rto_ns'] // 1_000_000)}ms"]
+        if int(export["delayed_ack"]) == 1:
             host_opts += ["quickack", "1"]
         for p, port in enumerate(ports):
             if nodes[port["node"]]["host"] is not None:
                 gw = self.addr[self.peer_port[p]]
                 self._ip(self.ns_of[port["node"]], "route", "add", "default", "via", gw, "dev", self.ifname[p], *host_opts)
-        for node, dst, outs in plan["routes"]:
+        for node, dst, outs in export["routes"]:
             ip = self.host_ip[dst]
             if len(outs) == 1:
                 o = outs[0]
@@ -328,7 +328,7 @@ class Fabric:
     def qdisc_drops(self) -> list[dict[str, Any]]:
         """Per port: packets sent, dropped and ECN-marked by its leaf qdisc."""
         out = []
-        for p, port in enumerate(self.plan["ports"]):
+        for p, port in enumerate(self.export["ports"]):
             text = run_cmd(
                 ["tc", "-n", self.ns_of[port["node"]], "-s", "qdisc", "show", "dev", self.ifname[p]], "reading queue counters"
             )

@@ -23,7 +23,7 @@ def jain(xs: list[float]) -> float | None:
 
 
 def build(
-    plan: dict[str, Any],
+    export: dict[str, Any],
     agents: dict[int, dict[str, Any]],
     queues: list[dict[str, Any]],
     *,
@@ -33,12 +33,12 @@ def build(
     cc_of: list[str],
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(flows columns, throughput columns, summary) from the agents' reports (by host)."""
-    names = {n["host"]: n["name"] for n in plan["nodes"] if n["host"] is not None}
-    senders = Counter(f["src"] for f in plan["flows"])
+    names = {n["host"]: n["name"] for n in export["nodes"] if n["host"] is not None}
+    senders = Counter(f["src"] for f in export["flows"])
     cols: dict[str, list] = {c: [] for c in tables.schemas()["flows"]}
     thr: dict[str, list] = {c: [] for c in tables.schemas()["throughput"]}
     goodputs = []
-    for i, f in enumerate(plan["flows"]):
+    for i, f in enumerate(export["flows"]):
         rep_tx = agents.get(f["src"], {}).get("flows", {}).get(str(i), {}).get("tx", {})
         rep_rx = agents.get(f["dst"], {}).get("flows", {}).get(str(i), {}).get("rx", {})
         counters = agents.get(f["src"], {}).get("counters", {})
@@ -59,7 +59,7 @@ def build(
             "weight": 1.0,
             "transport": "tcp",
             "cc": cc_of[i],
-            "routing": plan["routing"],
+            "routing": export["routing"],
             "hops": None,
             "size_bytes": f["size"],
             "start_s": start,
@@ -97,12 +97,12 @@ def build(
             totals[k] = totals.get(k, 0) + v
     summary = {
         "mode": "emulate",
-        "scenario": plan["name"],
-        "seed": plan["seed"],
+        "scenario": export["name"],
+        "seed": export["seed"],
         "sim_time_s": duration_s,
         "kernel": platform.release(),
         "scale": scale,
-        "flows": len(plan["flows"]),
+        "flows": len(export["flows"]),
         "flows_finished": sum(1 for x in cols["finish_s"] if x is not None),
         "bytes_delivered": sum(cols["bytes_delivered"]),
         "packets_dropped": dropped,

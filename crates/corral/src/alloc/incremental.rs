@@ -28,7 +28,7 @@
 mod ordered;
 
 use super::candidates::{Candidates, REBUILD_EVERY, SATURATED};
-use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
+use super::problem::{Allocation, Bottleneck, Problem, ProblemFlow};
 use super::waterfill::{fill, Lists, Out, Scratch};
 use crate::error::{config_err, Result};
 use std::collections::BTreeMap;
@@ -45,7 +45,7 @@ struct Level {
 pub struct Allocator {
     capacity: Vec<f64>,
     headroom: f64,
-    specs: Vec<FlowSpec>,
+    specs: Vec<ProblemFlow>,
     alive: Vec<bool>,
     free: Vec<u32>,
     /// Link -> (flow, fraction) of live flows.
@@ -327,8 +327,8 @@ impl Allocator {
 
     /// Adds a flow and returns its id (the most recently freed id is reused first). A link
     /// given twice uses the sum of its fractions and zero fractions are dropped
-    /// ([`FlowSpec::merge_usage`]).
-    pub fn add_flow(&mut self, mut spec: FlowSpec) -> Result<u32> {
+    /// ([`ProblemFlow::merge_usage`]).
+    pub fn add_flow(&mut self, mut spec: ProblemFlow) -> Result<u32> {
         spec.merge_usage(0, self.capacity.len())
             .and_then(|_| spec.validate_merged(0, self.capacity.len()))
             .map_err(|e| match e {
@@ -850,7 +850,7 @@ mod tests {
             if live.len() < 3 || rng.below(3) > 0 {
                 let first = rng.below(5) as u32;
                 let usage = (first..first + 1 + rng.below(2) as u32).map(|l| (l, 1.0)).collect();
-                live.push(al.add_flow(FlowSpec::new(usage)).unwrap());
+                live.push(al.add_flow(ProblemFlow::new(usage)).unwrap());
             } else {
                 let f = live.swap_remove(rng.below(live.len() as u64) as usize);
                 al.remove_flow(f).unwrap();
@@ -878,24 +878,24 @@ mod tests {
         })
         .unwrap();
         // A link given twice counts once with the summed fraction; a zero is no use.
-        let f = al.add_flow(FlowSpec::new(vec![(0, 0.5), (1, 0.0), (0, 0.5)])).unwrap();
+        let f = al.add_flow(ProblemFlow::new(vec![(0, 0.5), (1, 0.0), (0, 0.5)])).unwrap();
         assert_eq!(al.problem().flows[0].usage, vec![(0, 1.0)]);
         assert!((al.rate(f).unwrap() - 10.0).abs() < 1e-12);
-        let mut err = |usage: Vec<(u32, f64)>| al_err(&mut al, FlowSpec::new(usage));
+        let mut err = |usage: Vec<(u32, f64)>| al_err(&mut al, ProblemFlow::new(usage));
         assert!(err(vec![(2, 1.0)]).starts_with("flow.usage[0]: link 2 out of range"));
         assert!(err(vec![(1, -1.0)]).starts_with("flow.usage[0]: fraction must be positive"));
         // Two finite fractions whose sum is not.
         assert!(err(vec![(1, f64::MAX), (1, f64::MAX)])
             .starts_with("flow.usage[0]: fraction must be positive and finite, got inf"));
         assert!(err(vec![]).starts_with("flow.usage: the flow uses no link and has no demand"));
-        let mut bad = FlowSpec::new(vec![(0, 1.0)]);
+        let mut bad = ProblemFlow::new(vec![(0, 1.0)]);
         bad.weight = 0.0;
         assert!(al_err(&mut al, bad).starts_with("flow.weight:"));
         // Nothing was added by the refused flows.
         assert_eq!(al.flow_ids(), vec![f]);
     }
 
-    fn al_err(al: &mut Allocator, spec: FlowSpec) -> String {
+    fn al_err(al: &mut Allocator, spec: ProblemFlow) -> String {
         al.add_flow(spec).unwrap_err().to_string()
     }
 
@@ -908,8 +908,8 @@ mod tests {
         })
         .unwrap();
         al.set_capacity(0, 4.0).unwrap();
-        let a = al.add_flow(FlowSpec::new(vec![(0, 1.0), (1, 1.0)])).unwrap();
-        let b = al.add_flow(FlowSpec::new(vec![(1, 1.0)])).unwrap();
+        let a = al.add_flow(ProblemFlow::new(vec![(0, 1.0), (1, 1.0)])).unwrap();
+        let b = al.add_flow(ProblemFlow::new(vec![(1, 1.0)])).unwrap();
         assert_eq!((al.rate(a), al.rate(b)), (Some(4.0), Some(6.0)));
         al.set_capacity(0, 0.0).unwrap();
         assert_eq!((al.rate(a), al.rate(b)), (Some(0.0), Some(10.0)));
@@ -924,9 +924,9 @@ mod tests {
         // refill on link 0 alone would raise flow 0 to 4, overloading link 1 (6): link 1
         // becomes a candidate and the refill stops flow 0 at 3.
         let mut flows = vec![
-            FlowSpec::new(vec![(0, 1.0), (1, 1.0)]),
-            FlowSpec::new(vec![(0, 1.0)]),
-            FlowSpec::new(vec![(1, 1.0)]),
+            ProblemFlow::new(vec![(0, 1.0), (1, 1.0)]),
+            ProblemFlow::new(vec![(0, 1.0)]),
+            ProblemFlow::new(vec![(1, 1.0)]),
         ];
         flows[2].demand = 2.0;
         let mut al =
@@ -1026,9 +1026,9 @@ mod tests {
                 (0..links).map(|_| 1.0 + rng.below(1000) as f64 / 50.0).collect();
             let flow = |rng: &mut crate::sim::Rng| {
                 let draws = 2 + rng.below(4);
-                FlowSpec::new(random_usage(rng, links, draws))
+                ProblemFlow::new(random_usage(rng, links, draws))
             };
-            let flows: Vec<FlowSpec> = (0..30 + rng.below(30)).map(|_| flow(&mut rng)).collect();
+            let flows: Vec<ProblemFlow> = (0..30 + rng.below(30)).map(|_| flow(&mut rng)).collect();
             let mut al = Allocator::new(Problem { capacity, headroom: 0.0, flows }).unwrap();
             al.set_candidate_slack(0.0).unwrap();
             for step in 0..20 {
@@ -1063,7 +1063,7 @@ mod tests {
             let levels = 1 + rng.below(3);
             let flow = |rng: &mut crate::sim::Rng| {
                 let draws = 1 + rng.below(5);
-                let mut spec = FlowSpec::new(random_usage(rng, links, draws));
+                let mut spec = ProblemFlow::new(random_usage(rng, links, draws));
                 spec.priority = rng.below(levels) as u8;
                 if rng.below(4) == 0 {
                     spec.demand = rng.below(500) as f64 / 100.0;
@@ -1073,7 +1073,7 @@ mod tests {
                 }
                 spec
             };
-            let flows: Vec<FlowSpec> = (0..10 + rng.below(40)).map(|_| flow(&mut rng)).collect();
+            let flows: Vec<ProblemFlow> = (0..10 + rng.below(40)).map(|_| flow(&mut rng)).collect();
             let mut al = Allocator::new(Problem { capacity, headroom: 0.0, flows }).unwrap();
             al.set_candidate_slack([0.0, 0.01, 0.2][rng.below(3) as usize]).unwrap();
             if seed % 3 == 0 {
@@ -1140,7 +1140,7 @@ mod tests {
             if live.len() < 20 || next(2) == 0 {
                 let (a, b) = (next(6) as u32, next(6) as u32);
                 let usage = if a == b { vec![(a, 1.0)] } else { vec![(a, 0.5), (b, 0.5)] };
-                live.push(al.add_flow(FlowSpec::new(usage)).unwrap());
+                live.push(al.add_flow(ProblemFlow::new(usage)).unwrap());
             } else {
                 let f = live.swap_remove(next(live.len() as u64) as usize);
                 al.remove_flow(f).unwrap();

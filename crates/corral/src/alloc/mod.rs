@@ -16,5 +16,5 @@ pub mod reference;
 pub mod waterfill;
 
 pub use incremental::Allocator;
-pub use problem::{Allocation, Bottleneck, FlowSpec, Problem};
+pub use problem::{Allocation, Bottleneck, Problem, ProblemFlow};
 pub use waterfill::{solve, solve_validated};

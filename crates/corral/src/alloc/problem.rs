@@ -28,7 +28,7 @@ impl Bottleneck {
 
 /// One flow of a problem.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FlowSpec {
+pub struct ProblemFlow {
     /// Weight (> 0): rates on a shared bottleneck are proportional to weights.
     pub weight: f64,
     /// Priority level, 0 first; a level gets what all lower numbers left.
@@ -39,9 +39,9 @@ pub struct FlowSpec {
     pub usage: Vec<(u32, f64)>,
 }
 
-impl FlowSpec {
-    pub fn new(usage: Vec<(u32, f64)>) -> FlowSpec {
-        FlowSpec { weight: 1.0, priority: 0, demand: f64::INFINITY, usage }
+impl ProblemFlow {
+    pub fn new(usage: Vec<(u32, f64)>) -> ProblemFlow {
+        ProblemFlow { weight: 1.0, priority: 0, demand: f64::INFINITY, usage }
     }
 
     /// Checks the flow against `links` links; errors name `flows[i].key`.
@@ -50,7 +50,7 @@ impl FlowSpec {
         self.validate_with(i, links, &mut stamp)
     }
 
-    /// [`FlowSpec::validate`] with a reusable per-link stamp array (flow index + 1 where
+    /// [`ProblemFlow::validate`] with a reusable per-link stamp array (flow index + 1 where
     /// flow `i` was seen), for duplicate detection in O(entries).
     pub(crate) fn validate_with(
         &self,
@@ -75,7 +75,7 @@ impl FlowSpec {
         self.validate_bounded(i)
     }
 
-    /// [`FlowSpec::validate`] for a flow [`FlowSpec::merge_usage`] has just merged: its links
+    /// [`ProblemFlow::validate`] for a flow [`ProblemFlow::merge_usage`] has just merged: its links
     /// are in range and unique and its fractions positive already, so only the merged sums
     /// (which can overflow to infinity), the weight, the demand and the bound are left. Saves
     /// the duplicate check's per-link array on every [`super::Allocator::add_flow`].
@@ -177,7 +177,7 @@ impl FlowSpec {
 }
 
 /// Usage lists up to this long are checked for repeated links pairwise in
-/// [`FlowSpec::merge_usage`], without a hash map.
+/// [`ProblemFlow::merge_usage`], without a hash map.
 const SHORT_USAGE: usize = 16;
 
 /// Entry `j` of flow `i`: a link out of range, or a negative or non-finite fraction.
@@ -218,7 +218,7 @@ pub struct Problem {
     pub capacity: Vec<f64>,
     /// Fraction of every link's capacity kept free, in [0, 1) (R2C2 section 3.3.2).
     pub headroom: f64,
-    pub flows: Vec<FlowSpec>,
+    pub flows: Vec<ProblemFlow>,
 }
 
 /// One CSR input array read where the caller keeps it (a slice, or a binding's byte buffer),
@@ -360,7 +360,7 @@ impl Problem {
         let mut stamp = vec![0usize; links];
         for f in 0..n {
             let (a, b) = (ip[f], ip[f + 1]);
-            let mut spec = FlowSpec {
+            let mut spec = ProblemFlow {
                 weight: weight.map_or(1.0, |w| w.get(f)),
                 priority: priority.map_or(0, |p| p.get(f)),
                 demand: demand.map_or(f64::INFINITY, |d| d.get(f)),
@@ -507,7 +507,7 @@ mod tests {
         let p = Problem {
             capacity: vec![1.0],
             headroom: 0.0,
-            flows: vec![FlowSpec::new(vec![(0, 1.0), (0, 1.0)])],
+            flows: vec![ProblemFlow::new(vec![(0, 1.0), (0, 1.0)])],
         };
         assert_eq!(p.validate().unwrap_err().to_string(), "flows[0].usage: link 0 appears twice");
         let e =
@@ -529,7 +529,7 @@ mod tests {
             capacity: cap.to_vec(),
             headroom: 0.0,
             flows: (0..ip.len() - 1)
-                .map(|f| FlowSpec {
+                .map(|f| ProblemFlow {
                     weight: w.map_or(1.0, |w| w[f]),
                     priority: 0,
                     demand: dm.map_or(f64::INFINITY, |d| d[f]),
@@ -674,13 +674,13 @@ mod tests {
     fn validate_with_a_longer_stamp_still_checks_the_range() {
         // A stamp array sized for more links must not let an out-of-range link through.
         let mut stamp = vec![0usize; 8];
-        let f = FlowSpec::new(vec![(0, 1.0), (5, 1.0)]);
+        let f = ProblemFlow::new(vec![(0, 1.0), (5, 1.0)]);
         let e = f.validate_with(0, 4, &mut stamp).unwrap_err();
         assert!(e.to_string().starts_with("flows[0].usage[1]: link 5 out of range"), "{e}");
-        let f = FlowSpec::new(vec![(1, 0.5), (2, f64::NAN)]);
+        let f = ProblemFlow::new(vec![(1, 0.5), (2, f64::NAN)]);
         let e = f.validate_with(1, 4, &mut stamp).unwrap_err();
         assert!(e.to_string().starts_with("flows[1].usage[1]: fraction must be positive"), "{e}");
         // Stamps from an earlier flow are no duplicates.
-        FlowSpec::new(vec![(1, 0.5), (2, 0.5)]).validate_with(2, 4, &mut stamp).unwrap();
+        ProblemFlow::new(vec![(1, 0.5), (2, 0.5)]).validate_with(2, 4, &mut stamp).unwrap();
     }
 }

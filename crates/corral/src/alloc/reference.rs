@@ -85,7 +85,7 @@ pub fn maxmin(p: &Problem) -> Allocation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alloc::problem::FlowSpec;
+    use crate::alloc::problem::ProblemFlow;
 
     #[test]
     fn algorithm_1_gives_small_demands_first() {
@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn algorithm_2_parking_lot() {
-        let fl = |u: &[(u32, f64)]| FlowSpec::new(u.to_vec());
+        let fl = |u: &[(u32, f64)]| ProblemFlow::new(u.to_vec());
         let p = Problem {
             capacity: vec![10.0, 4.0],
             headroom: 0.0,

@@ -16,7 +16,7 @@
 //! Priorities (section 3.3.2) and headroom are layered on top in [`super::incremental`]:
 //! levels are filled in turn on the capacity higher levels left.
 
-use super::problem::{Allocation, Bottleneck, FlowSpec, Problem};
+use super::problem::{Allocation, Bottleneck, Problem, ProblemFlow};
 use crate::sim::prefetch::prefetch;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -75,7 +75,7 @@ pub(crate) trait Uses {
     fn uses(&self, f: usize) -> &[(u32, f64)];
 }
 
-impl Uses for [FlowSpec] {
+impl Uses for [ProblemFlow] {
     #[inline]
     fn uses(&self, f: usize) -> &[(u32, f64)] {
         &self[f].usage
@@ -138,7 +138,7 @@ fn entry(k: f64, l: u32) -> u128 {
 /// and no per-freeze heap update (or division) is needed.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fill<U: Uses + ?Sized>(
-    specs: &[FlowSpec],
+    specs: &[ProblemFlow],
     uses: &U,
     set: &[u32],
     rem: &mut [f64],
@@ -272,7 +272,7 @@ pub(crate) fn fill<U: Uses + ?Sized>(
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn freeze<U: Uses + ?Sized>(
-    specs: &[FlowSpec],
+    specs: &[ProblemFlow],
     uses: &U,
     set: &[u32],
     i: usize,
@@ -348,11 +348,11 @@ fn solve_with(
 mod tests {
     use super::*;
 
-    fn flow(usage: &[(u32, f64)]) -> FlowSpec {
-        FlowSpec::new(usage.to_vec())
+    fn flow(usage: &[(u32, f64)]) -> ProblemFlow {
+        ProblemFlow::new(usage.to_vec())
     }
 
-    fn run(cap: &[f64], flows: Vec<FlowSpec>) -> Allocation {
+    fn run(cap: &[f64], flows: Vec<ProblemFlow>) -> Allocation {
         solve(&Problem { capacity: cap.to_vec(), headroom: 0.0, flows }).unwrap()
     }
 

@@ -2,8 +2,8 @@
 //! network (with switch queue disciplines and shared buffers for packet mode), the route
 //! table, and every flow (`[[flows]]` entries first, then `[[traffic]]` flows in start
 //! order) with its resolved routing and transport, its traffic class and tenant, its path
-//! length and its ideal completion time; and the `[[rpc]]` blocks, whose flows are planned
-//! the same way ([`plan`]) while the run goes.
+//! length and its ideal completion time; and the `[[rpc]]` blocks, whose flows are resolved
+//! the same way ([`resolve_flow`]) while the run goes.
 
 pub mod queues;
 pub mod work;
@@ -34,7 +34,7 @@ pub enum Transport {
 
 /// One flow, ready to run.
 #[derive(Clone, Debug)]
-pub struct FlowPlan {
+pub struct ResolvedFlow {
     pub def: FlowDef,
     pub routing: Routing,
     pub transport: Transport,
@@ -51,7 +51,7 @@ pub struct FlowPlan {
 pub struct Built {
     pub net: Network,
     pub routes: RouteTable,
-    pub flows: Vec<FlowPlan>,
+    pub flows: Vec<ResolvedFlow>,
     /// Flows `0..explicit` come from `[[flows]]` entries.
     pub explicit: usize,
     /// Classes of `[[traffic]]` flows, in order of first appearance.
@@ -188,7 +188,7 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
         let tenant = tenant_index(&mut tenants, &def.tenant, || {
             block.map_or("flows.tenant".to_string(), |b| format!("traffic[{b}].tenant"))
         })?;
-        flows.push(plan(def, sc, &net, &routes, scheme, class, tenant)?);
+        flows.push(resolve_flow(def, sc, &net, &routes, scheme, class, tenant)?);
     }
     let mut rpc = Vec::with_capacity(sc.rpc.len());
     let mut room = crate::scenario::budget::flow_budget(sc, sc.memory_limit)
@@ -226,7 +226,7 @@ pub fn build(sc: &Scenario, packet: bool, scheme: bool) -> Result<Built> {
 
 /// One flow ready to run: its routing and transport resolved, its path length and ideal
 /// completion time (`class`, `tenant`: indices into the run's lists).
-pub fn plan(
+pub fn resolve_flow(
     def: FlowDef,
     sc: &Scenario,
     net: &Network,
@@ -234,7 +234,7 @@ pub fn plan(
     scheme: bool,
     class: Option<u32>,
     tenant: u16,
-) -> Result<FlowPlan> {
+) -> Result<ResolvedFlow> {
     let tcp = &sc.transport;
     let routing = def.routing.unwrap_or(sc.routing.routing);
     let transport = match &def.transport {
@@ -263,7 +263,7 @@ pub fn plan(
             tcp.header as u64,
         )
     });
-    Ok(FlowPlan { def, routing, transport, hops, ideal, class, tenant })
+    Ok(ResolvedFlow { def, routing, transport, hops, ideal, class, tenant })
 }
 
 #[cfg(test)]

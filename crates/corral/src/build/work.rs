@@ -155,7 +155,8 @@ fn rpc_cycles(sc: &Scenario, b: &Built, r: &crate::workload::rpc::RpcBlock) -> f
     let flows = (0..r.spec.pairs as usize)
         .map(|k| {
             let (server, client) = (r.servers[k % r.servers.len()], r.clients[k % r.clients.len()]);
-            let mut f = crate::alloc::FlowSpec::new(usage.usage(routing, k as u32, server, client));
+            let mut f =
+                crate::alloc::ProblemFlow::new(usage.usage(routing, k as u32, server, client));
             f.demand = answer / think;
             f
         })

@@ -24,7 +24,7 @@
 //! when it reaches the top. Stale entries are cleared once they outnumber the active flows a
 //! few times over.
 
-use crate::alloc::{Allocator, FlowSpec, Problem};
+use crate::alloc::{Allocator, Problem, ProblemFlow};
 use crate::error::Result;
 use crate::metrics::classes::{ClassSeries, ALL};
 use crate::metrics::outcome::{self, FlowResult, Mode, PacketTotals, RunSummary};
@@ -421,7 +421,7 @@ impl FluidSim {
                 }
                 self.next_arrival += 1;
                 let d = &self.defs[i];
-                let spec = FlowSpec {
+                let spec = ProblemFlow {
                     weight: d.weight,
                     priority: d.priority,
                     demand: f64::INFINITY,

@@ -1,4 +1,4 @@
-//! The network model: topology description and builders, packets, output ports with their
+//! The network model: topologies (as data and their builders, `topo/`), packets, output ports with their
 //! queue disciplines, and the assembled [`Network`] the simulation forwards packets through.
 
 pub mod network;
@@ -7,9 +7,8 @@ pub mod port;
 pub mod queue;
 pub mod shared_buffer;
 pub mod topo;
-pub mod topology;
 
 pub use network::Network;
 pub use packet::{Ecn, Leg, Packet, PacketArena, PacketKind, NO_AGG};
 pub use port::Port;
-pub use topology::{NodeKind, Topology};
+pub use topo::{NodeKind, Topology};

@@ -3,7 +3,7 @@
 
 use super::port::Port;
 use super::queue::QueueDisc;
-use super::topology::{NodeKind, Topology};
+use super::topo::{NodeKind, Topology};
 use crate::ids::{NodeId, PortId};
 
 pub struct Node {
@@ -12,7 +12,7 @@ pub struct Node {
     /// Local port index -> global port.
     pub ports: Vec<PortId>,
     pub static_div: u32,
-    /// Tier in the tree (host 0, ToR 1, ...), see [`super::topology::NodeSpec::level`].
+    /// Tier in the tree (host 0, ToR 1, ...), see [`super::topo::NodeSpec::level`].
     pub level: u8,
 }
 

@@ -63,4 +63,7 @@ fn one_file_and_one_line_make_a_controller_scenarios_can_name() {
     let mut sim = crate::Simulation::new(sc).unwrap();
     sim.run();
     assert!(sim.flows[0].receiver.delivered() > 0);
+    // the window the sender used is the one the toy set: 2 segments
+    let cc = sim.flows[0].sender.cc();
+    assert_eq!(cc.window(), 2 * cc.state().mss);
 }

@@ -207,8 +207,9 @@ impl RackTlp {
     }
 
     /// RFC 8985 `RACK_detect_loss`: marks lost every outstanding segment sent before the most
-    /// recently delivered one whose `xmit_ts + RACK.rtt + reo_wnd` has passed. Returns whether
-    /// it marked any, and when the earliest other candidate would be due (the reordering
+    /// recently delivered one whose `xmit_ts + RACK.rtt + reo_wnd` has passed. Returns the
+    /// bytes it marked lost (a lost retransmission counts again, though [`Self::lost_bytes`]
+    /// already held it), and when the earliest other candidate would be due (the reordering
     /// timer).
     pub fn detect_loss(
         &mut self,
@@ -216,10 +217,10 @@ impl RackTlp {
         srtt: Time,
         in_recovery: bool,
         dupthresh: u32,
-    ) -> (bool, Option<Time>) {
-        let Some(rtt) = self.rtt else { return (false, None) };
+    ) -> (u64, Option<Time>) {
+        let Some(rtt) = self.rtt else { return (0, None) };
         let reo = self.reo_wnd(srtt, in_recovery, dupthresh);
-        let (mut marked, mut due) = (false, None::<Time>);
+        let (mut marked, mut due) = (0, None::<Time>);
         for i in 0..self.segs.len() {
             let s = self.segs[i];
             if s.sacked || (s.lost && !s.retx_in_flight) {
@@ -240,7 +241,7 @@ impl RackTlp {
                 seg.lost = true;
                 seg.retx_in_flight = false;
                 self.lost_bytes += seg.len();
-                marked = true;
+                marked += seg.len();
             } else {
                 due = Some(due.map_or(deadline, |d: Time| d.min(deadline)));
             }
@@ -380,14 +381,14 @@ mod tests {
         assert_eq!(r.rtt, Some(us(98)));
         // Segments 0 and 1 were sent before 2: due at xmit + 98 + 24.5 us.
         let (marked, due) = r.detect_loss(us(100), us(100), false, 3);
-        assert!(!marked);
+        assert_eq!(marked, 0);
         assert_eq!(
             due,
             Some(us(98) + Time(24_500_000)),
             "segment 0's deadline: the reordering timer"
         );
         let (marked, _) = r.detect_loss(us(123), us(100), false, 3);
-        assert!(marked, "0 is due at 122.5 us");
+        assert_eq!(marked, MSS, "0 is due at 122.5 us");
         assert_eq!(r.lost_bytes(), MSS, "1 is due at 123.5 us");
         let (_, due) = r.detect_loss(us(123), us(100), false, 3);
         assert_eq!(due, Some(us(99) + Time(24_500_000)));
@@ -401,12 +402,12 @@ mod tests {
         let mut r = sent(10);
         r.on_ack(0, &[(100, 400)], us(100), us(3));
         let (marked, due) = r.detect_loss(us(100), us(100), false, 3);
-        assert!(marked && due.is_none(), "three SACKed: reo_wnd 0, segment 0 lost at once");
+        assert!(marked == MSS && due.is_none(), "three SACKed: reo_wnd 0, segment 0 lost at once");
         assert_eq!(r.lost_bytes(), MSS);
         // In recovery the window is 0 too.
         let mut r = sent(10);
         r.on_ack(0, &[(200, 300)], us(100), us(2));
-        assert!(r.detect_loss(us(100), us(100), true, 3).0);
+        assert!(r.detect_loss(us(100), us(100), true, 3).0 > 0);
     }
 
     #[test]
@@ -419,7 +420,7 @@ mod tests {
         r.on_ack(0, &[(300, 400), (500, 800)], us(102), us(7));
         // Four SACKed segments, but reordering was seen: reo_wnd = min_RTT / 4 = 23.75 us.
         let (marked, due) = r.detect_loss(us(102), us(100), false, 3);
-        assert!(!marked && due.is_some());
+        assert!(marked == 0 && due.is_some());
     }
 
     #[test]
@@ -435,7 +436,8 @@ mod tests {
         r.on_sent(1000, MSS, us(110));
         r.on_ack(0, &[(100, 400), (1000, 1100)], us(210), us(110));
         let (marked, _) = r.detect_loss(us(210), us(100), true, 3);
-        assert!(marked);
+        // 4-9 and the retransmission of 0: its bytes count, though lost_bytes held them already.
+        assert_eq!(marked, 7 * MSS);
         assert_eq!(r.next_seg(true, true), Some(NextSeg::Retransmit { seq: 0, len: MSS }));
     }
 

@@ -1,10 +1,10 @@
-//! Turning a planned flow ([`crate::build::FlowPlan`]) into its endpoints and the record the
+//! Turning a resolved flow ([`crate::build::ResolvedFlow`]) into its endpoints and the record the
 //! per-packet path reads: the sender's controller, ECN and rate limit (from its transport,
 //! or from the scheme that manages it), its receiver, and its hot fields. Used when the run
 //! is built and for the flows `[[rpc]]` sessions make while it goes.
 
 use super::{Flow, FlowHot};
-use crate::build::{FlowPlan, Transport};
+use crate::build::{ResolvedFlow, Transport};
 use crate::net::{Network, NO_AGG};
 use crate::route::RouteTable;
 use crate::schemes::{Scheme, SchemeTransport};
@@ -16,19 +16,19 @@ use crate::units::Time;
 
 /// `cc_rng` is the flow's own random stream for its controller.
 pub(super) fn make_flow(
-    plan: FlowPlan,
+    resolved: ResolvedFlow,
     net: &Network,
     routes: &RouteTable,
     tcp: &TcpConfig,
     scheme: Option<&dyn Scheme>,
     cc_rng: Rng,
 ) -> (Flow, FlowHot) {
-    let managed = plan.transport == Transport::Scheme;
-    let src_rate = net.ports[net.host_port(plan.def.src).idx()].rate().bps() as f64;
-    let (cc, ecn, accurate_echo, limit, dupthresh) = match &plan.transport {
+    let managed = resolved.transport == Transport::Scheme;
+    let src_rate = net.ports[net.host_port(resolved.def.src).idx()].rate().bps() as f64;
+    let (cc, ecn, accurate_echo, limit, dupthresh) = match &resolved.transport {
         Transport::Tcp(cc) => (cc.clone(), tcp.ecn_for(cc), cc.accurate_ecn(), None, tcp.dupthresh),
         Transport::Scheme => {
-            match scheme.expect("managed flows have a scheme").transport(&plan.def) {
+            match scheme.expect("managed flows have a scheme").transport(&resolved.def) {
                 SchemeTransport::Tcp(cc) => {
                     (cc.clone(), tcp.ecn_for(&cc), cc.accurate_ecn(), None, tcp.dupthresh)
                 }
@@ -49,31 +49,31 @@ pub(super) fn make_flow(
         cc: &cc,
         ecn,
         rate: limit,
-        size: plan.def.size,
+        size: resolved.def.size,
         dupthresh,
-        deadline: plan.def.deadline,
+        deadline: resolved.def.deadline,
         rng: Some(cc_rng),
     };
     let mut sender = TcpSender::build(tcp, &setup);
     if tcp.handshake_rtt == HandshakeRtt::Unloaded {
-        let (src, dst, via_top) = (plan.def.src, plan.def.dst, plan.routing.via_top());
+        let (src, dst, via_top) = (resolved.def.src, resolved.def.dst, resolved.routing.via_top());
         sender.seed_rtt(handshake_rtt(net, routes, src, dst, tcp.header, via_top, None));
     }
     let hot = FlowHot {
-        src: plan.def.src,
-        dst: plan.def.dst,
-        weight: plan.def.weight,
-        routing: plan.routing,
-        leg: plan.routing.leg(),
-        priority: plan.def.priority,
+        src: resolved.def.src,
+        dst: resolved.def.dst,
+        weight: resolved.def.weight,
+        routing: resolved.routing,
+        leg: resolved.routing.leg(),
+        priority: resolved.def.priority,
         ect: ecn,
         managed,
-        tenant: plan.tenant,
+        tenant: resolved.tenant,
         agg: NO_AGG,
         size_priority: cc.size_priority(),
     };
     let flow = Flow {
-        hops: plan.hops,
+        hops: resolved.hops,
         sender,
         receiver: TcpReceiver::new(tcp.delayed_ack, accurate_echo).with_sack(tcp.sack),
         rto_event_at: None,
@@ -81,12 +81,12 @@ pub(super) fn make_flow(
         delack_armed: false,
         blocked: false,
         finish: None,
-        class_idx: plan.class.unwrap_or(0),
-        ideal: plan.ideal,
+        class_idx: resolved.class.unwrap_or(0),
+        ideal: resolved.ideal,
         cc_name,
         sent_all: false,
         ended: false,
-        def: Box::new(plan.def),
+        def: Box::new(resolved.def),
     };
     (flow, hot)
 }

@@ -7,16 +7,16 @@
 
 mod backpressure;
 mod endpoints;
+mod export;
 mod failures;
 mod forward;
 mod hosts;
 mod make_flow;
 mod path_cache;
-mod plan;
 pub mod results;
-mod rpc;
 mod sampling;
 mod scheme;
+mod sessions;
 mod tunnels;
 
 use crate::build;
@@ -204,7 +204,7 @@ pub struct Simulation {
     pub explicit: usize,
     pub open_loop_end: usize,
     /// The `[[rpc]]` sessions.
-    pub rpc: rpc::Rpc,
+    pub rpc: sessions::RpcSessions,
     /// Classes of traffic flows, in order of first appearance.
     pub classes: Vec<String>,
     /// Tenants of all flows, in order of first appearance.
@@ -319,10 +319,16 @@ impl Simulation {
         }
         let mut hot = Vec::with_capacity(b.flows.len());
         let mut flows = Vec::with_capacity(b.flows.len());
-        for (i, plan) in b.flows.into_iter().enumerate() {
+        for (i, resolved) in b.flows.into_iter().enumerate() {
             let cc_rng = Rng::stream(scenario.seed, stream::CONTROLLER, i as u64);
-            let (flow, h) =
-                make_flow(plan, &b.net, &b.routes, &scenario.transport, scheme.as_deref(), cc_rng);
+            let (flow, h) = make_flow(
+                resolved,
+                &b.net,
+                &b.routes,
+                &scenario.transport,
+                scheme.as_deref(),
+                cc_rng,
+            );
             flows.push(flow);
             hot.push(h);
         }
@@ -344,7 +350,7 @@ impl Simulation {
             events.schedule(e.0, Event::LinkChange { index: i as u32 });
         }
         let open_loop_end = flows.len();
-        let rpc = rpc::Rpc::new(b.rpc, scenario.seed, &mut |at, session| {
+        let rpc = sessions::RpcSessions::new(b.rpc, scenario.seed, &mut |at, session| {
             events.schedule(at, Event::RpcRequest { session })
         });
         let metrics = Metrics::new(

@@ -3,13 +3,13 @@
 //! agreement with HCC's plain Algorithm 2 (the reference), and incremental updates equal to
 //! a from-scratch solve. Tolerance: 1e-9 relative to the largest capacity.
 
-use corral::alloc::{reference, solve, Allocation, Allocator, Bottleneck, FlowSpec, Problem};
+use corral::alloc::{reference, solve, Allocation, Allocator, Bottleneck, Problem, ProblemFlow};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
 const TOL: f64 = 1e-9;
 
-fn flow_strategy(links: usize) -> impl Strategy<Value = FlowSpec> {
+fn flow_strategy(links: usize) -> impl Strategy<Value = ProblemFlow> {
     (
         proptest::collection::btree_map(
             0..links as u32,
@@ -20,7 +20,7 @@ fn flow_strategy(links: usize) -> impl Strategy<Value = FlowSpec> {
         prop_oneof![3 => Just(0u8), 1 => 1u8..3],
         prop_oneof![3 => Just(f64::INFINITY), 1 => 0.0f64..6.0],
     )
-        .prop_map(|(u, weight, priority, demand)| FlowSpec {
+        .prop_map(|(u, weight, priority, demand)| ProblemFlow {
             weight,
             priority,
             demand,
@@ -121,7 +121,7 @@ fn close(p: &Problem, x: &[f64], y: &[f64]) -> Result<(), String> {
 
 #[derive(Clone, Debug)]
 enum Op {
-    Add(FlowSpec),
+    Add(ProblemFlow),
     Remove(usize),
     Demand(usize, f64),
     Capacity(usize, f64),
@@ -192,7 +192,7 @@ proptest! {
 
 /// Larger instances where an update usually refills only part of the flows (those at or
 /// above the divergence level), so the partial path, not a full refill, is what is checked.
-fn wide_flow(links: usize) -> impl Strategy<Value = FlowSpec> {
+fn wide_flow(links: usize) -> impl Strategy<Value = ProblemFlow> {
     (
         proptest::collection::btree_map(
             0..links as u32,
@@ -203,7 +203,7 @@ fn wide_flow(links: usize) -> impl Strategy<Value = FlowSpec> {
         prop_oneof![6 => Just(0u8), 1 => Just(1u8)],
         prop_oneof![5 => Just(f64::INFINITY), 1 => 0.0f64..3.0],
     )
-        .prop_map(|(u, weight, priority, demand)| FlowSpec {
+        .prop_map(|(u, weight, priority, demand)| ProblemFlow {
             weight,
             priority,
             demand,
@@ -241,7 +241,7 @@ proptest! {
 /// One priority level: the allocator refills on candidate links only and checks the others.
 /// A slack of 0 takes only saturated links as candidates, so updates often overload another
 /// link and redo the refill; infinity is the plain refill on every link.
-fn single_level_flow(links: usize) -> impl Strategy<Value = FlowSpec> {
+fn single_level_flow(links: usize) -> impl Strategy<Value = ProblemFlow> {
     wide_flow(links).prop_map(|mut f| {
         f.priority = 0;
         f

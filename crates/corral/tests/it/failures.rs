@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use corral::alloc::{solve_validated, FlowSpec, Problem};
+use corral::alloc::{solve_validated, Problem, ProblemFlow};
 use corral::route::usage::UsageBuilder;
 use corral::route::{RouteTable, Routing};
 use corral::Simulation;
@@ -179,11 +179,11 @@ fn r2c2_nodes_rebroadcast_their_flows_and_compute_rates_without_the_failed_link(
     assert_eq!(down.len(), 2);
     let routes = RouteTable::build(&sim.net, true);
     let mut ub = UsageBuilder::new(&sim.net, &routes, sim.scenario.seed);
-    let flows: Vec<FlowSpec> = sim
+    let flows: Vec<ProblemFlow> = sim
         .flows
         .iter()
         .enumerate()
-        .map(|(i, f)| FlowSpec {
+        .map(|(i, f)| ProblemFlow {
             weight: 1.0,
             priority: 0,
             demand: f64::INFINITY,

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use corral::alloc::{solve_validated, FlowSpec, Problem};
+use corral::alloc::{solve_validated, Problem, ProblemFlow};
 use corral::route::usage::UsageBuilder;
 use corral::route::RouteTable;
 use corral::Simulation;
@@ -58,7 +58,7 @@ fn global_rates(sim: &Simulation, headroom: f64) -> Vec<f64> {
         .flows
         .iter()
         .enumerate()
-        .map(|(i, f)| FlowSpec {
+        .map(|(i, f)| ProblemFlow {
             weight: 1.0,
             priority: 0,
             demand: f64::INFINITY,

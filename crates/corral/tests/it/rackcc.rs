@@ -204,13 +204,16 @@ fn coexist_with(seed: u64, overrides: &[&str]) -> ([f64; 2], [u64; 2]) {
 
 // Issue 46: a JumboFlow is no more aggressive than the DCTCP flows it stands for. Four
 // subflows against four DCTCP flows on one bottleneck, seeds 1-3: the JumboFlow's share is
-// within 10 % of even (45-55 %) on every seed, and its retransmissions over the three runs are
-// within 2.5x of DCTCP's. Its per-subflow law ran once per base RTT before (r = MSS / base RTT):
-// with a queue it grew (RTT / base RTT)^2 faster than DCTCP, took 57 % and retransmitted 7x
-// as much (1,139 against 157 on seed 1). The bound was 2x until DCTCP's alpha window took
-// Linux's rules (issue 56: the first ACK ends the first window, a window ends when snd_una
-// reaches its end, SACKed bytes count): 216 against 92 over the three seeds, 185 against 95
-// before.
+// within 10 % of even (45-55 %) on every seed. Its per-subflow law ran once per base RTT before
+// (r = MSS / base RTT): with a queue it grew (RTT / base RTT)^2 faster than DCTCP, took 57 %
+// and retransmitted 7x as much (1,139 against 157 on seed 1).
+//
+// Its retransmissions over the three runs were within issue 46's 2x of DCTCP's (185 against
+// 95) until DCTCP's alpha window took Linux's rules (issue 56: the first ACK ends the first
+// window, a window ends when snd_una reaches its end, SACKed bytes count): now 216 against 92,
+// 2.35x, a miss the reproduction reports (RackCC's coexistence rows). The ratio is pinned to
+// [2.0, 2.7] so that it cannot move either way unseen: below 2.0 the 2x bound is met again and
+// belongs back here; above 2.7 something made RackCC lossier.
 #[test]
 fn a_jumboflow_shares_a_bottleneck_evenly_with_as_many_dctcp_flows() {
     let mut retransmits = [0u64; 2];
@@ -220,11 +223,9 @@ fn a_jumboflow_shares_a_bottleneck_evenly_with_as_many_dctcp_flows() {
         retransmits[0] += rtx[0];
         retransmits[1] += rtx[1];
     }
-    assert!(retransmits[1] > 0, "the runs see losses: the bound is not vacuous");
-    assert!(
-        2 * retransmits[0] <= 5 * retransmits[1],
-        "retransmits RackCC / DCTCP: {retransmits:?}"
-    );
+    assert!(retransmits[1] > 0, "the runs see losses: the ratio is not vacuous");
+    let ratio = retransmits[0] as f64 / retransmits[1] as f64;
+    assert!((2.0..=2.7).contains(&ratio), "retransmits RackCC / DCTCP {ratio:.2}: {retransmits:?}");
 }
 
 // Issue 46, the shortfall below even and what isolates it (seed 1; the reproduction runs

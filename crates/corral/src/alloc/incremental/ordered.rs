@@ -715,14 +715,14 @@ pub(super) fn load_at(on: &[(u32, f64)], rate: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::alloc::{Allocator, Bottleneck, FlowSpec, Problem};
+    use crate::alloc::{Allocator, Bottleneck, Problem, ProblemFlow};
 
     /// A chain of links 0..n of capacity 10, flow i on links i and i+1, and a flow alone on
     /// each link.
     fn chain(n: u32) -> Allocator {
-        let mut flows: Vec<FlowSpec> =
-            (0..n - 1).map(|i| FlowSpec::new(vec![(i, 1.0), (i + 1, 1.0)])).collect();
-        flows.extend((0..n).map(|l| FlowSpec::new(vec![(l, 1.0)])));
+        let mut flows: Vec<ProblemFlow> =
+            (0..n - 1).map(|i| ProblemFlow::new(vec![(i, 1.0), (i + 1, 1.0)])).collect();
+        flows.extend((0..n).map(|l| ProblemFlow::new(vec![(l, 1.0)])));
         Allocator::new(Problem { capacity: vec![10.0; n as usize], headroom: 0.0, flows }).unwrap()
     }
 
@@ -737,11 +737,11 @@ mod tests {
         let mut al = Allocator::new(Problem {
             capacity: vec![10.0, 10.0],
             headroom: 0.0,
-            flows: vec![FlowSpec::new(vec![(0, 1.0)]); 2],
+            flows: vec![ProblemFlow::new(vec![(0, 1.0)]); 2],
         })
         .unwrap();
         al.take_refilled();
-        let f = al.add_flow(FlowSpec::new(vec![(1, 1.0)])).unwrap();
+        let f = al.add_flow(ProblemFlow::new(vec![(1, 1.0)])).unwrap();
         assert_eq!((al.ordered.resolved, al.ordered.gave_up), (1, 0));
         assert_eq!(al.take_refilled(), Some(vec![f]));
         assert_eq!((al.rate(f), al.bottleneck(f)), (Some(10.0), Some(Bottleneck::Link(1))));
@@ -764,12 +764,13 @@ mod tests {
         // Link 0 (capacity 10) carries flow 0 alone, which also crosses link 1 (capacity 12)
         // with flow 1: 0 and 1 get 6 each on link 1. A flow on link 0 halves flow 0's share
         // there (5, frozen anew on link 0), and flow 1 rises to the 7 that leaves on link 1.
-        let flows = vec![FlowSpec::new(vec![(0, 1.0), (1, 1.0)]), FlowSpec::new(vec![(1, 1.0)])];
+        let flows =
+            vec![ProblemFlow::new(vec![(0, 1.0), (1, 1.0)]), ProblemFlow::new(vec![(1, 1.0)])];
         let mut al =
             Allocator::new(Problem { capacity: vec![10.0, 12.0], headroom: 0.0, flows }).unwrap();
         assert_eq!(al.allocation().rate, vec![6.0, 6.0]);
         al.take_refilled();
-        let f = al.add_flow(FlowSpec::new(vec![(0, 1.0)])).unwrap();
+        let f = al.add_flow(ProblemFlow::new(vec![(0, 1.0)])).unwrap();
         assert_eq!(al.ordered.resolved, 1);
         assert_eq!((al.rate(0), al.bottleneck(0)), (Some(5.0), Some(Bottleneck::Link(0))));
         assert_eq!((al.rate(1), al.bottleneck(1)), (Some(7.0), Some(Bottleneck::Link(1))));
@@ -784,7 +785,8 @@ mod tests {
         // Flows 0 and 1 share link 0 (capacity 10); flow 1 also crosses link 1 (capacity
         // 8). When flow 0 leaves, link 0 no longer fills at level 5: flow 1 rises until
         // link 1 stops it at 8.
-        let flows = vec![FlowSpec::new(vec![(0, 1.0)]), FlowSpec::new(vec![(0, 1.0), (1, 1.0)])];
+        let flows =
+            vec![ProblemFlow::new(vec![(0, 1.0)]), ProblemFlow::new(vec![(0, 1.0), (1, 1.0)])];
         let mut al =
             Allocator::new(Problem { capacity: vec![10.0, 8.0], headroom: 0.0, flows }).unwrap();
         assert_eq!(al.bottleneck(1), Some(Bottleneck::Link(0)));
@@ -804,7 +806,7 @@ mod tests {
         // leaves out the flows the change does not reach.
         let mut al = chain(12);
         al.take_refilled();
-        let f = al.add_flow(FlowSpec::new(vec![(2, 1.0)])).unwrap();
+        let f = al.add_flow(ProblemFlow::new(vec![(2, 1.0)])).unwrap();
         assert_eq!((al.ordered.resolved, al.ordered.gave_up), (1, 0));
         assert_exact(&al);
         let refilled = al.take_refilled().unwrap();
@@ -937,7 +939,7 @@ mod tests {
         let mut al = chain(12);
         al.ordered.budget = Some(1);
         let before = al.allocation().rate;
-        let f = al.add_flow(FlowSpec::new(vec![(2, 1.0)])).unwrap();
+        let f = al.add_flow(ProblemFlow::new(vec![(2, 1.0)])).unwrap();
         // Given up; the refill from the divergence level did the update.
         assert_eq!((al.ordered.resolved, al.ordered.gave_up), (0, 1));
         assert_exact(&al);
@@ -949,7 +951,7 @@ mod tests {
         let mut tried = Vec::new();
         for l in 3..10 {
             let g = al.ordered.gave_up;
-            al.add_flow(FlowSpec::new(vec![(l, 1.0)])).unwrap();
+            al.add_flow(ProblemFlow::new(vec![(l, 1.0)])).unwrap();
             tried.push(al.ordered.gave_up > g);
         }
         assert_eq!(tried, [false, true, false, false, false, true, false]);
@@ -957,7 +959,7 @@ mod tests {
         // Resolving an update ends the streak.
         al.ordered.budget = None;
         al.ordered.skip = 0;
-        al.add_flow(FlowSpec::new(vec![(11, 1.0)])).unwrap();
+        al.add_flow(ProblemFlow::new(vec![(11, 1.0)])).unwrap();
         assert_eq!(al.ordered.resolved, 1);
         assert_eq!(al.ordered.streak, 0);
     }

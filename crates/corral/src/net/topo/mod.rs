@@ -1,15 +1,17 @@
-//! Topology builders, one file each, declared in one list ([`TopologyKind`]).
+//! Topologies: the data every builder produces ([`Topology`], in `spec.rs`: nodes and links)
+//! and the builders, one file each, declared in one list ([`TopologyKind`]).
 //! [`TopologyConfig`] is the `[topology]` table of a scenario, tagged by `kind`.
 
 pub mod dumbbell;
 pub mod fat_tree;
 pub mod leaf_spine;
+pub mod spec;
 pub mod three_tier;
 pub mod torus;
 
-use super::Topology;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
+pub use spec::{LinkSpec, NodeKind, NodeSpec, Topology};
 
 /// One topology as a scenario declares it: `[topology]` with `kind = "<name>"` and the
 /// keys of its config. Each topology file implements it on its config, and the

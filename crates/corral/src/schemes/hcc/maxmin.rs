@@ -121,7 +121,7 @@ pub fn divide(capacity: f64, children: &[(Vec<(f64, i64)>, f64)]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alloc::{solve_validated, FlowSpec, Problem};
+    use crate::alloc::{solve_validated, Problem, ProblemFlow};
     use crate::sim::Rng;
 
     #[test]
@@ -159,7 +159,7 @@ mod tests {
                 headroom: 0.0,
                 flows: flows
                     .iter()
-                    .map(|(d, l)| FlowSpec {
+                    .map(|(d, l)| ProblemFlow {
                         weight: 1.0,
                         priority: 0,
                         demand: *d,

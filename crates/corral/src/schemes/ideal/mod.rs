@@ -23,7 +23,7 @@
 
 use super::app_demand::{self, DemandModel};
 use super::{Ctx, FirstRate, Scheme, SchemeTransport};
-use crate::alloc::{Allocator, FlowSpec, Problem};
+use crate::alloc::{Allocator, Problem, ProblemFlow};
 use crate::config::typed;
 use crate::error::{ensure, Result};
 use crate::ids::FlowId;
@@ -198,10 +198,10 @@ impl Ideal {
     }
 
     /// The flow's data path (its routing's split over links), weight and priority.
-    fn spec(ctx: &mut dyn Ctx, f: FlowId) -> FlowSpec {
+    fn spec(ctx: &mut dyn Ctx, f: FlowId) -> ProblemFlow {
         let def = ctx.flow(f);
         let (weight, priority) = (def.weight, def.priority);
-        FlowSpec { weight, priority, demand: f64::INFINITY, usage: ctx.usage(f) }
+        ProblemFlow { weight, priority, demand: f64::INFINITY, usage: ctx.usage(f) }
     }
 
     fn add(&mut self, ctx: &mut dyn Ctx, f: FlowId) {

@@ -16,7 +16,7 @@
 //! `..._msgs`), the hosts' (`l1_...`), and the flows' arrivals and departures, as HCC's does.
 
 use super::IdealConfig;
-use crate::alloc::{Allocator, FlowSpec, Problem};
+use crate::alloc::{Allocator, Problem, ProblemFlow};
 use crate::ctrl::Message;
 use crate::error::{config_err, Result};
 use crate::ids::{FlowId, NodeId};
@@ -119,8 +119,12 @@ impl Periodic {
         for &f in now.difference(&before) {
             let def = ctx.flow(FlowId(f));
             let (weight, priority) = (def.weight, def.priority);
-            let spec =
-                FlowSpec { weight, priority, demand: f64::INFINITY, usage: ctx.usage(FlowId(f)) };
+            let spec = ProblemFlow {
+                weight,
+                priority,
+                demand: f64::INFINITY,
+                usage: ctx.usage(FlowId(f)),
+            };
             // A flow failed links cut off from its destination uses no link: left out.
             if !spec.usage.is_empty() {
                 let id = alloc.add_flow(spec).expect("usage from the topology");

@@ -25,7 +25,7 @@
 //! `demand_switches`), as HCC's scheme does.
 
 use super::IdealConfig;
-use crate::alloc::{Allocator, FlowSpec, Problem};
+use crate::alloc::{Allocator, Problem, ProblemFlow};
 use crate::ctrl::Message;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Network;
@@ -172,7 +172,7 @@ impl Updates {
                     let usage = ctx.usage(FlowId(f));
                     // A flow failed links cut off from its destination uses no link: left out.
                     if !usage.is_empty() {
-                        let spec = FlowSpec { weight, priority, demand: d, usage };
+                        let spec = ProblemFlow { weight, priority, demand: d, usage };
                         let id = self.alloc(ctx).add_flow(spec).expect("usage from the topology");
                         self.slot.insert(f, id);
                     }

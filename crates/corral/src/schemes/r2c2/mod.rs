@@ -55,7 +55,7 @@ pub mod view;
 pub mod weights;
 
 use super::{Ctx, Scheme, SchemeTransport};
-use crate::alloc::{solve_validated, FlowSpec, Problem};
+use crate::alloc::{solve_validated, Problem, ProblemFlow};
 use crate::config::typed;
 use crate::ctrl::Message;
 use crate::error::{config_err, ensure, Result};
@@ -597,9 +597,9 @@ impl R2c2 {
 
     /// Flow `f` as the rate computation takes it; `None` when failed links cut it off from its
     /// destination (it uses no link, and keeps the rate it had).
-    fn spec_of(&mut self, ctx: &dyn Ctx, f: u32, info: &FlowInfo) -> Option<FlowSpec> {
+    fn spec_of(&mut self, ctx: &dyn Ctx, f: u32, info: &FlowInfo) -> Option<ProblemFlow> {
         let usage = self.usage_of(ctx, f, info);
-        (!usage.is_empty()).then(|| FlowSpec {
+        (!usage.is_empty()).then(|| ProblemFlow {
             weight: info.weight,
             priority: info.priority,
             demand: info.demand_bps,
@@ -609,7 +609,7 @@ impl R2c2 {
 
     /// The flows of `view_of`'s view that the rate computation takes ([`Self::spec_of`]), in
     /// its id order, with their specs.
-    fn specs(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<(u32, FlowInfo)>, Vec<FlowSpec>) {
+    fn specs(&mut self, ctx: &dyn Ctx, view_of: usize) -> (Vec<(u32, FlowInfo)>, Vec<ProblemFlow>) {
         let mut entries: Vec<(u32, FlowInfo)> =
             self.views[view_of].iter().map(|(&f, &i)| (f, i)).collect();
         let mut flows = Vec::with_capacity(entries.len());

@@ -30,7 +30,7 @@
 //! the window it had before. A timeout leaves one segment and BBR grows from there. ECN is
 //! ignored. Samples taken while the sender was application-limited raise `BtlBw` only.
 
-use super::{AckInfo, CcState, CongestionControl, Controller};
+use super::{AckInfo, CcState, CongestionControl, Declared};
 use crate::sim::rng::{stream, Rng};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -424,7 +424,7 @@ impl CongestionControl for Bbr {
     }
 }
 
-impl Controller for Bbr {
+impl Declared for Bbr {
     type Config = BbrConfig;
     const RATE_SAMPLES: bool = true;
     fn new(cfg: &BbrConfig) -> Bbr {

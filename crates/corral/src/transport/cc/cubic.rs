@@ -30,7 +30,7 @@
 //! ([`cbrt`]) so results do not depend on the platform's libm. Every constant is a
 //! setting ([`CubicConfig`]).
 
-use super::{CcState, CongestionControl, Controller};
+use super::{CcState, CongestionControl, Declared};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -212,7 +212,7 @@ pub fn cbrt(x: f64) -> f64 {
     y * f64::from_bits(((q + q_bias + 1023) as u64) << 52)
 }
 
-impl Controller for Cubic {
+impl Declared for Cubic {
     type Config = CubicConfig;
     fn new(cfg: &CubicConfig) -> Cubic {
         Cubic {

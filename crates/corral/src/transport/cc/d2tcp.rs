@@ -11,7 +11,7 @@
 //! uses `d_max`.
 
 use super::dctcp::{Dctcp, DctcpConfig};
-use super::{CcState, CongestionControl, Controller};
+use super::{CcState, CongestionControl, Declared};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -101,7 +101,7 @@ impl CongestionControl for D2tcp {
     }
 }
 
-impl Controller for D2tcp {
+impl Declared for D2tcp {
     type Config = D2tcpConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &D2tcpConfig) -> D2tcp {

@@ -24,7 +24,7 @@
 //! units of 1/1024 and snaps it to zero once below 16/1024 without marks; corral keeps it
 //! exact, as ns-3 does.
 
-use super::{CcState, CongestionControl, Controller};
+use super::{CcState, CongestionControl, Declared};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -137,7 +137,7 @@ impl CongestionControl for Dctcp {
     }
 }
 
-impl Controller for Dctcp {
+impl Declared for Dctcp {
     type Config = DctcpConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &DctcpConfig) -> Dctcp {

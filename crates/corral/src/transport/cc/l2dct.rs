@@ -12,7 +12,7 @@
 //! the paper's "short" class keeps the largest weight).
 
 use super::dctcp::{Dctcp, DctcpConfig};
-use super::{CcState, CongestionControl, Controller};
+use super::{CcState, CongestionControl, Declared};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -121,7 +121,7 @@ impl CongestionControl for L2dct {
     }
 }
 
-impl Controller for L2dct {
+impl Declared for L2dct {
     type Config = L2dctConfig;
     const ACCURATE_ECN: bool = true;
     fn new(cfg: &L2dctConfig) -> L2dct {

@@ -11,7 +11,9 @@
 //!
 //! Each controller is one file holding its own state; every hook has a default that does
 //! what RFC 5681 Reno would do, so a controller overrides only what it changes. Each is
-//! built one way, from its settings ([`Controller::new`], through [`CcConfig::build`]). The
+//! built one way, from its settings ([`Declared::new`], through [`CcConfig::build`]). The
+//! behaviour is [`CongestionControl`] (quinn's and smoltcp's `Controller`); [`Declared`] is
+//! how a controller is registered and configured, named as queue disciplines name it. The
 //! per-packet path dispatches through the closed enum [`AnyCc`], never a `Box<dyn>` per
 //! flow.
 //!
@@ -212,13 +214,15 @@ pub trait CongestionControl {
     }
 
     /// Every ACK's delivery rate sample, after the sender's own reaction to it
-    /// (controllers with [`Controller::RATE_SAMPLES`]).
+    /// (controllers with [`Declared::RATE_SAMPLES`]).
     fn on_rate_sample(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
 }
 
 /// A flow's congestion controller and the window it owns: what the sender holds. The
-/// sender reads the window and the pacing rate, and calls the hooks; only the controller
-/// writes the window.
+/// sender reads the window ([`Cc::window`]) and the pacing rate ([`Cc::pacing_rate`]), and
+/// calls the hooks (each method below forwards to the [`CongestionControl`] hook of the same
+/// name, handing it the window); only the controller writes the window. Built only by
+/// [`CcConfig::build`], from the controller's settings.
 #[derive(Clone, Debug)]
 pub struct Cc {
     st: CcState,
@@ -226,13 +230,15 @@ pub struct Cc {
 }
 
 impl Cc {
-    /// The congestion window (bytes).
+    /// The congestion window (bytes): what the sender may have in flight, as the controller
+    /// last set it. The sender reads it before every send and never writes it.
     #[inline]
     pub fn window(&self) -> u64 {
         self.st.cwnd
     }
 
-    /// The slow-start threshold (bytes).
+    /// The slow-start threshold (bytes), as the controller last set it (the sender reads it
+    /// for RFC 6675's and PRR's recovery windows).
     #[inline]
     pub fn ssthresh(&self) -> u64 {
         self.st.ssthresh
@@ -322,11 +328,12 @@ impl Cc {
     }
 }
 
-/// One congestion controller as a scenario names it: `transport.cc = "<name>"`, or a table
-/// `{ kind = "<name>", ... }` of its [`Controller::Config`]. Each controller file implements it,
+/// One congestion controller as a scenario declares it (the role [`crate::net::queue::Declared`]
+/// plays for queue disciplines): `transport.cc = "<name>"`, or a table
+/// `{ kind = "<name>", ... }` of its [`Declared::Config`]. Each controller file implements it,
 /// and the `controllers!` list below is the one place the set of controllers is written: a
 /// new controller is its file and one line there.
-pub trait Controller: CongestionControl + Clone + std::fmt::Debug {
+pub trait Declared: CongestionControl + Clone + std::fmt::Debug {
     /// Its settings; [`NoSettings`] for a controller without any.
     type Config: serde::de::DeserializeOwned + Serialize + Clone + std::fmt::Debug + PartialEq;
     /// It reacts to ECN marks and needs the receiver to echo every CE mark (RFC 8257 section
@@ -366,7 +373,7 @@ macro_rules! controllers {
         #[derive(Clone, Debug, Serialize, PartialEq)]
         #[serde(tag = "kind")]
         pub enum CcConfig {
-            $($(#[$attr])* #[serde(rename = $name)] $variant(<$kind as Controller>::Config),)*
+            $($(#[$attr])* #[serde(rename = $name)] $variant(<$kind as Declared>::Config),)*
         }
 
         /// The controllers' names, in declaration order.
@@ -386,28 +393,28 @@ macro_rules! controllers {
 
             /// Checks the controller's settings.
             pub fn validate(&self) -> Result<(), String> {
-                match self { $($(#[$attr])* CcConfig::$variant(c) => <$kind as Controller>::validate(c),)* }
+                match self { $($(#[$attr])* CcConfig::$variant(c) => <$kind as Declared>::validate(c),)* }
             }
 
-            /// [`Controller::ACCURATE_ECN`] of the chosen controller.
+            /// [`Declared::ACCURATE_ECN`] of the chosen controller.
             pub fn accurate_ecn(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Controller>::ACCURATE_ECN,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Declared>::ACCURATE_ECN,)* }
             }
 
-            /// [`Controller::SIZE_PRIORITY`] of the chosen controller.
+            /// [`Declared::SIZE_PRIORITY`] of the chosen controller.
             pub fn size_priority(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Controller>::SIZE_PRIORITY,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Declared>::SIZE_PRIORITY,)* }
             }
 
-            /// [`Controller::RATE_SAMPLES`] of the chosen controller.
+            /// [`Declared::RATE_SAMPLES`] of the chosen controller.
             pub fn uses_rate_samples(&self) -> bool {
-                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Controller>::RATE_SAMPLES,)* }
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Declared>::RATE_SAMPLES,)* }
             }
 
             /// The controller, with its initial window of `initial_window` segments of `mss`
             /// bytes.
             pub fn build(&self, mss: u64, initial_window: u64) -> Cc {
-                let kind = match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$kind as Controller>::new(c))),)* };
+                let kind = match self { $($(#[$attr])* CcConfig::$variant(c) => AnyCc::$variant(controllers!(@held $($boxed)? <$kind as Declared>::new(c))),)* };
                 Cc { st: CcState::new(mss, initial_window), kind }
             }
         }

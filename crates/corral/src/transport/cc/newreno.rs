@@ -9,7 +9,7 @@ pub struct NewReno;
 
 impl CongestionControl for NewReno {}
 
-impl super::Controller for NewReno {
+impl super::Declared for NewReno {
     type Config = super::NoSettings;
     fn new(_cfg: &super::NoSettings) -> NewReno {
         NewReno

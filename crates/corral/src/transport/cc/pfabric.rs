@@ -45,7 +45,7 @@ impl CongestionControl for Pfabric {
     }
 }
 
-impl super::Controller for Pfabric {
+impl super::Declared for Pfabric {
     type Config = super::NoSettings;
     const SIZE_PRIORITY: bool = true;
     fn new(_cfg: &super::NoSettings) -> Pfabric {

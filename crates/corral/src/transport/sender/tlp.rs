@@ -36,9 +36,7 @@ impl TcpSender {
     ) -> u64 {
         let Some(r) = self.loss.rack_mut() else { return 0 };
         let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
-        let before = r.lost_bytes();
-        let (_, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
-        let marked = r.lost_bytes() - before;
+        let (marked, due) = r.detect_loss(now, srtt, self.in_recovery, self.dupthresh);
         self.timers.reorder = due;
         if !self.in_recovery && r.lost_bytes() > 0 && self.may_enter_recovery() {
             self.enter_fast_recovery(now, delivered, out);

@@ -22,7 +22,7 @@ struct Session {
 
 /// The run's sessions and the flows they have made.
 #[derive(Default)]
-pub struct Rpc {
+pub struct RpcSessions {
     blocks: Vec<RpcBlock>,
     sessions: Vec<Session>,
     /// Flows made by sessions: (session, is the request).
@@ -35,9 +35,9 @@ pub struct Rpc {
     pub responses: u64,
 }
 
-impl Rpc {
+impl RpcSessions {
     /// Draws every session's server and client and schedules its first request.
-    pub fn new(blocks: Vec<RpcBlock>, seed: u64, first: &mut dyn FnMut(Time, u32)) -> Rpc {
+    pub fn new(blocks: Vec<RpcBlock>, seed: u64, first: &mut dyn FnMut(Time, u32)) -> RpcSessions {
         let mut sessions = Vec::new();
         for (b, block) in blocks.iter().enumerate() {
             for s in 0..block.spec.pairs {
@@ -53,7 +53,7 @@ impl Rpc {
             }
         }
         let made = vec![0; blocks.len()];
-        Rpc { blocks, sessions, made, ..Rpc::default() }
+        RpcSessions { blocks, sessions, made, ..RpcSessions::default() }
     }
 
     pub fn sessions(&self) -> usize {
@@ -115,7 +115,7 @@ impl Simulation {
             transport: spec.transport.clone(),
         };
         let (class, tenant) = (block.class, block.tenant);
-        let plan = crate::build::plan(
+        let resolved = crate::build::resolve_flow(
             def,
             &self.scenario,
             &self.net,
@@ -128,7 +128,7 @@ impl Simulation {
         let id = FlowId(self.flows.len() as u32);
         let cc_rng = Rng::stream(self.scenario.seed, stream::CONTROLLER, id.0 as u64);
         let (flow, hot) = super::make_flow(
-            plan,
+            resolved,
             &self.net,
             &self.routes,
             &self.scenario.transport,

@@ -24,10 +24,10 @@ fn buffer(b: BufferSize) -> Value {
 }
 
 impl Simulation {
-    /// The run as this module's data (`plan.rs`). Errors name the key a kernel cannot follow: a
+    /// The run as this module's data (`export.rs`). Errors name the key a kernel cannot follow: a
     /// `[scheme]`, `[[rpc]]`, routing other than static or ECMP, a shared buffer, or a switch
     /// queue other than taildrop, ecn or red.
-    pub fn emulation_plan(&self) -> Result<Value> {
+    pub fn emulation_export(&self) -> Result<Value> {
         let sc = &self.scenario;
         if sc.scheme.is_some() {
             return Err(config_err(

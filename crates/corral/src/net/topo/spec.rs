@@ -1,5 +1,6 @@
-//! A topology as data: named nodes and full-duplex links. Builders in [`super::topo`] turn a
-//! few parameters into one; [`super::Network`] turns it into ports and queues.
+//! A topology as data: named nodes and full-duplex links. The builders beside this file
+//! ([`super`]) turn a few parameters into one; [`crate::net::Network`] turns it into ports
+//! and queues.
 //!
 //! Port numbering is the order in which a node's links were added, which each builder
 //! documents (for example a fat-tree ToR numbers its host ports first, then its uplinks).
