@@ -58,14 +58,17 @@ def run(paper: str, seeds: int, out_root: Path) -> Path:
     out = out_root / paper
     cmd = [sys.executable, "-m", "corral.cli", "reproduce", paper, "--seeds", str(seeds), "-o", str(out)]
     before = claims.machine()
+    # What ran: the code as it was when the run started (a commit made while it runs is not it).
+    commit = _git("rev-parse", "HEAD")
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", "python", "crates"))
     start = time.monotonic()
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - start
     doc = json.loads((out / "claims.json").read_text())
     doc["run"] = {
         "command": f"corral reproduce {paper} --seeds {seeds} -o DIR",
-        "commit": _git("rev-parse", "HEAD"),
-        "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no", "--", "python", "crates")),
+        "commit": commit,
+        "uncommitted_changes": dirty,
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "wall_s": round(wall, 1),
         "machine": {**before, "load_average": None},

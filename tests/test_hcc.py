@@ -34,6 +34,12 @@ KNOWN = {
     "fig5b-p99-dctcp": "missed",
     # HCC's core queue: 3 packets, not "near zero" (our bound 1); its p99 is 10.
     "fig5c-hcc": "missed",
+    # Since DCTCP's Linux alpha window and echo (issue 56), the quick run's DCTCP keeps the gRPC
+    # core as busy as HCC or more (the rows expect it below), and with corral's TCP settings
+    # NewReno's p99 is on the paper's side by less than its band.
+    "fig5a-util-dctcp": "missed",
+    "fig5a-util-dctcp@ns3-buffers": "missed",
+    "fig5b-p99-newreno@corral-tcp": "direction",
     "fig5b-unfinished-newreno": "reported",
     "fig5b-unfinished-cubic": "reported",
     "fig5b-unfinished-dctcp": "reported",
@@ -187,7 +193,11 @@ def test_phase_numbers_come_from_the_samples_of_each_phase() -> None:
         tx.append(total)
     q = pl.DataFrame({"time_s": [1e-3 * k for k in range(7)], "tx_bytes": tx, "packets": [0, 0, 900, 10, 5, 5, 5]})
     tp = pl.DataFrame(
-        {"time_s": [1e-3 * (k + 1) for k in range(6)], "goodput_bps": [g * 1e9 for g in gbps], "jain": [1.0, 0.5, 1.0, 0.9, None, 0.7]}
+        {
+            "time_s": [1e-3 * (k + 1) for k in range(6)],
+            "goodput_bps": [g * 1e9 for g in gbps],
+            "jain": [1.0, 0.5, 1.0, 0.9, None, 0.7],
+        }
     )
     lat = pl.DataFrame({"time_s": [0.0005, 0.0035], "latency_s": [100e-6, 150e-6]})
     s = hcc_phases.stats(q, tp, lat, phases)

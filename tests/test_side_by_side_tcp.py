@@ -47,14 +47,14 @@ def test_corral_runs_and_a_missing_ns3_is_skipped_with_a_message(capsys, tmp_pat
     rows = [line.split() for line in text.out.splitlines() if line.startswith("1g")]
     # NewReno once per ssthresh rule, BBR once.
     assert [r[:4] for r in rows] == [
-        ["1g", "newreno", "corral", "ssthresh=flight"],
-        ["1g", "newreno", "corral", "ssthresh=pipe"],
+        ["1g", "newreno", "corral,", "ssthresh=flight"],
+        ["1g", "newreno", "corral,", "ssthresh=pipe"],
         ["1g", "bbr", "corral", rows[2][3]],
     ]
     import json
 
     data = json.loads(out.read_text())
-    assert [r["side"] for r in data] == ["corral ssthresh=flight", "corral ssthresh=pipe", "corral"]
+    assert [r["side"] for r in data] == ["corral, ssthresh=flight", "corral, ssthresh=pipe", "corral"]
     assert all(r["throughput_bps"] > 0 for r in data)
 
 

@@ -48,7 +48,7 @@ pub mod stream {
     /// Flowcell routing's per-(flow, switch) rotation offsets (a stateless hash salt).
     pub const FLOWCELL: u64 = 15;
     /// A flow's application demand (on-off periods), per flow index
-    /// (`schemes::app_demand`).
+    /// (schemes/app_demand.rs).
     pub const APP_DEMAND: u64 = 16;
 }
 

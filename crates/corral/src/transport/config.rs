@@ -139,8 +139,11 @@ impl<'de> Deserialize<'de> for HandshakeRtt {
             toml::Value::String(s) if s == "loaded" => Ok(HandshakeRtt::Loaded),
             toml::Value::String(s) if s == "unloaded" => Ok(HandshakeRtt::Unloaded),
             toml::Value::String(s) if s == "off" => Ok(HandshakeRtt::Off),
+            toml::Value::String(s) => Err(D::Error::custom(format!(
+                "unknown value \"{s}\"; expected one of \"loaded\", \"unloaded\", \"off\" or a boolean"
+            ))),
             other => Err(D::Error::custom(format!(
-                "expected \"loaded\", \"unloaded\", \"off\" or a boolean, got {other}"
+                "expected one of \"loaded\", \"unloaded\", \"off\" or a boolean, got {other}"
             ))),
         }
     }

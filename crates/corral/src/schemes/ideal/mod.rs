@@ -68,7 +68,7 @@ pub struct IdealConfig {
     /// not sent (default 0.01, HCC's `prune`).
     pub prune: f64,
     /// Updates: a flow's demand, "backlog" (default), "line" or "onoff", as HCC's leaves
-    /// (`schemes::app_demand`), with the on-off model's mean periods (defaults "1ms").
+    /// (schemes/app_demand.rs), with the on-off model's mean periods (defaults "1ms").
     pub demand: DemandModel,
     pub on_period: Time,
     pub off_period: Time,
