@@ -28,8 +28,6 @@ def tables_script():
 NOT_RERUN = {
     "r2c2": "docs/claims/r2c2.json is R2C2's full run from before its claims table (corral-claims/1): "
     "its rerun under the table (about 40 CPU-minutes) has not been committed yet",
-    "scc": "docs/claims/scc.json is SCC's full run from before its claims table (corral-claims/1), "
-    "judged by the old rules: its rerun under the table has not been committed yet",
 }
 
 
@@ -41,7 +39,7 @@ def _papers(*old_fails: str) -> list:
     ]
 
 
-@pytest.mark.parametrize("paper", _papers("r2c2", "scc"))
+@pytest.mark.parametrize("paper", _papers("r2c2"))
 def test_committed_claims_are_a_full_run_that_matches_the_schema(paper: str) -> None:
     from corral.experiments.claims import SCHEMA_VERSION
 
@@ -64,7 +62,7 @@ def _median(xs: list[float]) -> float | None:
     return None if not n else (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2)
 
 
-@pytest.mark.parametrize("paper", _papers("scc"))
+@pytest.mark.parametrize("paper", PAPERS)
 def test_no_committed_paper_row_flatters(paper: str) -> None:
     """Read as a reviewer reads it (issue 57), written apart from `claims.judge`: no paper row
     is `direction` with fewer than 80 % of its seeds on the paper's side of null or an effect
@@ -101,7 +99,7 @@ def test_no_committed_paper_row_flatters(paper: str) -> None:
     assert bad == [], "\n".join(bad)
 
 
-@pytest.mark.parametrize("paper", _papers("r2c2", "scc"))
+@pytest.mark.parametrize("paper", _papers("r2c2"))
 def test_committed_verdicts_recompute_and_state_their_coverage_and_units(paper: str) -> None:
     """Each committed verdict is what `claims.judge` gives on its stored values; each row's
     band and values are in one unit; each coverage entry names a row of the file or a reason."""
