@@ -12,6 +12,9 @@ Cases (`--case`, repeatable; default all):
   and Linux.
 * `bbr4`: the 100 Mbps dumbbell with 4 senders (the issue's BBR check). corral, ns-3 and
   Linux.
+* `16f`: the 100 Mbps dumbbell with 16 senders, every controller. corral, ns-3 and Linux.
+* `incast`: DCTCP incast at 1 Gbps, 16 senders of 64 KiB each at once into 40-packet
+  buffers, for 1 s; each flow's completion time. corral and ns-3.
 
 Controllers (`--cc`, repeatable; default newreno, cubic, dctcp, bbr): DCTCP runs with a
 marking queue (ECN threshold 20 packets) and only where the side has it (corral, ns-3: the

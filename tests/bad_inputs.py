@@ -362,6 +362,19 @@ def cases() -> list[Case]:
     s("cc-table-without-kind", X, "transport.cc.kind", ["newreno"], sets={"transport.cc": {"g": 0.1}})
     s("cc-bbr-gain-string", X, "transport.cc.cwnd_gain", ["number"], sets={"transport.cc": {"kind": "bbr", "cwnd_gain": "2"}})
     s("cc-bbr-rounds-zero", X, "transport.cc.bw_rounds", sets={"transport.cc": {"kind": "bbr", "bw_rounds": 0}})
+    s(
+        "cc-bbr-extra-acked-negative",
+        X,
+        "transport.cc.extra_acked_gain",
+        sets={"transport.cc": {"kind": "bbr", "extra_acked_gain": -1.0}},
+    )
+    s(
+        "cc-bbr-quantum-typo",
+        X,
+        "transport.cc.quantum",
+        ["tso", "segment"],
+        sets={"transport.cc": {"kind": "bbr", "quantum": "tsoo"}},
+    )
     s("cc-setting-on-a-name", X, "transport.cc", ["kind ="], overrides=["transport.cc.beta=0.5"])
     s("mss-zero", X, "transport.mss", sets={"transport.mss": 0})
     s("mss-with-unit", X, "transport.mss", ["whole number"], sets={"transport.mss": "1460B"})

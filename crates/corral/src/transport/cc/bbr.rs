@@ -11,7 +11,8 @@
 //! `high_gain * cwnd / RTT`, 1 % below as every BBR rate (`bbr_init_pacing_rate_from_rtt`, the draft's
 //! `BBRInitPacingRate`). It paces at `pacing_gain * BtlBw` (1 % below, as Linux) and caps
 //! the data in flight at `cwnd_gain * BtlBw * RTprop`, rounded up to whole segments (Linux's
-//! `bbr_bdp` counts whole packets), plus three segments. Four states set the gains:
+//! `bbr_bdp` counts whole packets), plus what ACK aggregation seems to need and a
+//! quantization budget for the sender's bursts (below). Four states set the gains:
 //! - **Startup**: both gains 2/ln 2 (2.885), doubling the sending rate every round, until the
 //!   bandwidth estimate grew by less than 25 % for three rounds in a row (the pipe is full);
 //! - **Drain**: pacing gain 1/2.885 until the data in flight falls to one BDP;
@@ -25,10 +26,35 @@
 //! - **ProbeRTT**: when `RTprop` was not refreshed for 10 s, cwnd drops to 4 segments for
 //!   200 ms and one round, then BBR returns to ProbeBW (or Startup if the pipe never filled).
 //!
-//! Losses do not cut the window. When recovery starts, BBR keeps `cwnd = in_flight + acked`
-//! for one round (packet conservation), then grows back; when recovery ends it restores
-//! the window it had before. A timeout leaves one segment and BBR grows from there. ECN is
-//! ignored. Samples taken while the sender was application-limited raise `BtlBw` only.
+//! The window's target, as Linux's `bbr_set_cwnd` and ns-3's `SetCwnd`: `ceil(cwnd_gain *
+//! BDP)` segments, plus the ACK aggregation estimate once the pipe is full
+//! (`bbr_update_ack_aggregation`: the most data acknowledged beyond `BtlBw` times the time
+//! since an ACK epoch began, over the last 5 to 10 rounds, at most the window and 100 ms at
+//! `BtlBw`; `extra_acked_gain`), plus the quantization budget (`quantum`): by default three
+//! segments, ns-3's (its send quantum is one segment, and corral's sender, like ns-3's, sends
+//! one segment at a time); `quantum = "tso"` is Linux's `bbr_quantization_budget`, 3 TSO
+//! bursts (`bbr_tso_segs_goal`: 1 ms at the pacing rate, at least 2 segments, 1 below 1.2
+//! Mbit/s), the window rounded up to an even number of segments. Either way 2 segments more
+//! in the probing phase of ProbeBW. The window grows toward the target by what each ACK
+//! delivered, and only once the pipe is full is it held at it. (With `"tso"` and no bursts
+//! to absorb, 8 flows at 1 Gbps keep 30 segments each beyond their BDP in a 100-packet
+//! buffer: the side by side's 1 Gbps case then fills the buffer and one flow takes the link.)
+//!
+//! Losses do not cut the window by a factor: each ACK that delivered data takes the bytes it
+//! marked lost off the window (at least one segment remains), as Linux's
+//! `bbr_set_cwnd_to_recover_or_restore` does on every ACK (ns-3's `TcpBbr` only in recovery).
+//! When recovery starts, BBR keeps `cwnd = in_flight + acked` for one round (packet
+//! conservation), then grows back; when recovery ends it restores the window it had before.
+//! A timeout leaves one segment and BBR grows from there. ECN is ignored. Samples taken
+//! while the sender was application-limited raise `BtlBw` only.
+//!
+//! Not modelled: Linux's long-term bandwidth sampling (`lt_bw`, which detects token-bucket
+//! policers from loss rates of 20 % and more) and the TSO bursts themselves (segments leave
+//! one at a time at the pacing rate; `quantum = "tso"` keeps the window's budget for them),
+//! ns-3's ACK aggregation epoch, which starts over every 4 KB acknowledged and measures its
+//! length in whole seconds (`AckEpochAckedResetThresh`, `epochProp`), and ns-3's RTT samples
+//! in whole milliseconds (its TCP timestamps' clock), which set its flows' RTprop apart.
+//! `extra_acked_gain = 0` is corral's BBR before issue 56 but for the loss deduction.
 
 use super::{AckInfo, CcState, CongestionControl, Declared};
 use crate::sim::rng::{stream, Rng};
@@ -50,6 +76,30 @@ pub struct BbrConfig {
     pub min_rtt_window: Time,
     /// How long ProbeRTT holds the window at 4 segments (default "200ms").
     pub probe_rtt_time: Time,
+    /// The window's budget beyond `cwnd_gain` BDPs for the sender's bursts: "segment" (default,
+    /// ns-3's: three segments, as corral sends one segment at a time) or "tso" (Linux's: three
+    /// TSO bursts of 1 ms at the pacing rate, at least 2 segments each, the window even); 2
+    /// segments more while probing either way.
+    pub quantum: Quantum,
+    /// How much of the ACK aggregation estimate the window's target takes (default 1, as
+    /// Linux's `bbr_extra_acked_gain`; 0: none).
+    pub extra_acked_gain: f64,
+}
+
+/// `quantum`: the budget BBR's window keeps beyond `cwnd_gain` BDPs for the bursts the
+/// sender's hosts make (Linux's `bbr_quantization_budget`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Quantum {
+    /// Three segments, 2 more in the probing phase (default): ns-3's `TcpBbr`, whose send
+    /// quantum is one segment, as corral's sender, which sends one segment at a time.
+    #[default]
+    Segment,
+    /// Linux's: three TSO bursts of `bbr_tso_segs_goal` segments (the bytes of 1 ms at the
+    /// pacing rate, `sk_pacing_shift` 10, at least 2 segments, 1 below 1.2 Mbit/s, at most
+    /// 127 and 64 KB), the window rounded up to an even number of segments, 2 segments more
+    /// in ProbeBW's probing phase. corral does not send the bursts this budget is for.
+    Tso,
 }
 
 impl Default for BbrConfig {
@@ -60,6 +110,8 @@ impl Default for BbrConfig {
             bw_rounds: 10,
             min_rtt_window: Time::from_ms(10_000),
             probe_rtt_time: Time::from_ms(200),
+            quantum: Quantum::Segment,
+            extra_acked_gain: 1.0,
         }
     }
 }
@@ -81,6 +133,12 @@ impl BbrConfig {
         if self.min_rtt_window == Time::ZERO {
             return Err("min_rtt_window: must be positive".into());
         }
+        if !(self.extra_acked_gain.is_finite() && (0.0..=10.0).contains(&self.extra_acked_gain)) {
+            return Err(format!(
+                "extra_acked_gain: must be between 0 and 10, got {}",
+                self.extra_acked_gain
+            ));
+        }
         Ok(())
     }
 }
@@ -96,6 +154,18 @@ const FULL_BW_GROWTH: f64 = 1.25;
 const PACING_MARGIN: f64 = 0.99;
 /// The window at start when no RTprop is known yet, in segments.
 const INITIAL_BDP_SEGMENTS: u64 = 10;
+/// ACK aggregation: the rounds each of the two maxima spans, and the longest epoch's worth
+/// of bandwidth it may add (Linux's `bbr_extra_acked_win_rtts`, `bbr_extra_acked_max_us`).
+const EXTRA_ACKED_ROUNDS: u32 = 5;
+const EXTRA_ACKED_MAX: Time = Time::from_ms(100);
+/// An epoch that acknowledged this many segments starts over (`bbr_ack_epoch_acked_reset_thresh`).
+const ACK_EPOCH_RESET_SEGMENTS: u64 = 1 << 20;
+/// Below this pacing rate (bytes/s) a TSO burst is one segment, else at least two
+/// (`bbr_min_tso_rate`, 1.2 Mbit/s).
+const MIN_TSO_RATE: f64 = 150_000.0;
+/// The largest TSO burst in bytes (Linux's GSO limit less the headers) and segments.
+const MAX_TSO_BYTES: f64 = 65_536.0 - 1.0 - 320.0;
+const MAX_TSO_SEGMENTS: u64 = 127;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -135,6 +205,13 @@ pub struct Bbr {
     rng: Rng,
     /// ProbeRTT just ended: restore the window saved when it began.
     restore: bool,
+    /// ACK aggregation: when the current epoch began, the bytes acknowledged in it, the two
+    /// windowed maxima of the excess and the rounds the current one has spanned.
+    ack_epoch_start: Time,
+    ack_epoch_acked: u64,
+    extra_acked: [u64; 2],
+    extra_acked_idx: usize,
+    extra_acked_rounds: u32,
 }
 
 impl Bbr {
@@ -155,16 +232,91 @@ impl Bbr {
         self.pacing_gain
     }
 
-    /// `gain` BDPs rounded up to whole segments plus the quantization budget (three segments,
-    /// two more in the probing phase of ProbeBW), in bytes, as Linux's `bbr_inflight`: its
-    /// `bbr_bdp` rounds up to whole packets, so that a window or an in-flight goal is one the
-    /// sender, which sends whole segments, can fill.
-    fn inflight(&self, gain: f64, mss: u64) -> u64 {
-        let Some(rtt) = self.min_rtt else { return INITIAL_BDP_SEGMENTS * mss };
+    /// What the ACK aggregation estimate adds to the window's target, in bytes (0 before the
+    /// pipe is full or with `extra_acked_gain = 0`).
+    pub fn extra_acked(&self) -> u64 {
+        self.aggregation_cwnd()
+    }
+
+    /// `gain` BDPs in whole segments, rounded up as Linux's `bbr_bdp` (so that a window or an
+    /// in-flight goal is one the sender, which sends whole segments, can fill).
+    fn bdp_segments(&self, gain: f64, mss: u64) -> u64 {
+        let Some(rtt) = self.min_rtt else { return INITIAL_BDP_SEGMENTS };
         let bdp = self.btl_bw() * rtt.0 as f64 / 1e12;
-        let extra =
-            3 * mss + if self.mode == Mode::ProbeBw && self.cycle_index == 0 { 2 * mss } else { 0 };
-        ((gain * bdp) / mss as f64).ceil() as u64 * mss + extra
+        ((gain * bdp) / mss as f64).ceil() as u64
+    }
+
+    /// Linux's `bbr_tso_segs_goal`: the segments of 1 ms at the pacing rate (`sk_pacing_rate
+    /// >> sk_pacing_shift`, shift 10), at least 2 (1 below 1.2 Mbit/s), at most 127 and 64 KB.
+    fn tso_segments(&self, mss: u64) -> u64 {
+        let rate = self.pacing_rate.unwrap_or(0.0);
+        let least = if rate < MIN_TSO_RATE { 1 } else { 2 };
+        (((rate / 1024.0).min(MAX_TSO_BYTES) as u64 / mss).max(least)).min(MAX_TSO_SEGMENTS)
+    }
+
+    /// `segments` with the quantization budget (`quantum`), in bytes: Linux's
+    /// `bbr_quantization_budget` (three TSO bursts, rounded up to an even number of segments)
+    /// or ns-3's three segments; two segments more in ProbeBW's probing phase either way.
+    fn budget(&self, segments: u64, mss: u64) -> u64 {
+        let probing = if self.mode == Mode::ProbeBw && self.cycle_index == 0 { 2 } else { 0 };
+        let segs = match self.cfg.quantum {
+            Quantum::Tso => (segments + 3 * self.tso_segments(mss) + 1) & !1,
+            Quantum::Segment => segments + 3,
+        };
+        (segs + probing) * mss
+    }
+
+    /// `gain` BDPs with the quantization budget, in bytes (Linux's `bbr_inflight`): the
+    /// in-flight goals of Drain and ProbeBW's phases.
+    fn inflight(&self, gain: f64, mss: u64) -> u64 {
+        self.budget(self.bdp_segments(gain, mss), mss)
+    }
+
+    /// The window's target (Linux's `bbr_set_cwnd`): `gain` BDPs and the ACK aggregation
+    /// estimate, with the quantization budget, in bytes.
+    fn target_cwnd(&self, gain: f64, mss: u64) -> u64 {
+        self.budget(self.bdp_segments(gain, mss) + self.aggregation_cwnd().div_ceil(mss), mss)
+    }
+
+    /// Linux's `bbr_ack_aggregation_cwnd`: once the pipe is full, `extra_acked_gain` times the
+    /// larger of the two windowed maxima, at most 100 ms at `BtlBw`.
+    fn aggregation_cwnd(&self) -> u64 {
+        if self.cfg.extra_acked_gain <= 0.0 || !self.filled_pipe {
+            return 0;
+        }
+        let max = self.btl_bw() * EXTRA_ACKED_MAX.0 as f64 / 1e12;
+        let extra = self.extra_acked[0].max(self.extra_acked[1]) as f64;
+        (self.cfg.extra_acked_gain * extra).min(max) as u64
+    }
+
+    /// Linux's `bbr_update_ack_aggregation`: the data acknowledged beyond what `BtlBw` would
+    /// deliver since the epoch began (an ACK at or below that rate starts a new epoch), at
+    /// most the window, kept as the larger of two maxima of 5 rounds each.
+    fn update_ack_aggregation(&mut self, st: &CcState, ack: &AckInfo) {
+        let acked = ack.rate.map_or(0, |r| r.newly_delivered);
+        if self.cfg.extra_acked_gain <= 0.0 || acked == 0 {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_rounds = (self.extra_acked_rounds + 1).min(31);
+            if self.extra_acked_rounds >= EXTRA_ACKED_ROUNDS {
+                self.extra_acked_rounds = 0;
+                self.extra_acked_idx ^= 1;
+                self.extra_acked[self.extra_acked_idx] = 0;
+            }
+        }
+        let epoch = ack.now.saturating_sub(self.ack_epoch_start);
+        let mut expected = (self.btl_bw() * epoch.0 as f64 / 1e12) as u64;
+        let reset = ACK_EPOCH_RESET_SEGMENTS * st.mss;
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= reset {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_start = ack.now;
+            expected = 0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(reset);
+        let extra = (self.ack_epoch_acked - expected).min(st.cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_idx];
+        *slot = (*slot).max(extra);
     }
 
     fn update_round(&mut self, ack: &AckInfo) {
@@ -328,38 +480,47 @@ impl Bbr {
         }
     }
 
+    /// Linux's `bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`: on an ACK that
+    /// delivered data, the bytes it marked lost come off the window (one segment remains);
+    /// recovery's first round conserves packets and its end restores the window saved
+    /// before; otherwise the window grows toward its target by what was delivered, held at
+    /// the target once the pipe is full, at least 4 segments. ProbeRTT caps it at 4.
     fn set_cwnd(&mut self, st: &mut CcState, ack: &AckInfo) {
         let mss = st.mss;
         let acked = ack.rate.map_or(0, |r| r.newly_delivered);
-        let mut conservation = false;
-        if ack.in_recovery && !self.was_in_recovery {
-            self.packet_conservation = true;
-            self.next_round_delivered =
-                ack.rate.map_or(self.next_round_delivered, |r| r.delivered_total);
-            st.cwnd = ack.in_flight + acked;
-        } else if !ack.in_recovery && self.was_in_recovery {
-            st.cwnd = st.cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-        }
-        self.was_in_recovery = ack.in_recovery;
-        if self.packet_conservation {
-            st.cwnd = st.cwnd.max(ack.in_flight + acked);
-            conservation = true;
-        }
         if std::mem::take(&mut self.restore) {
             st.cwnd = st.cwnd.max(self.prior_cwnd);
         }
-        if !conservation {
-            let target = self.inflight(self.cwnd_gain, mss);
-            if self.filled_pipe {
-                st.cwnd = (st.cwnd + acked).min(target);
-            } else if st.cwnd < target
-                || ack.rate.is_some_and(|r| r.delivered_total < INITIAL_BDP_SEGMENTS * mss)
-            {
-                st.cwnd += acked;
+        if acked > 0 {
+            let mut cwnd = st.cwnd;
+            if ack.lost_bytes > 0 {
+                cwnd = cwnd.saturating_sub(ack.lost_bytes).max(mss);
             }
+            if ack.in_recovery && !self.was_in_recovery {
+                self.packet_conservation = true;
+                self.next_round_delivered =
+                    ack.rate.map_or(self.next_round_delivered, |r| r.delivered_total);
+                cwnd = ack.in_flight + acked;
+            } else if !ack.in_recovery && self.was_in_recovery {
+                cwnd = cwnd.max(self.prior_cwnd);
+                self.packet_conservation = false;
+            }
+            self.was_in_recovery = ack.in_recovery;
+            if self.packet_conservation {
+                cwnd = cwnd.max(ack.in_flight + acked);
+            } else {
+                let target = self.target_cwnd(self.cwnd_gain, mss);
+                if self.filled_pipe {
+                    cwnd = (cwnd + acked).min(target);
+                } else if cwnd < target
+                    || ack.rate.is_some_and(|r| r.delivered_total < INITIAL_BDP_SEGMENTS * mss)
+                {
+                    cwnd += acked;
+                }
+                cwnd = cwnd.max(MIN_CWND_SEGMENTS * mss);
+            }
+            st.cwnd = cwnd;
         }
-        st.cwnd = st.cwnd.max(MIN_CWND_SEGMENTS * mss);
         if self.mode == Mode::ProbeRtt {
             st.cwnd = st.cwnd.min(MIN_CWND_SEGMENTS * mss);
         }
@@ -374,6 +535,7 @@ impl CongestionControl for Bbr {
     /// RTprop starts at the handshake's RTT, and the pacing rate at `high_gain * cwnd / RTT`.
     fn on_open(&mut self, st: &CcState, now: Time, handshake_rtt: Option<Time>) {
         self.min_rtt_stamp = now;
+        self.ack_epoch_start = now;
         if let Some(rtt) = handshake_rtt.filter(|r| *r > Time::ZERO) {
             self.min_rtt = Some(rtt);
             self.pacing_rate = Some(self.initial_pacing_rate(st, rtt));
@@ -415,6 +577,7 @@ impl CongestionControl for Bbr {
         self.update_round(ack);
         self.update_bw(ack);
         self.expire_bw();
+        self.update_ack_aggregation(st, ack);
         self.advance_cycle(ack, mss);
         self.check_full_pipe(ack);
         self.check_drain(ack, mss);
@@ -453,6 +616,11 @@ impl Declared for Bbr {
             pacing_rate: None,
             rng: Rng::stream(0, stream::CONTROLLER, 0),
             restore: false,
+            ack_epoch_start: Time::ZERO,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_idx: 0,
+            extra_acked_rounds: 0,
         }
     }
     fn validate(cfg: &BbrConfig) -> Result<(), String> {
@@ -487,9 +655,23 @@ mod tests {
             Path::seeded(0)
         }
 
-        /// A path whose BBR draws from stream `k` (a flow's).
+        /// A path whose BBR draws from stream `k` (a flow's). The state machine's tests keep
+        /// the window's budget at three segments and no ACK aggregation (`quantum =
+        /// "segment"`, `extra_acked_gain = 0`), so that their windows are a few segments;
+        /// Linux's budget and the aggregation estimate have tests of their own.
         fn seeded(k: u64) -> Path {
-            let mut bbr = Bbr::new(&BbrConfig::default());
+            Path::with(
+                k,
+                BbrConfig {
+                    quantum: Quantum::Segment,
+                    extra_acked_gain: 0.0,
+                    ..BbrConfig::default()
+                },
+            )
+        }
+
+        fn with(k: u64, cfg: BbrConfig) -> Path {
+            let mut bbr = Bbr::new(&cfg);
             bbr.seed(Rng::stream(1, stream::CONTROLLER, k));
             Path { bbr, st: CcState::new(MSS, 10), now: Time::ZERO, delivered: 0 }
         }
@@ -802,5 +984,137 @@ mod tests {
         // A timeout leaves one segment.
         p.bbr.on_timeout(&mut p.st, before, p.now);
         assert_eq!(p.st.cwnd, MSS);
+    }
+
+    /// Linux's quantization budget: 3 TSO bursts of 1 ms at the pacing rate (at least 2
+    /// segments), the window rounded up to an even number of segments, 2 more in the probing
+    /// phase.
+    #[test]
+    fn linux_budgets_three_tso_bursts_rounded_to_even() {
+        let mut p = Path::with(
+            0,
+            BbrConfig { quantum: Quantum::Tso, extra_acked_gain: 0.0, ..BbrConfig::default() },
+        );
+        p.bbr.mode = Mode::ProbeBw;
+        p.bbr.cycle_index = 2;
+        p.bbr.min_rtt = Some(us(RTT_US));
+        // 1 MB/s: 1 ms is 977 bytes, less than a segment: bursts of 2 (the floor).
+        p.bbr.pacing_rate = Some(1e6);
+        assert_eq!(p.bbr.tso_segments(MSS), 2);
+        // 1 BDP = 0 bytes here (no bandwidth yet): 0 + 6 segments, even.
+        assert_eq!(p.bbr.budget(0, MSS), 6 * MSS);
+        assert_eq!(p.bbr.budget(1, MSS), 8 * MSS, "7 rounded up to even");
+        // 125 Mbit/s: 15,258 bytes a ms, 15 segments a burst: 45 + 1 = 46.
+        p.bbr.pacing_rate = Some(125e6 / 8.0);
+        assert_eq!(p.bbr.tso_segments(MSS), 15);
+        assert_eq!(p.bbr.budget(1, MSS), 46 * MSS);
+        // Below 1.2 Mbit/s a burst is one segment; never more than Linux's GSO limit less
+        // the headers (65,536 - 1 - 320 bytes: 65 segments of 1000 bytes), nor 127 segments.
+        p.bbr.pacing_rate = Some(100_000.0);
+        assert_eq!(p.bbr.tso_segments(MSS), 1);
+        p.bbr.pacing_rate = Some(1e10);
+        assert_eq!(p.bbr.tso_segments(MSS), 65);
+        assert_eq!(p.bbr.tso_segments(100), 127);
+        // The probing phase adds 2 segments after the rounding.
+        p.bbr.pacing_rate = Some(1e6);
+        p.bbr.cycle_index = 0;
+        assert_eq!(p.bbr.budget(1, MSS), 10 * MSS);
+        // ns-3's: three segments.
+        let mut q = Path::seeded(0);
+        q.bbr.mode = Mode::ProbeBw;
+        q.bbr.cycle_index = 2;
+        assert_eq!(q.bbr.budget(1, MSS), 4 * MSS);
+    }
+
+    /// Linux's ACK aggregation estimate: data acknowledged beyond BtlBw times the epoch's
+    /// length, kept as a maximum, added to the window's target once the pipe is full.
+    #[test]
+    fn acks_that_arrive_in_bursts_raise_the_window_target() {
+        let cfg = BbrConfig { quantum: Quantum::Segment, ..BbrConfig::default() };
+        let mut p = Path::with(0, cfg);
+        for _ in 0..4 {
+            p.round(1e8, 3 * Path::bdp(1e8));
+        }
+        p.round(1e8, Path::bdp(1e8));
+        assert!(p.bbr.filled_pipe);
+        // Steady ACKs, one BDP (10 segments) a round at BtlBw: the epoch's data matches its
+        // time, no excess beyond the epoch's first ACK.
+        let steady = p.bbr.extra_acked[0].max(p.bbr.extra_acked[1]);
+        assert!(steady <= Path::bdp(1e8), "{steady}");
+        // Four ACKs of 10 segments at once, 1 us apart: 40 segments against 4 us at 100 MB/s.
+        p.bbr.ack_epoch_acked = 0;
+        p.bbr.ack_epoch_start = p.now;
+        let (now, mut delivered) = (p.now, p.delivered);
+        for k in 1..=4u64 {
+            delivered += 10 * MSS;
+            let rate = RateSample {
+                rate: 1e8,
+                interval: us(RTT_US),
+                delivered: 10 * MSS,
+                prior_delivered: delivered - 1,
+                delivered_total: delivered,
+                app_limited: false,
+                newly_delivered: 10 * MSS,
+                rtt: Some(us(RTT_US)),
+            };
+            let info = AckInfo {
+                now: now + us(k),
+                in_flight: Path::bdp(1e8),
+                prior_in_flight: Path::bdp(1e8),
+                in_recovery: false,
+                lost: false,
+                lost_bytes: 0,
+                srtt: Some(us(RTT_US)),
+                rate: Some(rate),
+            };
+            p.bbr.on_rate_sample(&mut p.st, &info);
+        }
+        // The first ACK starts the epoch (nothing acked in it yet); 40 KB acked against the
+        // 3 us since at 100 MB/s (300 bytes expected), at most the window.
+        let extra = p.bbr.extra_acked[0].max(p.bbr.extra_acked[1]);
+        assert_eq!(extra, (40 * MSS - 300).min(p.st.cwnd));
+        assert!(extra > 30 * MSS, "{extra}");
+        assert_eq!(p.bbr.aggregation_cwnd(), extra);
+        let without = p.bbr.budget(p.bbr.bdp_segments(2.0, MSS), MSS);
+        assert_eq!(p.bbr.target_cwnd(2.0, MSS), without + extra.div_ceil(MSS) * MSS);
+        // A gain of 0 turns it off.
+        p.bbr.cfg.extra_acked_gain = 0.0;
+        assert_eq!(p.bbr.aggregation_cwnd(), 0);
+    }
+
+    /// Linux's `bbr_set_cwnd_to_recover_or_restore`: the bytes an ACK marks lost come off the
+    /// window before anything else, one segment at least remaining.
+    #[test]
+    fn losses_come_off_the_window() {
+        let mut p = probing();
+        for _ in 0..20 {
+            p.round(1e8, Path::bdp(1e8));
+        }
+        let before = p.st.cwnd;
+        let rate = RateSample {
+            rate: 1e8,
+            interval: us(RTT_US),
+            delivered: MSS,
+            prior_delivered: p.delivered - 1,
+            delivered_total: p.delivered + MSS,
+            app_limited: false,
+            newly_delivered: MSS,
+            rtt: Some(us(RTT_US)),
+        };
+        let info = AckInfo {
+            now: p.now + us(1),
+            in_flight: before,
+            prior_in_flight: before,
+            in_recovery: false,
+            lost: true,
+            lost_bytes: 3 * MSS,
+            srtt: Some(us(RTT_US)),
+            rate: Some(rate),
+        };
+        p.bbr.on_rate_sample(&mut p.st, &info);
+        assert_eq!(p.st.cwnd, before - 3 * MSS + MSS, "3 lost off, the 1 delivered back on");
+        let info = AckInfo { lost_bytes: 100 * MSS, ..info };
+        p.bbr.on_rate_sample(&mut p.st, &info);
+        assert_eq!(p.st.cwnd, 4 * MSS, "one segment left, then the 4-segment floor");
     }
 }
