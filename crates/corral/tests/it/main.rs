@@ -17,6 +17,7 @@ mod fluid;
 mod handshake;
 mod hcc;
 mod host_backpressure;
+mod hpcc;
 mod ideal_workload;
 mod metrics;
 mod pacing;
