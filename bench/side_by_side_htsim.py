@@ -129,9 +129,7 @@ def queue_ports(pattern: str) -> list[str]:
 
 
 def corral_scenario(case: Case, pairs: list[tuple[int, int]], seed: int) -> str:
-    flow_lines = "\n".join(
-        f'[[flows]]\nsrc = "h{s}"\ndst = "h{d}"\nsize = {case.size}\n' for s, d in pairs
-    )
+    flow_lines = "\n".join(f'[[flows]]\nsrc = "h{s}"\ndst = "h{d}"\nsize = {case.size}\n' for s, d in pairs)
     ports = ", ".join(f'"{p}"' for p in queue_ports(case.pattern))
     return f"""
 name = "{case.name}"
@@ -246,7 +244,9 @@ def fmt(x, spec: str) -> str:
 
 
 def report(rows: list[tuple[Case, dict, dict]]) -> str:
-    head = f"{'case':<18} {'side':<7} {'done':>8} {'Gb/s':>7} {'p50 us':>9} {'p99 us':>9} {'queue B':>9} {'drops':>6} {'wall s':>8}"
+    head = (
+        f"{'case':<18} {'side':<7} {'done':>8} {'Gb/s':>7} {'p50 us':>9} {'p99 us':>9} {'queue B':>9} {'drops':>6} {'wall s':>8}"
+    )
     out = [head, "-" * len(head)]
     for case, c, h in rows:
         for side, r in (("corral", c), ("htsim", h)):
