@@ -267,9 +267,10 @@ def _complete_runs(out: Path) -> dict[str, int]:
 
 
 # Slow (make test-slow), both signals: the kill -9 moment is a fraction of a timed sweep, so where it
-# lands moves with the machine's load, and one moment is not yet held: a worker killed between making
-# its scratch folder and writing the marker that names the sweep's lock leaves a `.corral-tmp-*`
-# folder no later writer can tell from a user's (seen once, on a fresh clone under load, 2026-12-02).
+# lands moves with the machine's load. A worker killed between making its scratch folder and writing
+# its marker once left a `.corral-tmp-*` folder no later writer could tell from a user's (a fresh clone
+# under load, 2026-12-02); workers now name their scratch folders after the sweep's lock
+# (test_sweep.py: test_a_worker_killed_before_its_scratch_marker_...).
 @pytest.mark.slow
 @pytest.mark.parametrize("name,sig,n", [("kill", signal.SIGKILL, 1), ("term", signal.SIGTERM, 1)])
 def test_a_killed_sweep_resumes_with_exactly_the_incomplete_runs(proj, env, name, sig, n):

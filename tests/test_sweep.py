@@ -412,3 +412,31 @@ def test_corral_run_takes_a_packaged_scenario(tmp_path):
     assert (tmp_path / "o" / "flows.parquet").is_file()
     proc = corral_cli("run", "corral:nope.toml", "-o", tmp_path / "p", cwd=tmp_path)
     assert proc.returncode == 2 and "corral:nope.toml: no such packaged scenario" in proc.stderr, proc.stderr
+
+
+def test_a_worker_killed_before_its_scratch_marker_leaves_nothing_the_next_sweep_keeps(tmp_path):
+    """A sweep's worker holds no lock file to record its scratch folders in: it names them
+    after the sweep's lock, so that one killed between making a scratch folder and writing its
+    marker (kill -9) leaves a folder the next sweep of that folder still removes; a marker-less
+    folder with corral's temporary prefix and another name is a user's, and stays."""
+    from corral.outdir import atomic_dir
+    from corral.outdir.lock import lock_path, worker_tag
+
+    path = write_sweep(tmp_path)
+    out = tmp_path / "out"
+    run_sweep(path, out, workers=1)
+    runs = out / layout.RUNS
+    lock = str(lock_path(out.resolve()))
+    tag = worker_tag(lock)
+    run = next(d for d in runs.iterdir() if layout.status(d) == layout.OK)
+    with atomic_dir(tmp_path / "solo", "run", owned=True, lock_file=lock) as tmp:
+        assert tmp.name.startswith(".corral-tmp-" + tag)
+    dead = [runs / f".corral-tmp-{tag}0123456789", run / f".corral-old-{tag}0123456789"]
+    for d in dead:
+        d.mkdir()  # made, and killed before its marker
+    users = runs / ".corral-tmp-mine"
+    users.mkdir()
+    (users / "notes.txt").write_text("mine")
+    run_sweep(path, out, workers=1)
+    assert not any(d.exists() for d in dead)
+    assert (users / "notes.txt").read_text() == "mine"

@@ -13,8 +13,11 @@ scratch folder holds a marker naming the lock. So the next holder of the lock fi
 writer's leftovers by the lock and the marker, never by a name alone: it removes the
 scratch folders the stale lock file lists, and the folders with corral's temporary prefix
 whose marker names this lock (a sweep's workers write their run folders under the sweep's
-lock, and a worker replacing a run folder makes them inside it: `and_children`). A user's
-file named like a temporary one is never touched.
+lock, and a worker replacing a run folder makes them inside it: `and_children`). A worker
+holds no lock file to record its scratch folders in, so it names each one after the sweep's
+lock (`worker_tag`): one killed between making the folder and writing its marker leaves a
+folder that the next holder still finds by that name. A user's file named like a temporary
+one is never touched.
 """
 
 from __future__ import annotations
@@ -122,6 +125,8 @@ class TargetLock:
         """Remove what a killed holder of this lock left (module doc); return how many.
         `places` are the folders to look in; `keep` the scratch folders in use now."""
         kept = {str(k) for k in keep}
+        tag = worker_tag(str(self.path))
+        mine = (TMP_PREFIX + tag, OLD_PREFIX + tag)
         removed = 0
         roots = [p for p in places if p.is_dir() and not p.is_symlink()]
         for s in self.stale.get("scratch") or []:
@@ -136,11 +141,20 @@ class TargetLock:
             for p in entries:
                 if str(p) in kept or not _temporary(p.name) or not p.is_dir() or p.is_symlink():
                     continue
+                if p.name.startswith(mine) and _remove(p):
+                    removed += 1
+                    continue
                 marker = read_marker(p)
                 writer = marker.get("writer") if marker else None
                 if isinstance(writer, dict) and writer.get("lock") == str(self.path) and _remove(p):
                     removed += 1
         return removed
+
+
+def worker_tag(lock_file: str) -> str:
+    """What a writer working under another process's lock (a sweep's worker) puts after
+    corral's temporary prefixes in its scratch folders' names: the lock's digest."""
+    return f"w{Path(lock_file).name[len(LOCK_PREFIX) :]}-"
 
 
 def and_children(*places: Path) -> list[Path]:

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .check import OutputError, check_target
-from .lock import LockedError, TargetLock, and_children
+from .lock import LockedError, TargetLock, and_children, worker_tag
 from .marker import (
     MARKER,
     OLD_PREFIX,
@@ -100,12 +100,15 @@ class Writer:
         self.lock = lock
         self.writer_info = writer if writer is not None else (lock.writer() if lock else {"pid": os.getpid()})
         self.cleaned = 0  # leftovers of a killed writer removed when the lock was taken
+        self.tag = ""  # in its scratch folders' names after the prefix (a worker's: its sweep's lock)
 
     # -- scratch folders -----------------------------------------------------------------
     def scratch(self, where: Path, prefix: str = TMP_PREFIX) -> Path:
         """A new scratch folder in `where`, recorded in the lock file before it is made and
-        holding a marker that names the lock (`corral.outdir.lock`)."""
+        holding a marker that names the lock (a worker's: named after its sweep's lock;
+        `corral.outdir.lock`)."""
         where.mkdir(parents=True, exist_ok=True)
+        prefix += self.tag
         for _ in range(100):
             path = where / f"{prefix}{os.urandom(5).hex()}"
             if self.lock:
@@ -384,6 +387,8 @@ def atomic_dir(
         target = Path(path).absolute()
         writer = {"pid": os.getpid(), "command": "corral worker", "lock": lock_file or ""}
         w = Writer(target, str(path), kind, None, writer)
+        if lock_file:
+            w.tag = worker_tag(lock_file)
         if target.exists() and read_marker(target) is None and any(target.iterdir()):
             raise OutputError(f"{path}: holds files corral did not write; remove them to rerun this run")
         with w.publish() as tmp:
