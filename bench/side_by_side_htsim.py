@@ -11,7 +11,8 @@ binaries already there.
 
 Each case (the `CASES` table: a transport, a traffic pattern and htsim's main) is one
 network and one set of flows, written once for both sides: a k=8 fat-tree (128 hosts),
-100 Gbps links of 1 us, 1500-byte packets, `BUFFER_PKTS`-packet switch buffers, ECMP; the
+100 Gbps links of 1 us, 1500-byte packets, `BUFFER_PKTS`-packet switch buffers in htsim
+(a case may give corral deeper ones, `corral_buffer`, where htsim's are lossless), ECMP; the
 flows as htsim's connection matrix (`Nodes`, `Connections`, `src->dst start 0 size B`), and
 the same hosts and sizes as corral's `[[flows]]`. Patterns:
 
@@ -51,6 +52,9 @@ LINK_DELAY_US = 1
 MTU = 1500
 HEADER = 40
 BUFFER_PKTS = 100
+# corral has no PFC (htsim's HPCC runs over lossless input queues): its switch buffers are
+# made deep enough that nothing is dropped, the state a lossless fabric is in.
+LOSSLESS_PKTS = 4000
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class Case:
     size: int  # bytes per flow
     end_us: int  # simulated time (both sides)
     corral_extra: str = ""
+    # corral's switch buffer, packets (htsim's is BUFFER_PKTS).
+    corral_buffer: int = BUFFER_PKTS
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -77,8 +83,9 @@ HPCC_NOTES = (
     "htsim's HPCCSrc compares each ACK's records with those of the first ACK of the path "
     "(it refreshes them only when the hop count changes); corral, as Algorithm 1, with the "
     "previous ACK's",
-    "htsim runs HPCC over lossless (PFC) input queues and go-back-N; corral over drop-tail "
-    "buffers and TCP's SACK recovery (no drop occurs in these cases on corral's side)",
+    "htsim runs HPCC over lossless (PFC) input queues and go-back-N; corral has no PFC and "
+    f"runs it over {LOSSLESS_PKTS}-packet drop-tail buffers (so that it drops nothing, as a "
+    "lossless fabric) with TCP's SACK recovery",
 )
 
 # The cases. NDP and RoCE add theirs here (issue 60, part B).
@@ -91,6 +98,7 @@ CASES: tuple[Case, ...] = (
         "incast16",
         1_000_000,
         2_000,
+        corral_buffer=LOSSLESS_PKTS,
         notes=HPCC_NOTES,
     ),
     Case(
@@ -101,6 +109,7 @@ CASES: tuple[Case, ...] = (
         "permutation",
         2_000_000,
         2_000,
+        corral_buffer=LOSSLESS_PKTS,
         notes=HPCC_NOTES,
     ),
 )
@@ -141,7 +150,7 @@ k = {K}
 link_rate = "{LINK_GBPS}Gbps"
 link_delay = "{LINK_DELAY_US}us"
 [switch]
-buffer = "{BUFFER_PKTS}pkt"
+buffer = "{case.corral_buffer}pkt"
 [routing]
 kind = "ecmp"
 [transport]
