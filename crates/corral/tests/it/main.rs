@@ -30,6 +30,7 @@ mod rpc;
 mod scc;
 mod schemes;
 mod single_flow;
+mod swift;
 mod tcp_recovery;
 mod topologies;
 mod tunnels;

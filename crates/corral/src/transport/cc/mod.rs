@@ -428,6 +428,7 @@ pub mod hpcc;
 pub mod l2dct;
 pub mod newreno;
 pub mod pfabric;
+pub mod swift;
 
 /// Declares the controllers: for each, its name in scenarios, its variant in [`CcConfig`] and
 /// [`AnyCc`], and its type (`, boxed` keeps a large controller off the sender's inline
@@ -575,6 +576,7 @@ controllers! {
     "pfabric" => Pfabric(pfabric::Pfabric),
     "bbr" => Bbr(bbr::Bbr, boxed),
     "hpcc" => Hpcc(hpcc::Hpcc, boxed),
+    "swift" => Swift(swift::Swift, boxed),
     #[cfg(test)]
     "toy" => Toy(crate::tests::toy_controller::Toy),
 }
