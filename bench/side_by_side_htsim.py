@@ -249,7 +249,8 @@ def run_htsim(src: Path, case: Case, pairs: list[tuple[int, int]], seed: int, tm
 
 
 def fmt(x, spec: str) -> str:
-    return "-" if x is None else format(x, spec)
+    width = re.match(r"\d*", spec).group()
+    return "-".rjust(int(width or 0)) if x is None else format(x, spec)
 
 
 def report(rows: list[tuple[Case, dict, dict]]) -> str:

@@ -45,7 +45,7 @@ from typing import Any
 from ..sweep.spec import toml_value
 
 # The contenders run unless `--contender` names others: the baselines, HPCC
-# (in-network telemetry), the reference and the four cooperative schemes.
+# (in-network telemetry) and Swift (delay), the reference and the four cooperative schemes.
 DEFAULT_CONTENDERS = (
     "newreno",
     "cubic",
@@ -54,6 +54,7 @@ DEFAULT_CONTENDERS = (
     "l2dct",
     "pfabric",
     "hpcc",
+    "swift",
     "ideal",
     "r2c2",
     "hcc",
