@@ -235,10 +235,10 @@ impl Declared for Swift {
     }
 
     fn validate(cfg: &SwiftConfig) -> Result<(), String> {
-        if !(cfg.ai > 0.0) {
+        if !(cfg.ai.is_finite() && cfg.ai > 0.0) {
             return Err(format!("swift: ai must be positive, got {}", cfg.ai));
         }
-        if !(cfg.beta > 0.0) {
+        if !(cfg.beta.is_finite() && cfg.beta > 0.0) {
             return Err(format!("swift: beta must be positive, got {}", cfg.beta));
         }
         if !(cfg.max_mdf > 0.0 && cfg.max_mdf < 1.0) {
