@@ -4,7 +4,8 @@
 #                  results/index.html, one page with every paper's claims and figures
 #                  (make demo OUT=folder: into another folder)
 #   make test      install corral with its test extras and run every Rust and Python test
-#                  but the slow ones (make test-slow)
+#                  but the slow ones (make test-slow) and the papers' quick reproductions
+#                  (make test-papers)
 # Also:
 #   make outcast   the full TCP Outcast reproduction into results/outcast
 #   make docs      the documentation site (mkdocs.yml) into site/, with `mkdocs build --strict`
@@ -50,7 +51,7 @@ PYO3_ENV = PYO3_BUILD_EXTENSION_MODULE=1 PYO3_PYTHON=$(PY_ABS) PYTHON_SYS_EXECUT
 # second finds everything the first built.
 TEST_CRATES := -p corral -p corral-py --features pyo3/extension-module
 
-.PHONY: install install-test wheel release outcast demo docs fct test test-build test-env test-rust test-python test-slow bench lint prerequisites
+.PHONY: install install-test wheel release outcast demo docs fct test test-build test-env test-rust test-python test-slow test-papers bench lint prerequisites
 
 prerequisites:
 	@command -v cargo >/dev/null || { echo "error: corral needs Rust (cargo) 1.88 or newer: https://rustup.rs" >&2; exit 2; }
@@ -150,6 +151,12 @@ test-python:
 # dumbbell and the fat-tree emulation.
 test-slow: install-test
 	$(PY) -m pytest -q tests -m slow
+
+# The quick reproductions of RackCC, HCC, R2C2 and SCC and the tests that pin their verdicts
+# (marked papers, tests/conftest.py), on the build `make test` made: about 2 minutes more on
+# 2 cores. .ci/run runs it after `make test`.
+test-papers: install-test
+	$(PY) -m pytest -q tests -n 2 --dist loadfile -m papers
 
 # The engine binary the benchmark times beside htsim, built like `make release`.
 bench: release

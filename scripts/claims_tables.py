@@ -13,7 +13,9 @@ before and after). It runs the `corral` that `python -m corral.cli` imports (the
 package, or PYTHONPATH's). `render` replaces the text between
 `<!-- claims:<paper>:begin -->` and `<!-- claims:<paper>:end -->` in
 docs/reproductions/<paper>.md with the tables of docs/claims/<paper>.json
-(`corral.experiments.claims.markdown`), and the text between `<!-- claims:papers:begin -->`
+(`corral.experiments.claims.markdown`), the text between `<!-- claims:<paper>-notes:begin -->`
+and `<!-- claims:<paper>-notes:end -->` with the paper's notes on its verdicts
+(`corral.experiments.<paper>_notes.markdown`), and the text between `<!-- claims:papers:begin -->`
 and `<!-- claims:papers:end -->` in README.md with one line per paper (its title and its
 headline count), so no page holds a hand copy. Run from the repository's root with the
 project's Python (.venv/bin/python).
@@ -125,7 +127,18 @@ def rendered(path: Path, text: str) -> str:
     for paper in PAPERS:
         if f"<!-- claims:{paper}:begin -->" in text and (DOCS / f"{paper}.json").is_file():
             text = _replace(text, paper, block(paper))
+        if f"<!-- claims:{paper}-notes:begin -->" in text and (DOCS / f"{paper}.json").is_file():
+            text = _replace(text, f"{paper}-notes", notes(paper))
     return text
+
+
+def notes(paper: str) -> str:
+    """A reproduction page's notes on its verdicts, generated from its committed claims by
+    the paper's `corral.experiments.<paper>_notes.markdown` (every number a row's)."""
+    import importlib
+
+    doc = json.loads((DOCS / f"{paper}.json").read_text())
+    return "\n".join(importlib.import_module(f"corral.experiments.{paper}_notes").markdown(doc)).rstrip() + "\n"
 
 
 def targets() -> list[Path]:

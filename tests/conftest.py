@@ -58,7 +58,15 @@ LONGEST_FIRST = (
 )
 
 
+# A paper's quick reproduction (`corral reproduce <paper> --quick`: 12-50 s of CPU each for
+# RackCC, HCC, R2C2 and SCC, a module fixture named `quick` in their test files) and the tests
+# that read it are marked `papers`: `make test` leaves them out, to stay within its 5 minutes
+# on 2 cores; `make test-papers` runs them, and .ci/run runs both. Outcast's quick run and
+# the tests that pin its full run's verdicts stay in `make test`.
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "quick" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.papers)
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 

@@ -187,3 +187,37 @@ def table_rows_written(paper: str, doc: dict) -> None:
     for r in doc["claims"]:
         if r["kind"] == "sensitivity":
             assert r["of"] in table.claims and r["varies"], r["id"]
+
+
+def test_a_bound_that_holds_the_null_is_closeness_and_is_refused_with_a_null() -> None:
+    """ "At most 1.1x the unloaded latency" with null 1 would make every value above 1 read
+    as the paper's direction, so one past the bound could be `direction`: the table refuses
+    the null; without it the value past the bound is missed (HCC's fig4f-hcc, issue 58's
+    referee review)."""
+    from corral.experiments import claims as cl
+
+    close = GOOD.replace(
+        'value = 1\nbound = "less_than"\nunit = "packets"', 'value = 1.1\nbound = "at_most"\nnull = 1\nunit = "x"'
+    )
+    with pytest.raises(ct.TableError) as e:
+        ct.parse(close)
+    assert "claim[1].null" in str(e.value) and "contains the no-effect value" in str(e.value)
+    t = ct.parse(close.replace("null = 1\nunit", "unit"))
+    band, _ = t.claim("pkts").band_for(t.paper)
+    assert cl.judge([1.114] * 5, band, paper=t.paper, null=None, paper_value=1.1).verdict == "missed"
+    assert cl.judge([1.05] * 5, band, paper=t.paper, null=None, paper_value=1.1).verdict == "met"
+
+
+def test_no_significant_change_is_the_band_within_the_minimum_effect() -> None:
+    """ "No significant change" is within the paper's minimum effect (5 %) of null, not the
+    tolerance: 1.064x is a change (HCC's fig4h-noq)."""
+    from corral.experiments import claims as cl
+
+    same = GOOD.replace('value = 1\nbound = "less_than"\nunit = "packets"', 'value = 1\nbound = "within"\nnull = 1\nunit = "x"')
+    t = ct.parse(same)
+    band, open_ = t.claim("pkts").band_for(t.paper)
+    assert band == pytest.approx((0.95, 1.05)) and not open_
+    assert cl.judge([1.064, 1.04, 1.07, 1.088, 1.038], band, paper=t.paper, null=1, paper_value=1).verdict == "missed"
+    assert cl.judge([1.01, 0.99, 1.02, 1.0, 1.03], band, paper=t.paper, null=1, paper_value=1).verdict == "met"
+    with pytest.raises(ct.TableError, match="claim\\[1\\].null"):
+        ct.parse(same.replace("null = 1\nunit", "unit"))

@@ -27,11 +27,15 @@ KNOWN = {
     "fig5a-util-cubic": "missed",
     "fig5a-var-newreno": "missed",
     "fig5a-var-cubic": "missed",
-    "fig5b-mean-newreno": "missed",
-    "fig5b-p99-newreno": "direction",
-    "fig5b-mean-cubic": "missed",
-    "fig5b-mean-dctcp": "missed",
-    "fig5b-p99-dctcp": "missed",
+    # Their FCTs are then of the surviving sessions (censored): with more than 10 % of the
+    # sessions stalled (about 440 of NewReno's and CUBIC's 500, 250 of DCTCP's) the FCT rows
+    # are off their conditions, under ns-3's TCPs and every HCC variant against them.
+    **{
+        f"fig5b-{stat}-{t}{v}": "off_conditions"
+        for stat in ("mean", "p99")
+        for t in ("newreno", "cubic", "dctcp")
+        for v in ("", "@ns3-buffers", "@uniform-phases", "@no-headroom")
+    },
     # HCC's core queue: 3 packets, not "near zero" (our bound 1); its p99 is 10.
     "fig5c-hcc": "missed",
     # Since DCTCP's Linux alpha window and echo (issue 56), the quick run's DCTCP keeps the gRPC
@@ -63,13 +67,30 @@ KNOWN = {
     "fig5a-util-cubic@ns3-buffers": "missed",
     "fig5a-var-newreno@ns3-buffers": "missed",
     "fig5a-var-cubic@ns3-buffers": "missed",
-    "fig5b-mean-newreno@ns3-buffers": "missed",
-    "fig5b-p99-newreno@ns3-buffers": "direction",
-    "fig5b-mean-cubic@ns3-buffers": "missed",
-    "fig5b-p99-cubic@ns3-buffers": "direction",
-    "fig5b-mean-dctcp@ns3-buffers": "missed",
-    "fig5b-p99-dctcp@ns3-buffers": "missed",
     "fig5c-hcc@ns3-buffers": "missed",
+    # Our choices for HCC as the paper words them or without them. Independent uniform start
+    # phases: the core queue's median 7 packets and the p99 latency 1.16x the unloaded path's
+    # (past our 1.1). No headroom: HCC fills the core to 100 %, its queue stands at about 500
+    # packets and its latency at 6x, so DCTCP's queue is no longer above HCC's.
+    **{
+        f"fig5a-{m}-{t}@{v}": "missed"
+        for m in ("util", "var")
+        for t in ("newreno", "cubic")
+        for v in ("uniform-phases", "no-headroom")
+    },
+    "fig5a-util-dctcp@uniform-phases": "missed",
+    "fig5a-util-dctcp@no-headroom": "missed",
+    "fig5c-hcc@uniform-phases": "missed",
+    "fig5c-hcc@no-headroom": "missed",
+    "fig5c-dctcp@no-headroom": "missed",
+    "fig5d-hcc@uniform-phases": "missed",
+    "fig5d-hcc@no-headroom": "missed",
+    # HCC's gRPC latency 1.08x the unloaded path's: within our 1.1 and 1.2, not within 5 %.
+    "fig5d-hcc@within-5": "missed",
+    # After the core's 10 -> 50 Gbps step the centralized controller (at agg0, beside the
+    # core port; hosts reporting every 8 us, computing every 20 us) fills the core in 20 us,
+    # HCC-2 in 30 us: a core step is not the edge reaction the paper means.
+    "steps-central-50": "missed",
 }
 # Setups of the web-search rows, off their conditions in the quick run.
 WEBSEARCH_SETUPS = ("fig4-one-rate", "fig4-full-core", "overhead")
@@ -224,3 +245,36 @@ def test_quantization_merges_backlog_demands() -> None:
 
     assert root("backlog", 0) > 1.2 * root("backlog", 16)
     assert root("line", 0) < 1.05 * root("line", 16)
+
+
+def test_a_phase_row_is_judged_on_its_phases_load_only() -> None:
+    """The full-core run's 5 Gbps phase realizing 0.865 of its load puts the rows over the
+    whole run off their conditions, not the rows about the 10 or 50 Gbps phase (referee
+    review of issue 58)."""
+    from corral.experiments import conditions as cond
+    from corral.experiments import hcc_claims as hc
+
+    conds = {f"load_phase{k}": cond.check([x], 1.0) for k, x in enumerate((0.95, 0.96, 0.865))}
+    assert not cond.reached(conds)
+    assert cond.reached(hc.row_conditions("fig4a-fill-50", conds)) and cond.reached(hc.row_conditions("fig4a-fill-10", conds))
+    assert set(hc.row_conditions("fig4b-gap-50", conds)) == {"load_phase1"}
+    assert set(hc.row_conditions("fig4a-gap-cubic", conds)) == {"load_phase1"}
+    assert not cond.reached(hc.row_conditions("fig4a-fill-5", conds))
+    for whole in ("fig4b-4x", "fig4d-dctcp", "fig4e-newreno", "fig4b-cubic-tput-dctcp"):
+        assert hc.row_conditions(whole, conds) == conds, whole
+
+
+def test_grpc_fct_rows_are_off_their_conditions_when_sessions_stall() -> None:
+    """A TCP whose sessions stall (a response unfinished after half the run) leaves FCTs of
+    the survivors only: the FCT rows comparing it are off their conditions past 10 % of the
+    500 sessions, in the larger of the two runs per seed."""
+    import polars as pl
+    from corral.experiments import conditions as cond
+    from corral.experiments import hcc_claims as hc
+
+    stalled = {"HCC-2": 0, "newreno": 490, "cubic": 40, "dctcp": 60}
+    runs = pl.DataFrame([{"study": "grpc", "variant": v, "seed": s, "stalled": n} for s in (1, 2, 3) for v, n in stalled.items()])
+    got = hc.grpc_conditions(runs, {})
+    assert not cond.reached(got["fig5b-mean-newreno"]) and not cond.reached(got["fig5b-p99-newreno"])
+    assert cond.reached(got["fig5b-mean-cubic"]) and not cond.reached(got["fig5b-mean-dctcp"])
+    assert got["fig5b-mean-newreno"]["sessions_stalled"]["realized"] == pytest.approx(0.98)

@@ -24,6 +24,16 @@ KNOWN = {
     "fig1c-ds-with-ls": "missed",
     "fig1c-ds-with-cs": "missed",
     "fig1d-cs": "missed",
+    # "even at low loads, some of the flows miss their deadline due to interference from CS":
+    # DS at 20 % offers 0.17 of its 0.2 in the quick run's one seed (off conditions).
+    "fig1c-ds-low": "off_conditions",
+    "fig1c-ds-low@alone on 1 Gbps": "off_conditions",
+    # Each class alone on the 1000 Mbps link instead of 500 (sensitivity): the LS ratios reach
+    # the paper's direction (p99 2.70x, mean 1.42x), DS with CS 130x against "up to 4x"; the
+    # LS RTT alone (342 us), DS with LS (+8.2 points) and CS with DS (2.45x) are met.
+    "fig1b-ls-p99@alone on 1 Gbps": "direction",
+    "fig1b-ls-mean@alone on 1 Gbps": "direction",
+    "fig1c-ds-with-cs@alone on 1 Gbps": "missed",
     # Fig. 4 under the 500 Mbps reading: DS misses 2.6x (effect 0.69: direction), CS AFCT
     # 1.07x against 5x (missed, was direction). The 1 Gbps reading is now sensitivity rows.
     "fig4-miss": "direction",
@@ -38,12 +48,16 @@ KNOWN = {
     "fig3-csds-miss": "direction",
     "fig3-all-afct": "missed",
     "fig3-all-miss": "missed",
-    "fig8b-a": "missed",
+    # Fig. 8b on the dumbbell (sensitivity since the paper's runs on the fabric): A misses 25 %.
+    "fig8b-a@dumbbell": "missed",
     "weights-validation": "reported",
     "weights-l2dct": "reported",
     # The fabric at quick scale: data-mining and web-search offer too little of their load
     # within the quick runs (off conditions), as before.
     "fig6a-completed": "off_conditions",
+    # CS with LS only over CS alone, 1.08x: out of the no-effect band [0.95, 1.05] (was met
+    # under +-25 %).
+    "fig7b-ls": "missed",
     "fig6b-afct": "off_conditions",
     "fig10b-dm": "off_conditions",
     "fig6-ls": "off_conditions",
@@ -83,6 +97,22 @@ KNOWN = {
     "fig12-ls": "off_conditions",
     "fig12-cs": "off_conditions",
     "fig12-ds": "off_conditions",
+    "fig12-ls@SCC off": "off_conditions",
+    "fig12-cs@SCC off": "off_conditions",
+    "fig12-ds@SCC off": "off_conditions",
+    # Fig. 8b on the fabric (data-mining, two DS tenants): off conditions at quick scale.
+    "fig8b-a": "off_conditions",
+    "fig8b-b": "off_conditions",
+    "fig8b-both": "off_conditions",
+    "fig8b-a@weight 4:1": "off_conditions",
+    "fig8b-b@weight 4:1": "off_conditions",
+    "fig8b-both@weight 4:1": "off_conditions",
+    # DS of 2-198 KB offers its data-mining load within the quick run (0.88 of 0.9): SCC
+    # misses more (0.88x); the others are off conditions at quick scale.
+    "fig10b-dm@DS small": "missed",
+    "fig10b-ws@DS small": "off_conditions",
+    "fig10b-dm@deadlines 40ms": "off_conditions",
+    "fig10b-ws@deadlines 40ms": "off_conditions",
     "fig5-fabric-ls": "off_conditions",
     "fig5-fabric-ds": "off_conditions",
     "fig5-fabric-cs": "off_conditions",
@@ -126,6 +156,49 @@ def test_fabric_variants_change_only_what_they_name() -> None:
     assert star.get("scheme")["weights"]["ds/DS"] == 5.0
     two = Scenario.from_toml(tenants_text(scc=True))
     assert [b["tenant"] for b in two.get("traffic")] == ["A", "B"] and two.get("scheme")["weights"] == {"A/DS": 2.0, "B/DS": 1.0}
+
+
+def test_fig12_runs_strict_priority_under_scc_and_fig8b_two_tenants_on_the_fabric() -> None:
+    """Fig. 12's paper rows: SCC on the two strict-priority queues (LS high) against SCC on
+    one; Fig. 8b's: two DS tenants of the fabric's DS block, A weighted 2:1 (4:1) over B."""
+    from corral import Scenario
+    from corral.experiments.scc import FABRIC
+    from corral.experiments.scc_fabric import DIVISION_WEIGHT, TENANTS_CASE, case_text, jobs, tenants_text
+
+    fabric = FABRIC.read_text()
+    sp = Scenario.from_toml(case_text(fabric, ("LS", "DS", "CS"), "scc_priority"))
+    assert sp.get("switch.queue") == "priority" and sp.get("scheme")["kind"] == "scc"
+    assert [(b["transport"], b["priority"]) for b in sp.get("traffic")] == [("scheme", 0), ("scheme", 1), ("scheme", 1)]
+    none = Scenario.from_toml(tenants_text(fabric, "none"))
+    assert [(b["tenant"], b["stream"], b["transport"]) for b in none.get("traffic")] == [("A", 1, "d2tcp"), ("B", 3, "d2tcp")]
+    for variant, w in (("scc", 2.0), ("scc_w4", 4.0)):
+        two = Scenario.from_toml(tenants_text(fabric, variant))
+        assert two.get("scheme")["weights"] == {"A/DS": w * DIVISION_WEIGHT, "B/DS": DIVISION_WEIGHT}
+    runs = jobs(fabric, [1], quick=False, overrides=())
+    tenants = [j for j in runs if j.labels["case"] == TENANTS_CASE]
+    assert {j.labels["variant"] for j in tenants} == {"none", "scc", "scc_w4"}
+    assert all(j.labels["setup"] == "fabric-tenants" and j.labels["total_load"] == 0.9 for j in tenants)
+
+
+def test_ds_sensitivity_runs_change_only_the_ds_block() -> None:
+    """The DS sizes and deadline-mean sensitivity runs change the DS block (index 1) only, and
+    name what they change."""
+    from corral.experiments.scc import FABRIC
+    from corral.experiments.scc_fabric import DEADLINE_LONG, jobs
+
+    runs = jobs(FABRIC.read_text(), [1], quick=False, overrides=())
+    small = [j for j in runs if j.labels["case"].endswith(", DS small")]
+    long = [j for j in runs if j.labels["case"].endswith(f", deadlines {DEADLINE_LONG}")]
+    assert len(small) == len(long) == 4
+    for j in small:
+        assert 'traffic.1.size={kind = "uniform", min = "2KB", max = "198KB"}' in j.overrides
+        assert "traffic.1.size.cdf=" + j.labels["workload"] not in j.overrides
+        assert "traffic.0.size.cdf=" + j.labels["workload"] in j.overrides
+        assert set(j.labels["deviation"]) == {"traffic.1.size"}
+    for j in long:
+        assert f'traffic.1.deadline.mean="{DEADLINE_LONG}"' in j.overrides and set(j.labels["deviation"]) == {
+            "traffic.1.deadline.mean"
+        }
 
 
 def test_pfabric_runs_as_its_paper_runs_it() -> None:

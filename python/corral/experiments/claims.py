@@ -15,7 +15,9 @@ table (`claims_table`), written once.
 - **Bands.** Around a paper number with the paper's one relative tolerance (`Paper.around`).
   A one-sided bound the paper states ("more than 90 %", "less than one packet") is the
   band's edge, without tolerance (`at_least`, `more_than`, `at_most`, `less_than`; "more
-  than" and "less than" exclude the edge). A direction the paper gives without a number is
+  than" and "less than" exclude the edge); a bound that contains the no-effect value states
+  closeness to it and has no null (the claims table refuses one). "No significant change"
+  is the band within the minimum effect of null (`within`), not the tolerance. A direction the paper gives without a number is
   the band beyond the no-effect value `null` by the paper's minimum effect size. A band and
   the values are in one unit: the claims table states the paper's unit, the measuring code
   the values', and a row refuses a mismatch.
@@ -163,6 +165,11 @@ class Paper:
 
     def below(self, null: float = 1.0, unit: str = "x") -> Band:
         return (None, self.threshold(null, -1, unit))
+
+    def within(self, null: float = 1.0, unit: str = "x") -> Band:
+        """ "No significant change" the paper states: within the minimum effect of `null` on
+        either side (an effect the paper's own threshold counts is a change)."""
+        return (self.threshold(null, -1, unit), self.threshold(null, +1, unit))
 
     def head(self) -> dict[str, Any]:
         return {
@@ -761,11 +768,13 @@ def setup_tables(doc: dict[str, Any], level: int = 3) -> list[str]:
 
 def coverage_table(doc: dict[str, Any]) -> list[str]:
     """Every statement of the paper's evaluation: the rows that judge it (with their
-    verdicts), or why none does."""
+    verdicts), or why none does (and, for one judged in part, why the rest is not)."""
     verdicts = {r["id"]: r["verdict"] for r in doc["claims"] if r.get("id")}
     out = ["| section | the paper says | judged by |", "|---|---|---|"]
     for c in doc.get("coverage", []):
         judged = ", ".join(f"`{i}` ({verdicts.get(i, '?').replace('_', ' ')})" for i in c["rows"])
+        if judged and c["reason"]:
+            judged += "; in part not judged: " + c["reason"]
         out.append(f"| {_cell(c['section'])} | {_cell(c['quote'])} | {_cell(judged or 'not judged: ' + c['reason'])} |")
     return out
 
@@ -773,8 +782,10 @@ def coverage_table(doc: dict[str, Any]) -> list[str]:
 def tolerance_text(doc: dict[str, Any]) -> str:
     t, m = doc["tolerance"], doc["min_effect"]
     return (
-        f'Bands: the paper\'s number +-{t["relative"]:.0%} ({t["reason"]}); a bound the paper states ("more than", '
-        f'"up to") is the band\'s edge, without tolerance; a direction the paper states without a number needs an effect '
+        f"Bands: the paper's number +-{t['relative']:.0%} ({t['reason']}); a bound the paper states on a value (\"more "
+        'than", "at most") is the band\'s edge, without tolerance, and one that contains the no-effect value ("close to") '
+        'has no direction; "up to X" where the row measures the largest value is X with the tolerance; "no significant '
+        'change" is within the minimum effect of no effect; a direction the paper states without a number needs an effect '
         f"of at least {m['relative']:.0%} ({m['reason']}). `met`: the median in the band, {AGREE:.0%} of the seeds in it "
         "(every run for a claim about every run), and the median on the paper's side of the no-effect value. "
         f"`direction`: {AGREE:.0%} of the seeds on the paper's side and the effect within a factor {EFFECT_FACTOR:g} of the "

@@ -53,7 +53,7 @@ REQUIRED = (
     "run_length",
 )
 SOURCES = ("paper", "default", "ours")
-BOUNDS = ("around", "at_least", "more_than", "at_most", "less_than", "above", "below", "band", "none")
+BOUNDS = ("around", "at_least", "more_than", "at_most", "less_than", "above", "below", "within", "band", "none")
 
 
 class TableError(ValueError):
@@ -105,6 +105,9 @@ class Claim:
             return paper.above(self.null if self.null is not None else 1.0, self.unit), False
         if b == "below":
             return paper.below(self.null if self.null is not None else 1.0, self.unit), False
+        if b == "within":
+            assert self.null is not None
+            return paper.within(self.null, self.unit), False
         assert v is not None
         if b == "around":
             return paper.around(v), False
@@ -288,6 +291,13 @@ def _claim(d: dict[str, Any], where: str) -> Claim:
         raise TableError(f'{where}.band: only with bound = "band"; the other bounds are built from value')
     if bound in ("around", "at_least", "more_than", "at_most", "less_than") and value is None:
         raise TableError(f"{where}.value: bound = {bound!r} is built from the paper's number; give value")
+    if bound == "within" and null is None:
+        raise TableError(f'{where}.null: bound = "within" (no effect) is the band within the minimum effect of null; give null')
+    if null is not None and value is not None and _bound_holds_null(bound, value, null):
+        raise TableError(
+            f"{where}.null: the bound {bound} {value:g} contains the no-effect value {null:g}, so the claim is closeness to "
+            "it, not an effect on one side: leave null out (a value beyond the bound is missed, never a direction)"
+        )
     if kind == "paper" and not d.get("statement"):
         raise TableError(f"{where}.statement: a paper row judges a statement of the paper; name its [[statement]] id")
     if kind in ("paper", "acceptance") and not d.get("setup"):
@@ -308,6 +318,17 @@ def _claim(d: dict[str, Any], where: str) -> Claim:
         setup=d.get("setup"),
         note=d.get("note", ""),
     )
+
+
+def _bound_holds_null(bound: str, value: float, null: float) -> bool:
+    """A one-sided bound ("at most 1.1" with null 1) whose band contains the no-effect value:
+    the paper states closeness to null, and a value past the bound must not read as the
+    paper's direction."""
+    if bound in ("at_most", "less_than"):
+        return null < value or (bound == "at_most" and null == value)
+    if bound in ("at_least", "more_than"):
+        return null > value or (bound == "at_least" and null == value)
+    return False
 
 
 def _item(d: dict[str, Any], where: str) -> SetupItem:

@@ -2,7 +2,14 @@
 table (`papers/hcc.toml`) measured from the runs (`hcc.Report.runs`, one row per run), with
 its sensitivity rows: a Fig. 4 row under the other reading of the load, a row with a TCP under
 corral's earlier TCP settings instead of ns-3's, an overhead row against the polling
-controller, with on-off demands, or under the full-core reading.
+controller, with on-off demands, or under the full-core reading, a gRPC row with HCC's
+uniform start phases or without its headroom, and our 1.1 for "close to the physical
+latency" read as 1.05 and 1.2.
+
+A Fig. 4 row about one phase is judged on that phase's realized load only (`row_conditions`);
+a gRPC FCT row only where at most `STALLED_SHARE` of the sessions stalled in both runs it
+compares (`grpc_conditions`): past that its FCTs are censored, the finished responses of the
+sessions that survived.
 
 Every value is per seed: a column of one run, or a ratio or difference of two runs of the
 same seed. A row is judged under the setup its claim names; the measuring functions take the
@@ -35,7 +42,16 @@ VARIES = {
     "ns3-buffers": "every flow's window limited to ns-3.35's 128 KiB socket buffers (TcpSocket SndBufSize = RcvBufSize = 131072 B), which the setup does not apply",
     "polling": "the centralized controller polls every active flow every 20 us (16 B + 8 B per flow from every host with flows), the reading before this one",
     "on-off": "the leaves demand as on-off applications (exponential on and off periods of mean 1 ms, off demanding 0) instead of from their backlog, in HCC's runs and the centralized controller's",
+    "uniform-phases": "HCC-2's first packet after a new rate at an independent uniform point of the packet time (the paper's words) instead of the widest gap between the host's other flows (`phase = \"spread\"`, our choice)",
+    "no-headroom": "HCC-2 allocating its ports' whole capacity instead of 98 % (the 2 % headroom is our choice; the paper states none)",
+    "within-5": "'close to the physical latency' read as within 5 % instead of our 10 %",
+    "within-20": "'close to the physical latency' read as within 20 % instead of our 10 %",
 }
+# The share of gRPC sessions that may stall (a response unfinished after half the run) for a
+# response-FCT row to compare the paper's closed loop: past it, the FCTs are of the sessions
+# that survived (censored), not of the 500 the paper runs.
+STALLED_SHARE = 0.10
+GRPC_SESSIONS = 500  # the paper's closed-loop sessions
 
 
 def _seed_map(runs: pl.DataFrame, col: str, **where: Any) -> dict[int, float]:
@@ -122,6 +138,27 @@ def fig4_values(runs: pl.DataFrame, study: str, sfx: str = "") -> dict[str, tupl
     return out
 
 
+def row_phases(claim_id: str) -> tuple[int, ...] | None:
+    """The phases a Fig. 4 row measures: one phase's fill, time to fill or 50 Gbps gap, or
+    None for a row over the whole run (its queue, fairness, latency, FCT, or the largest
+    ratio over the phases)."""
+    for k, pid in enumerate(PHASE_IDS):
+        if claim_id in (f"fig4a-fill-{pid}", f"fig4b-faster-{pid}"):
+            return (k,)
+    if claim_id.startswith("fig4a-gap-") or claim_id == "fig4b-gap-50":
+        return (1,)
+    return None
+
+
+def row_conditions(claim_id: str, conditions: dict[str, Any]) -> dict[str, Any]:
+    """A Fig. 4 row's conditions: the offered load of the phases it measures only (a row
+    about the 50 Gbps phase does not depend on what the 5 Gbps phase realized)."""
+    ks = row_phases(claim_id)
+    if ks is None:
+        return conditions
+    return {k: v for k, v in conditions.items() if not (k.startswith("load_phase") and int(k[len("load_phase") :]) not in ks)}
+
+
 def websearch_conditions(runs: pl.DataFrame, study: str, run_s: float, loads: tuple[float, ...]) -> dict[str, Any]:
     """Conditions of a web-search row: the offered load of each phase against the reading's
     (a fraction of the phase's core), and the run's length against the T it was planned
@@ -172,10 +209,10 @@ def overhead_values(
 # ---------------------------------------------------------------- Fig. 5
 
 
-def grpc_values(runs: pl.DataFrame, sfx: str = "") -> dict[str, tuple[list[float], str, str]]:
-    """Fig. 5's rows, HCC-2 and the TCPs being the variants with suffix `sfx`."""
+def grpc_values(runs: pl.DataFrame, sfx: str = "", hcc_variant: str = "HCC-2") -> dict[str, tuple[list[float], str, str]]:
+    """Fig. 5's rows, HCC (`hcc_variant`) and the TCPs being the variants with suffix `sfx`."""
     g = {"study": "grpc"}
-    hcc = {**g, "variant": "HCC-2" + sfx}
+    hcc = {**g, "variant": hcc_variant + sfx}
     tcp = {t: {**g, "variant": t + sfx} for t in TCPS}
     out: dict[str, tuple[list[float], str, str]] = {
         "fig5a-hcc": ([100 * x for x in per_seed(runs, "core_util_after_20ms", **hcc)], "%", ""),
@@ -231,17 +268,74 @@ def little_implied(paper_reduction: float, r_hcc: float | None, think_s: float) 
     return (r_hcc + think_s) / (r_tcp + think_s)
 
 
-def add_rows(c: cl.Claims, values: dict[str, tuple[list[float], str, str]], ids: list[str], conditions: dict[str, Any]) -> None:
-    """Adds claim `ids` from `values` (the paper rows or acceptance rows of the table)."""
+def grpc_conditions(
+    runs: pl.DataFrame, base: dict[str, Any], sfx: str = "", hcc_variant: str = "HCC-2"
+) -> dict[str, dict[str, Any]]:
+    """Per Fig. 5 row comparing HCC with a TCP on response FCTs: `base` and the share of
+    sessions stalled in either run (per seed the larger), which must stay within
+    STALLED_SHARE of none; past it the FCTs are censored (over the surviving sessions)."""
+    out = {}
+    for t in TCPS:
+        shares = _combine(
+            runs,
+            lambda a, b: max(a, b) / GRPC_SESSIONS,
+            ("stalled", {"study": "grpc", "variant": hcc_variant + sfx}),
+            ("stalled", {"study": "grpc", "variant": t + sfx}),
+        )
+        for stat in ("mean", "p99"):
+            out[f"fig5b-{stat}-{t}"] = {**base, "sessions_stalled": cond.check(shares, 0.0, STALLED_SHARE)}
+    return out
+
+
+def add_rows(
+    c: cl.Claims,
+    values: dict[str, tuple[list[float], str, str]],
+    ids: list[str],
+    conditions: dict[str, Any],
+    per_row: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """Adds claim `ids` from `values` (the paper rows or acceptance rows of the table), each
+    with its phases' conditions (`row_conditions`) or its own (`per_row`)."""
     for cid in ids:
         xs, unit, detail = values[cid]
-        c.row(cid, xs, unit=unit, conditions=conditions, detail=detail)
+        got = (per_row or {}).get(cid) or row_conditions(cid, conditions)
+        c.row(cid, xs, unit=unit, conditions=got, detail=detail)
 
 
 def add_sensitivity(
-    c: cl.Claims, values: dict[str, tuple[list[float], str, str]], ids: list[str], variant: str, conditions: dict[str, Any]
+    c: cl.Claims,
+    values: dict[str, tuple[list[float], str, str]],
+    ids: list[str],
+    variant: str,
+    conditions: dict[str, Any],
+    per_row: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Adds claim `ids` under another setting (`variant`, a key of VARIES) from `values`."""
     for cid in ids:
         xs, unit, detail = values[cid]
-        c.sensitivity(cid, variant, xs, unit=unit, varies=VARIES[variant], conditions=conditions, detail=detail)
+        got = (per_row or {}).get(cid) or row_conditions(cid, conditions)
+        c.sensitivity(cid, variant, xs, unit=unit, varies=VARIES[variant], conditions=got, detail=detail)
+
+
+def add_closeness(c: cl.Claims, claim_id: str) -> None:
+    """Row `claim_id` ("close to the physical latency", our 1.1) read as within 5 % and 20 %:
+    sensitivity rows of the same values."""
+    base = next(r for r in c.rows if r["id"] == claim_id)
+    for variant, bound in (("within-5", 1.05), ("within-20", 1.2)):
+        c.add(
+            base["figure"],
+            f"{base['claim']} [{variant}]",
+            base["values"],
+            (None, bound),
+            kind="sensitivity",
+            paper_value=bound,
+            conditions=base["conditions"],
+            unit=base["unit"],
+            fmt=base["format"],
+            detail=base["detail"],
+            id=f"{claim_id}@{variant}",
+            statement=base["statement"],
+            setup=base["setup"],
+            of=claim_id,
+            varies=VARIES[variant],
+        )

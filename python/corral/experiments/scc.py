@@ -5,13 +5,14 @@ Runs the paper's single-bottleneck motivation (`fig1.toml`: LS 2 KB flows at 400
 DCTCP, DS 2-198 KB flows with 5-25 ms deadlines under D2TCP, CS 2-198 KB flows under L2DCT)
 and measures from the result tables only:
 
-- Fig. 1: each class alone on a 500 Mbps bottleneck, and LS with DS, DS with CS on 1000
-  Mbps, at DS/CS loads of 20, 50 and 80 % (of 500 Mbps): LS latency, DS deadline misses, CS
-  average FCT;
+- Fig. 1: each class alone on a 500 Mbps bottleneck (and, for sensitivity rows, on 1000
+  Mbps), and LS with DS, DS with CS on 1000 Mbps, at DS/CS loads of 20, 50 and 80 % (of 500
+  Mbps): LS latency, DS deadline misses, CS average FCT;
 - Fig. 4: DS with CS under SCC (also with loads read as fractions of 1000 Mbps) (one tunnel per class, weights equal, in-tunnel scheduling,
   the paper's transports inside) against the same without SCC; Fig. 5: the same with FIFO
   tunnels;
-- Fig. 8b: two DS tenants needing 600 Mbps each, weighted 2:1, with and without SCC;
+- Fig. 8b's sensitivity rows: two DS tenants needing 600 Mbps each, weighted 2:1, with and
+  without SCC (the paper's Fig. 8b runs on the fabric, `scc_fabric`);
 - Fig. 3: the testbed (`star.toml`: 16 hosts on one switch), CS alone, CS with DS, and all
   three classes, without SCC and under SCC with FIFO tunnels (the testbed's);
 - weighted sharing: two CS tunnels weighted 2:1 on 1 Gbps (`weights.toml`), with DCTCP and
@@ -67,6 +68,16 @@ CASES = (
     ("DS+CS", ("DS", "CS"), "1Gbps", False),
     ("DS+CS, SCC", ("DS", "CS"), "1Gbps", True),
     ("DS+CS, SCC FIFO", ("DS", "CS"), "1Gbps", True),
+    # Fig. 1's other reading of "alone": the class alone on the shared 1000 Mbps bottleneck
+    # (sensitivity rows: the paper's alone runs are on 500 Mbps).
+    ("LS alone, 1 Gbps", ("LS",), "1Gbps", False),
+    ("DS alone, 1 Gbps", ("DS",), "1Gbps", False),
+    ("CS alone, 1 Gbps", ("CS",), "1Gbps", False),
+)
+ALONE_1G = "alone on 1 Gbps"
+ALONE_1G_VARIES = (
+    "the class alone on the 1000 Mbps bottleneck of the two-class runs, not on the paper's 500 Mbps ('In these "
+    "experiments, the bottleneck link capacity is 500 Mbps'): the same link with and without the other class"
 )
 # Fig. 4 under the other reading of its loads: fractions of the shared 1000 Mbps bottleneck.
 FIG4_SHARED = (("DS+CS, loads of 1 Gbps", False), ("DS+CS, SCC, loads of 1 Gbps", True))
@@ -303,6 +314,12 @@ def claims(r: Report) -> list[dict[str, Any]]:
     )
     cs = ratio(runs, "cs_afct_s", {"case": "DS+CS", "load": hi}, {"case": "CS alone", "load": hi})
     c.row("fig1d-cs", cs, unit="x", conditions=_dumbbell(runs, ("CS alone", "DS+CS"), hi))
+    low = [
+        100 * (a - b)
+        for a, b in zip(per_seed(runs, "ds_miss", case="DS+CS", load=0.2), per_seed(runs, "ds_miss", case="DS alone", load=0.2))
+    ]
+    c.row("fig1c-ds-low", low, unit="points", conditions=_dumbbell(runs, ("DS alone", "DS+CS"), 0.2))
+    _alone_1g(r, c)
     f4 = _dumbbell(runs, ("DS+CS", "DS+CS, SCC"), hi)
     miss = ratio(runs, "ds_miss", {"case": "DS+CS", "load": hi}, {"case": "DS+CS, SCC", "load": hi})
     afct = ratio(runs, "cs_afct_s", {"case": "DS+CS", "load": hi}, {"case": "DS+CS, SCC", "load": hi})
@@ -350,7 +367,6 @@ def claims(r: Report) -> list[dict[str, Any]]:
             detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.0f')} %" for l, x in cuts.items()),
         )
     _testbed(r, c)
-    _tenants(r, c)
     wcond = cond.of_runs(runs.filter(pl.col("study") == "weights"))
     u = [100 * x for x in per_seed(runs, "utilization", study="weights", case="2:1")]
     c.row("weights-ratio", per_seed(runs, "ratio", study="weights", case="2:1"), unit="x", conditions=wcond)
@@ -358,7 +374,44 @@ def claims(r: Report) -> list[dict[str, Any]]:
     c.row("weights-validation", per_seed(runs, "ratio", study="weights", case="2:1, rate validation"), unit="x", conditions=wcond)
     c.row("weights-l2dct", per_seed(runs, "ratio", study="weights", case="2:1, L2DCT inside"), unit="x", conditions=wcond)
     scc_fabric.claims(runs, c)
+    _tenants(r, c)
     return c.rows
+
+
+def _alone_1g(r: Report, c: cl.Claims) -> None:
+    """Fig. 1's rows with each class alone on 1000 Mbps (sensitivity rows)."""
+    runs, hi = r.runs, 0.8
+
+    def sens(claim_id: str, values: list[float], unit: str, cases: tuple[str, ...], load: float | None, detail: str = "") -> None:
+        c.sensitivity(
+            claim_id, ALONE_1G, values, unit=unit, varies=ALONE_1G_VARIES, conditions=_dumbbell(runs, cases, load), detail=detail
+        )
+
+    ls1, ds1, cs1 = "LS alone, 1 Gbps", "DS alone, 1 Gbps", "CS alone, 1 Gbps"
+    sens("fig1b-ls-alone", [1e6 * x for x in per_seed(runs, "ls_mean_s", case=ls1)], "us", (ls1,), None)
+    for claim_id, col in (("fig1b-ls-p99", "ls_p99_s"), ("fig1b-ls-mean", "ls_mean_s")):
+        sens(claim_id, ratio(runs, col, {"case": "LS+DS", "load": hi}, {"case": ls1}), "x", (ls1, "LS+DS"), hi)
+    ds_ls = [
+        100 * (a - b)
+        for a, b in zip(per_seed(runs, "ds_miss", case="LS+DS", load=hi), per_seed(runs, "ds_miss", case=ds1, load=hi))
+    ]
+    sens("fig1c-ds-with-ls", ds_ls, "points", (ds1, "LS+DS"), hi)
+    ups = {load: ratio(runs, "ds_miss", {"case": "DS+CS", "load": load}, {"case": ds1, "load": load}) for load in LOADS}
+    full = [v for v in ups.values() if len(v) == len(r.seeds)]
+    sens(
+        "fig1c-ds-with-cs",
+        [max(xs) for xs in zip(*full)] if full else [],
+        "x",
+        (ds1, "DS+CS"),
+        hi,
+        detail="; ".join(f"{int(l * 100)} %: {median_range(x, '.2f')}x" for l, x in ups.items()),
+    )
+    low = [
+        100 * (a - b)
+        for a, b in zip(per_seed(runs, "ds_miss", case="DS+CS", load=0.2), per_seed(runs, "ds_miss", case=ds1, load=0.2))
+    ]
+    sens("fig1c-ds-low", low, "points", (ds1, "DS+CS"), 0.2)
+    sens("fig1d-cs", ratio(runs, "cs_afct_s", {"case": "DS+CS", "load": hi}, {"case": cs1, "load": hi}), "x", (cs1, "DS+CS"), hi)
 
 
 def _testbed(r: Report, c: cl.Claims) -> None:
@@ -385,8 +438,15 @@ def _testbed(r: Report, c: cl.Claims) -> None:
         c.row(f"{prefix}-miss", fewer[case], unit="x", conditions=on(case), note=note)
 
 
+TENANTS_VARIES = (
+    "the motivation's dumbbell (two DS tenants of uniform 2-198 KB flows needing 600 Mbps each of 1 Gbps, weighted 2:1) "
+    "instead of the paper's large-scale data-mining setup (section VI-B)"
+)
+
+
 def _tenants(r: Report, c: cl.Claims) -> None:
-    """Fig. 8b: two DS tenants needing 600 Mbps each, weighted 2:1, on 1 Gbps."""
+    """Fig. 8b on the dumbbell (sensitivity rows; the paper's rows run on the fabric):
+    two DS tenants needing 600 Mbps each, weighted 2:1, on 1 Gbps."""
     runs = r.runs.filter(pl.col("study") == "tenants")
     need = {
         f"load_{t}": cond.check([x / TENANT_NEED for x in runs[f"offered_{t}_bps"].drop_nulls().to_list()], 1.0)
@@ -395,9 +455,13 @@ def _tenants(r: Report, c: cl.Claims) -> None:
     tcond = cond.of_runs(runs, **need)
     a = [100 * x for x in per_seed(runs, "miss_A", case="SCC")]
     b = [100 * x for x in per_seed(runs, "miss_B", case="SCC")]
-    c.row("fig8b-a", a, unit="%", conditions=tcond)
-    c.row("fig8b-b", [y - x for x, y in zip(a, b)], unit="points", conditions=tcond)
-    c.row("fig8b-both", ratio(runs, "ds_miss", {"case": "SCC"}, {"case": "D2TCP"}), unit="x", conditions=tcond)
+    both = ratio(runs, "ds_miss", {"case": "SCC"}, {"case": "D2TCP"})
+    for claim_id, values, unit in (
+        ("fig8b-a", a, "%"),
+        ("fig8b-b", [y - x for x, y in zip(a, b)], "points"),
+        ("fig8b-both", both, "x"),
+    ):
+        c.sensitivity(claim_id, "dumbbell", values, unit=unit, varies=TENANTS_VARIES, conditions=tcond)
 
 
 def aggregate(measured: list[dict[str, Any]], seeds: list[int], quick: bool, overrides: tuple[str, ...]) -> Report:
@@ -419,7 +483,7 @@ def baselines() -> list[dict[str, str]]:
     pf = scc_fabric.pfabric_settings(FABRIC.read_text())
     return [
         b(
-            "motivation (Figs. 1, 4, 5, 8b)",
+            "motivation (Figs. 1, 4, 5; Fig. 8b's dumbbell sensitivity rows)",
             "bottleneck, buffer, K, RTT",
             f"500 Mbps alone, 1 Gbps shared; {v(FIG1, 'switch.buffer')}, {v(FIG1, 'switch.ecn_threshold')}; 300 us",
             paper + ", section II-B",
@@ -453,8 +517,9 @@ def baselines() -> list[dict[str, str]]:
         b(
             "fabric",
             "loads, deadlines",
-            "300 Mbps per class (90 % with three); DS deadlines exponential, mean 20 ms",
-            paper + " (loads); the deadline mean ours (the paper points to L2DCT's guidelines)",
+            "300 Mbps per class (90 % with three); DS deadlines exponential, mean 20 ms (40 ms and DS flows of 2-198 KB "
+            "as sensitivity rows of Fig. 10b)",
+            paper + " (loads); the deadline mean and DS's sizes ours (the paper points to L2DCT's guidelines)",
         ),
         b(
             "DCTCP (LS)",
@@ -485,7 +550,8 @@ def baselines() -> list[dict[str, str]]:
         b(
             "SCC",
             "division weights",
-            f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b {TENANT_WEIGHTS[0]}:{TENANT_WEIGHTS[1]}",
+            f"fabric {scc_fabric.DIVISION_WEIGHT:g} each; testbed {STAR_WEIGHT:g}; Fig. 8b A:B "
+            f"{scc_fabric.TENANT_WEIGHTS['scc']:g}:1 (4:1 as sensitivity rows; the dumbbell's {TENANT_WEIGHTS[0]:g}:{TENANT_WEIGHTS[1]:g})",
             ours,
         ),
         b(
@@ -501,7 +567,18 @@ def baselines() -> list[dict[str, str]]:
             '(traffic load_basis = "run"); runs of 1.5 s, arrivals to 1.25 s',
             ours + " (the paper's 1 GB flows outlast any affordable run)",
         ),
-        b("strict priority (Fig. 12)", "queues", "2 per port, LS high, ECN in each", paper),
+        b(
+            "strict priority (Fig. 12)",
+            "queues, SCC",
+            "2 per port, LS high, ECN in each; SCC on against SCC on one queue (SCC off as sensitivity rows)",
+            paper + ", section VI-D ('SCC Dynamics') and IV-C",
+        ),
+        b(
+            "fabric, Fig. 8b",
+            "tenants",
+            f"two DS tenants, data-mining, {scc_fabric.TENANT_LOAD:.0%} of the host links each",
+            ours + " (the paper: Fig. 8 'Comparison under Data-mining workload', section VI-B)",
+        ),
     ]
 
 

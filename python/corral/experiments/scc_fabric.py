@@ -19,7 +19,19 @@ variant:
   initial window of one BDP, a minimum RTO of 3 RTTs, buffers of 2 BDPs), DS before CS
   (Fig. 8a);
 - `priority`: `none` with two strict-priority ECN queues per port, LS in the high one
-  (Fig. 12).
+  (Fig. 12 with SCC off: its sensitivity rows);
+- `scc_priority`: `scc` on the same two queues, LS's packets in the high one (Fig. 12: the
+  paper evaluates strict priority under "SCC Dynamics", and section IV-C offers it as an SCC
+  option, "put LS flows into a higher physical queue").
+
+Fig. 8b (section VI-B, "Comparison under Data-mining workload") runs on the fabric too
+(`TENANTS_CASE`, `tenants_text`): two DS tenants, A and B, each all-to-all on D2TCP at
+`TENANT_LOAD` of the host links (data-mining sizes), without SCC and under SCC with A's
+division weighted 2:1 over B's (4:1 as a sensitivity run); the dumbbell version (`scc.py`)
+is kept as sensitivity rows. The DS class's flow sizes and deadline mean are ours
+(`DS_SMALL`, `DEADLINE_LONG`): the coexistence pairs of data-mining and web-search run again
+with DS drawing Sec. II-B's 2-198 KB flows (the paper's Class I is a "small message"
+application) and with a 40 ms deadline mean, sensitivity rows beside Fig. 10b's.
 
 Routing: the paper assumes Presto-like load balancing in its Clos fabric (section III,
 "Network Mode"), so `fabric.toml` routes by 64 KiB flowcells (`routing.kind = "flowcell"`,
@@ -90,6 +102,20 @@ LEAST_INCREASE = 1.0
 FIG7_SETS = (("LS", "DS"), ("DS", "CS"), ("LS", "CS"))
 # The sensitivity run: the data-mining coexistence pair under per-flow ECMP.
 ECMP_CASE = "coexist datamining, ECMP"
+# Fig. 8b on the fabric: two DS tenants (A, B) at this load each (ours: 90 % of the host links
+# together, the three classes' total; A's 2:1 share, 667 Mbps of a host link, covers its 450,
+# B's 333 does not), A's division weighted TENANT_WEIGHTS[variant] times B's.
+TENANTS_CASE = "tenants datamining"
+TENANT_LOAD = 0.45
+TENANT_WEIGHTS = {"scc": 2.0, "scc_w4": 4.0}
+# The DS class's sensitivity runs (coexistence, data-mining and web-search): DS flows of
+# Sec. II-B's sizes, and DS deadlines of a longer mean.
+DS_SMALL = {"kind": "uniform", "min": "2KB", "max": "198KB"}
+DEADLINE_LONG = "40ms"
+DS_SENSITIVITY = {
+    "DS small": ("traffic.1.size", DS_SMALL),
+    f"deadlines {DEADLINE_LONG}": ("traffic.1.deadline.mean", DEADLINE_LONG),
+}
 
 
 def fig7_case(classes: tuple[str, ...]) -> str:
@@ -112,6 +138,14 @@ CASES: tuple[tuple[str, str, tuple[str, ...], str, float, tuple[str, ...]], ...]
     *(("oversubscribed", "websearch", CLASSES, v, 0.3, ("topology.spines=1",)) for v in ("none", "scc")),
     ("coexist datamining", "datamining", CLASSES, "scc_dctcp", 0.3, ()),
     ("coexist datamining", "datamining", CLASSES, "priority", 0.3, ()),
+    ("coexist datamining", "datamining", CLASSES, "scc_priority", 0.3, ()),
+    *((TENANTS_CASE, "datamining", ("DS",), v, TENANT_LOAD, ()) for v in ("none", *TENANT_WEIGHTS)),
+    *(
+        (f"coexist {w}, {name}", w, CLASSES, v, 0.3, ())
+        for name in DS_SENSITIVITY
+        for w in ("datamining", "websearch")
+        for v in ("none", "scc")
+    ),
     *((fig7_case(s), "datamining", s, v, 0.3, ()) for s in FIG7_SETS for v in ("none", "scc")),
     *((ECMP_CASE, "datamining", CLASSES, v, 0.3, ('routing.kind="ecmp"',)) for v in ("none", "scc")),
     *((f"coexist {w}", w, CLASSES, "scc_least", 0.3, ()) for w in ("websearch", "fb_hadoop")),
@@ -176,7 +210,7 @@ def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float
             block["transport"] = "scheme"
         elif variant == "pfabric":
             block["transport"] = "pfabric"
-        elif variant == "priority":
+        if variant in ("priority", "scc_priority"):
             block["priority"] = 0 if c == "LS" else 1
         kept.append(block)
     scenario.set("traffic", kept)
@@ -186,7 +220,7 @@ def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float
         assert scenario.get("switch.buffer") == "250KB" and scenario.get("transport.initial_window", 10) == 10
         scenario.remove("switch.ecn_threshold").set("switch.buffer", pf["buffer"]).set("switch.queue", "pfabric")
         scenario.set("transport.initial_window", pf["initial_window"]).set("transport.min_rto", pf["min_rto"])
-    elif variant == "priority":
+    elif variant in ("priority", "scc_priority"):
         scenario.set("switch.queue", "priority").set("switch.priority", {"classes": 2, "class": "ecn"})
     if variant.startswith("scc"):
         scenario.set("scheme", {"kind": "scc"})
@@ -201,6 +235,19 @@ def case_text(fabric: str, classes: tuple[str, ...], variant: str, weight: float
     return scenario.to_toml()
 
 
+def tenants_text(fabric: str, variant: str) -> str:
+    """Fig. 8b on the fabric: the DS block twice, tenant A (stream 1) and tenant B (stream
+    3), both on D2TCP (`none`) or under SCC with A's division weighted
+    TENANT_WEIGHTS[variant] times B's (B's: DIVISION_WEIGHT)."""
+    scenario = Scenario.from_toml(case_text(fabric, ("DS",), "scc" if variant in TENANT_WEIGHTS else variant))
+    [ds] = scenario.get("traffic")
+    assert (ds.get("class"), ds.get("tenant"), ds.get("stream")) == ("DS", "ds", 1), "fabric.toml's DS block changed"
+    scenario.set("traffic", [{**ds, "tenant": "A"}, {**ds, "tenant": "B", "stream": 3}])
+    if variant in TENANT_WEIGHTS:
+        scenario.set("scheme.weights", {"A/DS": TENANT_WEIGHTS[variant] * DIVISION_WEIGHT, "B/DS": DIVISION_WEIGHT})
+    return scenario.to_toml()
+
+
 def jobs(fabric: str, seeds: list[int], quick: bool, overrides: tuple[str, ...]) -> list[Job]:
     out = []
     for seed in seeds:
@@ -209,8 +256,14 @@ def jobs(fabric: str, seeds: list[int], quick: bool, overrides: tuple[str, ...])
             ov = [f"seed={seed}", f"duration={duration}", *extra]
             if quick:
                 ov.append(f"topology.hosts_per_leaf={QUICK_HOSTS_PER_LEAF}")
-            for i, _ in enumerate(classes):
-                ov += [f"traffic.{i}.size.cdf={workload}", f"traffic.{i}.load={load}", f"traffic.{i}.stop={stop}"]
+            blocks = 2 if case == TENANTS_CASE else len(classes)
+            ds_change = next((v for k, v in DS_SENSITIVITY.items() if case.endswith(", " + k)), None)
+            for i in range(blocks):
+                if ds_change is not None and ds_change[0] == "traffic.1.size" and i == 1:
+                    ov.append(f"traffic.{i}.size={_inline(DS_SMALL)}")
+                else:
+                    ov.append(f"traffic.{i}.size.cdf={workload}")
+                ov += [f"traffic.{i}.load={load}", f"traffic.{i}.stop={stop}"]
                 if workload == "datamining":
                     ov.append(f'traffic.{i}.load_basis="{DATAMINING_LOAD_BASIS}"')
                 if case == "oversubscribed":  # all inter-rack, the load on the ToRs' uplinks (port 30+)
@@ -226,12 +279,22 @@ def jobs(fabric: str, seeds: list[int], quick: bool, overrides: tuple[str, ...])
                 "load": load,
                 "seed": seed,
                 "window_s": _seconds(stop),
-                "total_load": round(load * len(classes), 9),
+                "total_load": round(load * blocks, 9),
                 "uplinks": case == "oversubscribed",
                 **_setup(case, variant),
             }
-            out.append(Job(case_text(fabric, classes, variant), (*ov, *overrides), labels))  # type: ignore[arg-type]
+            if ds_change is not None:
+                if ds_change[0] == "traffic.1.deadline.mean":
+                    ov.append(f'traffic.1.deadline.mean="{DEADLINE_LONG}"')
+                labels["deviation"] = {**labels.get("deviation", {}), ds_change[0]: ds_change[1]}
+            text = tenants_text(fabric, variant) if case == TENANTS_CASE else case_text(fabric, classes, variant)
+            out.append(Job(text, (*ov, *overrides), labels))  # type: ignore[arg-type]
     return out
+
+
+def _inline(table: dict[str, str]) -> str:
+    """A TOML inline table of strings, for an override."""
+    return "{" + ", ".join(f'{k} = "{v}"' for k, v in table.items()) + "}"
 
 
 def _setup(case: str, variant: str) -> dict[str, Any]:
@@ -240,8 +303,10 @@ def _setup(case: str, variant: str) -> dict[str, Any]:
         return {"setup": "fabric-pfabric"}
     if case == "oversubscribed":
         return {"setup": "fabric-oversub"}
-    if variant == "priority":
+    if variant in ("priority", "scc_priority"):
         return {"setup": "fabric-priority"}
+    if case == TENANTS_CASE:
+        return {"setup": "fabric-tenants"}
     deviation: dict[str, Any] = {}
     if case == ECMP_CASE:
         deviation["routing.kind"] = "ecmp"
@@ -303,9 +368,14 @@ def measure(labels: dict[str, Any], res: Results) -> dict[str, Any]:
             row["ls_small_fct_s"] = censored_fct(f.filter(pl.col("size_bytes") <= SMALL_LS), end_s).mean()
         elif cls == "DS":
             row["ds_miss"] = deadline_miss(f)
+            row["ds_met"] = f["deadline_met"].fill_null(False).sum()
         else:
             row.update(cs_metrics(f, end_s))
         row[f"{cls.lower()}_finished"] = f["fct_s"].is_not_null().sum()
+    for tenant in ("A", "B"):  # Fig. 8b's DS tenants
+        sub = flows.filter(pl.col("tenant") == tenant)
+        if sub.height:
+            row[f"miss_{tenant}"] = deadline_miss(sub)
     return row
 
 
@@ -313,6 +383,19 @@ ECMP_VARIES = "per-flow ECMP instead of the Presto-like 64 KiB flowcells the pap
 LEAST_VARIES = (
     "every tunnel grows at least one segment per RTT (scheme.min_increase = 1, our option; eqs. 1, 3-4 as written give 0)"
 )
+
+
+PRIORITY_OFF_VARIES = (
+    "SCC off: the paper's transports on the two strict-priority queues against them on one queue; the paper evaluates "
+    "strict priority under 'SCC Dynamics' (section VI-D), with SCC on"
+)
+WEIGHT4_VARIES = "A's division weighted 4:1 over B's instead of 2:1 (both ours: the paper gives no weights)"
+DS_VARIES = {
+    "DS small": "DS flows of 2-198 KB (Sec. II-B's DS sizes) instead of the workload's: the paper calls Class I a "
+    "'deadline-sensitive small message application' but also replicates the workloads for it",
+    f"deadlines {DEADLINE_LONG}": f"DS deadlines exponential with mean {DEADLINE_LONG} instead of 20 ms (both ours: the paper "
+    "points to L2DCT's guidelines); with 20 ms some DS flows cannot meet their deadline even on an idle path",
+}
 
 
 def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
@@ -327,28 +410,26 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
         return [100 * (1 - x) for x in r(col, case, a, b, load)]
 
     def at(case: str, *variants: str, load: float = 0.3) -> dict[str, Any]:
-        """Conditions: the offered load of the case's runs against the paper's total."""
-        sub = fab.filter((pl.col("case") == case) & pl.col("variant").is_in(list(variants)) & (pl.col("load") == load))
-        return cond.of_runs(sub, load=float(sub["total_load"][0]) if sub.height else None)
+        return at_load(fab, case, variants, load)
 
-    def completed(case: str, variant: str) -> dict[int, float]:
-        """Per seed: the DS and CS flows the run completed."""
+    def count(case: str, variant: str, *cols: str) -> dict[int, float]:
+        """Per seed: the sum of `cols` (flow counts) of the case's run."""
         sub = fab.filter((pl.col("case") == case) & (pl.col("variant") == variant) & (pl.col("load") == 0.3))
-        if "ds_finished" not in sub.columns:
+        if not set(cols) <= set(sub.columns):
             return {}
-        return {
-            s: float(d + x) for s, d, x in zip(sub["seed"].to_list(), sub["ds_finished"].to_list(), sub["cs_finished"].to_list())
-        }
+        return {row["seed"]: float(sum(row[k] for k in cols)) for row in sub.iter_rows(named=True)}
 
     dm = "coexist datamining"
-    done_scc, done_none = completed(dm, "scc"), completed(dm, "none")
+    met_scc, met_none = count(dm, "scc", "ds_met"), count(dm, "none", "ds_met")
+    done_scc, done_none = count(dm, "scc", "ds_finished", "cs_finished"), count(dm, "none", "ds_finished", "cs_finished")
     c.row(
         "fig6a-completed",
-        [done_scc[s] / done_none[s] for s in sorted(done_scc) if done_none.get(s)],
+        [met_scc[s] / met_none[s] for s in sorted(met_scc) if met_none.get(s)],
         unit="x",
         conditions=at(dm, "none", "scc"),
-        detail=f"DS and CS flows completed: {median_range(list(done_scc.values()), ',.0f')} under SCC, "
-        f"{median_range(list(done_none.values()), ',.0f')} without",
+        detail=f"DS flows within their deadline: {median_range(list(met_scc.values()), ',.0f')} under SCC, "
+        f"{median_range(list(met_none.values()), ',.0f')} without; DS and CS flows finished by the run's end: "
+        f"{median_range(list(done_scc.values()), ',.0f')} and {median_range(list(done_none.values()), ',.0f')}",
     )
     for case, sensitivity in ((dm, False), (ECMP_CASE, True)):
         rows = (
@@ -413,13 +494,72 @@ def claims(runs: pl.DataFrame, c: cl.Claims) -> None:
     c.row("fig11b-afct", r("cs_afct_s", dm, "none", "scc_dctcp"), unit="x", conditions=at(dm, "none", "scc_dctcp"))
     c.row("fig11b-ds-better", r("ds_miss", dm, "none", "scc_dctcp"), unit="x", conditions=at(dm, "none", "scc_dctcp"))
     c.row("fig11b-ds-worse", r("ds_miss", dm, "scc_dctcp", "scc"), unit="x", conditions=at(dm, "scc", "scc_dctcp"))
-    pcond = at(dm, "none", "priority")
-    c.row("fig12-ls", r("ls_small_fct_s", dm, "priority", "none"), unit="x", conditions=pcond)
-    c.row("fig12-cs", r("cs_afct_s", dm, "priority", "none"), unit="x", conditions=pcond)
-    c.row("fig12-ds", r("ds_miss", dm, "priority", "none"), unit="x", conditions=pcond)
+    # Fig. 12: strict priority under SCC against SCC on one queue; SCC off as sensitivity rows.
+    for claim_id, col in (("fig12-ls", "ls_small_fct_s"), ("fig12-cs", "cs_afct_s"), ("fig12-ds", "ds_miss")):
+        c.row(claim_id, r(col, dm, "scc_priority", "scc"), unit="x", conditions=at(dm, "scc", "scc_priority"))
+        c.sensitivity(
+            claim_id,
+            "SCC off",
+            r(col, dm, "priority", "none"),
+            unit="x",
+            varies=PRIORITY_OFF_VARIES,
+            conditions=at(dm, "none", "priority"),
+        )
+    _tenants(fab, c)
+    for name in DS_SENSITIVITY:
+        for w, key in (("datamining", "dm"), ("websearch", "ws")):
+            case = f"coexist {w}, {name}"
+            c.sensitivity(
+                f"fig10b-{key}",
+                name,
+                r("ds_miss", case, "none", "scc"),
+                unit="x",
+                varies=DS_VARIES[name],
+                conditions=at(case, "none", "scc"),
+            )
     fifo = at(dm, "scc", "scc_fifo")
     for claim_id, col in (("fig5-fabric-ls", "ls_small_fct_s"), ("fig5-fabric-ds", "ds_miss"), ("fig5-fabric-cs", "cs_afct_s")):
         c.row(claim_id, r(col, dm, "scc", "scc_fifo"), unit="x", conditions=fifo)
+
+
+def _tenants(fab: pl.DataFrame, c: cl.Claims) -> None:
+    """Fig. 8b on the fabric: two DS tenants at TENANT_LOAD each, A weighted 2:1 over B
+    under SCC (4:1 as a sensitivity row), against both on D2TCP."""
+    case = TENANTS_CASE
+
+    def misses(variant: str) -> tuple[list[float], list[float]]:
+        return (
+            [100 * x for x in per_seed(fab, "miss_A", case=case, variant=variant)],
+            [100 * x for x in per_seed(fab, "miss_B", case=case, variant=variant)],
+        )
+
+    for variant, sens in (("scc", None), ("scc_w4", "weight 4:1")):
+        a, b = misses(variant)
+        done = at_load(fab, case, ("none", variant), TENANT_LOAD)
+        rows = (
+            ("fig8b-a", a, "%"),
+            ("fig8b-b", [y - x for x, y in zip(a, b)], "points"),
+            ("fig8b-both", ratio(fab, "ds_miss", {"case": case, "variant": variant}, {"case": case, "variant": "none"}), "x"),
+        )
+        for claim_id, values, unit in rows:
+            if sens is None:
+                c.row(
+                    claim_id,
+                    values,
+                    unit=unit,
+                    conditions=done,
+                    detail=f"D2TCP without SCC: A {median_range(misses('none')[0], '.1f')} %, B {median_range(misses('none')[1], '.1f')} %"
+                    if claim_id == "fig8b-a"
+                    else "",
+                )
+            else:
+                c.sensitivity(claim_id, sens, values, unit=unit, varies=WEIGHT4_VARIES, conditions=done)
+
+
+def at_load(fab: pl.DataFrame, case: str, variants: tuple[str, ...], load: float) -> dict[str, Any]:
+    """Conditions: the offered load of the case's runs against the paper's total."""
+    sub = fab.filter((pl.col("case") == case) & pl.col("variant").is_in(list(variants)) & (pl.col("load") == load))
+    return cond.of_runs(sub, load=float(sub["total_load"][0]) if sub.height else None)
 
 
 def _fig7(fab: pl.DataFrame, c: cl.Claims) -> None:

@@ -57,6 +57,8 @@ VARIANT_COLOR = {
     "scc_dctcp": "#9467bd",
     "pfabric": "#1f77b4",
     "priority": "#ff7f0e",
+    "scc_priority": "#bcbd22",
+    "scc_w4": "#17becf",
 }
 
 
