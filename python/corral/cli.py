@@ -665,7 +665,7 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         metavar="NAME",
         help="Run this controller or scheme (repeatable; ideal is always added). "
-        "Default: newreno, cubic, dctcp, d2tcp, l2dct, pfabric, ideal, r2c2, hcc, rackcc, scc.",
+        "Default: newreno, cubic, dctcp, d2tcp, l2dct, pfabric, hpcc, swift, ideal, r2c2, hcc, rackcc, scc.",
     )
     cmd.add_argument("--seeds", type=_at_least(1, int, "an integer"), help="Seeds 1..N per cell (default 3; --quick 1).")
     cmd.add_argument("--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786.")

@@ -44,8 +44,8 @@ from typing import Any
 
 from ..sweep.spec import toml_value
 
-# The contenders run unless `--contender` names others: the baselines, the
-# reference and the four cooperative schemes.
+# The contenders run unless `--contender` names others: the baselines, HPCC
+# (in-network telemetry) and Swift (delay), the reference and the four cooperative schemes.
 DEFAULT_CONTENDERS = (
     "newreno",
     "cubic",
@@ -53,6 +53,8 @@ DEFAULT_CONTENDERS = (
     "d2tcp",
     "l2dct",
     "pfabric",
+    "hpcc",
+    "swift",
     "ideal",
     "r2c2",
     "hcc",

@@ -1,11 +1,12 @@
 //! The network model: topologies (as data and their builders, `topo/`), packets, output ports with their
-//! queue disciplines, and the assembled [`Network`] the simulation forwards packets through.
+//! queue disciplines, in-network telemetry ([`telemetry`]), and the assembled [`Network`] the simulation forwards packets through.
 
 pub mod network;
 pub mod packet;
 pub mod port;
 pub mod queue;
 pub mod shared_buffer;
+pub mod telemetry;
 pub mod topo;
 
 pub use network::Network;

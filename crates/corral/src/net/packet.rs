@@ -1,7 +1,8 @@
 //! Packets and the arena that owns them. Events carry a [`PktId`]; no packet is heap
 //! allocated on its own, and freed slots are reused. Source routes live beside the packets
 //! (one 128-bit header field per slot, touched only by source-routed packets), and so do the
-//! SACK options of ACKs (touched only in runs with SACK on).
+//! SACK options of ACKs (touched only in runs with SACK on) and the in-network telemetry
+//! records of the packets of flows that collect them ([`super::telemetry`]).
 
 use crate::ids::{FlowId, PktId};
 use crate::units::Time;
@@ -174,6 +175,9 @@ pub struct PacketArena {
     /// How long each slot's packet waited in its host's tunnel queue (meaningful while it
     /// holds a data packet that passed one: `world::tunnels`).
     held: Vec<Time>,
+    /// In-network telemetry of each slot (meaningful while it holds a packet of a flow that
+    /// collects it: [`super::telemetry`]).
+    telemetry: Vec<super::telemetry::Telemetry>,
     free: Vec<u32>,
 }
 
@@ -250,6 +254,14 @@ impl PacketArena {
     /// The wait [`Self::set_held`] recorded for the slot's packet.
     pub fn held(&self, id: PktId) -> Time {
         self.held.get(id.idx()).copied().unwrap_or(Time::ZERO)
+    }
+
+    /// The slot's in-network telemetry records, to fill or read ([`super::telemetry`]).
+    pub fn telemetry(&mut self, id: PktId) -> &mut super::telemetry::Telemetry {
+        if self.telemetry.len() <= id.idx() {
+            self.telemetry.resize(self.slots.len().max(id.idx() + 1), Default::default());
+        }
+        &mut self.telemetry[id.idx()]
     }
 
     /// The source route of a source-routed packet.

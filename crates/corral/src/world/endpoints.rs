@@ -9,7 +9,7 @@ use super::make_flow::handshake_rtt;
 use super::{Event, Simulation};
 use crate::ids::{FlowId, NodeId, PktId};
 use crate::net::packet::{pfabric_priority, SackBlocks};
-use crate::net::{Ecn, Packet, PacketKind};
+use crate::net::{telemetry, Ecn, Packet, PacketKind};
 use crate::route::{Hop, NO_WAYPOINT};
 use crate::transport::{AckOut, HandshakeRtt, Segment, TcpSender};
 use crate::units::Time;
@@ -174,6 +174,8 @@ impl Simulation {
         let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
         let agg = self.hot[flow.idx()].agg;
         let tunnel = !segs.is_empty() && self.in_tunnel(agg);
+        let int = self.hot[flow.idx()].telemetry;
+        let int_header = if int { telemetry::HEADER_BYTES } else { 0 };
         for s in segs.drain(..) {
             let pkt = self.flow_packet(
                 flow,
@@ -182,11 +184,14 @@ impl Simulation {
                 dst,
                 s.seq,
                 s.len,
-                s.len + self.header,
+                s.len + self.header + int_header,
                 now,
                 false,
                 s.cwr,
             );
+            if int {
+                self.arena.telemetry(pkt).clear();
+            }
             if tunnel {
                 self.tunnel_push(agg, pkt);
             } else {
@@ -200,7 +205,14 @@ impl Simulation {
 
     fn send_ack(&mut self, flow: FlowId, a: AckOut) {
         let (src, dst) = (self.hot[flow.idx()].src, self.hot[flow.idx()].dst);
-        let size = self.header + a.sack.option_bytes();
+        let int = self.hot[flow.idx()].telemetry;
+        let echo = if int {
+            self.int_echo.get(flow.idx()).copied().unwrap_or_default()
+        } else {
+            Default::default()
+        };
+        let int_bytes = if int { echo.wire_bytes() } else { 0 };
+        let size = self.header + a.sack.option_bytes() + int_bytes;
         let pkt = self.flow_packet(
             flow,
             PacketKind::Ack,
@@ -215,6 +227,9 @@ impl Simulation {
         );
         if self.scenario.transport.sack {
             self.arena.set_sack(pkt, a.sack);
+        }
+        if int {
+            *self.arena.telemetry(pkt) = echo;
         }
         self.emit(dst, pkt);
     }
@@ -236,6 +251,15 @@ impl Simulation {
         } else {
             SackBlocks::default()
         };
+        let h = &self.hot[p.flow.idx()];
+        // The telemetry an ACK echoes, or a data packet brought for the receiver to echo.
+        let int = (h.telemetry || h.ack_signals).then(|| {
+            if h.telemetry {
+                Some(*self.arena.telemetry(pkt))
+            } else {
+                None
+            }
+        });
         self.arena.free(pkt);
         self.counts.delivered += 1;
         self.counts.delivered_bytes += p.size as u64;
@@ -243,6 +267,12 @@ impl Simulation {
         match p.kind {
             PacketKind::Data => {
                 self.counts.data_delivered += 1;
+                if let Some(Some(t)) = int {
+                    if self.int_echo.len() <= flow.idx() {
+                        self.int_echo.resize(self.flows.len().max(flow.idx() + 1), t);
+                    }
+                    self.int_echo[flow.idx()] = t;
+                }
                 let mut acks = std::mem::take(&mut self.ack_buf);
                 let f = &mut self.flows[flow.idx()];
                 let before = f.receiver.delivered();
@@ -277,6 +307,10 @@ impl Simulation {
                 }
             }
             PacketKind::Ack => {
+                if let Some(t) = int {
+                    let s = &mut self.flows[flow.idx()].sender;
+                    s.on_ack_signal(now, p.seq, p.ts, t.as_ref());
+                }
                 self.drive_sender(flow, |s, now, out| {
                     s.on_ack(now, p.seq, p.ecn.ece(), p.ts, sack.as_slice(), out)
                 });

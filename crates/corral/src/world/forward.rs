@@ -9,6 +9,7 @@
 use super::{path_cache, Event, Simulation};
 use crate::ids::{PktId, PortId};
 use crate::net::queue::{Admit, Arrival, Discipline};
+use crate::net::telemetry;
 use crate::net::PacketKind;
 use crate::route::{Hop, Leg, NO_WAYPOINT};
 
@@ -234,6 +235,7 @@ impl Simulation {
     /// queue's lane of that delay. Forced inline, with `send_next` (`bench/README.md`).
     #[inline(always)]
     fn transmit(&mut self, out: PortId, pkt: PktId, size: u32) {
+        let size = if self.telemetry { self.stamp_telemetry(out, pkt, size) } else { size };
         let now = self.events.now();
         if self.backpressure.is_some() {
             self.release(self.net.ports[out.idx()].node, pkt);
@@ -253,6 +255,27 @@ impl Simulation {
         let arrive = done + port.delay;
         let ingress = port.peer_port;
         self.events.schedule_lane(arrive, Event::Arrive { port: ingress, pkt });
+    }
+
+    /// A switch's egress port `out` appends its record to a data packet of a telemetry flow
+    /// as the packet starts on the wire ([`crate::net::telemetry`]); returns the packet's size
+    /// on the wire, grown by the record.
+    #[cold]
+    #[inline(never)]
+    fn stamp_telemetry(&mut self, out: PortId, pkt: PktId, size: u32) -> u32 {
+        let port = &self.net.ports[out.idx()];
+        let p = self.arena.get(pkt);
+        if p.kind != PacketKind::Data
+            || !self.hot[p.flow.idx()].telemetry
+            || self.net.host_index[port.node.idx()].is_some()
+        {
+            return size;
+        }
+        let now = self.events.now();
+        let grown = telemetry::stamp(self.arena.telemetry(pkt), port, now);
+        self.arena.get_mut(pkt).size += grown;
+        self.counts.sent_bytes += grown as u64;
+        size + grown
     }
 
     pub(super) fn on_dequeue(&mut self, out: PortId) {

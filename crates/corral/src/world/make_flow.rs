@@ -9,6 +9,7 @@ use crate::net::{Network, NO_AGG};
 use crate::route::RouteTable;
 use crate::schemes::{Scheme, SchemeTransport};
 use crate::sim::rng::Rng;
+use crate::transport::cc::PathInfo;
 use crate::transport::rate::{RateLimit, Window};
 use crate::transport::sender::SenderSetup;
 use crate::transport::{HandshakeRtt, TcpConfig, TcpReceiver, TcpSender};
@@ -55,9 +56,12 @@ pub(super) fn make_flow(
         rng: Some(cc_rng),
     };
     let mut sender = TcpSender::build(tcp, &setup);
+    let (src, dst, via_top) = (resolved.def.src, resolved.def.dst, resolved.routing.via_top());
     if tcp.handshake_rtt == HandshakeRtt::Unloaded {
-        let (src, dst, via_top) = (resolved.def.src, resolved.def.dst, resolved.routing.via_top());
         sender.seed_rtt(handshake_rtt(net, routes, src, dst, tcp.header, via_top, None));
+    }
+    if cc.ack_signals() {
+        sender.on_path(&base_path(net, routes, tcp, src, dst, via_top, src_rate as u64));
     }
     let hot = FlowHot {
         src: resolved.def.src,
@@ -71,6 +75,8 @@ pub(super) fn make_flow(
         tenant: resolved.tenant,
         agg: NO_AGG,
         size_priority: cc.size_priority(),
+        telemetry: cc.telemetry(),
+        ack_signals: cc.ack_signals(),
     };
     let flow = Flow {
         hops: resolved.hops,
@@ -89,6 +95,28 @@ pub(super) fn make_flow(
         def: Box::new(resolved.def),
     };
     (flow, hot)
+}
+
+/// The path of a flow from host `src` to `dst` as a controller that reads ACK signals learns
+/// it ([`PathInfo`]): the unloaded round trip of a full segment there (with its telemetry
+/// header) and its ACK back.
+fn base_path(
+    net: &Network,
+    routes: &RouteTable,
+    tcp: &TcpConfig,
+    src: u32,
+    dst: u32,
+    via_top: bool,
+    nic_bps: u64,
+) -> PathInfo {
+    let seg = (tcp.mss + tcp.header) as u64;
+    let there = routes.path(net, net.hosts[src as usize], dst, seg, via_top);
+    let back = routes.path(net, net.hosts[dst as usize], src, tcp.header as u64, via_top);
+    PathInfo {
+        base_rtt: there.map_or(Time::ZERO, |p| p.1) + back.map_or(Time::ZERO, |p| p.1),
+        hops: there.map_or(0, |p| p.0),
+        nic_bps,
+    }
 }
 
 /// The RTT a connection handshake between hosts `src` and `dst` measures

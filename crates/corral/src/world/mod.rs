@@ -144,6 +144,10 @@ pub struct FlowHot {
     pub agg: u32,
     /// Its packets carry its remaining size as priority (pFabric), not `priority`.
     pub size_priority: bool,
+    /// Its data packets collect in-network telemetry, which its ACKs echo (HPCC).
+    pub telemetry: bool,
+    /// Its controller reads every ACK's signal (HPCC).
+    pub ack_signals: bool,
 }
 
 /// Packet counters for the conservation check: sent = delivered + dropped + in flight.
@@ -230,6 +234,12 @@ pub struct Simulation {
     /// The ports outgrow the nearest caches, so the event loop prefetches for upcoming
     /// arrivals ([`Self::prefetch_upcoming`]); on smaller networks that costs more than it saves.
     prefetch: bool,
+    /// Some flow collects in-network telemetry ([`crate::net::telemetry`]): switches stamp
+    /// its data packets. Off, the per-packet path tests only this flag.
+    telemetry: bool,
+    /// Per flow (grown on demand, telemetry flows only): the records of the last data packet
+    /// its receiver got, which its ACKs echo.
+    int_echo: Vec<crate::net::telemetry::Telemetry>,
     /// Work a scheme asked for, done once its hook has returned.
     pending: Vec<scheme::Action>,
     /// `switch.backpressure`: per-flow counts at the switches (None when off).
@@ -364,6 +374,7 @@ impl Simulation {
             .collect();
         let n_hosts = b.net.hosts.len();
         let n_ports = b.net.ports.len();
+        let telemetry = hot.iter().any(|h: &FlowHot| h.telemetry);
         let mut sim = Simulation {
             header: scenario.transport.header,
             router: Router::new(scenario.seed, b.net.nodes.len(), n_hosts),
@@ -405,6 +416,8 @@ impl Simulation {
             scheme_counters: BTreeMap::new(),
             tapped_hosts: vec![false; n_hosts],
             hosts_tapped: false,
+            telemetry,
+            int_echo: Vec::new(),
             pending: Vec::new(),
             backpressure: (scenario.switch.backpressure > 0)
                 .then(|| backpressure::Backpressure::new(scenario.switch.backpressure, n_ports)),

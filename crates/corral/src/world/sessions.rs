@@ -135,6 +135,7 @@ impl Simulation {
             self.scheme.as_deref(),
             cc_rng,
         );
+        self.telemetry |= hot.telemetry;
         self.flows.push(flow);
         self.hot.push(hot);
         self.rpc.of_flow.insert(id.0, (session, request));

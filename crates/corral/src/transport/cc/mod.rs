@@ -21,8 +21,15 @@
 //! samples ([`CongestionControl::on_rate_sample`], every ACK, recovery included), sets the
 //! window itself, ignoring what recovery asks, and paces at its own rate
 //! ([`CongestionControl::pacing_rate`]).
+//!
+//! A controller that reads the path on every ACK (HPCC) learns the flow's path once when the
+//! flow is built ([`CongestionControl::on_path`]: base RTT, NIC rate) and takes every ACK's
+//! signal ([`CongestionControl::on_ack_signal`]: its RTT sample and the in-network telemetry
+//! it echoes, [`crate::net::telemetry`]) before the sender reacts to the ACK; it sets the
+//! window there and paces at its own rate.
 
 use super::delivery_rate::RateSample;
+use crate::net::telemetry::Telemetry;
 use crate::sim::rng::Rng;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -45,6 +52,36 @@ pub struct AckInfo {
     pub srtt: Option<Time>,
     /// The ACK's delivery rate sample (None when it delivered nothing).
     pub rate: Option<RateSample>,
+}
+
+/// What one ACK tells a controller that reads ACK signals ([`Declared::ACK_SIGNALS`]),
+/// before the sender reacts to it.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSignal<'a> {
+    pub now: Time,
+    /// The cumulative ACK.
+    pub ack: u64,
+    /// `snd_una` before it: the ACK is new when `ack > snd_una`.
+    pub snd_una: u64,
+    /// `snd_nxt` as it arrived (HPCC's `lastUpdateSeq` is set to it).
+    pub snd_nxt: u64,
+    /// The RTT it measures: now minus the echoed send time.
+    pub rtt: Time,
+    /// The in-network telemetry the receiver echoed (flows with [`Declared::TELEMETRY`]).
+    pub telemetry: Option<&'a Telemetry>,
+}
+
+/// The path a flow's packets take, as a controller that reads ACK signals learns it once
+/// ([`CongestionControl::on_path`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathInfo {
+    /// The unloaded round trip: a full segment there and its ACK back, serialization and
+    /// propagation at every hop, no queueing.
+    pub base_rtt: Time,
+    /// Links on the forward path.
+    pub hops: u32,
+    /// The sender's NIC rate, bits per second.
+    pub nic_bps: u64,
 }
 
 /// The window a controller owns, in bytes: its hooks move it, the sender reads it
@@ -118,7 +155,10 @@ impl CcState {
 /// - [`on_timeout`](Self::on_timeout) on a retransmission timeout,
 ///   [`on_timeout_again`](Self::on_timeout_again) when the timer fires again;
 /// - [`on_rate_sample`](Self::on_rate_sample) for every ACK, with its delivery rate sample
-///   (controllers that read them only).
+///   (controllers that read them only);
+/// - [`on_path`](Self::on_path) once, when the flow is built, and
+///   [`on_ack_signal`](Self::on_ack_signal) for every ACK before the sender reacts to it
+///   (controllers with [`Declared::ACK_SIGNALS`] only).
 ///
 /// The sender reads the window after every hook, and [`pacing_rate`](Self::pacing_rate)
 /// whenever it paces a segment.
@@ -216,6 +256,14 @@ pub trait CongestionControl {
     /// Every ACK's delivery rate sample, after the sender's own reaction to it
     /// (controllers with [`Declared::RATE_SAMPLES`]).
     fn on_rate_sample(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
+
+    /// The flow's path, once, when the flow is built, before anything is sent (controllers
+    /// with [`Declared::ACK_SIGNALS`]).
+    fn on_path(&mut self, _st: &mut CcState, _path: &PathInfo) {}
+
+    /// Every ACK, new or duplicate, before the sender's reaction to it (controllers with
+    /// [`Declared::ACK_SIGNALS`]): its RTT sample and the echoed telemetry.
+    fn on_ack_signal(&mut self, _st: &mut CcState, _sig: &AckSignal) {}
 }
 
 /// A flow's congestion controller and the window it owns: what the sender holds. The
@@ -326,6 +374,16 @@ impl Cc {
     pub fn on_rate_sample(&mut self, ack: &AckInfo) {
         self.kind.on_rate_sample(&mut self.st, ack);
     }
+
+    /// [`CongestionControl::on_path`].
+    pub fn on_path(&mut self, path: &PathInfo) {
+        self.kind.on_path(&mut self.st, path);
+    }
+
+    /// [`CongestionControl::on_ack_signal`].
+    pub fn on_ack_signal(&mut self, sig: &AckSignal) {
+        self.kind.on_ack_signal(&mut self.st, sig);
+    }
 }
 
 /// One congestion controller as a scenario declares it (the role [`crate::net::queue::Declared`]
@@ -343,6 +401,15 @@ pub trait Declared: CongestionControl + Clone + std::fmt::Debug {
     const SIZE_PRIORITY: bool = false;
     /// It reads delivery rate samples, so the sender keeps them (BBR).
     const RATE_SAMPLES: bool = false;
+    /// It reads every ACK's signal and the flow's path ([`CongestionControl::on_ack_signal`],
+    /// [`CongestionControl::on_path`]: HPCC).
+    const ACK_SIGNALS: bool = false;
+    /// Its data packets collect in-network telemetry, which the receiver echoes
+    /// ([`crate::net::telemetry`]: HPCC).
+    const TELEMETRY: bool = false;
+    /// It sets its own pacing rate ([`CongestionControl::pacing_rate`]), so the sender paces
+    /// whatever `transport.pacing` says (HPCC).
+    const PACES: bool = false;
     /// The controller with these settings: the one way it is built.
     fn new(cfg: &Self::Config) -> Self;
     /// Checks the settings (a message for the key `transport.cc`).
@@ -357,9 +424,11 @@ pub mod bbr;
 pub mod cubic;
 pub mod d2tcp;
 pub mod dctcp;
+pub mod hpcc;
 pub mod l2dct;
 pub mod newreno;
 pub mod pfabric;
+pub mod swift;
 
 /// Declares the controllers: for each, its name in scenarios, its variant in [`CcConfig`] and
 /// [`AnyCc`], and its type (`, boxed` keeps a large controller off the sender's inline
@@ -409,6 +478,22 @@ macro_rules! controllers {
             /// [`Declared::RATE_SAMPLES`] of the chosen controller.
             pub fn uses_rate_samples(&self) -> bool {
                 match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Declared>::RATE_SAMPLES,)* }
+            }
+
+            /// [`Declared::ACK_SIGNALS`] of the chosen controller.
+            pub fn ack_signals(&self) -> bool {
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Declared>::ACK_SIGNALS,)* }
+            }
+
+            /// [`Declared::TELEMETRY`] of the chosen controller.
+            pub fn telemetry(&self) -> bool {
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Declared>::TELEMETRY,)* }
+            }
+
+            /// The chosen controller sets its own pacing rate: [`Declared::PACES`], or it
+            /// derives one from rate samples ([`Declared::RATE_SAMPLES`]).
+            pub fn paces(&self) -> bool {
+                match self { $($(#[$attr])* CcConfig::$variant(_) => <$kind as Declared>::PACES || <$kind as Declared>::RATE_SAMPLES,)* }
             }
 
             /// The controller, with its initial window of `initial_window` segments of `mss`
@@ -468,6 +553,12 @@ macro_rules! controllers {
             fn on_rate_sample(&mut self, st: &mut CcState, ack: &AckInfo) {
                 match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_rate_sample(st, ack),)* }
             }
+            fn on_path(&mut self, st: &mut CcState, path: &PathInfo) {
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_path(st, path),)* }
+            }
+            fn on_ack_signal(&mut self, st: &mut CcState, sig: &AckSignal) {
+                match self { $($(#[$attr])* AnyCc::$variant(c) => c.on_ack_signal(st, sig),)* }
+            }
         }
     };
     (@type $ty:ty, boxed) => { Box<$ty> };
@@ -484,6 +575,8 @@ controllers! {
     "l2dct" => L2dct(l2dct::L2dct),
     "pfabric" => Pfabric(pfabric::Pfabric),
     "bbr" => Bbr(bbr::Bbr, boxed),
+    "hpcc" => Hpcc(hpcc::Hpcc, boxed),
+    "swift" => Swift(swift::Swift, boxed),
     #[cfg(test)]
     "toy" => Toy(crate::tests::toy_controller::Toy),
 }

@@ -246,9 +246,10 @@ impl TcpSender {
                 window_until_rate: rate.is_some_and(|r| r.window == Window::UntilRate),
                 window_cap: None,
             },
-            // A controller with its own pacing rate (BBR) paces whatever transport.pacing says.
+            // A controller with its own pacing rate (BBR, HPCC) paces whatever
+            // transport.pacing says.
             pacer: Pacer::new(
-                (cfg.pacing || cc.uses_rate_samples()).then_some(cfg.pacing_gain),
+                (cfg.pacing || cc.paces()).then_some(cfg.pacing_gain),
                 rate.map(|r| TokenBucket::new(r.bps, r.depth)),
                 cfg.header as u64,
             ),
@@ -430,6 +431,33 @@ impl TcpSender {
     /// The congestion controller and its window.
     pub fn cc(&self) -> &Cc {
         &self.cc
+    }
+
+    /// Tells a controller that reads ACK signals the flow's path, before anything is sent
+    /// ([`super::cc::CongestionControl::on_path`]).
+    pub fn on_path(&mut self, path: &super::cc::PathInfo) {
+        self.cc.on_path(path);
+    }
+
+    /// An ACK's signal for a controller that reads them, before [`Self::on_ack`] takes the
+    /// same ACK ([`super::cc::CongestionControl::on_ack_signal`]): the cumulative ACK `ack`,
+    /// the echoed send time `ts_echo` and the in-network telemetry it echoes.
+    pub fn on_ack_signal(
+        &mut self,
+        now: Time,
+        ack: u64,
+        ts_echo: Time,
+        telemetry: Option<&crate::net::telemetry::Telemetry>,
+    ) {
+        let sig = super::cc::AckSignal {
+            now,
+            ack: ack.min(self.snd_max),
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            rtt: now.saturating_sub(ts_echo),
+            telemetry,
+        };
+        self.cc.on_ack_signal(&sig);
     }
 
     fn flight(&self) -> u64 {
