@@ -26,8 +26,6 @@ def tables_script():
 # Committed runs from before the claims tables (corral-claims/1), until their paper is rerun. The
 # marks are strict: the rerun that lands the new schema must take its paper out of here.
 NOT_RERUN = {
-    "r2c2": "docs/claims/r2c2.json is R2C2's full run from before its claims table (corral-claims/1): "
-    "its rerun under the table (about 40 CPU-minutes) has not been committed yet",
     "scc": "docs/claims/scc.json is SCC's full run of 2ab484e, before the referee's rows (Fig. 12 under SCC, Fig. 8b on "
     "the fabric, the no-effect bands, Fig. 6a's deadline-met flows, the sensitivity rows) and before DCTCP's Linux "
     "rules: its rerun (about 2.8 hours on the shared machine) has not been committed yet",
@@ -42,7 +40,7 @@ def _papers(*old_fails: str) -> list:
     ]
 
 
-@pytest.mark.parametrize("paper", _papers("r2c2"))
+@pytest.mark.parametrize("paper", _papers())
 def test_committed_claims_are_a_full_run_that_matches_the_schema(paper: str) -> None:
     from corral.experiments.claims import SCHEMA_VERSION
 
@@ -102,7 +100,7 @@ def test_no_committed_paper_row_flatters(paper: str) -> None:
     assert bad == [], "\n".join(bad)
 
 
-@pytest.mark.parametrize("paper", _papers("r2c2"))
+@pytest.mark.parametrize("paper", _papers())
 def test_committed_verdicts_recompute_and_state_their_coverage_and_units(paper: str) -> None:
     """Each committed verdict is what `claims.judge` gives on its stored values; each row's
     band and values are in one unit; each coverage entry names a row of the file or a reason."""
@@ -189,7 +187,7 @@ def _row_ids(doc: dict) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paper", _papers("r2c2", "scc"))
+@pytest.mark.parametrize("paper", _papers("scc"))
 def test_the_committed_claims_have_the_rows_the_code_writes_now(paper: str, tmp_path: Path) -> None:
     """The committed full run and a quick run of the code as it is have the same schema and
     the same rows (so a page never shows claims the code no longer makes, or misses new
