@@ -14,10 +14,10 @@ writer's leftovers by the lock and the marker, never by a name alone: it removes
 scratch folders the stale lock file lists, and the folders with corral's temporary prefix
 whose marker names this lock (a sweep's workers write their run folders under the sweep's
 lock, and a worker replacing a run folder makes them inside it: `and_children`). A worker
-holds no lock file to record its scratch folders in, so it names each one after the sweep's
-lock (`worker_tag`): one killed between making the folder and writing its marker leaves a
-folder that the next holder still finds by that name. A user's file named like a temporary
-one is never touched.
+holds no lock file to record its scratch folders in, so it puts the sweep's lock's digest in
+each one's name (`worker_tag`): one killed between making the folder and writing its marker
+leaves a folder that the next holder still finds by the lock, through that name. A user's
+file named like a temporary one (without this lock's digest) is never touched.
 """
 
 from __future__ import annotations
