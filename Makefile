@@ -17,8 +17,10 @@
 #                  format --check, and mypy's stubtest of python/corral/_core.pyi
 #
 # `make test` compiles the Rust code once, in the `ci` profile (Cargo.toml: optimized, in
-# parallel codegen units, no LTO): the wheel the Python tests import and the Rust tests share
-# those compiled crates. Profile-guided optimization runs only in `make release` and `make
+# parallel codegen units, no LTO): the wheel the Python tests import and the integration tests
+# share those compiled crates. corral's unit tests build in the `ci-unit` profile instead
+# (unoptimized, with overflow checks): their harness compiles the whole crate again, which
+# took about 100 s of CPU optimized and takes about 20 s unoptimized (Cargo.toml). Profile-guided optimization runs only in `make release` and `make
 # bench`; it needs llvm-profdata (rustup's llvm-tools) and never installs it.
 #
 # Everything goes into .venv (made by scripts/make_venv.py from $(PYTHON), 3.9 or newer), so the
@@ -37,7 +39,9 @@ PGO ?= 0
 # target/pgo/use), else as it is.
 PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
-PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+# --no-compile: no byte-compiling of every installed module (about 16 s of CPU for the test
+# tools); Python compiles what it imports when it imports it.
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check --no-compile
 # The interpreter the wheel is built for (maturin -i), by absolute path: maturin hands it to
 # cargo in PYO3_PYTHON, and `make test` must hand cargo the same (PYO3_ENV).
 PY_ABS := $(abspath $(PY))
@@ -109,9 +113,8 @@ fct: install
 	$(VENV)/bin/corral compare results/fct -o results/fct-report --by transport.cc --by traffic.0.load
 
 # `make test` in three steps, packed for 2 cores:
-# 1. one cargo build of everything Rust that `make test` needs: the library, its unit-test
-#    harness (the crate compiled again with its tests), the integration tests and the PyO3
-#    crate the wheel is made of, with the environment maturin would give it (PYO3_ENV), so
+# 1. one cargo build of the Rust that the wheel and the integration tests need: the library,
+#    the integration tests and the PyO3 crate the wheel is made of, with the environment maturin would give it (PYO3_ENV), so
 #    they compile side by side where the wheel's build alone ran on about one core for most
 #    of its time (not the examples, which `make lint` compiles); beside it pip installs
 #    maturin and corral's dependencies and test tools (scripts/requirements.py reads them
@@ -119,7 +122,9 @@ fct: install
 # 2. the wheel: maturin finds the module built and only packs it, installed with the test
 #    extras, which are then there already;
 # 3. the Rust tests and the Python tests side by side (`-j2`; each one's output is printed
-#    whole when it ends), pytest on two workers (pytest-xdist, `--dist loadfile`: a file's
+#    whole when it ends): the Rust half first compiles corral's unit-test harness in the
+#    `ci-unit` profile (its own folder target/ci-unit, with its dependencies unoptimized),
+#    then runs it, the integration tests and the doc tests; pytest on two workers (pytest-xdist, `--dist loadfile`: a file's
 #    tests share one worker, so a module's fixture runs once and the network-namespace tests
 #    of test_emulate.py never overlap).
 # cargo runs outside make's jobserver (MAKEFLAGS=): in step 3 the two halves hold its 2
@@ -132,7 +137,7 @@ test: $(PY)
 
 # The two halves of `make test`'s first step.
 test-build: $(PY)
-	MAKEFLAGS= $(PYO3_ENV) cargo build --profile ci $(TEST_CRATES) --lib --tests
+	MAKEFLAGS= $(PYO3_ENV) cargo build --profile ci $(TEST_CRATES) --lib --test it
 
 test-env: $(PY)
 	@mkdir -p target
@@ -141,7 +146,8 @@ test-env: $(PY)
 
 # The two halves of `make test`'s last step, on the build install-test made.
 test-rust:
-	MAKEFLAGS= $(PYO3_ENV) cargo test --profile ci $(TEST_CRATES) --tests
+	MAKEFLAGS= cargo test --profile ci-unit -p corral --lib
+	MAKEFLAGS= $(PYO3_ENV) cargo test --profile ci $(TEST_CRATES) --test it
 	MAKEFLAGS= $(PYO3_ENV) cargo test --profile ci $(TEST_CRATES) --doc
 
 test-python:

@@ -61,8 +61,9 @@ LONGEST_FIRST = (
 # A paper's quick reproduction (`corral reproduce <paper> --quick`: 12-50 s of CPU each for
 # RackCC, HCC, R2C2 and SCC, a module fixture named `quick` in their test files) and the tests
 # that read it are marked `papers`: `make test` leaves them out, to stay within its 5 minutes
-# on 2 cores; `make test-papers` runs them, and .ci/run runs both. Outcast's quick run and
-# the tests that pin its full run's verdicts stay in `make test`.
+# on 2 cores; `make test-papers` runs them, and .ci/run runs both. Marked by hand the same way:
+# Outcast's quick run, its studies' five-seed runs (tests/test_outcast_studies.py) and R2C2's
+# GA at packet level; Outcast's Case I scenario tests (a few seconds) stay in `make test`.
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "quick" in getattr(item, "fixturenames", ()):

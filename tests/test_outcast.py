@@ -163,6 +163,8 @@ def test_result_does_not_hinge_on_link_delay_phase(link_delay: str) -> None:
     assert sum(ratios) / len(ratios) <= 0.5, f"ratio per seed: {[round(r, 2) for r in ratios]}"
 
 
+# Outcast's quick reproduction (11 s of CPU), like the other papers' (tests/conftest.py).
+@pytest.mark.papers
 def test_reproduce_quick_writes_everything(tmp_path: Path) -> None:
     out = tmp_path / "outcast"
     proc = corral_cli("reproduce", "outcast", "-o", out, "--quick")

@@ -14,6 +14,10 @@ from corral.experiments import claims as cl
 from corral.experiments import outcast, outcast_report, outcast_studies
 from corral.experiments.runner import run_jobs
 
+# The studies' five-seed runs (about 10 s of CPU) pin verdicts of the paper, as the other
+# papers' quick runs do: `make test-papers` runs them (tests/conftest.py).
+pytestmark = pytest.mark.papers
+
 SEEDS = [1, 2, 3, 4, 5]
 
 

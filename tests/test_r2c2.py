@@ -178,6 +178,7 @@ def test_claim_verdicts_do_not_change_silently(quick: Path) -> None:
     table_rows_written("r2c2", json.loads((quick / "claims.json").read_text()))
 
 
+@pytest.mark.papers
 def test_the_ga_s_assignment_is_at_packet_level_at_least_the_best_fixed_protocol() -> None:
     # Fig. 18's runs of seed 1 at L = 0.25 and 0.5 (16 and 32 unbounded flows on the 4x4x4
     # rack starting in the first 2 ms, the GA's all on RPS): the aggregate throughput after

@@ -379,7 +379,7 @@ impl RouteTable {
         }
         let hops = self.dist[node.idx() * self.columns + d.column as usize];
         // Past the switch, the link down to the host.
-        (hops != u32::MAX).then_some(hops + (d.switch != u32::MAX) as u32)
+        (hops != u32::MAX).then(|| hops + (d.switch != u32::MAX) as u32)
     }
 }
 
