@@ -39,9 +39,10 @@ PGO ?= 0
 # target/pgo/use), else as it is.
 PGO_BUILD := CORRAL_PGO=$(PGO) $(PY) scripts/pgo.py run --
 ENGINE := target/pgo/use/release/examples/run_scenario
-# --no-compile: no byte-compiling of every installed module (about 16 s of CPU for the test
-# tools); Python compiles what it imports when it imports it.
-PIP := $(PY) -m pip install --quiet --disable-pip-version-check --no-compile
+# Byte-compiled at install (pip's default, about 16 s of CPU for the test tools): where
+# PYTHONDONTWRITEBYTECODE is set (as on this project's machines) nothing imported later is
+# cached, and without it every corral subprocess of the tests compiled polars again.
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # The interpreter the wheel is built for (maturin -i), by absolute path: maturin hands it to
 # cargo in PYO3_PYTHON, and `make test` must hand cargo the same (PYO3_ENV).
 PY_ABS := $(abspath $(PY))
