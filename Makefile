@@ -4,8 +4,8 @@
 #                  results/index.html, one page with every paper's claims and figures
 #                  (make demo OUT=folder: into another folder)
 #   make test      install corral with its test extras and run every Rust and Python test
-#                  but the slow ones (make test-slow) and the papers' quick reproductions
-#                  (make test-papers)
+#                  but the slow ones (make test-slow) and the papers' reproductions and
+#                  studies (make test-papers)
 # Also:
 #   make outcast   the full TCP Outcast reproduction into results/outcast
 #   make docs      the documentation site (mkdocs.yml) into site/, with `mkdocs build --strict`
@@ -159,9 +159,9 @@ test-python:
 test-slow: install-test
 	$(PY) -m pytest -q tests -m slow
 
-# The quick reproductions of RackCC, HCC, R2C2 and SCC and the tests that pin their verdicts
-# (marked papers, tests/conftest.py), on the build `make test` made: about 2 minutes more on
-# 2 cores. .ci/run runs it after `make test`.
+# The papers' quick reproductions, Outcast's five-seed studies, R2C2's GA at packet level and
+# the tests that pin their verdicts (marked papers, tests/conftest.py), on the build `make
+# test` made: about 2.5 minutes more on 2 cores. .ci/run runs it after `make test`.
 test-papers: install-test
 	$(PY) -m pytest -q tests -n 2 --dist loadfile -m papers
 
