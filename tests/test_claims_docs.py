@@ -29,6 +29,9 @@ NOT_RERUN = {
     "scc": "docs/claims/scc.json is SCC's full run of 2ab484e, before the referee's rows (Fig. 12 under SCC, Fig. 8b on "
     "the fabric, the no-effect bands, Fig. 6a's deadline-met flows, the sensitivity rows) and before DCTCP's Linux "
     "rules: its rerun (about 2.8 hours on the shared machine) has not been committed yet",
+    "hcc": "docs/claims/hcc.json is HCC's full run of 5c3eee2, before DCTCP as ns-3.35 runs it (ecn_response cwr, "
+    "min_window 1) with corral's DCTCP as the sensitivity, the all-agents row's L2 + L3 sensitivity and the steps rows "
+    "as acceptance rows: the lead reruns it",
 }
 
 

@@ -91,6 +91,15 @@ CORRAL_TCP = (
     "transport.ssthresh=flight",
 )
 CORRAL = " (corral TCP)"  # the suffix of a TCP variant run with CORRAL_TCP
+# DCTCP as ns-3.35's TcpDctcp runs it: no floor under its ECN ssthresh (GetSsThresh returns
+# (1 - alpha/2) cwnd), i.e. min_window 1; with the scenarios' `transport.ecn_response = "cwr"`
+# (TcpSocketBase::EnterCwr with TcpPrrRecovery).
+DCTCP_NS3 = '{kind="dctcp",min_window=1}'
+# corral's DCTCP rules (the runs before issue 58's third fix): the window cut at once on the
+# echo (RFC 8257 section 3.3's text) and at least 2 segments (Linux's dctcp_ssthresh): a
+# sensitivity of the DCTCP rows.
+CORRAL_DCTCP_SET = ("transport.ecn_response=instant",)
+CORRAL_DCTCP_SFX = " (corral DCTCP)"
 # ns-3.35's socket buffers (TcpSocket SndBufSize = RcvBufSize = 131072 B), which the setup
 # does not apply (papers/hcc.toml, "segment_and_buffers"): a sensitivity.
 NS3_BUFFERS = ("transport.receive_window=131072",)
@@ -165,9 +174,12 @@ def _variant(v: str, scenario: Path, where: str) -> tuple[str, ...]:
         return (*_variant(v[: -len(BUFFERS)], scenario, where), *NS3_BUFFERS)
     if v.endswith(ONOFF):
         return (*_variant(v[: -len(ONOFF)], scenario, where), "scheme.demand=onoff")
+    blocks = TRAFFIC_BLOCKS.get(scenario, 1) if where == "traffic" else 1
+    if v == "dctcp" + CORRAL_DCTCP_SFX:
+        return (*(f"{where}.{i}.transport=dctcp" for i in range(blocks)), *CORRAL_DCTCP_SET)
     if v in TCPS:
-        blocks = TRAFFIC_BLOCKS.get(scenario, 1) if where == "traffic" else 1
-        return tuple(f"{where}.{i}.transport={v}" for i in range(blocks))
+        kind = DCTCP_NS3 if v == "dctcp" else v
+        return tuple(f"{where}.{i}.transport={kind}" for i in range(blocks))
     if v in CYCLES:
         c, p = CYCLES[v]
         return (f"scheme.child_cycle={c}", f"scheme.parent_cycle={p}")
@@ -186,7 +198,13 @@ def _variant(v: str, scenario: Path, where: str) -> tuple[str, ...]:
 
 # What runs, per seed: (study, scenario, flows' key, variants).
 OVERHEAD = ("HCC-1", "HCC-3", "HCC-2, no quantization", "centralized", "centralized, polling")
-TRANSPORTS = ("HCC-2", *TCPS, *(v + CORRAL for v in ("HCC-2", *TCPS)), *(v + BUFFERS for v in ("HCC-2", *TCPS)))
+TRANSPORTS = (
+    "HCC-2",
+    *TCPS,
+    *(v + CORRAL for v in ("HCC-2", *TCPS)),
+    *(v + BUFFERS for v in ("HCC-2", *TCPS)),
+    "dctcp" + CORRAL_DCTCP_SFX,
+)
 ONOFF_VARIANTS = tuple(v + ONOFF for v in ("HCC-2", "HCC-1", "HCC-3", "HCC-2, no quantization", "centralized"))
 STUDIES = (
     ("fig4", WEBSEARCH, "traffic", TRANSPORTS),
@@ -216,6 +234,8 @@ def deviation(v: str) -> dict[str, Any]:
         out.update({k: _toml(x) for k, x in (o.split("=", 1) for o in CORRAL_TCP)})
     if v.endswith(BUFFERS):
         out.update({k: _toml(x) for k, x in (o.split("=", 1) for o in NS3_BUFFERS)})
+    if v.endswith(CORRAL_DCTCP_SFX):
+        out.update({k: _toml(x) for k, x in (o.split("=", 1) for o in CORRAL_DCTCP_SET)})
     if ONOFF in v:
         out["scheme.demand"] = "onoff"
     out.update(
@@ -413,6 +433,7 @@ FCT_GROUPS = {
     "ns3": ("HCC-2", *TCPS),
     "corral": tuple(v + CORRAL for v in ("HCC-2", *TCPS)),
     "buffers": tuple(v + BUFFERS for v in ("HCC-2", *TCPS)),
+    "corral-dctcp": ("HCC-2", "newreno", "cubic", "dctcp" + CORRAL_DCTCP_SFX),
 }
 
 
@@ -502,6 +523,8 @@ def claims(r: Report) -> list[dict[str, Any]]:
         hc.add_sensitivity(c, hc.fig4_values(runs, other), ids, name, conds[next(k for k, v in hc.STUDY.items() if v == other)])
         hc.add_sensitivity(c, hc.fig4_values(runs, study, CORRAL), ids, "corral-tcp", conds[setup])
         hc.add_sensitivity(c, hc.fig4_values(runs, study, BUFFERS), ids, "ns3-buffers", conds[setup])
+        dc = [i for i in ids if "dctcp" in i]
+        hc.add_sensitivity(c, hc.fig4_values(runs, study, dctcp=hc.CORRAL_DCTCP), dc, "corral-dctcp", conds[setup])
     hc.add_closeness(c, "fig4f-hcc")
     # Figs. 4(g)-(h): against the controller fed the same updates; polling, on-off demands
     # and the full-core reading as sensitivities.
@@ -531,6 +554,14 @@ def claims(r: Report) -> list[dict[str, Any]]:
     hc.add_closeness(c, "fig5d-hcc")
     hc.add_sensitivity(c, hc.grpc_values(runs, CORRAL), ids, "corral-tcp", gcond, hc.grpc_conditions(runs, gcond, CORRAL))
     hc.add_sensitivity(c, hc.grpc_values(runs, BUFFERS), ids, "ns3-buffers", gcond, hc.grpc_conditions(runs, gcond, BUFFERS))
+    hc.add_sensitivity(
+        c,
+        hc.grpc_values(runs, dctcp=hc.CORRAL_DCTCP),
+        [i for i in ids + _ids("grpc", "acceptance") if "dctcp" in i],
+        "corral-dctcp",
+        gcond,
+        hc.grpc_conditions(runs, gcond, dctcp=hc.CORRAL_DCTCP),
+    )
     # Our choices for HCC that the paper does not state, and that move Fig. 5's rows: the
     # start phases (`spread`) and the 2 % headroom.
     for variant, name in (("HCC-2, uniform phases", "uniform-phases"), ("HCC-2, no headroom", "no-headroom")):

@@ -31,6 +31,7 @@ from .claims import median, median_range, per_seed, ratio
 TCPS = ("newreno", "cubic", "dctcp")
 NAMES = {"newreno": "NewReno", "cubic": "CUBIC", "dctcp": "DCTCP"}
 CORRAL = " (corral TCP)"
+CORRAL_DCTCP = "dctcp (corral DCTCP)"  # DCTCP with corral's rules (instant, min_window 2)
 PHASE_IDS = ("10", "50", "5")
 # The study that runs each Fig. 4 setup's reading, and the other reading's.
 STUDY = {"fig4-one-rate": "fig4", "fig4-full-core": "fig4_full"}
@@ -39,6 +40,7 @@ VARIES = {
     "full-core": "the load read as the throughput text implies: each phase offered 100 % of its core (websearch_saturated.toml)",
     "one-rate": "the load read as the load sentence states: one Poisson rate of 5 Gbps, 50 %, 10 %, 100 % of the phases (websearch.toml)",
     "corral-tcp": "the TCPs (the baselines' and HCC's own) with corral's earlier settings instead of ns-3.35's: min RTO 1 ms, an ACK per segment, RACK-TLP, ssthresh from the FlightSize",
+    "corral-dctcp": "DCTCP with corral's rules instead of ns-3.35's: the window cut to ssthresh at once on the echo (transport.ecn_response = \"instant\", RFC 8257 section 3.3's text) instead of over the next round trip (\"cwr\", TcpSocketBase::EnterCwr with PRR), and that ssthresh at least 2 segments (min_window = 2, Linux's dctcp_ssthresh) instead of no floor (TcpDctcp::GetSsThresh): the DCTCP the runs before issue 58's last fix ran",
     "ns3-buffers": "every flow's window limited to ns-3.35's 128 KiB socket buffers (TcpSocket SndBufSize = RcvBufSize = 131072 B), which the setup does not apply",
     "polling": "the centralized controller polls every active flow every 20 us (16 B + 8 B per flow from every host with flows), the reading before this one",
     "on-off": "the leaves demand as on-off applications (exponential on and off periods of mean 1 ms, off demanding 0) instead of from their backlog, in HCC's runs and the centralized controller's",
@@ -83,14 +85,19 @@ def _ratio(a: float, b: float) -> float | None:
 # ---------------------------------------------------------------- Fig. 4, either reading
 
 
-def fig4_values(runs: pl.DataFrame, study: str, sfx: str = "") -> dict[str, tuple[list[float], str, str]]:
+def fig4_values(
+    runs: pl.DataFrame, study: str, sfx: str = "", dctcp: str | None = None
+) -> dict[str, tuple[list[float], str, str]]:
     """Fig. 4's rows measured on `study`'s runs (a reading), HCC-2 and the TCPs being the
-    variants with suffix `sfx` (corral's TCP settings: CORRAL): claim id -> (values, unit,
-    detail)."""
+    variants with suffix `sfx` (corral's TCP settings: CORRAL), DCTCP variant `dctcp` if
+    given (CORRAL_DCTCP): claim id -> (values, unit, detail)."""
     w = {"study": study}
     hcc = {**w, "variant": "HCC-2" + sfx}
     tcp = {t: {**w, "variant": t + sfx} for t in TCPS}
     group = {"": "ns3", " (corral TCP)": "corral", " (ns-3 buffers)": "buffers"}[sfx]
+    if dctcp is not None:
+        tcp["dctcp"] = {**w, "variant": dctcp}
+        group = "corral-dctcp"
     out: dict[str, tuple[list[float], str, str]] = {}
     for k, pid in enumerate(PHASE_IDS):
         out[f"fig4a-fill-{pid}"] = ([100 * x for x in per_seed(runs, f"phase{k}_util", **hcc)], "%", "")
@@ -209,11 +216,16 @@ def overhead_values(
 # ---------------------------------------------------------------- Fig. 5
 
 
-def grpc_values(runs: pl.DataFrame, sfx: str = "", hcc_variant: str = "HCC-2") -> dict[str, tuple[list[float], str, str]]:
-    """Fig. 5's rows, HCC (`hcc_variant`) and the TCPs being the variants with suffix `sfx`."""
+def grpc_values(
+    runs: pl.DataFrame, sfx: str = "", hcc_variant: str = "HCC-2", dctcp: str | None = None
+) -> dict[str, tuple[list[float], str, str]]:
+    """Fig. 5's rows, HCC (`hcc_variant`) and the TCPs being the variants with suffix `sfx`,
+    DCTCP variant `dctcp` if given."""
     g = {"study": "grpc"}
     hcc = {**g, "variant": hcc_variant + sfx}
     tcp = {t: {**g, "variant": t + sfx} for t in TCPS}
+    if dctcp is not None:
+        tcp["dctcp"] = {**g, "variant": dctcp}
     out: dict[str, tuple[list[float], str, str]] = {
         "fig5a-hcc": ([100 * x for x in per_seed(runs, "core_util_after_20ms", **hcc)], "%", ""),
         "fig5c-hcc": (per_seed(runs, "queue_median_pkts", **hcc), "packets", ""),
@@ -269,7 +281,7 @@ def little_implied(paper_reduction: float, r_hcc: float | None, think_s: float) 
 
 
 def grpc_conditions(
-    runs: pl.DataFrame, base: dict[str, Any], sfx: str = "", hcc_variant: str = "HCC-2"
+    runs: pl.DataFrame, base: dict[str, Any], sfx: str = "", hcc_variant: str = "HCC-2", dctcp: str | None = None
 ) -> dict[str, dict[str, Any]]:
     """Per Fig. 5 row comparing HCC with a TCP on response FCTs: `base` and the share of
     sessions stalled in either run (per seed the larger), which must stay within
@@ -280,7 +292,7 @@ def grpc_conditions(
             runs,
             lambda a, b: max(a, b) / GRPC_SESSIONS,
             ("stalled", {"study": "grpc", "variant": hcc_variant + sfx}),
-            ("stalled", {"study": "grpc", "variant": t + sfx}),
+            ("stalled", {"study": "grpc", "variant": dctcp if dctcp is not None and t == "dctcp" else t + sfx}),
         )
         for stat in ("mean", "p99"):
             out[f"fig5b-{stat}-{t}"] = {**base, "sessions_stalled": cond.check(shares, 0.0, STALLED_SHARE)}

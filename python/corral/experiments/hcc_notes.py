@@ -26,6 +26,7 @@ CHOICES = {
     "one-rate": "Fig. 4 load reading: one Poisson rate of 5 Gbps",
     "corral-tcp": "TCP settings: ns-3.35's (min RTO 1 s) or corral's (min RTO 1 ms, RACK-TLP)",
     "ns3-buffers": "TCP windows limited to ns-3's 128 KiB socket buffers",
+    "corral-dctcp": "DCTCP's ECN response: ns-3.35's (over a round trip with PRR, no floor) or corral's (at once, at least 2 segments)",
     "uniform-phases": "HCC's start phase: widest gap (`spread`, ours) or independent uniform",
     "no-headroom": "HCC's headroom: 2 % (ours) or none",
     "within-5": "'close to the physical latency': within 10 % (ours) or 5 %",
@@ -140,6 +141,11 @@ def markdown(doc: dict[str, Any]) -> list[str]:
         f"- Queues (full-core reading): HCC's median {v('fig4d-hcc-queue')}, NewReno's and CUBIC's share of samples "
         f"near full {v('fig4d-full-newreno')}, {v('fig4d-full-cubic')} (paper 'most of the time'), DCTCP's median "
         f"{v('fig4d-dctcp')} (paper 65).",
+        "- DCTCP runs as ns-3.35's TcpDctcp does (its window brought down over a round trip with PRR, no floor under "
+        "its ssthresh); with corral's DCTCP rules instead (the cut at once, at least 2 segments: the DCTCP of the runs "
+        f"before): its queue median {v('fig4d-dctcp@corral-dctcp')}, FCT reductions {v('fig4c-mean-dctcp@corral-dctcp')}, "
+        f"{v('fig4c-p99-dctcp@corral-dctcp')}; in gRPC its core utilization over HCC's {v('fig5a-util-dctcp@corral-dctcp')}, "
+        f"queue over HCC's {v('fig5c-dctcp@corral-dctcp')}, stalled sessions {v('fig5b-unfinished-dctcp@corral-dctcp')}.",
         f"- Filling the core (full-core reading): HCC's utilization {v('fig4a-fill-10')}, {v('fig4a-fill-50')}, "
         f"{v('fig4a-fill-5')} in the 10, 50 and 5 Gbps phases (paper 'almost all', read as at least 95 %); its gap to "
         f"the lowest TCP at 50 Gbps {v('fig4b-gap-50')} (paper up to 20), the largest TCP-over-HCC time to fill "
