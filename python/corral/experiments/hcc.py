@@ -535,6 +535,7 @@ def claims(r: Report) -> list[dict[str, Any]]:
     hc.add_sensitivity(c, hc.overhead_values(runs, central="centralized, polling"), central, "polling", ov)
     hc.add_sensitivity(c, hc.overhead_values(runs, sfx=ONOFF), ids, "on-off", ov)
     hc.add_sensitivity(c, hc.overhead_values(runs, hcc_study="fig4_full"), central, "full-core", conds["fig4-full-core"])
+    hc.add_sensitivity(c, hc.overhead_values(runs, agents=("l2", "l3")), ["fig4g-all-agents"], "l2-l3", ov)
     # Fig. 5: gRPC, with corral's TCPs as the sensitivity.
     gcond = cond.of_runs(runs.filter(pl.col("study") == "grpc"), run_s=GRPC_RUN_S)
     values = hc.grpc_values(runs)

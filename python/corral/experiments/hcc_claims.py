@@ -46,6 +46,7 @@ VARIES = {
     "on-off": "the leaves demand as on-off applications (exponential on and off periods of mean 1 ms, off demanding 0) instead of from their backlog, in HCC's runs and the centralized controller's",
     "uniform-phases": "HCC-2's first packet after a new rate at an independent uniform point of the packet time (the paper's words) instead of the widest gap between the host's other flows (`phase = \"spread\"`, our choice)",
     "no-headroom": "HCC-2 allocating its ports' whole capacity instead of 98 % (the 2 % headroom is our choice; the paper states none)",
+    "l2-l3": "'all agents' read as the agents the paper's Fig. 4(g) plots, the root (L3) and the edge switches' (L2), without the hosts' (L1)",
     "within-5": "'close to the physical latency' read as within 5 % instead of our 10 %",
     "within-20": "'close to the physical latency' read as within 20 % instead of our 10 %",
 }
@@ -179,10 +180,15 @@ def websearch_conditions(runs: pl.DataFrame, study: str, run_s: float, loads: tu
 
 
 def overhead_values(
-    runs: pl.DataFrame, sfx: str = "", central: str = "centralized", hcc_study: str = "fig4"
+    runs: pl.DataFrame,
+    sfx: str = "",
+    central: str = "centralized",
+    hcc_study: str = "fig4",
+    agents: tuple[str, ...] = ("l1", "l2", "l3"),
 ) -> dict[str, tuple[list[float], str, str]]:
     """The overhead rows: HCC's variants with suffix `sfx` (on-off demands: ", on-off")
-    against the centralized controller `central`; HCC-2's run is `hcc_study`'s."""
+    against the centralized controller `central`; HCC-2's run is `hcc_study`'s; "all agents"
+    sums the levels `agents` (L1 the hosts, L2 the edge switches, L3 the root)."""
     ov = {"study": "overhead"}
     hcc2 = {"study": hcc_study, "variant": "HCC-2"} if not sfx else {**ov, "variant": "HCC-2" + sfx}
     cen = {"study": "overhead_full" if hcc_study == "fig4_full" else "overhead", "variant": central + sfx}
@@ -193,10 +199,8 @@ def overhead_values(
         "fig4g-all-agents": (
             _combine(
                 runs,
-                lambda a, b, c, d: _ratio(a + b + c, d),
-                ("l1_received_bytes", hcc2),
-                ("l2_received_bytes", hcc2),
-                ("l3_received_bytes", hcc2),
+                lambda *xs: _ratio(sum(xs[:-1]), xs[-1]),
+                *((f"{level}_received_bytes", hcc2) for level in agents),
                 ("root_received_bytes", cen),
             ),
             "x",

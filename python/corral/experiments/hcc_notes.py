@@ -29,6 +29,7 @@ CHOICES = {
     "corral-dctcp": "DCTCP's ECN response: ns-3.35's (over a round trip with PRR, no floor) or corral's (at once, at least 2 segments)",
     "uniform-phases": "HCC's start phase: widest gap (`spread`, ours) or independent uniform",
     "no-headroom": "HCC's headroom: 2 % (ours) or none",
+    "l2-l3": "'all agents': L1 + L2 + L3 (ours) or the L2 + L3 the paper's Fig. 4(g) plots",
     "within-5": "'close to the physical latency': within 10 % (ours) or 5 %",
     "within-20": "'close to the physical latency': within 10 % (ours) or 20 %",
 }
@@ -157,7 +158,8 @@ def markdown(doc: dict[str, Any]) -> list[str]:
         "",
         f"- Against the controller fed the same per-flow updates (ours): HCC-2's root receives {v('fig4g-received')} "
         f"(paper 0.27) and sends {v('fig4h-sent')} (paper 0.005) of its bytes; all of HCC-2's agents receive "
-        f"{v('fig4g-all-agents')} (paper: more than the controller). Against the controller that polls every flow "
+        f"{v('fig4g-all-agents')} (paper: more than the controller; our reading sums the hosts' L1 agents with the L2 and "
+        f"L3 the paper's figure plots; L2 + L3 only: {v('fig4g-all-agents@l2-l3')}). Against the controller that polls every flow "
         f"every 20 us: {v('fig4g-received@polling')}, {v('fig4h-sent@polling')}, {v('fig4g-all-agents@polling')}. "
         "A polling controller hears every active flow every period, so it receives far more than HCC's root and sends "
         "a rate per flow; one fed only the changes receives about what HCC's leaves send, unaggregated. Neither "
