@@ -294,3 +294,11 @@ def test_dctcp_runs_as_ns3_runs_it_with_corrals_rules_as_the_sensitivity() -> No
         "transport.ecn_response=instant",
     )
     assert claims_table.problems(hcc.TABLE, hcc.jobs([1])) == []
+
+
+def test_the_steps_rows_on_our_setup_are_acceptance_rows() -> None:
+    """The capacity-steps runs are wholly our setup: their rows are our checks, not paper rows."""
+    from corral.experiments import hcc
+
+    for cid in ("steps-sub-rtt", "steps-tcp-rtts"):
+        assert hcc.TABLE.claim(cid).kind == "acceptance", cid
