@@ -279,7 +279,7 @@ def test_grpc_fct_rows_are_off_their_conditions_when_sessions_stall() -> None:
     got = hc.grpc_conditions(runs, {})
     assert not cond.reached(got["fig5b-mean-newreno"]) and not cond.reached(got["fig5b-p99-newreno"])
     assert cond.reached(got["fig5b-mean-cubic"]) and not cond.reached(got["fig5b-mean-dctcp"])
-    assert got["fig5b-mean-newreno"]["sessions_stalled"]["realized"] == pytest.approx(0.98)
+    assert got["fig5b-mean-newreno"]["sessions_stalled_share"]["realized"] == pytest.approx(0.98)
 
 
 def test_dctcp_runs_as_ns3_runs_it_with_corrals_rules_as_the_sensitivity() -> None:
@@ -294,6 +294,15 @@ def test_dctcp_runs_as_ns3_runs_it_with_corrals_rules_as_the_sensitivity() -> No
         "transport.ecn_response=instant",
     )
     assert claims_table.problems(hcc.TABLE, hcc.jobs([1])) == []
+
+
+def test_an_at_most_condition_reads_as_its_bound() -> None:
+    """A check with target 0 holds up to its tolerance: shown as "(≤ 10%)", not "of 0"."""
+    from corral.experiments import claims as cl
+    from corral.experiments import conditions as cond
+
+    text = cl.conditions_text({"sessions_stalled_share": cond.check([0.88], 0.0, 0.1)})
+    assert text == "sessions stalled share 88% (≤ 10%) ✗"
 
 
 def test_the_steps_rows_on_our_setup_are_acceptance_rows() -> None:

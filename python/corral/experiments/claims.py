@@ -668,8 +668,10 @@ def conditions_text(c: dict[str, Any], *, unmet_only: bool = False) -> str:
     for k, v in c.items():
         if cond.is_check(v) and not (unmet_only and cond.holds(v)):
             r, t = v["realized"], v["target"]
-            fmt = ".0%" if k.startswith("load") else ",.3g"
-            parts.append(f"{k.replace('_', ' ')} {_num(r, fmt)} of {_num(t, fmt)}" + ("" if cond.holds(v) else " ✗"))
+            fmt = ".0%" if k.startswith("load") or k.endswith("_share") else ",.3g"
+            # A target of 0 is "at most the tolerance" (cond.holds): say so, not "of 0".
+            want = f"(≤ {_num(v['tolerance'], fmt)})" if t == 0 else f"of {_num(t, fmt)}"
+            parts.append(f"{k.replace('_', ' ')} {_num(r, fmt)} {want}" + ("" if cond.holds(v) else " ✗"))
     if c.get("flows_started") and not unmet_only:
         parts.append(f"{c.get('flows_finished', 0):,} of {c['flows_started']:,} flows finished")
     return "; ".join(parts)

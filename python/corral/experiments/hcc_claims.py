@@ -299,7 +299,7 @@ def grpc_conditions(
             ("stalled", {"study": "grpc", "variant": dctcp if dctcp is not None and t == "dctcp" else t + sfx}),
         )
         for stat in ("mean", "p99"):
-            out[f"fig5b-{stat}-{t}"] = {**base, "sessions_stalled": cond.check(shares, 0.0, STALLED_SHARE)}
+            out[f"fig5b-{stat}-{t}"] = {**base, "sessions_stalled_share": cond.check(shares, 0.0, STALLED_SHARE)}
     return out
 
 

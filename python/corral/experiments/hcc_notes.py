@@ -48,6 +48,18 @@ def value(rows: dict[str, dict[str, Any]], rid: str) -> str:
     return f"`{rid}` {cl.measured_text(r)} ({r['verdict'].replace('_', ' ')})"
 
 
+def few_flows(rows: dict[str, dict[str, Any]]) -> str:
+    """How much windows with few flows lift HCC's share of windows with Jain's index above
+    0.9: the one-rate run's median less the full-core run's (many flows a window)."""
+    a, b = rows.get("fig4e-hcc-09"), rows.get("fig4e-hcc-09@full-core")
+    if a is None or b is None or a["measured"] is None or b["measured"] is None:
+        return "the difference with the full-core run is pending the rerun"
+    return (
+        f"with the core full in every phase (many flows a window) the share is {b['measured']:.1f} %, so windows with "
+        f"few flows lift it by {a['measured'] - b['measured']:.1f} points"
+    )
+
+
 def flips(doc: dict[str, Any]) -> list[str]:
     """The setting each sensitivity variant varies and the paper rows whose verdict it moves
     between two judged verdicts, from the rows' `flips`."""
@@ -135,7 +147,8 @@ def markdown(doc: dict[str, Any]) -> list[str]:
         f"the physical latency' (the paper gives no number); within 5 %: {v('fig4f-hcc@within-5')}, within 20 %: "
         f"{v('fig4f-hcc@within-20')}. The TCPs' p99 over HCC's: {v('fig4f-newreno')}, {v('fig4f-cubic')}, "
         f"{v('fig4f-dctcp')}.",
-        f"- Fairness: HCC's share of 1 ms windows with Jain's index above 0.9 {v('fig4e-hcc-09')} (paper 89); the TCPs' "
+        f"- Fairness: HCC's share of 1 ms windows with Jain's index above 0.9 {v('fig4e-hcc-09')} (paper 89): "
+        f"{few_flows(rows)}; the TCPs' "
         f"mean index {v('fig4e-newreno')}, {v('fig4e-cubic')}, {v('fig4e-dctcp')} (paper below 0.5) over the one-rate "
         f"run, where the 50 Gbps phase at 10 % load holds few flows a window; with the core full: "
         f"{v('fig4e-newreno@full-core')}, {v('fig4e-cubic@full-core')}, {v('fig4e-dctcp@full-core')}.",
