@@ -230,6 +230,8 @@ def test_phase_numbers_come_from_the_samples_of_each_phase() -> None:
     assert s["phase0_jain_mean"] == pytest.approx(2.5 / 3) and s["phase1_jain_ge_08"] == pytest.approx(0.5)
     assert s["phase1_latency_p99_over_min"] == pytest.approx(1.5)
     assert s["goodput_gbps"] == pytest.approx(sum(gbps) / 6)
+    # The wire rate is what the core port sent: the same here, as no hole delays delivery.
+    assert s["phase1_wire_gbps"] == pytest.approx(125 / 3) and s["wire_gbps"] == pytest.approx(sum(gbps) / 6)
 
 
 def test_quantization_merges_backlog_demands() -> None:

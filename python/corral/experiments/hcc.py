@@ -632,13 +632,19 @@ def tables(r: Report) -> list[dict[str, Any]]:
     return [
         {
             "id": "fig4-phases",
-            "title": "Fig. 4 per phase (medians over seeds of the 1 ms samples)",
+            "title": (
+                "Fig. 4 per phase (medians over seeds of the 1 ms samples; wire_gbps: bytes the core port sent, "
+                "headers and retransmissions included; goodput_gbps: payload delivered in order to the receivers, "
+                "which credits data held behind a hole when it is filled and can exceed the phase's capacity; "
+                "jain_mean: over the flows' in-order goodputs)"
+            ),
             "columns": [
                 "reading",
                 "variant",
                 "phase",
                 "util",
                 "util_std",
+                "wire_gbps",
                 "goodput_gbps",
                 "queue_median",
                 "queue_full_share",

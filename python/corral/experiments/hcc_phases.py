@@ -7,14 +7,20 @@ are ("captured every 1 millisecond"), within each phase and over the whole run:
 - `util`: the core port's utilization, wire bytes sent in a sample over what the phase's
   capacity carries in it, and `util_std`, its standard deviation within the phase (the
   paper's "variations" of the total throughput);
-- `goodput_gbps`: the flows' total goodput;
+- `wire_gbps`: what the core port transmitted, wire bytes (headers and retransmissions
+  included) per second: the phase's throughput on the bottleneck, at most its capacity;
+- `goodput_gbps`: the flows' total goodput as corral's class samples count it, payload bytes
+  delivered in order to the receivers: data that arrived earlier behind a hole is credited
+  when the hole is filled, so after a long recovery (a 1 s RTO) a phase is credited data
+  that crossed the core in an earlier one, and its goodput can exceed its capacity;
 - `converge_ms`: from the phase's start to the end of the first sample at least `FULL`
   utilized (the paper's "converges to the full utilization"), or the phase's length when no
   sample is (a lower bound, `converged` false);
 - `queue_median`, `queue_mean`, `queue_p99`, `queue_full_share`: the core port's queue in
   packets, and the
   share of samples above `NEAR_FULL` of the 1000-packet buffer;
-- `jain_mean`, `jain_ge_08`, `jain_ge_09`: Jain's index of the flows' goodputs per sample;
+- `jain_mean`, `jain_ge_08`, `jain_ge_09`: Jain's index of the flows' goodputs (in-order
+  delivery, as above) per sample: corral's class samples keep no per-flow wire rate;
 - `latency_p99_s`, `latency_p99_over_min`: the p99 one-way packet latency, and over the
   smallest of the run (the unloaded path's).
 """
@@ -32,8 +38,8 @@ NAMES = ("10 Gbps", "50 Gbps", "5 Gbps")
 
 def utilization(q: pl.DataFrame, phases: tuple[tuple[float, float, float, float], ...]) -> pl.DataFrame:
     """The core port's samples (time_s, tx_bytes, packets) as one row per sample interval:
-    its end, the phase it lies in (by its start) and its utilization of that phase's
-    capacity."""
+    its end, the phase it lies in (by its start), its utilization of that phase's capacity
+    and the wire rate it sent at (bit/s)."""
     t, tx, pk = q["time_s"].to_list(), q["tx_bytes"].to_list(), q["packets"].to_list()
     rows = []
     for i in range(1, len(t)):
@@ -41,8 +47,9 @@ def utilization(q: pl.DataFrame, phases: tuple[tuple[float, float, float, float]
         if dt <= 0:
             continue
         k = phase_of(t[i - 1] + 1e-9, phases)
-        rows.append((t[i], k, (tx[i] - tx[i - 1]) * 8 / (dt * phases[k][2]), pk[i]))
-    return pl.DataFrame(rows, schema=["time_s", "phase", "util", "packets"], orient="row")
+        bps = (tx[i] - tx[i - 1]) * 8 / dt
+        rows.append((t[i], k, bps / phases[k][2], pk[i], bps))
+    return pl.DataFrame(rows, schema=["time_s", "phase", "util", "packets", "wire_bps"], orient="row")
 
 
 def phase_of(t: float, phases: tuple[tuple[float, float, float, float], ...]) -> int:
@@ -71,14 +78,18 @@ def stats(
     out: dict[str, Any] = {}
     spans = [(f"phase{k}_", a, b) for k, (a, b, _, _) in enumerate(phases)] + [("", phases[0][0], phases[-1][1])]
     for prefix, a, b in spans:
-        # A sample belongs to the span its interval starts in: (a, b] by its end time.
-        uu = u.filter((pl.col("time_s") > a + 1e-12) & (pl.col("time_s") <= b + 1e-9))
+        # The core port's samples of a phase are those that start in it (`utilization` gives
+        # each its phase's capacity): where a step falls inside a sample (a run whose T/3 is
+        # not a whole number of samples, as the quick run's), the sample that straddles it is
+        # the earlier phase's, not the later one's at the earlier capacity.
+        uu = u.filter(pl.col("phase") == int(prefix[5:-1])) if prefix else u
         tp = throughput.filter((pl.col("time_s") > a + 1e-12) & (pl.col("time_s") <= b + 1e-9))
         lat = latency.filter((pl.col("time_s") >= a) & (pl.col("time_s") < b))["latency_s"]
         jain = tp["jain"].drop_nulls()
         pk = uu["packets"]
         out[prefix + "util"] = float(uu["util"].mean()) if uu.height else None
         out[prefix + "util_std"] = float(uu["util"].std()) if uu.height > 1 else None
+        out[prefix + "wire_gbps"] = float(uu["wire_bps"].mean()) / 1e9 if uu.height else None
         out[prefix + "goodput_gbps"] = float(tp["goodput_bps"].mean()) / 1e9 if tp.height else None
         out[prefix + "queue_median"] = float(pk.median()) if pk.len() else None
         out[prefix + "queue_mean"] = float(pk.mean()) if pk.len() else None
@@ -99,7 +110,7 @@ def stats(
 def table(runs: pl.DataFrame, readings: dict[str, str], variants: tuple[str, ...]) -> list[dict[str, Any]]:
     """The per-phase table: for each reading (its study name -> its label) and variant, each
     phase's medians over seeds of utilization, goodput, queue and Jain's index."""
-    cols = ("util", "util_std", "goodput_gbps", "queue_median", "queue_full_share", "jain_mean", "converge_ms")
+    cols = ("util", "util_std", "wire_gbps", "goodput_gbps", "queue_median", "queue_full_share", "jain_mean", "converge_ms")
     out = []
     for study, label in readings.items():
         for v in variants:
