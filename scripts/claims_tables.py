@@ -85,13 +85,21 @@ def run(paper: str, seeds: int, out_root: Path) -> Path:
     path = DOCS / f"{paper}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"{paper}: {wall:.0f} s, {claims.headline(doc['claims'])} -> {path.relative_to(ROOT)}")
-    figures(paper, out, full_run_label(doc["run"]))
+    figures(paper, out, full_run_label(paper, doc["run"]))
     return path
 
 
-def full_run_label(r: dict) -> str:
+# What a paper's figures need said beside which run made them.
+FIGURE_NOTES = {
+    "rackcc": "Fig. 3's lines are medians with the range over seeds; one path, the paper rows' setup, solid with "
+    "every variant, the fat-tree's sensitivity rows dashed (ECMP) and dotted (spraying) with RackCC only",
+}
+
+
+def full_run_label(paper: str, r: dict) -> str:
     """Which run made a page's figures: the committed full run, as its run record says."""
-    return f"The figures of the committed full run (`{r['command']}` at commit {r['commit'][:10]}, {r['date'][:10]}):"
+    note = f"; {FIGURE_NOTES[paper]}" if paper in FIGURE_NOTES else ""
+    return f"The figures of the committed full run (`{r['command']}` at commit {r['commit'][:10]}, {r['date'][:10]}{note}):"
 
 
 def figures(paper: str, folder: Path, label: str) -> None:
@@ -198,7 +206,7 @@ def main() -> int:
         if ran["claims"] != committed["claims"]:
             print(f"{args.folder}/claims.json is not the committed docs/claims/{args.paper}.json's run", file=sys.stderr)
             return 1
-        figures(args.paper, args.folder, full_run_label(committed["run"]))
+        figures(args.paper, args.folder, full_run_label(args.paper, committed["run"]))
         return 0
     if args.cmd == "run":
         for paper in args.papers:
