@@ -25,11 +25,7 @@ def tables_script():
 
 # Committed runs from before the claims tables (corral-claims/1), until their paper is rerun. The
 # marks are strict: the rerun that lands the new schema must take its paper out of here.
-NOT_RERUN = {
-    "hcc": "docs/claims/hcc.json is HCC's full run of 5c3eee2, before DCTCP as ns-3.35 runs it (ecn_response cwr, "
-    "min_window 1) with corral's DCTCP as the sensitivity, the all-agents row's L2 + L3 sensitivity and the steps rows "
-    "as acceptance rows: the lead reruns it",
-}
+NOT_RERUN: dict[str, str] = {}
 
 
 def _papers(*old_fails: str) -> list:
@@ -187,7 +183,7 @@ def _row_ids(doc: dict) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paper", _papers("hcc"))
+@pytest.mark.parametrize("paper", _papers())
 def test_the_committed_claims_have_the_rows_the_code_writes_now(paper: str, tmp_path: Path) -> None:
     """The committed full run and a quick run of the code as it is have the same schema and
     the same rows (so a page never shows claims the code no longer makes, or misses new
