@@ -4,6 +4,7 @@ reproductions.
     python scripts/claims_tables.py run r2c2 [hcc ...]   # full run(s), then docs/claims/<paper>.json and the pages
     python scripts/claims_tables.py render               # the tables from docs/claims/*.json
     python scripts/claims_tables.py render --check       # exit 1 if a page differs from that rendering
+    python scripts/claims_tables.py figures r2c2 results/claims/r2c2   # a full run's figures into its page
 
 `run` runs `corral reproduce <paper> -o results/claims/<paper>` (the paper's full run, five
 seeds unless `--seeds`), times it, and keeps its claims.json as docs/claims/<paper>.json
@@ -17,7 +18,10 @@ docs/reproductions/<paper>.md with the tables of docs/claims/<paper>.json
 and `<!-- claims:<paper>-notes:end -->` with the paper's notes on its verdicts
 (`corral.experiments.<paper>_notes.markdown`), and the text between `<!-- claims:papers:begin -->`
 and `<!-- claims:papers:end -->` in README.md with one line per paper (its title and its
-headline count), so no page holds a hand copy. Run from the repository's root with the
+headline count), so no page holds a hand copy. `run` also puts the full run's figures into the
+paper's page (`figures`: palette PNGs in docs/reproductions/img/<paper>/, listed between
+`<!-- figures:<paper>:begin -->` and `<!-- figures:<paper>:end -->` with the run that made
+them); `figures` does it for a full run's folder whose claims.json is the committed one. Run from the repository's root with the
 project's Python (.venv/bin/python).
 """
 
@@ -81,7 +85,44 @@ def run(paper: str, seeds: int, out_root: Path) -> Path:
     path = DOCS / f"{paper}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"{paper}: {wall:.0f} s, {claims.headline(doc['claims'])} -> {path.relative_to(ROOT)}")
+    figures(paper, out, full_run_label(paper, doc["run"]))
     return path
+
+
+# What a paper's figures need said beside which run made them.
+FIGURE_NOTES = {
+    "rackcc": "Fig. 3's lines are medians with the range over seeds; one path, the paper rows' setup, solid with "
+    "every variant, the fat-tree's sensitivity rows dashed (ECMP) and dotted (spraying) with RackCC only",
+}
+
+
+def full_run_label(paper: str, r: dict) -> str:
+    """Which run made a page's figures: the committed full run, as its run record says."""
+    note = f"; {FIGURE_NOTES[paper]}" if paper in FIGURE_NOTES else ""
+    return f"The figures of the committed full run (`{r['command']}` at commit {r['commit'][:10]}, {r['date'][:10]}{note}):"
+
+
+def figures(paper: str, folder: Path, label: str) -> None:
+    """The PNG figures of a reproduction's output folder (not those of single runs in its
+    subfolders) into docs/reproductions/img/<paper>/, as palette PNGs to keep the repository
+    small, and listed under `label` between the page's figures markers."""
+    from PIL import Image
+
+    target = PAGES / "img" / paper
+    target.mkdir(parents=True, exist_ok=True)
+    for old in target.glob("*.png"):
+        old.unlink()
+    pngs = sorted(folder.glob("*.png"))
+    for fig in pngs:
+        Image.open(fig).convert("RGB").quantize(colors=96).save(target / fig.name, optimize=True)
+    body = "\n\n".join([label, *(f"![{fig.stem}](img/{paper}/{fig.name})" for fig in pngs)])
+    page = PAGES / f"{paper}.md"
+    begin, end = f"<!-- figures:{paper}:begin -->", f"<!-- figures:{paper}:end -->"
+    text = page.read_text(encoding="utf-8")
+    if begin not in text:
+        text = text.rstrip() + f"\n\n## Figures\n\n{begin}\n{end}\n"
+    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _m: f"{begin}\n{body}\n{end}", text, flags=re.S)
+    page.write_text(text, encoding="utf-8")
 
 
 def block(paper: str) -> str:
@@ -155,7 +196,18 @@ def main() -> int:
     r.add_argument("--out-root", type=Path, default=ROOT / "results" / "claims")
     c = sub.add_parser("render", help="the pages' tables from docs/claims")
     c.add_argument("--check", action="store_true", help="exit 1 if a page differs from the rendering")
+    f = sub.add_parser("figures", help="a full run's figures into its paper's page (its claims.json must be the committed one)")
+    f.add_argument("paper", choices=PAPERS)
+    f.add_argument("folder", type=Path)
     args = ap.parse_args()
+    if args.cmd == "figures":
+        committed = json.loads((DOCS / f"{args.paper}.json").read_text())
+        ran = json.loads((args.folder / "claims.json").read_text())
+        if ran["claims"] != committed["claims"]:
+            print(f"{args.folder}/claims.json is not the committed docs/claims/{args.paper}.json's run", file=sys.stderr)
+            return 1
+        figures(args.paper, args.folder, full_run_label(args.paper, committed["run"]))
+        return 0
     if args.cmd == "run":
         for paper in args.papers:
             run(paper, args.seeds, args.out_root)

@@ -284,35 +284,19 @@ where a quick run differs for a reason. Written {stamp}.</p>
 
 
 def docs_figures(root: Path, paper: str) -> None:
-    """The quick run's figures of `paper` into its reproduction page (`--docs`)."""
-    import re
-    import subprocess
+    """The quick run's figures of `paper` into its reproduction page (`--docs`;
+    `scripts/claims_tables.py run` puts a full run's there instead)."""
+    from claims_tables import figures
 
-    from PIL import Image
-
-    target = ROOT / "docs" / "reproductions" / "img" / paper
-    target.mkdir(parents=True, exist_ok=True)
-    for old in target.glob("*.png"):
-        old.unlink()
-    figures = sorted((root / paper).glob("*.png"))
-    for fig in figures:
-        Image.open(fig).convert("RGB").quantize(colors=96).save(target / fig.name, optimize=True)
     commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    date = datetime.fromtimestamp(max(f.stat().st_mtime for f in figures), timezone.utc).strftime("%Y-%m-%d") if figures else "?"
-    lines = [
+    pngs = list((root / paper).glob("*.png"))
+    date = datetime.fromtimestamp(max(f.stat().st_mtime for f in pngs), timezone.utc).strftime("%Y-%m-%d") if pngs else "?"
+    figures(
+        paper,
+        root / paper,
         f"The figures of the quick run (`make demo`: `corral reproduce {paper} --quick`, commit {commit}, {date}; "
         "fewer seeds and smaller or shorter runs than the paper's, so they show the shape, not the full run's numbers):",
-        "",
-    ]
-    lines += [f"![{fig.stem}](img/{paper}/{fig.name})" for fig in figures]
-    page = ROOT / "docs" / "reproductions" / f"{paper}.md"
-    begin, end = f"<!-- figures:{paper}:begin -->", f"<!-- figures:{paper}:end -->"
-    text = page.read_text(encoding="utf-8")
-    if begin not in text:
-        text = text.rstrip() + f"\n\n## Figures\n\n{begin}\n{end}\n"
-    body = "\n\n".join(["\n".join(lines[:1]), *lines[2:]])
-    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _m: f"{begin}\n{body}\n{end}", text, flags=re.S)
-    page.write_text(text, encoding="utf-8")
+    )
 
 
 def main() -> int:

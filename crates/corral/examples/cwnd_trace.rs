@@ -5,33 +5,19 @@
 //! with `cwnd` (bytes, whenever it changed since the last step; `ssthresh` likewise) and
 //! `queue` (packets, every step).
 
+mod trace_args;
+
 use corral::net::queue::Discipline;
-use corral::run::Run;
 use corral::units::Time;
+use trace_args::fail;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() < 4 {
-        eprintln!("usage: cwnd_trace FILE FLOW PORT EVERY_US [key=value ...]");
-        std::process::exit(2);
-    }
-    let fail = |msg: String| -> ! {
-        eprintln!("error: {msg}");
-        std::process::exit(2)
-    };
-    let text =
-        std::fs::read_to_string(&args[0]).unwrap_or_else(|e| fail(format!("{}: {e}", args[0])));
+    let (mut sim, pos, every) =
+        trace_args::load("cwnd_trace FILE FLOW PORT EVERY_US [key=value ...]", 3);
     let flow: usize =
-        args[1].parse().unwrap_or_else(|_| fail(format!("FLOW: not a number: {}", args[1])));
-    let every = Time::from_us(
-        args[3].parse().unwrap_or_else(|_| fail(format!("EVERY_US: not a number: {}", args[3]))),
-    );
-    let run = Run::load(&text, &args[4..], &args[0]).unwrap_or_else(|e| fail(e.to_string()));
-    let Run::Packet(mut sim) = run else { fail("a packet-mode scenario is needed".into()) };
-    let port = sim
-        .net
-        .port_by_name(&args[2])
-        .unwrap_or_else(|| fail(format!("PORT: no port {}", args[2])));
+        pos[0].parse().unwrap_or_else(|_| fail(format!("FLOW: not a number: {}", pos[0])));
+    let port =
+        sim.net.port_by_name(&pos[1]).unwrap_or_else(|| fail(format!("PORT: no port {}", pos[1])));
     if flow >= sim.flows.len() {
         fail(format!("FLOW: the run has {} flows", sim.flows.len()));
     }

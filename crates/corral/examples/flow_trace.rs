@@ -5,38 +5,24 @@
 //! 'switch.queue="ecn"' 'switch.ecn_threshold="20pkt"'`. One row per flow per step:
 //! `time_s,flow,cwnd,ssthresh,in_flight,in_recovery,acked,alpha,alpha_updates,bytes_delivered,
 //! bytes_marked,ecn_cuts,fast_recoveries,timeouts,retransmits,pacing_bps,pacing_gain,
-//! min_rtt_us,btl_bw_bps,mode,srtt_us`: bytes for the window and the data (`in_flight` is
+//! min_rtt_us,btl_bw_bps,mode,extra_acked,srtt_us`: bytes for the window and the data (`in_flight` is
 //! `snd_nxt - snd_una`, `acked` the bytes cumulatively acknowledged), counters since the
 //! start, DCTCP's estimate with its updates and the bytes it counted delivered and marked
 //! (empty for other controllers), and BBR's model (empty for other controllers; rates in
-//! bit/s).
+//! bit/s; `extra_acked` the ACK aggregation allowance in the window's target, bytes).
 
-use corral::run::Run;
+mod trace_args;
+
 use corral::transport::cc::AnyCc;
 use corral::units::Time;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() < 2 {
-        eprintln!("usage: flow_trace FILE EVERY_US [key=value ...]");
-        std::process::exit(2);
-    }
-    let fail = |msg: String| -> ! {
-        eprintln!("error: {msg}");
-        std::process::exit(2)
-    };
-    let text =
-        std::fs::read_to_string(&args[0]).unwrap_or_else(|e| fail(format!("{}: {e}", args[0])));
-    let every = Time::from_us(
-        args[1].parse().unwrap_or_else(|_| fail(format!("EVERY_US: not a number: {}", args[1]))),
-    );
-    let run = Run::load(&text, &args[2..], &args[0]).unwrap_or_else(|e| fail(e.to_string()));
-    let Run::Packet(mut sim) = run else { fail("a packet-mode scenario is needed".into()) };
+    let (mut sim, _, every) = trace_args::load("flow_trace FILE EVERY_US [key=value ...]", 1);
     let duration = sim.scenario.duration;
     println!(
         "time_s,flow,cwnd,ssthresh,in_flight,in_recovery,acked,alpha,alpha_updates,bytes_delivered,\
          bytes_marked,ecn_cuts,fast_recoveries,timeouts,retransmits,pacing_bps,pacing_gain,\
-         min_rtt_us,btl_bw_bps,mode,srtt_us"
+         min_rtt_us,btl_bw_bps,mode,extra_acked,srtt_us"
     );
     let mut t = Time::ZERO;
     while t <= duration {
@@ -54,18 +40,19 @@ fn main() {
             };
             let bbr = match s.cc().kind() {
                 AnyCc::Bbr(b) => format!(
-                    "{},{},{},{:?}",
+                    "{},{},{},{:?},{}",
                     b.pacing_gain(),
                     b.min_rtt().map_or(f64::NAN, |r| r.0 as f64 / 1e6),
                     b.btl_bw() * 8.0,
-                    b.mode()
+                    b.mode(),
+                    b.extra_acked()
                 ),
-                _ => ",,,".into(),
+                _ => ",,,,".into(),
             };
             let pacing = s.cc().pacing_rate().map_or(String::new(), |r| (r * 8.0).to_string());
             let srtt = s.srtt().map_or(f64::NAN, |r| r.0 as f64 / 1e6);
             let st = &s.stats;
-            let (bbr_gain, bbr_rest) = bbr.split_once(',').expect("four fields");
+            let (bbr_gain, bbr_rest) = bbr.split_once(',').expect("five fields");
             println!(
                 "{secs},{i},{},{},{},{},{una},{dctcp},{},{},{},{},{pacing},{bbr_gain},{bbr_rest},{srtt}",
                 s.cc().window(),
