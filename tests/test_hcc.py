@@ -280,6 +280,42 @@ def test_a_phase_row_is_judged_on_its_phases_load_only() -> None:
     assert not cond.reached(hc.row_conditions("fig4d-full-newreno-5", conds))
 
 
+def test_rows_about_the_whole_figure_are_paper_rows_per_phase_and_the_whole_run_is_reported() -> None:
+    """Issue 58: a Fig. 4 sentence about the figure as a whole has one paper row per phase,
+    with the paper's band, and its whole-run value is reported (no band); a row whose phase
+    the issue names has that phase's row only, the others being its sensitivity rows."""
+    from corral.experiments import hcc
+    from corral.experiments import hcc_claims as hc
+
+    table = hcc.TABLE
+    for base in hc.PHASED:
+        assert table.claim(base).value is None and table.claim(base).bound == "none", base
+        for pid in hc.PHASE_IDS:
+            spec = table.claim(f"{base}-{pid}")
+            assert spec.kind == "paper" and spec.bound != "none", (base, pid)
+            assert "2 of the 3 equal phases" in spec.note, (base, pid)
+    for base, named in hc.NAMED.items():
+        assert base not in table.claims and table.claim(f"{base}-{named}").bound != "none"
+        assert not any(f"{base}-{pid}" in table.claims for pid in hc.PHASE_IDS if pid != named)
+
+
+def test_a_sentence_judged_per_phase_holds_in_two_of_the_three_phases() -> None:
+    """The notes' reading of the per-phase rows: met in 2 of 3 phases holds, missed in 2
+    does not, and a phase off its conditions can leave it undecided."""
+    from corral.experiments import hcc_notes
+
+    def rows(*verdicts: str) -> dict:
+        return {
+            f"x-{pid}": {"id": f"x-{pid}", "verdict": v, "measured": 1.0, "range": None, "seeds": 1, "unit": "x", "format": ".2f"}
+            for pid, v in zip(("10", "50", "5"), verdicts)
+        }
+
+    assert hcc_notes.by_phase(rows("met", "missed", "met"), "x").endswith("so the sentence holds")
+    assert hcc_notes.by_phase(rows("met", "missed", "direction"), "x").endswith("does not hold")
+    assert "undecided" in hcc_notes.by_phase(rows("met", "missed", "off_conditions"), "x")
+    assert "pending the rerun" in hcc_notes.by_phase(rows("met", "met"), "x")
+
+
 def test_grpc_fct_rows_are_off_their_conditions_when_sessions_stall() -> None:
     """A TCP whose sessions stall (a response unfinished after half the run) leaves FCTs of
     the survivors only: the FCT rows comparing it are off their conditions past 10 % of the
