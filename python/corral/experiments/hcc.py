@@ -519,13 +519,17 @@ def claims(r: Report) -> list[dict[str, Any]]:
         values = hc.fig4_values(runs, study)
         ids = _ids(setup)
         hc.add_rows(c, values, ids + _ids(setup, "acceptance"), conds[setup])
+        hc.add_named_phases(c, values, ids, conds[setup])
+        # The whole-run values of the rows judged per phase are reported, without sensitivities.
+        ids = [i for i in ids if i not in hc.PHASED]
         other, name = hc.OTHER[setup]
         hc.add_sensitivity(c, hc.fig4_values(runs, other), ids, name, conds[next(k for k, v in hc.STUDY.items() if v == other)])
         hc.add_sensitivity(c, hc.fig4_values(runs, study, CORRAL), ids, "corral-tcp", conds[setup])
         hc.add_sensitivity(c, hc.fig4_values(runs, study, BUFFERS), ids, "ns3-buffers", conds[setup])
         dc = [i for i in ids if "dctcp" in i]
         hc.add_sensitivity(c, hc.fig4_values(runs, study, dctcp=hc.CORRAL_DCTCP), dc, "corral-dctcp", conds[setup])
-    hc.add_closeness(c, "fig4f-hcc")
+    for pid in hc.PHASE_IDS:
+        hc.add_closeness(c, f"fig4f-hcc-{pid}")
     # Figs. 4(g)-(h): against the controller fed the same updates; polling, on-off demands
     # and the full-core reading as sensitivities.
     ov = conds["fig4-one-rate"]

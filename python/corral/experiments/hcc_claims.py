@@ -47,9 +47,31 @@ VARIES = {
     "uniform-phases": "HCC-2's first packet after a new rate at an independent uniform point of the packet time (the paper's words) instead of the widest gap between the host's other flows (`phase = \"spread\"`, our choice)",
     "no-headroom": "HCC-2 allocating its ports' whole capacity instead of 98 % (the 2 % headroom is our choice; the paper states none)",
     "l2-l3": "'all agents' read as the agents the paper's Fig. 4(g) plots, the root (L3) and the edge switches' (L2), without the hosts' (L1)",
+    "phase-10": "the same quantity in the 10 Gbps phase (the run's first third), which the row's sentence does not name",
+    "phase-50": "the same quantity in the 50 Gbps phase (the run's second third), which the row's sentence does not name",
+    "whole-run": "the same quantity over the whole run (the three phases' 1 ms samples together), as the row was judged before issue 58's per-phase reading",
     "within-5": "'close to the physical latency' read as within 5 % instead of our 10 %",
     "within-20": "'close to the physical latency' read as within 20 % instead of our 10 %",
 }
+# Fig. 4's rows whose sentence describes the figure as a whole ("steady", "most of the time",
+# "less variations"): one paper row per phase ("<id>-10", "-50", "-5"), each judged on its
+# phase's load, the sentence met when it holds in the phases holding most of the run's time
+# (2 of the 3 equal phases); the whole-run value is the row "<id>", reported (no band).
+PHASED = (
+    *(f"fig4a-var-{t}" for t in TCPS),
+    *(f"fig4b-cubic-{m}-{o}" for o in ("newreno", "dctcp") for m in ("tput", "queue", "latency")),
+    "fig4d-hcc-queue",
+    "fig4d-full-newreno",
+    "fig4d-full-cubic",
+    "fig4e-hcc-08",
+    "fig4e-hcc-09",
+    "fig4f-hcc",
+    *(f"fig4f-{t}" for t in TCPS),
+)
+# The rows whose phase issue 58 names (the 100 % phase of the load sentence, the 5 Gbps
+# third): that phase's row is the paper row; the other phases and the whole run are its
+# sensitivity rows "@phase-<id>" and "@whole-run".
+NAMED = {"fig4d-dctcp": "5", **{f"fig4e-{t}": "5" for t in TCPS}}
 # The share of gRPC sessions that may stall (a response unfinished after half the run) for a
 # response-FCT row to compare the paper's closed loop: past it, the FCTs are of the sessions
 # that survived (censored), not of the 500 the paper runs.
@@ -117,41 +139,60 @@ def fig4_values(
     gaps = {t: _combine(runs, lambda h, x: 100 * (h - x), ("phase1_util", hcc), ("phase1_util", tcp[t])) for t in TCPS}
     for t in TCPS:
         out[f"fig4a-gap-{t}"] = (gaps[t], "points", "")
-        out[f"fig4a-var-{t}"] = (ratio(runs, "util_std", tcp[t], hcc), "x", "")
     out["fig4b-gap-50"] = (
         _combine(runs, lambda h, *xs: 100 * (h - min(xs)), ("phase1_util", hcc), *(("phase1_util", tcp[t]) for t in TCPS)),
         "points",
         "",
     )
-    for other in ("newreno", "dctcp"):
-        out[f"fig4b-cubic-tput-{other}"] = (ratio(runs, "goodput_gbps", tcp["cubic"], tcp[other]), "x", "")
-        out[f"fig4b-cubic-queue-{other}"] = (ratio(runs, "queue_mean", tcp["cubic"], tcp[other]), "x", "")
-        out[f"fig4b-cubic-latency-{other}"] = (ratio(runs, "latency_p99_s", tcp["cubic"], tcp[other]), "x", "")
     for t in TCPS:
         for stat in ("mean", "p99"):
             col = f"{stat}_fct_s@{group}"
             lower = [100 * (1 - x) for x in ratio(runs, col, hcc, tcp[t])]
             out[f"fig4c-{stat}-{t}"] = (lower, "%", "")
-    out["fig4d-hcc-queue"] = (per_seed(runs, "queue_median", **hcc), "packets", "")
     out["fig4d-hcc-queue-p99"] = (per_seed(runs, "queue_p99", **hcc), "packets", "")
-    for t in ("newreno", "cubic"):
-        out[f"fig4d-full-{t}"] = ([100 * x for x in per_seed(runs, "queue_full_share", **tcp[t])], "%", "")
-    out["fig4d-dctcp"] = (per_seed(runs, "queue_median", **tcp["dctcp"]), "packets", "")
-    out["fig4e-hcc-08"] = ([100 * x for x in per_seed(runs, "jain_ge_08", **hcc)], "%", "")
-    out["fig4e-hcc-09"] = ([100 * x for x in per_seed(runs, "jain_ge_09", **hcc)], "%", "")
+    # The rows about Fig. 4 as a whole: over the whole run, and each phase on its own.
+    out.update(_figure_values(runs, hcc, tcp, "", "goodput_gbps"))
+    for k, pid in enumerate(PHASE_IDS):
+        phase = _figure_values(runs, hcc, tcp, f"phase{k}_", "wire_gbps")
+        out.update({f"{cid}-{pid}": v for cid, v in phase.items()})
+    return out
+
+
+def _figure_values(
+    runs: pl.DataFrame, hcc: dict[str, Any], tcp: dict[str, dict[str, Any]], prefix: str, tput: str
+) -> dict[str, tuple[list[float], str, str]]:
+    """The rows of PHASED and NAMED (sentences about Fig. 4 as a whole) from the columns
+    `prefix`<name> (a phase's: "phase<k>_", the whole run's: ""), CUBIC's throughput from
+    column `tput` (a phase's wire throughput; the whole run's in-order goodput, as before)."""
+    col = lambda name: prefix + name  # noqa: E731
+    out: dict[str, tuple[list[float], str, str]] = {}
     for t in TCPS:
-        out[f"fig4e-{t}"] = (per_seed(runs, "jain_mean", **tcp[t]), "", "")
-        out[f"fig4f-{t}"] = (ratio(runs, "latency_p99_s", tcp[t], hcc), "x", "")
-    out["fig4f-hcc"] = (per_seed(runs, "latency_p99_over_min", **hcc), "x", "")
+        out[f"fig4a-var-{t}"] = (ratio(runs, col("util_std"), tcp[t], hcc), "x", "")
+    for other in ("newreno", "dctcp"):
+        out[f"fig4b-cubic-tput-{other}"] = (ratio(runs, col(tput), tcp["cubic"], tcp[other]), "x", "")
+        out[f"fig4b-cubic-queue-{other}"] = (ratio(runs, col("queue_mean"), tcp["cubic"], tcp[other]), "x", "")
+        out[f"fig4b-cubic-latency-{other}"] = (ratio(runs, col("latency_p99_s"), tcp["cubic"], tcp[other]), "x", "")
+    out["fig4d-hcc-queue"] = (per_seed(runs, col("queue_median"), **hcc), "packets", "")
+    for t in ("newreno", "cubic"):
+        out[f"fig4d-full-{t}"] = ([100 * x for x in per_seed(runs, col("queue_full_share"), **tcp[t])], "%", "")
+    out["fig4d-dctcp"] = (per_seed(runs, col("queue_median"), **tcp["dctcp"]), "packets", "")
+    out["fig4e-hcc-08"] = ([100 * x for x in per_seed(runs, col("jain_ge_08"), **hcc)], "%", "")
+    out["fig4e-hcc-09"] = ([100 * x for x in per_seed(runs, col("jain_ge_09"), **hcc)], "%", "")
+    for t in TCPS:
+        out[f"fig4e-{t}"] = (per_seed(runs, col("jain_mean"), **tcp[t]), "", "")
+        out[f"fig4f-{t}"] = (ratio(runs, col("latency_p99_s"), tcp[t], hcc), "x", "")
+    out["fig4f-hcc"] = (per_seed(runs, col("latency_p99_over_min"), **hcc), "x", "")
     return out
 
 
 def row_phases(claim_id: str) -> tuple[int, ...] | None:
-    """The phases a Fig. 4 row measures: one phase's fill, time to fill or 50 Gbps gap, or
-    None for a row over the whole run (its queue, fairness, latency, FCT, or the largest
-    ratio over the phases)."""
+    """The phases a Fig. 4 row measures: one phase's fill, time to fill or 50 Gbps gap, one
+    phase of a row of PHASED or NAMED ("<base>-<phase>"), or None for a row over the whole
+    run (the FCTs, the largest ratio over the phases, a whole-run value)."""
     for k, pid in enumerate(PHASE_IDS):
         if claim_id in (f"fig4a-fill-{pid}", f"fig4b-faster-{pid}"):
+            return (k,)
+        if claim_id.endswith(f"-{pid}") and claim_id[: -len(pid) - 1] in (*PHASED, *NAMED):
             return (k,)
     if claim_id.startswith("fig4a-gap-") or claim_id == "fig4b-gap-50":
         return (1,)
@@ -331,6 +372,25 @@ def add_sensitivity(
         xs, unit, detail = values[cid]
         got = (per_row or {}).get(cid) or row_conditions(cid, conditions)
         c.sensitivity(cid, variant, xs, unit=unit, varies=VARIES[variant], conditions=got, detail=detail)
+
+
+def add_named_phases(
+    c: cl.Claims, values: dict[str, tuple[list[float], str, str]], ids: list[str], conditions: dict[str, Any]
+) -> None:
+    """The sensitivity rows of each NAMED row among `ids`: its quantity in the phases the
+    sentence does not name ("@phase-<id>") and over the whole run ("@whole-run"), each on
+    the load of the phases it measures."""
+    for base, named in NAMED.items():
+        cid = f"{base}-{named}"
+        if cid not in ids:
+            continue
+        for pid in PHASE_IDS:
+            if pid != named:
+                xs, unit, detail = values[f"{base}-{pid}"]
+                got = row_conditions(f"{base}-{pid}", conditions)
+                c.sensitivity(cid, f"phase-{pid}", xs, unit=unit, varies=VARIES[f"phase-{pid}"], conditions=got, detail=detail)
+        xs, unit, detail = values[base]
+        c.sensitivity(cid, "whole-run", xs, unit=unit, varies=VARIES["whole-run"], conditions=conditions, detail=detail)
 
 
 def add_closeness(c: cl.Claims, claim_id: str) -> None:
