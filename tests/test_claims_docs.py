@@ -25,11 +25,7 @@ def tables_script():
 
 # Committed runs from before the claims tables (corral-claims/1), until their paper is rerun. The
 # marks are strict: the rerun that lands the new schema must take its paper out of here.
-NOT_RERUN: dict[str, str] = {
-    "r2c2": "docs/claims/r2c2.json is R2C2's full run of 07825e9, before the second referee's rows (TCP against PFQ, Fig. "
-    "8's rho ratio, Sec. 4.2's memory and route hops), Fig. 2's and Fig. 19's no-change bounds, the reported tau = 100 ns "
-    "peak and the rewritten claim texts: its rerun (about 77 minutes) has not been committed yet",
-}
+NOT_RERUN: dict[str, str] = {}
 
 
 def _papers(*old_fails: str) -> list:
@@ -187,7 +183,7 @@ def _row_ids(doc: dict) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paper", _papers("r2c2"))
+@pytest.mark.parametrize("paper", _papers())
 def test_the_committed_claims_have_the_rows_the_code_writes_now(paper: str, tmp_path: Path) -> None:
     """The committed full run and a quick run of the code as it is have the same schema and
     the same rows (so a page never shows claims the code no longer makes, or misses new
